@@ -1,0 +1,103 @@
+#include <nnef/value.hpp>
+
+#include <charconv>
+#include <cmath>
+
+namespace nnef {
+
+const char* to_string(PrimType p) {
+    switch (p) {
+        case PrimType::integer: return "integer";
+        case PrimType::scalar: return "scalar";
+        case PrimType::logical: return "logical";
+        case PrimType::string: return "string";
+        case PrimType::generic: return "?";
+        case PrimType::none: return "";
+    }
+    return "";
+}
+
+bool Type::contains_tensor() const {
+    if (kind_ == Kind::tensor) return true;
+    for (const Type& t : items_)
+        if (t.contains_tensor()) return true;
+    return false;
+}
+
+bool Type::is_generic() const {
+    if ((kind_ == Kind::primitive || kind_ == Kind::tensor) && prim_ == PrimType::generic) return true;
+    for (const Type& t : items_)
+        if (t.is_generic()) return true;
+    return false;
+}
+
+Type Type::bind(PrimType p) const {
+    Type t = *this;
+    if ((t.kind_ == Kind::primitive || t.kind_ == Kind::tensor) && t.prim_ == PrimType::generic) t.prim_ = p;
+    for (Type& i : t.items_) i = i.bind(p);
+    return t;
+}
+
+std::string to_string(const Type& t) {
+    switch (t.kind()) {
+        case Type::Kind::primitive: return to_string(t.prim());
+        case Type::Kind::tensor: return std::string("tensor<") + to_string(t.prim()) + ">";
+        case Type::Kind::array: {
+            const Type& item = t.item();
+            return to_string(item) + "[]";
+        }
+        case Type::Kind::tuple: {
+            std::string s = "(";
+            for (std::size_t i = 0; i < t.items().size(); ++i) {
+                if (i) s += ',';
+                s += to_string(t.items()[i]);
+            }
+            return s + ")";
+        }
+    }
+    return {};
+}
+
+std::string format_scalar(double v) {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+    char buf[64];
+    auto res = std::to_chars(buf, buf + sizeof buf, v);
+    std::string s(buf, res.ptr);
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    return s;
+}
+
+std::string quote(const std::string& s) {
+    std::string out = "'";
+    for (char c : s) {
+        if (c == '\'' || c == '\\') out += '\\';
+        out += c;
+    }
+    out += '\'';
+    return out;
+}
+
+std::string to_string(const Value& v) {
+    switch (v.kind()) {
+        case Value::Kind::none: return "none";
+        case Value::Kind::integer: return std::to_string(v.as_integer());
+        case Value::Kind::scalar: return format_scalar(v.as_scalar());
+        case Value::Kind::logical: return v.as_logical() ? "true" : "false";
+        case Value::Kind::string: return quote(v.as_string());
+        case Value::Kind::identifier: return v.as_identifier();
+        case Value::Kind::array:
+        case Value::Kind::tuple: {
+            bool arr = v.is_array();
+            std::string s = arr ? "[" : "(";
+            for (std::size_t i = 0; i < v.size(); ++i) {
+                if (i) s += ", ";
+                s += to_string(v[i]);
+            }
+            return s + (arr ? "]" : ")");
+        }
+    }
+    return {};
+}
+
+}  // namespace nnef

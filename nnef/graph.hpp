@@ -1,0 +1,81 @@
+// The flat graph: tensors and atomic operations in topological order. std-only.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <nnef/source.hpp>
+#include <nnef/value.hpp>
+
+namespace nnef {
+
+using Shape = std::vector<std::int64_t>;
+std::string to_string(const Shape&);  // "[1,3,224,224]"
+
+// Named attribute / argument lists in declaration order.
+using NamedValues = std::vector<std::pair<std::string, Value>>;
+const Value* find(const NamedValues& list, std::string_view name);
+
+// Where an operation of the flat graph comes from: the invocation that produced it, and the chain
+// of fragment call sites it was expanded through (innermost first).
+struct CallSite {
+    std::string fragment;
+    SourceRange range;
+};
+struct Provenance {
+    SourceRange range;
+    std::vector<CallSite> chain;
+};
+
+// Quantization attached to a tensor (from graph.quant or a quantization operation).
+struct Quantization {
+    std::string algorithm;  // e.g. "linear_quantize"
+    NamedValues arguments;  // compile-time arguments, declaration order
+};
+
+struct TensorData;  // defined by the storage layer
+
+struct Tensor {
+    std::string name;
+    PrimType dtype = PrimType::none;  // none: unknown
+    std::optional<Shape> shape;       // nullopt: unknown (e.g. downstream of a custom operation)
+    std::optional<Quantization> quantization;
+    std::shared_ptr<const TensorData> data;  // variables with loaded weights
+};
+
+struct Operation {
+    std::string name;                 // the operation (fragment) name
+    PrimType dtype = PrimType::none;  // the bound generic type, none if not generic
+    NamedValues attribs;              // attribute parameters, declaration order
+    NamedValues inputs;               // tensor parameters, declaration order
+    NamedValues outputs;              // results, declaration order
+    Provenance provenance;
+
+    const Value* attrib(std::string_view n) const { return find(attribs, n); }
+    const Value* input(std::string_view n) const { return find(inputs, n); }
+    const Value* output(std::string_view n) const { return find(outputs, n); }
+};
+
+struct Graph {
+    std::string name;
+    std::vector<std::string> inputs;
+    std::vector<std::string> outputs;
+    std::vector<Tensor> tensors;
+    std::vector<Operation> operations;
+
+    Tensor* tensor(std::string_view n);
+    const Tensor* tensor(std::string_view n) const;
+    // Adds a tensor (name must be new) and returns it.
+    Tensor& add_tensor(std::string n, PrimType dtype = PrimType::none, std::optional<Shape> shape = {});
+    void rebuild_index();
+
+private:
+    std::unordered_map<std::string, std::size_t> index_;
+};
+
+}  // namespace nnef

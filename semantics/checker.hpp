@@ -1,0 +1,33 @@
+// The type checker: every rule of spec 3.3.1 and 3.3.2 (and the SPEC_NOTES section 5 decisions),
+// checked statically on the AST. Diagnostics have stage `semantic`.
+#pragma once
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include <nnef/diagnostics.hpp>
+#include <nnef/options.hpp>
+#include "grammar/ast.hpp"
+#include "semantics/stdlib.hpp"
+
+namespace nnef::sema {
+
+// A checked document: the declarations every invocation resolves to.
+struct Program {
+    const ast::Document* document = nullptr;  // not owned; must outlive the Program
+    std::shared_ptr<const Stdlib> stdlib;
+    // Every visible fragment by name: the standard ones and the document's own.
+    std::unordered_map<std::string, const ast::Fragment*> fragments;
+
+    const ast::Fragment* find(const std::string& name) const {
+        auto it = fragments.find(name);
+        return it == fragments.end() ? nullptr : it->second;
+    }
+};
+
+// Checks `doc` against the standard library. Independent errors are all reported (up to
+// diags.max_errors()). The returned Program is usable for expansion only if no error was added.
+Program check(const ast::Document& doc, std::shared_ptr<const Stdlib> stdlib, const Options& opts,
+              Diagnostics& diags);
+
+}  // namespace nnef::sema
