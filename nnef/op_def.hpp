@@ -37,6 +37,10 @@ public:
     virtual void set_shapes(std::string_view result, std::vector<Shape> shapes) = 0;
     // Number of items the caller bound to an array result (e.g. lvalue length for split).
     virtual std::size_t result_count(std::string_view result) const = 0;
+    // The dialect: strict is revision 3 exactly; the default accepts the de facto forms of
+    // exported models (e.g. rank-1 biases) and reports each with warning().
+    virtual bool strict() const { return false; }
+    virtual void warning(std::string message) { (void)message; }
 };
 
 // Returns false after reporting an error through the context.
