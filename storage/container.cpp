@@ -1,0 +1,295 @@
+#include "storage/container.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <boost/filesystem.hpp>
+
+#ifdef NNEF_WITH_LIBARCHIVE
+#include <archive.h>
+#include <archive_entry.h>
+#endif
+
+namespace nnef::storage {
+
+namespace container_cpp {
+
+Diagnostic io_error(const std::string& path, std::string code, std::string message) {
+    Diagnostic d;
+    d.stage = Stage::io;
+    d.code = std::move(code);
+    d.message = std::move(message);
+    d.path = path;
+    return d;
+}
+
+bool read_file(const std::string& path, std::string& out) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    out = ss.str();
+    return static_cast<bool>(in) || in.eof();
+}
+
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// Normalizes an archive member path; returns false for absolute paths and `..` components.
+bool safe_member_path(const std::string& raw, std::string& out) {
+    if (raw.empty() || raw[0] == '/' || raw[0] == '\\') return false;
+    if (raw.size() >= 2 && std::isalpha(static_cast<unsigned char>(raw[0])) && raw[1] == ':') return false;
+    std::vector<std::string> parts;
+    std::string part;
+    std::istringstream ss(raw);
+    while (std::getline(ss, part, '/')) {
+        if (part.empty() || part == ".") continue;
+        if (part == ".." || part.find('\\') != std::string::npos) return false;
+        parts.push_back(part);
+    }
+    out.clear();
+    for (const std::string& p : parts) out += (out.empty() ? "" : "/") + p;
+    return true;
+}
+
+enum class Sniffed { text, tar, gzip };
+
+Sniffed sniff(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    char head[512] = {};
+    in.read(head, sizeof head);
+    std::streamsize n = in.gcount();
+    if (n >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b) return Sniffed::gzip;
+    if (n >= 262 && std::string(head + 257, 5) == "ustar") return Sniffed::tar;
+    return Sniffed::text;
+}
+
+// Moves graph.nnef / graph.quant out of the member list, stripping one common top-level folder
+// when the archive wraps the model in one.
+bool finish(Container& c, const std::string& display, Diagnostics& diags) {
+    if (!c.members.count("graph.nnef")) {
+        std::string prefix;
+        for (const auto& [name, m] : c.members) {
+            auto slash = name.find('/');
+            if (slash != std::string::npos && name.substr(slash + 1) == "graph.nnef") {
+                if (!prefix.empty()) {
+                    prefix.clear();
+                    break;
+                }
+                prefix = name.substr(0, slash + 1);
+            }
+        }
+        bool all_under = !prefix.empty();
+        for (const auto& [name, m] : c.members) all_under = all_under && name.rfind(prefix, 0) == 0;
+        if (all_under) {
+            std::map<std::string, Member> stripped;
+            for (auto& [name, m] : c.members) {
+                m.name = name.substr(prefix.size());
+                stripped.emplace(m.name, std::move(m));
+            }
+            c.members = std::move(stripped);
+        }
+    }
+    auto g = c.members.find("graph.nnef");
+    if (g == c.members.end()) {
+        diags.add(io_error(c.origin, "no-graph", "no graph.nnef in '" + display + "'"));
+        return false;
+    }
+    c.graph_name = g->second.disk_path.empty() ? display + ":graph.nnef" : g->second.disk_path;
+    if (g->second.bytes) {
+        c.graph_text = *g->second.bytes;
+    } else if (!read_file(g->second.disk_path, c.graph_text)) {
+        diags.add(io_error(g->second.disk_path, "cannot-read", "cannot read '" + g->second.disk_path + "'"));
+        return false;
+    }
+    c.members.erase(g);
+    auto q = c.members.find("graph.quant");
+    if (q != c.members.end()) {
+        c.quant_name = q->second.disk_path.empty() ? display + ":graph.quant" : q->second.disk_path;
+        std::string text;
+        if (q->second.bytes) {
+            text = *q->second.bytes;
+        } else if (!read_file(q->second.disk_path, text)) {
+            diags.add(io_error(q->second.disk_path, "cannot-read", "cannot read '" + q->second.disk_path + "'"));
+            return false;
+        }
+        c.quant_text = std::move(text);
+        c.members.erase(q);
+    }
+    return true;
+}
+
+bool open_folder(const std::string& path, Container& c, const ContainerLimits& limits, Diagnostics& diags) {
+    namespace bfs = boost::filesystem;
+    boost::system::error_code ec;
+    bfs::path root(path);
+    for (bfs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+        bfs::file_status st = it->symlink_status(ec);
+        if (ec || !bfs::is_regular_file(st)) continue;
+        if (c.members.size() >= limits.max_members) {
+            diags.add(io_error(path, "limit-exceeded",
+                               "model folder has more than max_members (" + std::to_string(limits.max_members) + ") files"));
+            return false;
+        }
+        std::string rel = it->path().lexically_relative(root).generic_string();
+        Member m;
+        m.name = rel;
+        m.disk_path = it->path().string();
+        m.size = bfs::file_size(it->path(), ec);
+        c.members.emplace(rel, std::move(m));
+    }
+    if (ec) {
+        diags.add(io_error(path, "cannot-read", "cannot read folder '" + path + "': " + ec.message()));
+        return false;
+    }
+    return finish(c, path, diags);
+}
+
+#ifdef NNEF_WITH_LIBARCHIVE
+bool open_archive(const std::string& path, Container& c, const ContainerLimits& limits, Diagnostics& diags) {
+    struct Closer {
+        archive* a;
+        ~Closer() { archive_read_free(a); }
+    } guard{archive_read_new()};
+    archive* a = guard.a;
+    archive_read_support_filter_gzip(a);
+    archive_read_support_format_tar(a);
+    if (archive_read_open_filename(a, path.c_str(), 1 << 16) != ARCHIVE_OK) {
+        diags.add(io_error(path, "bad-archive", std::string("cannot read archive: ") + archive_error_string(a)));
+        return false;
+    }
+    std::uint64_t total = 0;
+    std::size_t count = 0;
+    archive_entry* entry = nullptr;
+    for (;;) {
+        int r = archive_read_next_header(a, &entry);
+        if (r == ARCHIVE_EOF) break;
+        if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
+            diags.add(io_error(path, "bad-archive", std::string("corrupt archive: ") + archive_error_string(a)));
+            return false;
+        }
+        const char* raw = archive_entry_pathname(entry);
+        std::string name = raw ? raw : "";
+        if (++count > limits.max_members) {
+            diags.add(io_error(path, "limit-exceeded",
+                               "archive has more than max_members (" + std::to_string(limits.max_members) + ") members"));
+            return false;
+        }
+        std::string clean;
+        if (!safe_member_path(name, clean)) {
+            diags.add(io_error(path, "unsafe-member", "archive member '" + name + "' has an absolute path or a '..' component"));
+            return false;
+        }
+        mode_t type = archive_entry_filetype(entry);
+        if (archive_entry_hardlink(entry) || type == AE_IFLNK) {
+            diags.add(io_error(path, "unsafe-member", "archive member '" + name + "' is a link"));
+            return false;
+        }
+        if (type == AE_IFDIR) continue;
+        if (type != AE_IFREG) {
+            diags.add(io_error(path, "unsafe-member", "archive member '" + name + "' is not a regular file"));
+            return false;
+        }
+        if (clean.empty() || c.members.count(clean)) {
+            diags.add(io_error(path, "duplicate-member", "archive member '" + name + "' occurs twice"));
+            return false;
+        }
+        if (archive_entry_size_is_set(entry) && static_cast<std::uint64_t>(archive_entry_size(entry)) > limits.max_total_bytes - total) {
+            diags.add(io_error(path, "limit-exceeded",
+                               "archive member '" + name + "' would exceed max_total_bytes (" + std::to_string(limits.max_total_bytes) +
+                                   " decompressed bytes)"));
+            return false;
+        }
+        auto data = std::make_shared<std::string>();
+        char buf[1 << 16];
+        for (;;) {
+            la_ssize_t n = archive_read_data(a, buf, sizeof buf);
+            if (n == 0) break;
+            if (n < 0) {
+                diags.add(io_error(path, "bad-archive", "cannot read member '" + name + "': " + archive_error_string(a)));
+                return false;
+            }
+            total += static_cast<std::uint64_t>(n);
+            if (total > limits.max_total_bytes) {
+                diags.add(io_error(path, "limit-exceeded",
+                                   "archive expands beyond max_total_bytes (" + std::to_string(limits.max_total_bytes) +
+                                       " decompressed bytes)"));
+                return false;
+            }
+            data->append(buf, static_cast<std::size_t>(n));
+        }
+        Member m;
+        m.name = clean;
+        m.size = data->size();
+        m.bytes = std::move(data);
+        c.members.emplace(clean, std::move(m));
+    }
+    return finish(c, path, diags);
+}
+#endif
+
+}  // namespace container_cpp
+
+const char* to_string(Container::Kind k) {
+    switch (k) {
+        case Container::Kind::graph_file: return "graph file";
+        case Container::Kind::folder: return "folder";
+        case Container::Kind::tar: return "tar";
+        case Container::Kind::tgz: return "tgz";
+    }
+    return "";
+}
+
+const Member* Container::tensor_file(std::string_view label) const {
+    std::string name = std::string(label) + ".dat";
+    auto it = members.find(name);
+    if (it != members.end()) return &it->second;
+    std::string key = container_cpp::lower(name);
+    for (const auto& [n, m] : members)
+        if (container_cpp::lower(n) == key) return &m;
+    return nullptr;
+}
+
+Result<Container> open_container(const std::string& path, const ContainerLimits& limits) {
+    Result<Container> result;
+    Container c;
+    c.origin = path;
+    boost::system::error_code ec;
+    boost::filesystem::file_status st = boost::filesystem::status(path, ec);
+    if (ec || !boost::filesystem::exists(st)) {
+        result.diagnostics.add(container_cpp::io_error(path, "cannot-open", "cannot open '" + path + "': no such file or folder"));
+        return result;
+    }
+    bool ok = false;
+    if (boost::filesystem::is_directory(st)) {
+        c.kind = Container::Kind::folder;
+        ok = container_cpp::open_folder(path, c, limits, result.diagnostics);
+    } else {
+        container_cpp::Sniffed kind = container_cpp::sniff(path);
+        if (kind == container_cpp::Sniffed::text) {
+            c.kind = Container::Kind::graph_file;
+            c.graph_name = path;
+            ok = container_cpp::read_file(path, c.graph_text);
+            if (!ok) result.diagnostics.add(container_cpp::io_error(path, "cannot-read", "cannot read '" + path + "'"));
+            // Tensor files and graph.quant beside a graph.nnef file are not part of the model: load
+            // the folder to get them.
+        } else {
+            c.kind = kind == container_cpp::Sniffed::gzip ? Container::Kind::tgz : Container::Kind::tar;
+#ifdef NNEF_WITH_LIBARCHIVE
+            ok = container_cpp::open_archive(path, c, limits, result.diagnostics);
+#else
+            result.diagnostics.add(container_cpp::io_error(path, "no-archive-support",
+                                                           "'" + path + "' is an archive, but this build has no libarchive support"));
+#endif
+        }
+    }
+    if (ok) result.value = std::move(c);
+    return result;
+}
+
+}  // namespace nnef::storage
