@@ -1,0 +1,308 @@
+// The grammar boundary: runs the X3 document rule, turns expectation failures and lexical errors
+// into diagnostics, then checks the extension and dialect rules on the AST (spec 3.2.2, 3.2.3,
+// SPEC_NOTES 3).
+#include "grammar/parse.hpp"
+
+#include <boost/spirit/home/x3.hpp>
+
+#include <cstring>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "grammar/config.hpp"
+#include "grammar/document.hpp"
+#include "grammar/parse_state.hpp"
+#include "grammar/tokens.hpp"
+
+namespace nnef::grammar {
+
+namespace parse_cpp {
+
+constexpr const char* fragment_extension = "KHR_enable_fragment_definitions";
+constexpr const char* operator_extension = "KHR_enable_operator_expressions";
+
+// Characters that can start or continue some NNEF token (or white space / comment).
+inline bool is_token_char(char c) {
+    if (tokens::is_ident_char(c)) return true;
+    switch (c) {
+        case ' ': case '\t': case '\n': case '\r': case '\v': case '\f': case '#':
+        case '(': case ')': case '[': case ']': case '{': case '}': case ':': case '=': case ',': case ';':
+        case '<': case '>': case '+': case '-': case '*': case '/': case '^': case '!': case '&': case '|':
+        case '\'': case '"': case '.': case '?':
+            return true;
+        default:
+            return false;
+    }
+}
+
+inline const char* skip_blanks(const char* p, const char* last) {
+    tokens::skipper_parser skipper;
+    x3::unused_type u;
+    skipper.parse(p, last, u, u, u);
+    return p;
+}
+
+// End of the token starting at p (for diagnostic ranges and quoting).
+inline const char* token_end(const char* p, const char* last) {
+    if (p == last) return p;
+    if (tokens::is_ident_char(*p)) {
+        while (p != last && tokens::is_ident_char(*p)) ++p;
+        return p;
+    }
+    static const char* const two[] = {"->", "<=", ">=", "==", "!=", "&&", "||"};
+    for (const char* t : two)
+        if (last - p >= 2 && p[0] == t[0] && p[1] == t[1]) return p + 2;
+    return p + 1;
+}
+
+inline std::string describe_token(const char* p, const char* last) {
+    if (p == last) return "end of file";
+    const char* e = token_end(p, last);
+    std::string text(p, std::min<std::size_t>(static_cast<std::size_t>(e - p), 40));
+    if (tokens::is_ident_start(*p))
+        return (tokens::is_keyword(p, static_cast<std::size_t>(e - p)) ? "keyword '" : "identifier '") + text + "'";
+    if (tokens::is_digit(*p)) return "number '" + text + "'";
+    if (*p == '\'' || *p == '"') return "string literal";
+    return "'" + text + "'";
+}
+
+// `';'` from X3's literal names; rule names are already readable.
+inline std::string readable_expectation(const std::string& which) {
+    if (which.size() >= 2 && which.front() == '"' && which.back() == '"')
+        return "'" + which.substr(1, which.size() - 2) + "'";
+    return which;
+}
+
+inline std::string expectation_code(const std::string& which, const char* where, const char* last) {
+    if (which == "version statement") return "missing-version";
+    if (which == "graph definition" && where == last) return "missing-graph";
+    if (which == "end of input") return "unexpected-content";
+    return "expected-token";
+}
+
+class Checker {
+public:
+    Checker(const ParseOptions& opts, const ParseState& st, Diagnostics& diags) : opts_(opts), st_(st), diags_(diags) {}
+
+    void check(ast::Document& doc) {
+        check_version(doc);
+        check_extensions(doc);
+        for (auto& f : doc.fragments) check_fragment(f);
+        if (doc.graph) check_body(doc.graph->body);
+    }
+
+private:
+    bool strict() const { return opts_.options.strict; }
+
+    // An error in strict mode, a warning (naming the deviation) in the default dialect.
+    void deviation(const char* code, const std::string& message, SourceRange range) {
+        if (strict())
+            diags_.error(Stage::syntax, code, message + " (not allowed with --strict)", range);
+        else
+            diags_.warning(Stage::syntax, code, message, range);
+    }
+
+    void check_version(const ast::Document& doc) {
+        if (!doc.version_range.valid()) return;  // stdlib text without a version statement
+        std::string v = std::to_string(doc.version_major) + "." + std::to_string(doc.version_minor);
+        if (doc.version_major != 1)
+            diags_.error(Stage::syntax, "unsupported-version", "unsupported version " + v + " (expected 1.0)",
+                         doc.version_range);
+        else if (doc.version_minor != 0)
+            deviation("newer-minor-version", "version " + v + " is newer than revision 1.0; read as 1.0",
+                      doc.version_range);
+    }
+
+    void check_extensions(const ast::Document& doc) {
+        for (const SourceRange& r : st_.extension_commas)
+            deviation("comma-separated-extensions",
+                      "extension names separated by ',' (revision 3 separates them by white space)", r);
+        for (const auto& e : doc.extensions) {
+            if (e.name == fragment_extension)
+                fragments_enabled_ = true;
+            else if (e.name == operator_extension)
+                operators_enabled_ = true;
+            else
+                deviation("unknown-extension", "unknown extension '" + e.name + "'", e.range);
+        }
+        if (opts_.stdlib) fragments_enabled_ = operators_enabled_ = true;
+    }
+
+    void check_fragment(ast::Fragment& f) {
+        if (!fragments_enabled_)
+            diags_.error(Stage::syntax, "extension-required",
+                         "fragment definition requires extension " + std::string(fragment_extension),
+                         SourceRange{f.range.file, f.range.begin, f.name_range.end});
+        if (!f.body && !opts_.stdlib)
+            deviation("fragment-declaration", "fragment '" + f.name + "' is declared without a body (custom operation)",
+                      SourceRange{f.range.file, f.range.begin, f.name_range.end});
+        for (auto& p : f.params)
+            if (p.default_value) check_default(*p.default_value, p);
+        if (f.body) check_body(*f.body);
+    }
+
+    // Default values are literal expressions: literals, arrays and tuples of them. A negative
+    // numeric literal is a dialect deviation (revision 3 has no sign in compositional syntax).
+    void check_default(ast::Expr& e, const ast::Param& p) {
+        switch (e.kind) {
+            case ast::ExprKind::integer:
+            case ast::ExprKind::scalar:
+            case ast::ExprKind::logical:
+            case ast::ExprKind::string:
+                return;
+            case ast::ExprKind::array:
+            case ast::ExprKind::tuple:
+                for (auto& c : e.children) check_default(c, p);
+                return;
+            case ast::ExprKind::unary:
+                if (fold_negative_literal(e)) {
+                    if (!opts_.stdlib)
+                        deviation("negative-default-value",
+                                  "negative literal as the default value of parameter '" + p.name +
+                                      "' (revision 3 allows no sign in compositional syntax)",
+                                  e.range);
+                    return;
+                }
+                break;
+            default:
+                break;
+        }
+        diags_.error(Stage::syntax, "invalid-default-value",
+                     "default value of parameter '" + p.name + "' must be a literal, or an array or tuple of literals",
+                     e.range);
+    }
+
+    // `-` directly followed by a numeric literal becomes a negative literal (flat syntax).
+    static bool fold_negative_literal(ast::Expr& e) {
+        if (e.kind != ast::ExprKind::unary || e.op != "-" || e.children.size() != 1) return false;
+        ast::Expr& lit = e.children.front();
+        if ((lit.kind != ast::ExprKind::integer && lit.kind != ast::ExprKind::scalar) || lit.negative_literal ||
+            lit.range.begin != e.range.begin + 1)
+            return false;
+        ast::Expr folded = std::move(lit);
+        folded.negative_literal = true;
+        folded.ival = -folded.ival;
+        folded.sval = -folded.sval;
+        folded.text.insert(folded.text.begin(), '-');
+        folded.range.begin = e.range.begin;
+        e = std::move(folded);
+        return true;
+    }
+
+    void check_body(std::vector<ast::Assignment>& body) {
+        if (operators_enabled_) return;
+        for (auto& a : body) {
+            if (diags_.limit_reached()) return;
+            if (a.rhs.kind != ast::ExprKind::invocation) {
+                operator_error("a right-hand side that is not an operation invocation", a.rhs.range);
+                continue;
+            }
+            for (auto& arg : a.rhs.children) check_flat_value(arg);
+        }
+    }
+
+    void operator_error(const std::string& what, SourceRange range) {
+        diags_.error(Stage::syntax, "extension-required",
+                     what + " requires extension " + std::string(operator_extension), range);
+    }
+
+    // Flat rvalues: identifiers, literals (with an optional '-'), arrays and tuples of them.
+    void check_flat_value(ast::Expr& e) {
+        switch (e.kind) {
+            case ast::ExprKind::integer:
+            case ast::ExprKind::scalar:
+            case ast::ExprKind::logical:
+            case ast::ExprKind::string:
+            case ast::ExprKind::identifier:
+                return;
+            case ast::ExprKind::array:
+            case ast::ExprKind::tuple:
+                for (auto& c : e.children) check_flat_value(c);
+                return;
+            case ast::ExprKind::unary:
+                if (fold_negative_literal(e)) return;
+                operator_error("unary operator '" + e.op + "'", e.range);
+                return;
+            case ast::ExprKind::binary: operator_error("binary operator '" + e.op + "'", e.range); return;
+            case ast::ExprKind::if_else: operator_error("an if-else expression", e.range); return;
+            case ast::ExprKind::comprehension: operator_error("an array comprehension", e.range); return;
+            case ast::ExprKind::subscript:
+            case ast::ExprKind::range: operator_error("a subscript expression", e.range); return;
+            case ast::ExprKind::builtin: operator_error("built-in function '" + e.text + "'", e.range); return;
+            case ast::ExprKind::invocation: operator_error("a nested invocation", e.range); return;
+            case ast::ExprKind::paren: operator_error("a parenthesized expression", e.range); return;
+        }
+    }
+
+    const ParseOptions& opts_;
+    const ParseState& st_;
+    Diagnostics& diags_;
+    bool fragments_enabled_ = false;
+    bool operators_enabled_ = false;
+};
+
+}  // namespace parse_cpp
+
+std::optional<ast::Document> parse(const SourceManager& sm, std::uint32_t file, const ParseOptions& opts,
+                                   Diagnostics& diags) {
+    const std::string& text = sm.text(file);
+    const char* const begin = text.data();
+    const char* const last = begin + text.size();
+    if (text.size() >= std::numeric_limits<std::uint32_t>::max()) {
+        diags.error(Stage::syntax, "file-too-large", "document is larger than 4 GiB", SourceRange{file, 0, 0});
+        return std::nullopt;
+    }
+
+    ast::Document doc;
+    doc.file = file;
+    ParseState st;
+    st.base = begin;
+    st.file = file;
+    st.max_nesting = opts.options.limits.max_nesting;
+    st.max_string_length = opts.options.limits.max_string_length;
+    st.stdlib = opts.stdlib;
+    st.doc = &doc;
+
+    // A diagnostic range covers at least one character unless it is at the end of the file.
+    auto at = [&](const char* b, const char* e) { return st.range(b, e == b && e != last ? e + 1 : e); };
+    const char* first = begin;
+    skipper_type const skipper{};
+    auto const context = x3::make_context<state_tag>(st, x3::make_context<x3::skipper_tag>(skipper));
+    x3::unused_type attr;
+    bool ok = false;
+    try {
+        ok = rules::parse_rule(document_rule(), first, last, context, attr);
+    } catch (const x3::expectation_failure<iterator_type>& e) {
+        const char* where = parse_cpp::skip_blanks(e.where(), last);
+        if (where != last && !parse_cpp::is_token_char(*where)) {
+            diags.error(Stage::syntax, "unexpected-character",
+                        std::string("unexpected ") +
+                            (static_cast<unsigned char>(*where) >= 0x20 && static_cast<unsigned char>(*where) < 0x7F ? "character " : "") +
+                            tokens::string_parser::describe_char(*where), at(where, where + 1));
+        } else {
+            std::string which = parse_cpp::readable_expectation(e.which());
+            diags.error(Stage::syntax, parse_cpp::expectation_code(which, where, last),
+                        "expected " + which + ", found " + parse_cpp::describe_token(where, last),
+                        at(where, parse_cpp::token_end(where, last)));
+        }
+        return std::nullopt;
+    } catch (const SyntaxError& e) {
+        diags.error(Stage::syntax, e.code, e.message, at(e.where, e.where_end ? e.where_end : e.where + 1));
+        return std::nullopt;
+    }
+    if (!ok) {  // the document rule starts with an expectation, so this is defensive only
+        const char* where = parse_cpp::skip_blanks(first, last);
+        diags.error(Stage::syntax, "expected-token", "expected version statement, found " + parse_cpp::describe_token(where, last),
+                    at(where, parse_cpp::token_end(where, last)));
+        return std::nullopt;
+    }
+
+    std::size_t errors_before = diags.error_count();
+    parse_cpp::Checker(opts, st, diags).check(doc);
+    if (diags.error_count() != errors_before || diags.limit_reached()) return std::nullopt;
+    return doc;
+}
+
+}  // namespace nnef::grammar

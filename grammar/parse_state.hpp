@@ -1,0 +1,67 @@
+// State shared by the grammar's semantic actions during one parse (private to grammar/, no X3).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nnef/source.hpp>
+#include "grammar/ast.hpp"
+
+namespace nnef::grammar {
+
+// A lexical error or a violated limit, thrown by a token parser and caught at the grammar boundary
+// (grammar/parse.cpp) together with x3::expectation_failure.
+struct SyntaxError {
+    const char* where;
+    std::string code;
+    std::string message;
+    const char* where_end = nullptr;  // end of the offending text; nullptr: one character
+};
+
+// A [b, e) slice of the source buffer.
+struct Span {
+    const char* b = nullptr;
+    const char* e = nullptr;
+};
+
+// The one parse-time state object, injected into the X3 context under `state_tag`.
+struct ParseState {
+    const char* base = nullptr;  // first byte of the buffer (offsets are relative to it)
+    std::uint32_t file = 0;
+    std::size_t max_nesting = 512;
+    std::size_t max_string_length = 1 << 20;
+    std::size_t depth = 0;  // current nesting of brackets / expressions
+    bool stdlib = false;
+    ast::Document* doc = nullptr;                  // the document being built
+    std::vector<SourceRange> extension_commas;     // `extension A, B;` (a dialect deviation)
+
+    SourceRange range(const char* b, const char* e) const {
+        return SourceRange{file, static_cast<std::uint32_t>(b - base), static_cast<std::uint32_t>(e - base)};
+    }
+    SourceRange range(Span s) const { return range(s.b, s.e); }
+    const char* at(std::uint32_t offset) const { return base + offset; }
+};
+
+// Increments the nesting depth and throws SyntaxError{max-nesting} beyond the limit.
+class NestGuard {
+public:
+    NestGuard(ParseState& st, const char* where) : st_(st) { enter(st, where); }
+    ~NestGuard() { --st_.depth; }
+    NestGuard(const NestGuard&) = delete;
+    NestGuard& operator=(const NestGuard&) = delete;
+
+    static void enter(ParseState& st, const char* where) {
+        if (++st.depth > st.max_nesting) {
+            --st.depth;
+            throw SyntaxError{where, "max-nesting",
+                              "nesting is deeper than the limit max_nesting = " + std::to_string(st.max_nesting)};
+        }
+    }
+
+private:
+    ParseState& st_;
+};
+
+}  // namespace nnef::grammar
