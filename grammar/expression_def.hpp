@@ -84,6 +84,35 @@ struct prim_type_parser : x3::parser<prim_type_parser> {
 };
 prim_type_parser const prim_type{};
 
+// `name<word>(` where word is not a type name: an unknown type in an explicit generic argument.
+// (Only reached when `<type>` did not match; `a < b > (c)` is not a meaningful comparison chain.)
+struct unknown_generic_parser : x3::parser<unknown_generic_parser> {
+    using attribute_type = x3::unused_type;
+    static bool const has_attribute = false;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, It const& last, Ctx const& ctx, RCtx&, Attr&) const {
+        It p = first;
+        x3::skip_over(p, last, ctx);
+        if (p == last || *p != '<') return false;
+        ++p;
+        x3::skip_over(p, last, ctx);
+        It word = p;
+        while (p != last && tokens::is_ident_char(*p)) ++p;
+        It word_end = p;
+        if (word == word_end) return false;
+        x3::skip_over(p, last, ctx);
+        if (p == last || *p != '>') return false;
+        ++p;
+        x3::skip_over(p, last, ctx);
+        if (p == last || *p != '(') return false;
+        throw SyntaxError{word, "unknown-type-name",
+                          "unknown type name '" + std::string(word, word_end) +
+                              "' in generic argument (expected integer, scalar, logical, string or ?)",
+                          word_end};
+    }
+};
+
 // One invocation argument: `value` or `name = value`.
 struct Argument {
     Span name;
@@ -521,7 +550,7 @@ auto const argument_def = (named_prefix[act::set_arg_name] > expr[act::set_arg_v
 auto const invocation_generic = x3::lit('<') >> prim_type >> '>' >> &x3::lit('(');
 auto const ident_or_call_def =
     identifier[act::set_identifier] >>
-    -(-invocation_generic[act::set_generic] >> x3::lit('(')[act::begin_call] > argument[act::push_argument] >>
+    -(-(invocation_generic[act::set_generic] | unknown_generic_parser{}) >> x3::lit('(')[act::begin_call] > argument[act::push_argument] >>
       *(',' > argument[act::push_argument]) > rparen[act::end_node]);
 
 auto const primary_def = number_lit | string_lit | logical_lit | builtin_call | paren_or_tuple |

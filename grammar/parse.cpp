@@ -278,14 +278,16 @@ std::optional<ast::Document> parse(const SourceManager& sm, std::uint32_t file, 
         const char* where = parse_cpp::skip_blanks(e.where(), last);
         if (where != last && !parse_cpp::is_token_char(*where)) {
             diags.error(Stage::syntax, "unexpected-character",
-                        std::string("unexpected ") +
-                            (static_cast<unsigned char>(*where) >= 0x20 && static_cast<unsigned char>(*where) < 0x7F ? "character " : "") +
-                            tokens::string_parser::describe_char(*where), at(where, where + 1));
+                        "unexpected " + tokens::string_parser::describe_char(*where), at(where, where + 1));
         } else {
             std::string which = parse_cpp::readable_expectation(e.which());
+            const char* end = parse_cpp::token_end(where, last);
+            std::string found = parse_cpp::describe_token(where, last);
+            std::string_view word(where, static_cast<std::size_t>(end - where));
+            if (word == "and" || word == "or")
+                found += word == "and" ? " ('and' is not an operator: use '&&')" : " ('or' is not an operator: use '||')";
             diags.error(Stage::syntax, parse_cpp::expectation_code(which, where, last),
-                        "expected " + which + ", found " + parse_cpp::describe_token(where, last),
-                        at(where, parse_cpp::token_end(where, last)));
+                        "expected " + which + ", found " + found, at(where, end));
         }
         return std::nullopt;
     } catch (const SyntaxError& e) {

@@ -251,7 +251,7 @@ struct string_parser : x3::parser<string_parser> {
             if (c == '\\') {
                 It q = p + 1;
                 if (q == last || !(*q == '\\' || *q == '\'' || *q == '"')) {
-                    std::string seq = q == last ? std::string("\\") : std::string("\\") + describe_char(*q);
+                    std::string seq = q == last ? std::string("\\") : std::string("\\") + *q;
                     throw SyntaxError{p, "invalid-escape",
                                       "invalid escape sequence '" + seq +
                                           "' in string literal (a backslash must be escaped as '\\\\')",
@@ -264,8 +264,7 @@ struct string_parser : x3::parser<string_parser> {
             auto u = static_cast<unsigned char>(c);
             if (u < 0x20 || u > 0x7E)
                 throw SyntaxError{p, "invalid-string-character",
-                                  "character " + describe_char(c) +
-                                      " is not allowed in a string literal (printable ASCII only)"};
+                                  describe_char(c) + " is not allowed in a string literal (printable ASCII only)"};
             value.push_back(c);
             ++p;
         }
@@ -282,14 +281,14 @@ struct string_parser : x3::parser<string_parser> {
         return true;
     }
 
-    // `'a'`, `tab (0x09)`, `byte 0xC3`.
+    // `character 'a'`, `tab character (0x09)`, `non-ASCII byte 0xC3`.
     static std::string describe_char(char c) {
         static const char hex[] = "0123456789ABCDEF";
         auto u = static_cast<unsigned char>(c);
         std::string code = std::string("0x") + hex[u >> 4] + hex[u & 15];
-        if (u >= 0x20 && u <= 0x7E) return std::string(1, '\'') + c + "'";
-        if (u == '\t') return "tab (" + code + ")";
-        if (u == 0) return "NUL (" + code + ")";
+        if (u >= 0x20 && u <= 0x7E) return std::string("character '") + c + "'";
+        if (u == '\t') return "tab character (" + code + ")";
+        if (u == 0) return "NUL character (" + code + ")";
         if (u >= 0x80) return "non-ASCII byte " + code;
         return "control character " + code;
     }
@@ -348,8 +347,24 @@ using skipper_type = tokens::skipper_parser;
 
 }  // namespace nnef::grammar
 
-// Readable names for expectation failures (`expected <name>`).
+// Readable names for expectation failures (`expected <name>`): actions and sequences are named after
+// what they start with, alternatives after their branches.
 namespace boost::spirit::x3 {
+template <class Subject, class Action>
+struct get_info<action<Subject, Action>> {
+    using result_type = std::string;
+    std::string operator()(action<Subject, Action> const& p) const { return what(p.subject); }
+};
+template <class Left, class Right>
+struct get_info<sequence<Left, Right>> {
+    using result_type = std::string;
+    std::string operator()(sequence<Left, Right> const& p) const { return what(p.left); }
+};
+template <class Left, class Right>
+struct get_info<alternative<Left, Right>> {
+    using result_type = std::string;
+    std::string operator()(alternative<Left, Right> const& p) const { return what(p.left) + " or " + what(p.right); }
+};
 template <>
 struct get_info<nnef::grammar::tokens::identifier_parser> {
     using result_type = std::string;
