@@ -54,10 +54,13 @@ inline std::string signature(const nnef::ast::Fragment& f) {
     return s + ")";
 }
 
-inline std::shared_ptr<const nnef::sema::Stdlib> load(bool strict, nnef::SourceManager& sm,
-                                                      nnef::Diagnostics& diags) {
-    return nnef::sema::load_stdlib(sm, strict, diags);
-}
+// A loaded standard library with the source manager its positions point into.
+struct Loaded {
+    nnef::SourceManager sm;
+    nnef::Diagnostics diags;
+    std::shared_ptr<const nnef::sema::Stdlib> lib;
+    explicit Loaded(bool strict) : lib(nnef::sema::load_stdlib(sm, strict, diags)) {}
+};
 
 inline std::string render_all(const nnef::Diagnostics& diags, const nnef::SourceManager& sm) {
     std::string s;
@@ -117,25 +120,23 @@ TEST_SUITE("semantics") {
     TEST_CASE("stdlib: both texts parse without any diagnostic") {
         for (bool strict : {true, false}) {
             CAPTURE(strict);
-            nnef::SourceManager sm;
-            nnef::Diagnostics diags;
-            auto lib = stdlib_test::load(strict, sm, diags);
+            stdlib_test::Loaded loaded(strict);
+            const auto& lib = loaded.lib;
             REQUIRE(lib);
-            INFO(stdlib_test::render_all(diags, sm));
-            CHECK(diags.empty());
+            INFO(stdlib_test::render_all(loaded.diags, loaded.sm));
+            CHECK(loaded.diags.empty());
             CHECK(lib->strict == strict);
             REQUIRE(lib->documents.size() == (strict ? 1u : 2u));
-            CHECK(sm.name(lib->documents[0].file) == "<stdlib>");
-            if (!strict) CHECK(sm.name(lib->documents[1].file) == "<stdlib-later>");
+            CHECK(loaded.sm.name(lib->documents[0].file) == "<stdlib>");
+            if (!strict) CHECK(loaded.sm.name(lib->documents[1].file) == "<stdlib-later>");
             for (const auto& doc : lib->documents) CHECK_FALSE(doc.graph);
         }
     }
 
     TEST_CASE("stdlib: every revision 3 operation is declared, nothing else in strict mode") {
-        nnef::SourceManager sm;
-        nnef::Diagnostics diags;
-        auto strict = stdlib_test::load(true, sm, diags);
-        auto later = stdlib_test::load(false, sm, diags);
+        stdlib_test::Loaded strict_lib(true), later_lib(false);
+        const auto& strict = strict_lib.lib;
+        const auto& later = later_lib.lib;
         std::set<std::string> expected(stdlib_test::rev3_names().begin(), stdlib_test::rev3_names().end());
         std::set<std::string> declared;
         for (const auto& [name, f] : strict->fragments) {
@@ -158,10 +159,9 @@ TEST_SUITE("semantics") {
     }
 
     TEST_CASE("stdlib: primitives and compounds") {
-        nnef::SourceManager sm;
-        nnef::Diagnostics diags;
-        auto strict = stdlib_test::load(true, sm, diags);
-        auto later = stdlib_test::load(false, sm, diags);
+        stdlib_test::Loaded strict_lib(true), later_lib(false);
+        const auto& strict = strict_lib.lib;
+        const auto& later = later_lib.lib;
         for (const char* name : {"conv", "box", "debox", "reshape", "slice", "matmul", "tanh", "select",
                                  "multilinear_upsample", "roi_resample", "update"}) {
             CAPTURE(name);
@@ -192,9 +192,8 @@ TEST_SUITE("semantics") {
     }
 
     TEST_CASE("stdlib: revision 3 signatures follow the spec") {
-        nnef::SourceManager sm;
-        nnef::Diagnostics diags;
-        auto lib = stdlib_test::load(true, sm, diags);
+        stdlib_test::Loaded loaded(true);
+        const auto& lib = loaded.lib;
         const std::vector<std::pair<const char*, const char*>> table = {
             {"external", "external<? = scalar>(shape: integer[]) -> (output: tensor<?>)"},
             {"constant", "constant<? = scalar>(shape: integer[], value: ?[]) -> (output: tensor<?>)"},
@@ -268,9 +267,8 @@ TEST_SUITE("semantics") {
     }
 
     TEST_CASE("stdlib: later revisions change and add signatures") {
-        nnef::SourceManager sm;
-        nnef::Diagnostics diags;
-        auto lib = stdlib_test::load(false, sm, diags);
+        stdlib_test::Loaded loaded(false);
+        const auto& lib = loaded.lib;
         const std::vector<std::pair<const char*, const char*>> table = {
             {"reshape",
              "reshape<?>(input: tensor<?>, shape: integer[], axis_start: integer = 0, "
@@ -310,14 +308,13 @@ TEST_SUITE("semantics") {
 
         // The replacing declaration comes from the later text.
         REQUIRE(lib->find("reshape"));
-        CHECK(sm.name(lib->find("reshape")->range.file) == "<stdlib-later>");
-        CHECK(sm.name(lib->find("conv")->range.file) == "<stdlib>");
+        CHECK(loaded.sm.name(lib->find("reshape")->range.file) == "<stdlib-later>");
+        CHECK(loaded.sm.name(lib->find("conv")->range.file) == "<stdlib>");
     }
 
     TEST_CASE("stdlib: strict mode has no later additions") {
-        nnef::SourceManager sm;
-        nnef::Diagnostics diags;
-        auto lib = stdlib_test::load(true, sm, diags);
+        stdlib_test::Loaded loaded(true);
+        const auto& lib = loaded.lib;
         for (const char* name : {"tile", "pad", "gather", "cast", "sin", "any_reduce", "selu", "gelu"}) {
             CAPTURE(name);
             CHECK(lib->find(name) == nullptr);
@@ -332,9 +329,8 @@ TEST_SUITE("semantics") {
     TEST_CASE("stdlib: every invocation in a body names a standard fragment and its parameters") {
         for (bool strict : {true, false}) {
             CAPTURE(strict);
-            nnef::SourceManager sm;
-            nnef::Diagnostics diags;
-            auto lib = stdlib_test::load(strict, sm, diags);
+            stdlib_test::Loaded loaded(strict);
+            const auto& lib = loaded.lib;
             std::size_t invocations = 0;
             for (const auto& [name, f] : lib->fragments) {
                 if (!f->body) continue;
@@ -367,15 +363,14 @@ TEST_SUITE("semantics") {
     }
 
     TEST_CASE("stdlib: corrected bodies") {
-        nnef::SourceManager sm;
-        nnef::Diagnostics diags;
-        auto lib = stdlib_test::load(true, sm, diags);
+        stdlib_test::Loaded loaded(true);
+        const auto& lib = loaded.lib;
         auto body_text = [&](const char* name) {
             const nnef::ast::Fragment* f = lib->find(name);
             REQUIRE(f);
             REQUIRE(f->body);
             const nnef::SourceRange& r = f->range;
-            return sm.text(r.file).substr(r.begin, r.end - r.begin);
+            return loaded.sm.text(r.file).substr(r.begin, r.end - r.begin);
         };
         CHECK(body_text("linear").find("transposeB = true") != std::string::npos);
         CHECK(body_text("linear").find("trB") == std::string::npos);
@@ -393,21 +388,19 @@ TEST_SUITE("semantics") {
     }
 
     TEST_CASE("stdlib: positions point into the registered texts") {
-        nnef::SourceManager sm;
-        nnef::Diagnostics diags;
-        auto lib = stdlib_test::load(false, sm, diags);
+        stdlib_test::Loaded loaded(false);
+        const auto& lib = loaded.lib;
         const nnef::ast::Fragment* conv = lib->find("conv");
         REQUIRE(conv);
-        const std::string& text = sm.text(conv->name_range.file);
+        const std::string& text = loaded.sm.text(conv->name_range.file);
         CHECK(text.substr(conv->name_range.begin, conv->name_range.end - conv->name_range.begin) == "conv");
         CHECK(text == std::string(nnef::sema::stdlib_rev3_text()));
     }
 
     TEST_CASE("stdlib: docs/stdlib.md lists every standard operation") {
         const std::string doc = nnef_test::read_text(nnef_test::source_dir() / "docs" / "stdlib.md");
-        nnef::SourceManager sm;
-        nnef::Diagnostics diags;
-        auto lib = stdlib_test::load(false, sm, diags);
+        stdlib_test::Loaded loaded(false);
+        const auto& lib = loaded.lib;
         for (const auto& [name, f] : lib->fragments) {
             CAPTURE(name);
             CHECK(doc.find("| `" + name + "` |") != std::string::npos);
