@@ -125,26 +125,21 @@ private:
     }
 
     void check_declaration(const ast::Fragment& f) {
-        // Generic declaration vs use of `?` (spec 3.3.2).
+        // Generic declaration vs use of `?` (spec 3.3.2); reported once, at the first use.
         bool any_generic = false;
-        for (const ast::Param& p : f.params) {
-            if (!p.type.is_generic()) continue;
+        auto generic_use = [&](const char* what, const std::string& name, const Type& type, SourceRange range) {
+            if (any_generic) return;
             any_generic = true;
             if (!f.generic)
                 error("undeclared-generic",
-                      "parameter " + quoted(p.name) + " has generic type " + describe(p.type) + " but fragment " +
+                      std::string(what) + " " + quoted(name) + " has generic type " + describe(type) + " but fragment " +
                           quoted(f.name) + " is not declared generic (<?>)",
-                      p.type_range);
-        }
-        for (const ast::Result& r : f.results) {
-            if (!r.type.is_generic()) continue;
-            any_generic = true;
-            if (!f.generic)
-                error("undeclared-generic",
-                      "result " + quoted(r.name) + " has generic type " + describe(r.type) + " but fragment " +
-                          quoted(f.name) + " is not declared generic (<?>)",
-                      r.type_range);
-        }
+                      range);
+        };
+        for (const ast::Param& p : f.params)
+            if (p.type.is_generic()) generic_use("parameter", p.name, p.type, p.type_range);
+        for (const ast::Result& r : f.results)
+            if (r.type.is_generic()) generic_use("result", r.name, r.type, r.type_range);
         if (f.generic && !any_generic)
             error("unused-generic",
                   "fragment " + quoted(f.name) + " is declared generic but no parameter or result has a generic type",
@@ -844,8 +839,13 @@ private:
                 assigned[p] = static_cast<int>(i);
             }
         }
+        auto shadowed = [&](std::size_t p) {  // a repeated parameter name (reported at the declaration)
+            for (std::size_t q = 0; q < p; ++q)
+                if (params[q].name == params[p].name) return true;
+            return false;
+        };
         for (std::size_t p = 0; p < params.size(); ++p)
-            if (assigned[p] < 0 && !params[p].default_value) {
+            if (assigned[p] < 0 && !params[p].default_value && !shadowed(p)) {
                 error("missing-argument", quoted(name) + " needs a value for parameter " + quoted(params[p].name), e.range);
                 ok = false;
             }
