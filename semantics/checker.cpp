@@ -6,6 +6,7 @@
 #include "semantics/checker.hpp"
 
 #include <algorithm>
+#include <string_view>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -38,6 +39,17 @@ bool is_prim(const Type& t, PrimType p) { return t.is_primitive() && t.prim() ==
 bool is_numeric(const Type& t) { return is_prim(t, PrimType::integer) || is_prim(t, PrimType::scalar); }
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+// True if the later-revision standard text declares `name` (for a helpful strict-mode message).
+bool is_later_revision_name(const std::string& name) {
+    const std::string_view text = stdlib_later_text();
+    const std::string key = "fragment " + name;
+    for (std::size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
+        const std::size_t end = at + key.size();
+        if (end < text.size() && (text[end] == '(' || text[end] == '<' || text[end] == ' ')) return true;
+    }
+    return false;
+}
 
 const ast::Expr& strip_parens(const ast::Expr& e) {
     const ast::Expr* p = &e;
@@ -634,7 +646,8 @@ private:
                 items.push_back(t);
             } else if (!t.is_array()) {
                 error("comprehension-not-array",
-                      "a comprehension iterates arrays; " + quoted(e.names[i]) + " iterates a " + describe(t),
+                      "a comprehension iterates arrays; " + quoted(e.names[i]) + " iterates a value of type " +
+                          describe(t),
                       e.children[i].range);
                 items.push_back(unknown_type());
             } else {
@@ -769,7 +782,8 @@ private:
         if (!decl) {
             std::string msg = "unknown operation " + quoted(name);
             if (e.kind != ast::ExprKind::invocation) msg = "operator '" + e.op + "' needs operation " + quoted(name) + ", which is not declared";
-            else if (opts_.strict) msg += " (not part of NNEF 1.0 revision 3)";
+            else if (opts_.strict && is_later_revision_name(name))
+                msg += " (a later NNEF 1.0 revision operation, not part of revision 3)";
             error("unknown-operation", msg, e.range);
             return unknown_type();
         }
@@ -796,6 +810,7 @@ private:
 
         // Arguments to parameters.
         std::vector<int> assigned(params.size(), -1);
+        std::vector<bool> misplaced(params.size(), false);  // attribute given positionally (reported)
         std::size_t position = 0;
         bool named_seen = false, too_many = false;
         for (std::size_t i = 0; i < args.size(); ++i) {
@@ -816,7 +831,8 @@ private:
                     continue;
                 }
                 const std::size_t p = position++;
-                if (!params[p].type.contains_tensor())
+                misplaced[p] = !params[p].type.contains_tensor();
+                if (misplaced[p])
                     error("positional-attribute",
                           "attribute " + quoted(params[p].name) + " of " + quoted(name) +
                               " must be passed as a named argument",
@@ -888,7 +904,7 @@ private:
         // Argument types.
         if (bound) {
             for (std::size_t p = 0; p < params.size(); ++p) {
-                if (assigned[p] < 0) continue;
+                if (assigned[p] < 0 || misplaced[p]) continue;
                 const Arg& a = args[assigned[p]];
                 Type target = params[p].type.bind(b);
                 if (!castable(a.type, target, true))

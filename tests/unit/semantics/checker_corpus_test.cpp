@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <sstream>
@@ -90,6 +91,7 @@ TEST_CASE("checker corpus: semantic rejections, valid documents, shape rejection
     using namespace checker_corpus_test;
     const auto root = nnef_test::corpus_dir() / "conformance";
     int passed = 0, failed = 0, unparsed = 0;
+    const bool dump = std::getenv("NNEF_CHECKER_DUMP") != nullptr;  // every diagnostic, for review
     std::vector<std::string> failures, not_parsed;
 
     auto verdict = [&](const std::string& what, bool ok, const std::string& why) {
@@ -116,6 +118,7 @@ TEST_CASE("checker corpus: semantic rejections, valid documents, shape rejection
         for (bool strict : {true, false}) {
             const std::string label = name + (strict ? " (strict)" : " (default)");
             Run r = check_text(name, text, strict);
+            if (dump && strict) MESSAGE(label << describe(r));
             if (!r.parsed) {
                 ++unparsed;
                 not_parsed.push_back(label);
@@ -153,6 +156,33 @@ TEST_CASE("checker corpus: semantic rejections, valid documents, shape rejection
     }
     MESSAGE(report);
     CHECK(failed == 0);
+}
+
+TEST_CASE("checker corpus: real exported models type-check in the default dialect") {
+    NNEF_REQUIRE_CORPUS();
+    using namespace checker_corpus_test;
+    const auto root = nnef_test::corpus_dir() / "real";
+    int checked = 0;
+    if (!std::filesystem::is_directory(root)) return;
+    std::vector<std::filesystem::path> models;
+    for (const auto& e : std::filesystem::directory_iterator(root)) models.push_back(e.path());
+    std::sort(models.begin(), models.end());
+    for (const auto& dir : models)
+        for (const auto& path : {dir / "graph.nnef", dir / "optimized" / "graph.nnef"}) {
+            if (!std::filesystem::exists(path)) continue;
+            const std::string label = std::filesystem::relative(path, root).string();
+            Run r = check_text(label, nnef_test::read_text(path), false);
+            if (!r.parsed) {
+                MESSAGE(label << ": not parsed (the grammar's concern)");
+                continue;
+            }
+            ++checked;
+            std::string errors;
+            for (const auto& [line, msg] : r.semantic_errors) errors += "\n  line " + std::to_string(line) + " " + msg;
+            INFO(label << errors);
+            CHECK(r.semantic_errors.empty());
+        }
+    MESSAGE(checked << " real models checked");
 }
 
 }  // TEST_SUITE
