@@ -213,8 +213,10 @@ private:
         // Cached only when reported (declarations of the document are checked once, with their
         // diagnostics); a silent computation may run before that and must not hide them.
         if (!report) {
-            auto it = default_types_.find(&p);
-            if (it != default_types_.end()) return it->second;
+            for (const auto* cache : {&default_types_, &silent_default_types_}) {
+                auto it = cache->find(&p);
+                if (it != cache->end()) return it->second;
+            }
         }
         Scope empty;
         Scope* saved_scope = scope_;
@@ -228,7 +230,7 @@ private:
         scope_ = saved_scope;
         diags_ = saved_diags;
         std::swap(saved_locals, locals_);
-        if (report) default_types_[&p] = t;
+        (report ? default_types_ : silent_default_types_)[&p] = t;
         return t;
     }
 
@@ -868,34 +870,30 @@ private:
 
         // Generic binding: explicit, else the declared default, else deduced (spec 3.3.2).
         if (decl->generic && !binding && !explicit_generic) {
-            if (decl->generic_default) {
-                binding = *decl->generic_default;
+            std::vector<std::pair<Type, Type>> pairs;
+            bool erroneous_arg = false;  // an argument whose error is already reported
+            for (std::size_t p = 0; p < params.size(); ++p) {
+                if (assigned[p] < 0) continue;
+                pairs.emplace_back(args[assigned[p]].type, params[p].type);
+                erroneous_arg |= params[p].type.is_generic() && is_unknown(args[assigned[p]].type);
+            }
+            Deduction d = resolve_generic(std::nullopt, decl->generic_default, pairs);
+            if (d.status == Deduction::Status::unique) {
+                binding = d.binding;
+            } else if (d.status == Deduction::Status::ambiguous) {
+                std::string c;
+                for (std::size_t i = 0; i < d.candidates.size(); ++i)
+                    c += (i ? ", " : "") + std::string(to_string(d.candidates[i]));
+                error("ambiguous-generic", "the generic type of " + quoted(name) + " is ambiguous (candidates: " + c + ")",
+                      e.range);
+                ok = false;
             } else {
-                std::vector<std::pair<Type, Type>> pairs;
-                for (std::size_t p = 0; p < params.size(); ++p)
-                    if (assigned[p] >= 0) pairs.emplace_back(args[assigned[p]].type, params[p].type);
-                Deduction d = deduce_generic(pairs);
-                bool unknown_arg = false;
-                for (const auto& pr : pairs)
-                    if (pr.second.is_generic() && contains_unknown(pr.first)) unknown_arg = true;
-                if (d.status == Deduction::Status::unique) {
-                    binding = d.binding;
-                } else if (d.status == Deduction::Status::ambiguous) {
-                    std::string c;
-                    for (std::size_t i = 0; i < d.candidates.size(); ++i)
-                        c += (i ? ", " : "") + std::string(to_string(d.candidates[i]));
-                    error("ambiguous-generic",
-                          "the generic type of " + quoted(name) + " is ambiguous (candidates: " + c + ")", e.range);
-                    ok = false;
-                } else if (!unknown_arg) {
+                if (!erroneous_arg)
                     error("undeducible-generic",
                           "the generic type of " + quoted(name) + " cannot be deduced from the arguments; give it as " +
                               name + "<type>",
                           e.range);
-                    ok = false;
-                } else {
-                    ok = false;  // an erroneous argument already reported
-                }
+                ok = false;
             }
         }
         const bool bound = !decl->generic || binding.has_value();
@@ -949,7 +947,8 @@ private:
     bool in_graph_ = false;
     const ast::Expr* allowed_external_ = nullptr;  // the `external` call defining a graph parameter
     bool rhs_is_external_ = false;
-    std::unordered_map<const ast::Param*, Type> default_types_;
+    std::unordered_map<const ast::Param*, Type> default_types_;         // checked declarations
+    std::unordered_map<const ast::Param*, Type> silent_default_types_;  // computed without diagnostics
 };
 
 }  // namespace checker_cpp

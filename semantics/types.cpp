@@ -154,6 +154,17 @@ Deduction deduce_generic(const std::vector<std::pair<Type, Type>>& arg_param_typ
     return d;
 }
 
+Deduction resolve_generic(std::optional<PrimType> explicit_type, std::optional<PrimType> declared_default,
+                          const std::vector<std::pair<Type, Type>>& arg_param_types) {
+    std::optional<PrimType> given = explicit_type ? explicit_type : declared_default;
+    if (!given) return deduce_generic(arg_param_types);
+    Deduction d;
+    d.status = Deduction::Status::unique;
+    d.binding = *given;
+    d.candidates = {*given};
+    return d;
+}
+
 Type type_of(const Value& v, const std::function<Type(const std::string&)>& identifier_type) {
     switch (v.kind()) {
         case Value::Kind::none: return unknown_type();

@@ -61,6 +61,11 @@ struct Deduction {
     std::vector<PrimType> candidates;    // every candidate found (for messages)
 };
 Deduction deduce_generic(const std::vector<std::pair<Type, Type>>& arg_param_types);
+// The spec 3.3.2 rule for an invocation of a generic fragment: the explicit `<type>` if given,
+// else the declared default `<? = T>`, else the (unique) deduction from the argument/parameter
+// type pairs. Explicit and default bindings come back as `unique`.
+Deduction resolve_generic(std::optional<PrimType> explicit_type, std::optional<PrimType> declared_default,
+                          const std::vector<std::pair<Type, Type>>& arg_param_types);
 
 // The type of a compile-time value. Identifiers (tensor names) get `identifier_type(name)` if
 // given, else `tensor<>`. Arrays get the common type of their items (the empty array: the

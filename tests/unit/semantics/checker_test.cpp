@@ -367,6 +367,14 @@ TEST_CASE("checker: generic deduction") {
                  "undeducible-generic", 8, "g(shape");
     expect_clean("fragment g<?>( shape: integer[] ) -> ( y: tensor<?> ) { y = constant<?>(shape = shape, value = []); }\n" +
                  graph_with("    output = g<integer>(shape = [2]);"));
+    // an empty array gives no candidate
+    expect_error("fragment g<?>( v: ?[] ) -> ( n: integer ) { n = length_of(v); }\n" +
+                     graph_with("    output = constant(shape = [g(v = [])], value = [0.0]);"),
+                 "undeducible-generic", 8, "g(v");
+    // `?` propagated with <?> and by deduction inside a generic fragment
+    expect_clean("fragment f<?>( c: tensor<logical>, x: tensor<?>, v: ? ) -> ( y: tensor<?>, z: tensor<?> )\n"
+                 "{ y = select(c, x, v); z = copy<?>(constant<?>(shape = [1], value = [v])); }\n" +
+                 graph_with("    output = relu(input);"));
     // deduced from a literal against tensor<?>
     expect_clean("graph G( c, a ) -> ( output )\n{\n    c = external<logical>(shape = [2]);\n"
                  "    a = external<integer>(shape = [2]);\n"
