@@ -92,7 +92,7 @@ public:
             if (own.insert(f.name).second) program.fragments[f.name] = &f;
         program_ = &program;
 
-        std::unordered_set<std::string> seen;
+        std::unordered_map<std::string, const ast::Fragment*> seen;
         for (const ast::Fragment& f : doc_.fragments) {
             if (stop()) break;
             check_fragment(f, seen);
@@ -110,22 +110,25 @@ private:
     }
 
     // ---- declarations -----------------------------------------------------------------------
-    bool is_standard_self(const ast::Fragment& f) const {
-        // The stdlib's own documents are checked with this checker too (in tests): a standard
-        // fragment is not a redefinition of itself.
-        return stdlib_ && stdlib_->find(f.name) == &f;
+    // True when `doc_` is one of the standard library's own documents (checked in tests): its
+    // fragments are not redefinitions of themselves.
+    bool checking_stdlib() const {
+        if (stdlib_)
+            for (const ast::Document& d : stdlib_->documents)
+                if (&d == &doc_) return true;
+        return false;
     }
 
-    void check_fragment(const ast::Fragment& f, std::unordered_set<std::string>& seen) {
-        if (!seen.insert(f.name).second) {
-            error("duplicate-fragment", "fragment " + quoted(f.name) + " is already defined", f.name_range);
-        } else if (stdlib_ && stdlib_->find(f.name) && !is_standard_self(f)) {
-            bool same_doc = false;
-            for (const ast::Document& d : stdlib_->documents)
-                if (&d == &doc_) same_doc = true;
-            if (!same_doc)
-                error("redefined-standard-fragment",
-                      "fragment " + quoted(f.name) + " redefines a standard operation", f.name_range);
+    void check_fragment(const ast::Fragment& f, std::unordered_map<std::string, const ast::Fragment*>& seen) {
+        auto [first, fresh] = seen.emplace(f.name, &f);
+        const ast::Fragment* standard = stdlib_ ? stdlib_->find(f.name) : nullptr;
+        if (!fresh) {
+            error("duplicate-fragment", "fragment " + quoted(f.name) + " is already defined", f.name_range)
+                .notes.push_back(Note{"first defined here", first->second->name_range});
+        } else if (standard && !checking_stdlib()) {
+            error("redefined-standard-fragment", "fragment " + quoted(f.name) + " redefines a standard operation",
+                  f.name_range)
+                .notes.push_back(Note{"the standard declaration", standard->name_range});
         }
         check_declaration(f);
         if (f.body && !stop()) check_fragment_body(f);

@@ -592,6 +592,19 @@ TEST_CASE("checker: stops at the error limit") {
     CHECK(diags.limit_reached());
 }
 
+TEST_CASE("checker: a large flat graph is checked quickly") {
+    std::string body = "graph G( x0 ) -> ( y )\n{\n    x0 = external(shape = [1, 8]);\n";
+    const int n = 20000;
+    for (int i = 1; i <= n; ++i)
+        body += "    x" + std::to_string(i) + " = " + (i % 2 ? "relu(" : "add(x" + std::to_string(i / 2) + ", ") + "x" +
+                std::to_string(i - 1) + ");\n";
+    body += "    y = copy(x" + std::to_string(n) + ");\n}\n";
+    auto o = checker_test::run("version 1.0;\n" + body);
+    INFO(o.dump());
+    REQUIRE(o.parsed);
+    CHECK(o.errors(nnef::Stage::semantic).empty());
+}
+
 TEST_CASE("checker: the standard library itself type-checks") {
     for (bool strict : {true, false}) {
         nnef::SourceManager sm;
