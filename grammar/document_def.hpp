@@ -129,6 +129,13 @@ inline auto const push_param = [](auto& ctx) { x3::_val(ctx).params.push_back(st
 inline auto const push_result = [](auto& ctx) { x3::_val(ctx).results.push_back(std::move(x3::_attr(ctx))); };
 inline auto const begin_fragment_body = [](auto& ctx) { x3::_val(ctx).body.emplace(); };
 inline auto const push_fragment_statement = [](auto& ctx) { x3::_val(ctx).body->push_back(std::move(x3::_attr(ctx))); };
+// `{` of the graph body: reserve one assignment per remaining `;` (an upper bound), so that the
+// body of a large flat graph is allocated once instead of regrown (Assignment is large).
+inline auto const begin_graph_body = [](auto& ctx) {
+    ParseState& st = state(ctx);
+    const char* p = x3::_attr(ctx);
+    x3::_val(ctx).body.reserve(static_cast<std::size_t>(std::count(p, st.end, ';')));
+};
 inline auto const push_graph_statement = [](auto& ctx) { x3::_val(ctx).body.push_back(std::move(x3::_attr(ctx))); };
 // Closing `}` or `;` of a fragment / graph.
 inline auto const end_definition = [](auto& ctx) {
@@ -276,7 +283,7 @@ auto const fragment_def_def =
 
 auto const graph_def_def = kw_graph[act::begin_fragment] > name[act::set_fragment_name] > '(' >
                            name[act::push_graph_param] >> *(',' > name[act::push_graph_param]) > ')' > arrow > '(' >
-                           name[act::push_graph_result] >> *(',' > name[act::push_graph_result]) > ')' > '{' >
+                           name[act::push_graph_result] >> *(',' > name[act::push_graph_result]) > ')' > lbrace[act::begin_graph_body] >
                            assignment[act::push_graph_statement] >> *(body_end > assignment[act::push_graph_statement]) >
                            rbrace[act::end_definition];
 auto const graph_opt_def = graph_def[act::set_graph] | stdlib_mode;

@@ -371,18 +371,7 @@ struct operator_expr_parser : x3::parser<operator_expr_parser> {
                 It before = first;
                 if (kw_if.parse(first, last, ctx, x3::unused, x3::unused)) {
                     NestGuard::enter(st, before);
-                    ast::Expr cond;
-                    ast::Expr other;
-                    if (!expr.parse(first, last, ctx, x3::unused, cond)) expected(first, "condition after 'if'");
-                    if (!kw_else.parse(first, last, ctx, x3::unused, x3::unused)) expected(first, "'else'");
-                    if (!expr.parse(first, last, ctx, x3::unused, other)) expected(first, "expression after 'else'");
-                    ast::Expr node = make_node(ast::ExprKind::if_else, "", 0,
-                                               SourceRange{st.file, out.range.begin, other.range.end});
-                    node.children.reserve(3);
-                    node.children.push_back(std::move(out));
-                    node.children.push_back(std::move(cond));
-                    node.children.push_back(std::move(other));
-                    out = std::move(node);
+                    parse_if_else(first, last, ctx, st, out);
                 } else {
                     first = before;
                 }
@@ -391,26 +380,50 @@ struct operator_expr_parser : x3::parser<operator_expr_parser> {
         }
     }
 
+    // `then if cond else other`, after `if`. Out of line (and so are the other rarely taken paths
+    // with Expr locals) to keep the frames of the recursive path small: nesting costs stack.
+    template <class It, class Ctx>
+    BOOST_NOINLINE void parse_if_else(It& first, It const& last, Ctx const& ctx, ParseState& st, ast::Expr& out) const {
+        ast::Expr cond;
+        ast::Expr other;
+        if (!expr.parse(first, last, ctx, x3::unused, cond)) expected(first, "condition after 'if'");
+        if (!kw_else.parse(first, last, ctx, x3::unused, x3::unused)) expected(first, "'else'");
+        if (!expr.parse(first, last, ctx, x3::unused, other)) expected(first, "expression after 'else'");
+        ast::Expr node = make_node(ast::ExprKind::if_else, "", 0, SourceRange{st.file, out.range.begin, other.range.end});
+        node.children.reserve(3);
+        node.children.push_back(std::move(out));
+        node.children.push_back(std::move(cond));
+        node.children.push_back(std::move(other));
+        out = std::move(node);
+    }
+
     // Left-associative binary operators of precedence >= min_prec.
     template <class It, class Ctx>
     bool parse_binary(It& first, It const& last, Ctx const& ctx, ParseState& st, ast::Expr& lhs, int min_prec) const {
         if (!parse_unary(first, last, ctx, st, lhs)) return false;
+        parse_binary_tail(first, last, ctx, st, lhs, min_prec);
+        return true;
+    }
+
+    template <class It, class Ctx>
+    BOOST_NOINLINE void parse_binary_tail(It& first, It const& last, Ctx const& ctx, ParseState& st, ast::Expr& lhs,
+                                          int min_prec) const {
         for (;;) {
             It before = first;
             x3::skip_over(first, last, ctx);
             binop op = peek_binop(first, last);
             if (!op || op.prec < min_prec) {
                 first = before;
-                return true;
+                return;
             }
             It op_pos = first;
             first += op.len;
+            NestGuard::enter(st, op_pos);
             ast::Expr rhs;
             if (!parse_binary(first, last, ctx, st, rhs, op.prec + 1)) {
                 x3::skip_over(first, last, ctx);
                 expected(first, "expression");
             }
-            NestGuard::enter(st, op_pos);
             ast::Expr node = make_node(ast::ExprKind::binary, op.text, op.len,
                                        SourceRange{st.file, lhs.range.begin, rhs.range.end});
             node.children.reserve(2);
@@ -429,22 +442,27 @@ struct operator_expr_parser : x3::parser<operator_expr_parser> {
             char c = *first;
             char n = first + 1 != last ? first[1] : '\0';
             if ((c == '-' && n != '>') || c == '+' || (c == '!' && n != '=')) {
-                It op_pos = first;
-                ++first;
-                NestGuard::enter(st, op_pos);
-                ast::Expr operand;
-                if (!parse_unary(first, last, ctx, st, operand)) {
-                    x3::skip_over(first, last, ctx);
-                    expected(first, "expression");
-                }
-                out = make_node(ast::ExprKind::unary, op_pos, 1, st.range(op_pos, op_pos + 1));
-                out.range.end = operand.range.end;
-                out.children.push_back(std::move(operand));
+                parse_prefix(first, last, ctx, st, out);
                 return true;
             }
         }
         first = before;
         return parse_power(first, last, ctx, st, out);
+    }
+
+    template <class It, class Ctx>
+    BOOST_NOINLINE void parse_prefix(It& first, It const& last, Ctx const& ctx, ParseState& st, ast::Expr& out) const {
+        It op_pos = first;
+        ++first;
+        NestGuard::enter(st, op_pos);
+        ast::Expr operand;
+        if (!parse_unary(first, last, ctx, st, operand)) {
+            x3::skip_over(first, last, ctx);
+            expected(first, "expression");
+        }
+        out = make_node(ast::ExprKind::unary, op_pos, 1, st.range(op_pos, op_pos + 1));
+        out.range.end = operand.range.end;
+        out.children.push_back(std::move(operand));
     }
 
     // postfix ['^' unary]  (right-associative through parse_unary)
@@ -457,20 +475,25 @@ struct operator_expr_parser : x3::parser<operator_expr_parser> {
             first = before;
             return true;
         }
+        parse_power_tail(first, last, ctx, st, out);
+        return true;
+    }
+
+    template <class It, class Ctx>
+    BOOST_NOINLINE void parse_power_tail(It& first, It const& last, Ctx const& ctx, ParseState& st, ast::Expr& out) const {
         It op_pos = first;
         ++first;
+        NestGuard::enter(st, op_pos);  // before recursing: `2^2^2^...` nests to the right
         ast::Expr rhs;
         if (!parse_unary(first, last, ctx, st, rhs)) {
             x3::skip_over(first, last, ctx);
             expected(first, "expression");
         }
-        NestGuard::enter(st, op_pos);
         ast::Expr node = make_node(ast::ExprKind::binary, "^", 1, SourceRange{st.file, out.range.begin, rhs.range.end});
         node.children.reserve(2);
         node.children.push_back(std::move(out));
         node.children.push_back(std::move(rhs));
         out = std::move(node);
-        return true;
     }
 
     // primary ('[' index ']' | '[' [begin] ':' [end] ']')*
@@ -487,6 +510,14 @@ struct operator_expr_parser : x3::parser<operator_expr_parser> {
             It open = first;
             ++first;
             NestGuard::enter(st, open);
+            parse_subscript(first, last, ctx, st, out);
+        }
+    }
+
+    // After `[`: `index ]` or `[begin] : [end] ]`.
+    template <class It, class Ctx>
+    BOOST_NOINLINE void parse_subscript(It& first, It const& last, Ctx const& ctx, ParseState& st, ast::Expr& out) const {
+        {
             ast::Expr begin;
             ast::Expr end;
             bool has_begin = expr.parse(first, last, ctx, x3::unused, begin);

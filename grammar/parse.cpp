@@ -259,6 +259,7 @@ std::optional<ast::Document> parse(const SourceManager& sm, std::uint32_t file, 
     doc.file = file;
     ParseState st;
     st.base = begin;
+    st.end = last;
     st.file = file;
     st.max_nesting = opts.options.limits.max_nesting;
     st.max_string_length = opts.options.limits.max_string_length;

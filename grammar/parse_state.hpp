@@ -29,6 +29,7 @@ struct Span {
 // The one parse-time state object, injected into the X3 context under `state_tag`.
 struct ParseState {
     const char* base = nullptr;  // first byte of the buffer (offsets are relative to it)
+    const char* end = nullptr;   // one past the last byte
     std::uint32_t file = 0;
     std::size_t max_nesting = 512;
     std::size_t max_string_length = 1 << 20;
