@@ -908,11 +908,14 @@ private:
                 if (assigned[p] < 0 || misplaced[p]) continue;
                 const Arg& a = args[assigned[p]];
                 Type target = params[p].type.bind(b);
-                if (!castable(a.type, target, true))
-                    error("argument-type-mismatch",
-                          "argument " + quoted(params[p].name) + " of " + quoted(name) + " has type " + describe(a.type) +
-                              ", expected " + describe(target),
-                          a.range);
+                if (castable(a.type, target, true)) continue;
+                const std::string what =
+                    e.kind == ast::ExprKind::invocation
+                        ? "argument " + quoted(params[p].name) + " of " + quoted(name)
+                        : "operand " + std::to_string(assigned[p] + 1) + " of '" + e.op + "' (operation " + quoted(name) +
+                              " on tensors)";
+                error("argument-type-mismatch",
+                      what + " has type " + describe(a.type) + ", expected " + describe(target), a.range);
             }
             // Defaults of generic parameters against the binding (e.g. `v: ? = 0.0` with <integer>).
             if (decl->generic)

@@ -492,6 +492,33 @@ TEST_CASE("checker: lvalues must match the value") {
                  "    [a, b] = split(input, axis = 0, ratios = [1, 1]);\n    c = a;\n}\n");
 }
 
+TEST_CASE("checker: array lvalues, on an AST edited after parsing (independent of the grammar)") {
+    // `a, b = ...` parses as a tuple lvalue; turning it into `[a, b]` checks the array rules alone.
+    const std::string text = checker_test::H +
+                             "graph G( input ) -> ( a, b, c, d )\n{\n    input = external(shape = [4, 2]);\n"
+                             "    a, b = moments(input, axes = [1]);\n"
+                             "    c, d = split(input, axis = 0, ratios = [1, 1]);\n}\n";
+    nnef::SourceManager sm;
+    nnef::Diagnostics diags;
+    auto stdlib = nnef::sema::load_stdlib(sm, true, diags);
+    const std::uint32_t file = sm.add("t.nnef", text);
+    auto doc = nnef::grammar::parse(sm, file, {}, diags);
+    REQUIRE(doc);
+    REQUIRE(doc->graph->body.size() == 3);
+    REQUIRE(doc->graph->body[1].lhs.kind == nnef::ast::ExprKind::tuple);
+    doc->graph->body[1].lhs.kind = nnef::ast::ExprKind::array;  // [a, b] = moments(...): a tuple result
+    doc->graph->body[2].lhs.kind = nnef::ast::ExprKind::array;  // [c, d] = split(...): an array result
+    nnef::Options opts;
+    opts.strict = true;
+    nnef::sema::check(*doc, stdlib, opts, diags);
+    std::vector<const nnef::Diagnostic*> errs;
+    for (const nnef::Diagnostic& d : diags)
+        if (d.severity == nnef::Severity::error) errs.push_back(&d);
+    REQUIRE(errs.size() == 1);
+    CHECK(errs[0]->code == "lvalue-type-mismatch");
+    CHECK(sm.begin(errs[0]->range).line == 7);
+}
+
 TEST_CASE("checker: fragment parameters cannot be assigned") {
     expect_error("fragment f( x: tensor<scalar> ) -> ( y: tensor<scalar> ) { x = relu(x); y = x; }\n" +
                      graph_with("    output = f(input);"),
