@@ -3,6 +3,23 @@
 // erroneous expression gets the unknown type (semantics/types.hpp), which is castable to and from
 // anything, so one mistake produces one diagnostic. Values, shapes and recursion are the
 // expander's business; only static rules live here.
+//
+// Readings where the spec leaves room (also listed in the final report of this component):
+//  - Common types (array items, `+` on arrays, if-else branches) never promote a primitive to a
+//    tensor: the spec allows that cast for fragment inputs only, so `y = x if c else 0.0` with a
+//    tensor `x` has no common type (the printed `add_n` body relies on it; our stdlib does not).
+//  - `==` / `!=` compare primitives of the same type (Table 1's `?`), not arrays or tuples.
+//  - `*` repeats an array or a string: `array * integer`, `string * integer`.
+//  - Comprehensions iterate arrays (not strings). Tuple subscripts are integer literals within
+//    the tuple's arity (the index is static, so its range is a type rule, not a shape one).
+//  - The casts `integer() scalar() logical() string()` take any primitive value (including the
+//    opaque `?` of a generic fragment body); `shape_of` a tensor or a primitive.
+//  - Generic binding: explicit `<T>`, else the declared default `<? = T>` (no deduction then),
+//    else the unique deduction from the given arguments. Defaults of unassigned generic parameters
+//    must match the binding. Inside a generic body `?` is an opaque type equal only to itself.
+//  - Attribute parameters given positionally are errors; tensor parameters may also be named.
+//  - In the graph every assigned identifier must be a single tensor; `external` may only be the
+//    whole right-hand side defining a graph parameter.
 #include "semantics/checker.hpp"
 
 #include <algorithm>
@@ -225,6 +242,8 @@ private:
         Scope* saved_scope = scope_;
         std::vector<std::pair<std::string, Type>> saved_locals;
         std::swap(saved_locals, locals_);
+        std::unordered_set<std::string> saved_undefined;
+        std::swap(saved_undefined, undefined_reported_);
         Diagnostics scratch(0);
         Diagnostics* saved_diags = diags_;
         if (!report) diags_ = &scratch;
@@ -233,6 +252,7 @@ private:
         scope_ = saved_scope;
         diags_ = saved_diags;
         std::swap(saved_locals, locals_);
+        std::swap(saved_undefined, undefined_reported_);
         (report ? default_types_ : silent_default_types_)[&p] = t;
         return t;
     }
@@ -295,6 +315,7 @@ private:
         fragment_ = &f;
         in_graph_ = false;
         scope_ = &scope;
+        undefined_reported_.clear();
         for (const ast::Assignment& a : *f.body) {
             if (stop()) break;
             check_assignment(a);
@@ -342,6 +363,7 @@ private:
         fragment_ = nullptr;
         in_graph_ = true;
         scope_ = &scope;
+        undefined_reported_.clear();
         for (const ast::Assignment& a : g.body) {
             if (stop()) break;
             check_assignment(a);
@@ -507,7 +529,9 @@ private:
 
     Type type_identifier(const ast::Expr& e) {
         if (const Type* t = lookup(e.text)) return *t;
-        error("undefined-identifier", "identifier " + quoted(e.text) + " is used before it is defined", e.range);
+        // Reported once per body: later uses of the same name are the same mistake.
+        if (undefined_reported_.insert(e.text).second)
+            error("undefined-identifier", "identifier " + quoted(e.text) + " is used before it is defined", e.range);
         return unknown_type();
     }
 
@@ -953,6 +977,7 @@ private:
     bool in_graph_ = false;
     const ast::Expr* allowed_external_ = nullptr;  // the `external` call defining a graph parameter
     bool rhs_is_external_ = false;
+    std::unordered_set<std::string> undefined_reported_;  // per body
     std::unordered_map<const ast::Param*, Type> default_types_;         // checked declarations
     std::unordered_map<const ast::Param*, Type> silent_default_types_;  // computed without diagnostics
 };

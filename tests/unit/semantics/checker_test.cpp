@@ -602,9 +602,13 @@ TEST_CASE("checker: independent errors are all reported, cascades are not") {
     CHECK(errs[3].code == "argument-type-mismatch");
 }
 
+TEST_CASE("checker: an undefined name is reported once per body") {
+    expect_error(graph_with("    a = add(input, bias);\n    output = add(a, bias);"), "undefined-identifier", 7, "bias");
+}
+
 TEST_CASE("checker: stops at the error limit") {
     std::string body;
-    for (int i = 0; i < 100; ++i) body += "    x" + std::to_string(i) + " = relu(nothing);\n";
+    for (int i = 0; i < 100; ++i) body += "    x" + std::to_string(i) + " = relu(nothing" + std::to_string(i) + ");\n";
     nnef::SourceManager sm;
     nnef::Diagnostics lib_diags;
     auto stdlib = nnef::sema::load_stdlib(sm, true, lib_diags);
