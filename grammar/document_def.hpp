@@ -61,6 +61,7 @@ x3::rule<class graph_def_class, ast::GraphDef> const graph_def = "graph definiti
 x3::rule<class assignment_class, ast::Assignment> const assignment = "assignment";
 x3::rule<class lvalue_class, ast::Expr> const lvalue = "left-hand side";
 x3::rule<class lvalue_item_class, ast::Expr> const lvalue_item = "identifier, array or tuple";
+x3::rule<class lvalue_name_class, ast::Expr> const lvalue_name = "identifier";
 x3::rule<class lvalue_array_class, ast::Expr> const lvalue_array = "array";
 x3::rule<class lvalue_tuple_class, ast::Expr> const lvalue_tuple = "tuple";
 x3::rule<class arrow_class> const arrow = "'->'";
@@ -257,8 +258,10 @@ auto const param_def =
     name[act::set_decl_name] > ':' > type_spec[act::set_decl_type] > -(x3::lit('=') > expr[act::set_param_default]);
 auto const result_def = name[act::set_decl_name] > ':' > type_spec[act::set_decl_type];
 
-// Lvalues: identifiers, arrays and tuples of lvalues; `a, b = ...` is a tuple.
-auto const lvalue_item_def = name[act::set_identifier] | lvalue_array | lvalue_tuple;
+// Lvalues: identifiers, arrays and tuples of lvalues; `a, b = ...` is a tuple. (lvalue_item has no
+// action of its own, so that its alternatives fill its attribute in place.)
+auto const lvalue_name_def = name[act::set_identifier];
+auto const lvalue_item_def = lvalue_name | lvalue_array | lvalue_tuple;
 auto const lvalue_array_def = lbracket[act::begin_array] >>
                               -(nest[lvalue_item][act::push_child] >> *(',' > nest[lvalue_item][act::push_child])) >
                               rbracket[act::end_node];
@@ -294,7 +297,7 @@ auto const document_def = x3::eps > version_opt > *extension_stmt > *fragment_de
 
 BOOST_SPIRIT_DEFINE(document, version_opt, version_number, extension_stmt, extension_name, fragment_def, param, result,
                     type_spec, base_type, tuple_type, tensor_type, prim_type_spec, tuple_comma, graph_opt, graph_def,
-                    assignment, lvalue, lvalue_item, lvalue_array, lvalue_tuple, arrow, end_of_input)
+                    assignment, lvalue, lvalue_item, lvalue_name, lvalue_array, lvalue_tuple, arrow, end_of_input)
 
 }  // namespace rules
 
