@@ -215,11 +215,14 @@ inline auto const set_generic = [](auto& ctx) {
     e.generic_range = state(ctx).range(t.span);
 };
 
+// Reservations follow typical sizes (calls with several arguments, pairs in arrays and tuples) to
+// save regrowth: every Expr is large, and allocation dominates parse time on big flat graphs.
 inline auto const begin_call = [](auto& ctx) {
     ast::Expr& e = x3::_val(ctx);
     e.kind = ast::ExprKind::invocation;
     e.children.reserve(4);
     e.arg_names.reserve(4);
+    e.arg_name_ranges.reserve(4);
 };
 
 inline auto const push_argument = [](auto& ctx) {
@@ -268,10 +271,12 @@ inline auto const begin_bracket = [](auto& ctx) {
 inline auto const begin_paren = [](auto& ctx) {
     begin_bracket(ctx);
     x3::_val(ctx).kind = ast::ExprKind::paren;
+    x3::_val(ctx).children.reserve(2);
 };
 inline auto const begin_array = [](auto& ctx) {
     begin_bracket(ctx);
     x3::_val(ctx).kind = ast::ExprKind::array;
+    x3::_val(ctx).children.reserve(2);
 };
 inline auto const end_paren_or_tuple = [](auto& ctx) {
     end_node(ctx);
