@@ -1,12 +1,17 @@
 #include "storage/container.hpp"
+#include "storage/memory.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <fstream>
 #include <sstream>
 
 #include <boost/filesystem.hpp>
+
 
 #ifdef NNEF_WITH_LIBARCHIVE
 #include <archive.h>
@@ -101,8 +106,8 @@ bool finish(Container& c, const std::string& display, Diagnostics& diags) {
         return false;
     }
     c.graph_name = g->second.disk_path.empty() ? display + ":graph.nnef" : g->second.disk_path;
-    if (g->second.bytes) {
-        c.graph_text = *g->second.bytes;
+    if (g->second.in_memory()) {
+        c.graph_text.assign(reinterpret_cast<const char*>(g->second.bytes.data()), g->second.bytes.size());
     } else if (!read_file(g->second.disk_path, c.graph_text)) {
         diags.add(io_error(g->second.disk_path, "cannot-read", "cannot read '" + g->second.disk_path + "'"));
         return false;
@@ -112,8 +117,8 @@ bool finish(Container& c, const std::string& display, Diagnostics& diags) {
     if (q != c.members.end()) {
         c.quant_name = q->second.disk_path.empty() ? display + ":graph.quant" : q->second.disk_path;
         std::string text;
-        if (q->second.bytes) {
-            text = *q->second.bytes;
+        if (q->second.in_memory()) {
+            text.assign(reinterpret_cast<const char*>(q->second.bytes.data()), q->second.bytes.size());
         } else if (!read_file(q->second.disk_path, text)) {
             diags.add(io_error(q->second.disk_path, "cannot-read", "cannot read '" + q->second.disk_path + "'"));
             return false;
@@ -151,7 +156,51 @@ bool open_folder(const std::string& path, Container& c, const ContainerLimits& l
 }
 
 #ifdef NNEF_WITH_LIBARCHIVE
-bool open_archive(const std::string& path, Container& c, const ContainerLimits& limits, Diagnostics& diags) {
+// A member buffer: from the arena when the size is known and plausible, otherwise a malloc'd
+// buffer that grows as data arrives. Bytes handed out have all been written.
+struct MemberBuffer {
+    std::uint8_t* data = nullptr;
+    std::size_t capacity = 0;
+    std::size_t filled = 0;
+    std::shared_ptr<const void> owner;  // arena memory
+    bool grown = false;                 // malloc'd memory (freed here unless released)
+
+    MemberBuffer() = default;
+    MemberBuffer(const MemberBuffer&) = delete;
+    MemberBuffer& operator=(const MemberBuffer&) = delete;
+    ~MemberBuffer() {
+        if (grown) std::free(data);
+    }
+    bool from_arena(memory::Arena& arena, std::size_t n) {
+        data = arena.allocate(n, owner);
+        capacity = data ? n : 0;
+        return data != nullptr;
+    }
+    // Room for `end` bytes.
+    bool ensure(std::uint64_t end) {
+        if (end <= capacity) return true;
+        if (end > std::numeric_limits<std::size_t>::max() / 2) return false;
+        const std::size_t want = std::max<std::size_t>(std::size_t(end), std::max<std::size_t>(capacity * 2, 1 << 16));
+        void* p = grown ? std::realloc(data, want) : std::malloc(want);
+        if (!p) return false;
+        if (!grown && filled > 0) std::memcpy(p, data, filled);
+        data = static_cast<std::uint8_t*>(p);
+        capacity = want;
+        grown = true;
+        owner.reset();
+        return true;
+    }
+    ByteView release() {
+        if (grown) {
+            owner = std::shared_ptr<const void>(data, [](const void* q) { std::free(const_cast<void*>(q)); });
+            grown = false;
+        }
+        return ByteView(std::move(owner), data, filled, false);
+    }
+};
+
+bool open_archive(const std::string& path, bool compressed, Container& c, const ContainerLimits& limits,
+                  Diagnostics& diags) {
     struct Closer {
         archive* a;
         ~Closer() { archive_read_free(a); }
@@ -159,10 +208,22 @@ bool open_archive(const std::string& path, Container& c, const ContainerLimits& 
     archive* a = guard.a;
     archive_read_support_filter_gzip(a);
     archive_read_support_format_tar(a);
-    if (archive_read_open_filename(a, path.c_str(), 1 << 16) != ARCHIVE_OK) {
+    if (archive_read_open_filename(a, path.c_str(), std::size_t(1) << 20) != ARCHIVE_OK) {
         diags.add(io_error(path, "bad-archive", std::string("cannot read archive: ") + archive_error_string(a)));
         return false;
     }
+    // A member's buffer is sized from its declared size only when the archive could hold that much
+    // (deflate expands at most ~1032:1); otherwise it grows as data arrives.
+    boost::system::error_code ec;
+    const std::uint64_t file_size = boost::filesystem::file_size(path, ec);
+    const std::uint64_t plausible = ec ? 0 : compressed ? file_size * 1032 + (1u << 20) : file_size;
+    memory::Arena arena;
+    auto exceeded = [&] {
+        diags.add(io_error(path, "limit-exceeded",
+                           "archive expands beyond max_total_bytes (" + std::to_string(limits.max_total_bytes) +
+                               " decompressed bytes)"));
+        return false;
+    };
     std::uint64_t total = 0;
     std::size_t count = 0;
     archive_entry* entry = nullptr;
@@ -199,34 +260,50 @@ bool open_archive(const std::string& path, Container& c, const ContainerLimits& 
             diags.add(io_error(path, "duplicate-member", "archive member '" + name + "' occurs twice"));
             return false;
         }
-        if (archive_entry_size_is_set(entry) && static_cast<std::uint64_t>(archive_entry_size(entry)) > limits.max_total_bytes - total) {
+        const bool sized = archive_entry_size_is_set(entry) && archive_entry_size(entry) >= 0;
+        const std::uint64_t declared = sized ? std::uint64_t(archive_entry_size(entry)) : 0;
+        if (sized && declared > limits.max_total_bytes - total) {
             diags.add(io_error(path, "limit-exceeded",
                                "archive member '" + name + "' would exceed max_total_bytes (" + std::to_string(limits.max_total_bytes) +
                                    " decompressed bytes)"));
             return false;
         }
-        auto data = std::make_shared<std::string>();
-        char buf[1 << 16];
-        for (;;) {
-            la_ssize_t n = archive_read_data(a, buf, sizeof buf);
-            if (n == 0) break;
-            if (n < 0) {
-                diags.add(io_error(path, "bad-archive", "cannot read member '" + name + "': " + archive_error_string(a)));
-                return false;
-            }
-            total += static_cast<std::uint64_t>(n);
-            if (total > limits.max_total_bytes) {
-                diags.add(io_error(path, "limit-exceeded",
-                                   "archive expands beyond max_total_bytes (" + std::to_string(limits.max_total_bytes) +
-                                       " decompressed bytes)"));
-                return false;
-            }
-            data->append(buf, static_cast<std::size_t>(n));
+        auto read_error = [&] {
+            const char* why = archive_error_string(a);
+            diags.add(io_error(path, "bad-archive", "cannot read member '" + name + "': " + (why ? why : "read error")));
+            return false;
+        };
+        auto no_memory = [&] {
+            diags.add(io_error(path, "out-of-memory", "cannot allocate memory for member '" + name + "'"));
+            return false;
+        };
+        MemberBuffer buf;
+        if (sized && declared <= plausible && !buf.from_arena(arena, std::size_t(declared))) return no_memory();
+        const void* block = nullptr;
+        std::size_t length = 0;
+        la_int64_t offset = 0;
+        while ((r = archive_read_data_block(a, &block, &length, &offset)) != ARCHIVE_EOF) {
+            if (r != ARCHIVE_OK || offset < 0 || std::uint64_t(offset) < buf.filled) return read_error();
+            // Holes of sparse members are zeros and count toward the limit like data.
+            const std::uint64_t end = std::uint64_t(offset) + length;
+            if (end - buf.filled > limits.max_total_bytes - total) return exceeded();
+            total += end - buf.filled;
+            if (!buf.ensure(end)) return no_memory();
+            std::memset(buf.data + buf.filled, 0, std::size_t(offset) - buf.filled);
+            if (length > 0) std::memcpy(buf.data + offset, block, length);
+            buf.filled = std::size_t(end);
+        }
+        if (sized && buf.filled < declared) {  // a trailing hole of a sparse member
+            if (declared - buf.filled > limits.max_total_bytes - total) return exceeded();
+            total += declared - buf.filled;
+            if (!buf.ensure(declared)) return no_memory();
+            std::memset(buf.data + buf.filled, 0, std::size_t(declared) - buf.filled);
+            buf.filled = std::size_t(declared);
         }
         Member m;
         m.name = clean;
-        m.size = data->size();
-        m.bytes = std::move(data);
+        m.bytes = buf.release();
+        m.size = m.bytes.size();
         c.members.emplace(clean, std::move(m));
     }
     return finish(c, path, diags);
@@ -281,7 +358,7 @@ Result<Container> open_container(const std::string& path, const ContainerLimits&
         } else {
             c.kind = kind == container_cpp::Sniffed::gzip ? Container::Kind::tgz : Container::Kind::tar;
 #ifdef NNEF_WITH_LIBARCHIVE
-            ok = container_cpp::open_archive(path, c, limits, result.diagnostics);
+            ok = container_cpp::open_archive(path, c.kind == Container::Kind::tgz, c, limits, result.diagnostics);
 #else
             result.diagnostics.add(container_cpp::io_error(path, "no-archive-support",
                                                            "'" + path + "' is an archive, but this build has no libarchive support"));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <nnef/diagnostics.hpp>
+#include <nnef/tensor_data.hpp>
 
 namespace nnef::storage {
 
@@ -23,8 +24,12 @@ struct ContainerLimits {
 struct Member {
     std::string name;       // path inside the model, '/'-separated, e.g. "conv/w.dat"
     std::string disk_path;  // folders: the file on disk; empty for archive members
-    std::shared_ptr<const std::string> bytes;  // archives: the contents
+    // Archives: the contents, read once into memory (tensors read from it with read_tensor_bytes
+    // point into it); they stay alive as long as any copy of the view or of such a tensor does.
+    ByteView bytes;
     std::uint64_t size = 0;
+
+    bool in_memory() const { return disk_path.empty(); }
 };
 
 struct Container {

@@ -48,7 +48,7 @@ bool attach_weights(Graph& graph, const Container& container, const Limits& limi
             }
             std::string display = model_cpp::member_display(container, *member);
             Result<std::shared_ptr<const TensorData>> r =
-                member->bytes ? read_tensor_bytes(member->bytes, display, limits) : read_tensor_file(member->disk_path, limits);
+                member->in_memory() ? read_tensor_bytes(member->bytes, display, limits) : read_tensor_file(member->disk_path, limits);
             diags.append(r.diagnostics);
             if (!r.value || r.diagnostics.has_errors()) {
                 ok = false;

@@ -1,4 +1,5 @@
 #include <storage/tensor_file.hpp>
+#include <storage/memory.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -413,6 +414,16 @@ Result<TensorDataPtr> read_tensor_bytes(std::shared_ptr<const std::string> bytes
     });
 }
 
+Result<TensorDataPtr> read_tensor_bytes(const ByteView& bytes, const std::string& name, const Limits& limits) {
+    // The new views share ownership of a copy of `bytes` (which holds the real owner).
+    std::shared_ptr<const ByteView> keep;
+    return tensor_file_cpp::read_image(bytes.data(), bytes.size(), name, limits,
+                                       [&](const std::uint8_t* d, std::size_t n) {
+                                           keep = std::make_shared<const ByteView>(bytes);
+                                           return ByteView(std::shared_ptr<const void>(keep), d, n, bytes.mapped());
+                                       });
+}
+
 Result<TensorDataPtr> read_tensor_file(const std::string& path, const Limits& limits, const ReadOptions& options) {
     using namespace tensor_file_cpp;  // NOLINT: function scope only
     Result<TensorDataPtr> r;
@@ -462,8 +473,21 @@ Result<TensorDataPtr> read_tensor_file(const std::string& path, const Limits& li
             }
             // Mapping can fail (e.g. special file systems): fall back to reading.
         }
-        std::vector<std::uint8_t> data(length);
-        const long long n = read_fully(f.fd, data.data(), length);
+        // Large data goes to huge-page memory (storage/memory.hpp), small data to a vector.
+        std::vector<std::uint8_t> small;
+        std::shared_ptr<const void> owner;
+        std::uint8_t* data = nullptr;
+        if (length >= memory::large) {
+            data = memory::map_anonymous(length, owner);
+            if (!data) {
+                report_io(r.diagnostics, path, "cannot allocate " + plural(length, "byte") + " for the tensor data");
+                return r;
+            }
+        } else {
+            small.resize(length);
+            data = small.data();
+        }
+        const long long n = read_fully(f.fd, data, length);
         if (n < 0) {
             report_io(r.diagnostics, path, "cannot read tensor file: " + std::string(std::strerror(errno)));
             return r;
@@ -474,7 +498,8 @@ Result<TensorDataPtr> read_tensor_file(const std::string& path, const Limits& li
         if (!check_file_size(h, TensorHeader::size + std::uint64_t(n) + std::uint64_t(more > 0 ? more : 0), path,
                              r.diagnostics))
             return r;
-        return make_result(h, ByteView(std::move(data)));
+        if (owner) return make_result(h, ByteView(std::move(owner), data, length, false));
+        return make_result(h, ByteView(std::move(small)));
     }
 
     // A pipe or device: the size is unknown, so the buffer grows only as data arrives.

@@ -36,6 +36,9 @@ Result<TensorDataPtr> read_tensor_bytes(const std::uint8_t* data, std::size_t si
 // Zero copy: the tensor keeps `bytes` alive and points into it (e.g. an archive member's contents).
 Result<TensorDataPtr> read_tensor_bytes(std::shared_ptr<const std::string> bytes, const std::string& name,
                                         const Limits& limits = {});
+// Zero copy: the tensor's data is a view into `bytes` (e.g. an archive member, see
+// storage/container.hpp) and keeps what `bytes` keeps alive; a mapped view stays mapped().
+Result<TensorDataPtr> read_tensor_bytes(const ByteView& bytes, const std::string& name, const Limits& limits = {});
 
 // Checks the fields of a decoded header (version, rank, extents, bits, item type, parameters,
 // data length against the shape, limits) as read_tensor_* do before looking at the data; reports
