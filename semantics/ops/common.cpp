@@ -198,6 +198,32 @@ bool broadcast(ShapeContext& ctx, const std::vector<Operand>& operands, Shape& o
     return true;
 }
 
+// One tensor argument `in`, one result `out` of the same shape.
+ShapeFunction same_shape_op(std::string in, std::string out) {
+    return [in = std::move(in), out = std::move(out)](ShapeContext& ctx) {
+        Shape s;
+        if (!get_shape(ctx, in, s)) return false;
+        ctx.set_shape(out, s);
+        return true;
+    };
+}
+
+// Tensor arguments `ins` broadcast together (4.2.2) into the result `out`.
+ShapeFunction broadcasting_op(std::vector<std::string> ins, std::string out) {
+    return [ins = std::move(ins), out = std::move(out)](ShapeContext& ctx) {
+        std::vector<Operand> operands;
+        for (const std::string& name : ins) {
+            Operand o{name, {}};
+            if (!get_shape(ctx, name, o.shape)) return false;
+            operands.push_back(std::move(o));
+        }
+        Shape s;
+        if (!broadcast(ctx, operands, s)) return false;
+        ctx.set_shape(out, s);
+        return true;
+    };
+}
+
 // ---- checks ----------------------------------------------------------------------------------
 
 bool check_positive(ShapeContext& ctx, std::string_view name, const Ints& items) {

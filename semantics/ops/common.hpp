@@ -67,6 +67,11 @@ struct Operand {
 // non-singular extents.
 bool broadcast(ShapeContext& ctx, const std::vector<Operand>& operands, Shape& out);
 
+// Shape functions: one tensor argument `in` and a result `out` of the same shape; tensor arguments
+// `ins` broadcast together into the result `out`.
+ShapeFunction same_shape_op(std::string in, std::string out);
+ShapeFunction broadcasting_op(std::vector<std::string> ins, std::string out);
+
 // ---- common validity checks ----------------------------------------------------------------------
 
 // Every item of `items` (the attribute `name`) is > 0.

@@ -7,32 +7,6 @@ namespace nnef::sema::ops {
 
 namespace ops_elementwise_cpp {
 
-// One tensor argument `in`, one result `out` of the same shape.
-ShapeFunction same_shape(std::string in, std::string out) {
-    return [in = std::move(in), out = std::move(out)](ShapeContext& ctx) {
-        Shape s;
-        if (!get_shape(ctx, in, s)) return false;
-        ctx.set_shape(out, s);
-        return true;
-    };
-}
-
-// Tensor arguments `ins` broadcast together (4.2.2) into the result `out`.
-ShapeFunction broadcasting(std::vector<std::string> ins, std::string out) {
-    return [ins = std::move(ins), out = std::move(out)](ShapeContext& ctx) {
-        std::vector<Operand> operands;
-        for (const std::string& name : ins) {
-            Operand o{name, {}};
-            if (!get_shape(ctx, name, o.shape)) return false;
-            operands.push_back(std::move(o));
-        }
-        Shape s;
-        if (!broadcast(ctx, operands, s)) return false;
-        ctx.set_shape(out, s);
-        return true;
-    };
-}
-
 bool copy_n(ShapeContext& ctx) {
     Shape s;
     std::int64_t times;
@@ -68,15 +42,15 @@ void add_elementwise_ops(OpRegistry& r) {
          {"copy", "neg", "rcp", "exp", "log", "abs", "sign", "not", "floor", "ceil", "round", "tanh", "sin", "cos",
           "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "sqr", "sqrt", "rsqr", "rsqrt",
           "log2", "sigmoid", "relu", "leaky_relu", "elu", "softplus", "selu", "gelu", "silu", "softabs"})
-        r.add({name, same_shape("x", "y")});
-    r.add({"cast", same_shape("input", "output")});
+        r.add({name, same_shape_op("x", "y")});
+    r.add({"cast", same_shape_op("input", "output")});
     // Binary primitives (4.2.2) and the binary simplifiers min/max (4.2.4).
     for (const char* name : {"add", "sub", "mul", "div", "pow", "lt", "gt", "le", "ge", "eq", "ne", "and", "or",
                              "min", "max"})
-        r.add({name, broadcasting({"x", "y"}, "z")});
-    r.add({"select", broadcasting({"condition", "true_value", "false_value"}, "output")});
-    r.add({"clamp", broadcasting({"x", "a", "b"}, "y")});
-    r.add({"prelu", broadcasting({"x", "alpha"}, "y")});
+        r.add({name, broadcasting_op({"x", "y"}, "z")});
+    r.add({"select", broadcasting_op({"condition", "true_value", "false_value"}, "output")});
+    r.add({"clamp", broadcasting_op({"x", "a", "b"}, "y")});
+    r.add({"prelu", broadcasting_op({"x", "alpha"}, "y")});
     r.add({"copy_n", copy_n});
     r.add({"add_n", add_n});
 }

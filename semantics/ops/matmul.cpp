@@ -37,7 +37,7 @@ bool matmul_shape(ShapeContext& ctx, const std::string& a_name, const Shape& a, 
 
 bool matmul(ShapeContext& ctx) {
     Shape a, b, out;
-    bool ta, tb;
+    bool ta = false, tb = false;
     if (!get_shape(ctx, "A", a) || !get_shape(ctx, "B", b) || !get_logical(ctx, "transposeA", ta) ||
         !get_logical(ctx, "transposeB", tb) || !matmul_shape(ctx, "A", a, ta, "B", b, tb, out))
         return false;

@@ -30,19 +30,6 @@ bool axes_normalization(ShapeContext& ctx) {
     return true;
 }
 
-bool batch_normalization(ShapeContext& ctx) {
-    std::vector<Operand> operands;
-    for (const char* name : {"input", "mean", "variance", "offset", "scale"}) {
-        Operand o{name, {}};
-        if (!get_shape(ctx, name, o.shape)) return false;
-        operands.push_back(std::move(o));
-    }
-    Shape out;
-    if (!broadcast(ctx, operands, out)) return false;
-    ctx.set_shape("output", out);
-    return true;
-}
-
 }  // namespace ops_normalization_cpp
 
 void add_normalization_ops(OpRegistry& r) {
@@ -51,7 +38,7 @@ void add_normalization_ops(OpRegistry& r) {
         r.add({name, ops_normalization_cpp::local_normalization});
     r.add({"l1_normalization", ops_normalization_cpp::axes_normalization});
     r.add({"l2_normalization", ops_normalization_cpp::axes_normalization});
-    r.add({"batch_normalization", ops_normalization_cpp::batch_normalization});
+    r.add({"batch_normalization", broadcasting_op({"input", "mean", "variance", "offset", "scale"}, "output")});
 }
 
 }  // namespace nnef::sema::ops

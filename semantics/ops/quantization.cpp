@@ -8,22 +8,13 @@ namespace nnef::sema::ops {
 namespace ops_quantization_cpp {
 
 ShapeFunction quantize(std::vector<std::string> ins) {
-    return [ins = std::move(ins)](ShapeContext& ctx) {
-        std::int64_t bits;
+    return [element_wise = broadcasting_op(std::move(ins), "y")](ShapeContext& ctx) {
+        std::int64_t bits = 0;
         if (!get_int(ctx, "bits", bits)) return false;
         if (bits < 1) return fail(ctx, "'bits' is " + std::to_string(bits) + "; it must be positive");
         if (bits > 62)
             return fail(ctx, "'bits' is " + std::to_string(bits) + "; 2 ^ bits overflows a 64-bit integer (at most 62)");
-        std::vector<Operand> operands;
-        for (const std::string& name : ins) {
-            Operand o{name, {}};
-            if (!get_shape(ctx, name, o.shape)) return false;
-            operands.push_back(std::move(o));
-        }
-        Shape out;
-        if (!broadcast(ctx, operands, out)) return false;
-        ctx.set_shape("y", out);
-        return true;
+        return element_wise(ctx);
     };
 }
 
