@@ -5,7 +5,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh"
 build=${NNEF_BUILD_DIR:-$root/build}
-sample=${1:-$root/samples/composite}
+sample=${1:-$root/samples/composite/graph.nnef}
 echo "== nnef-validate $sample"
 "$build/nnef-validate" "$sample"
 echo "== nnef-flatten --shapes $sample"

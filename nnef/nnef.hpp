@@ -1,0 +1,67 @@
+// The NNEF toolkit's public API (umbrella header). std-only.
+//
+// Compiled mode: link the nnef::nnef CMake target.
+// Header-only mode: put the repository root (or the installed include directory) on the include
+// path and, in exactly one .cpp file, `#define NNEF_IMPLEMENTATION` before including this header.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nnef/diagnostics.hpp>
+#include <nnef/graph.hpp>
+#include <nnef/op_def.hpp>
+#include <nnef/options.hpp>
+#include <nnef/source.hpp>
+#include <nnef/value.hpp>
+
+namespace nnef {
+
+const char* version();
+
+struct FlattenOptions {
+    Options options;
+    bool expand_all = false;                    // expand every standard compound to primitives
+    std::vector<std::string> expand;            // expand these standard compounds
+    std::map<std::string, Shape> input_shapes;  // override external shapes by graph input name
+    const OpRegistry* custom_shapes = nullptr;  // shape functions for custom operations
+    // Model containers (folders, .tar, .tgz): load and check every variable's tensor data
+    // (spec 6 step 4). A bare graph.nnef file has none to load.
+    bool load_weights = true;
+    std::size_t max_archive_members = 100000;
+    std::uint64_t max_archive_bytes = std::uint64_t(16) << 30;
+};
+
+// One document taken through the front end: parse, type check, expand, shape inference.
+// Owns the sources so that diagnostics and provenance stay valid.
+class Session {
+public:
+    explicit Session(FlattenOptions options = {});
+    ~Session();
+    Session(Session&&) noexcept;
+    Session& operator=(Session&&) noexcept;
+
+    // Each returns true when no error was reported (warnings allowed).
+    bool load_text(std::string name, std::string text);
+    // A model: a folder, a .tar or .tgz archive (by content), or a bare graph.nnef file.
+    bool load_path(const std::string& path);
+
+    const Graph* graph() const;  // null unless the front end got through expansion
+    const Diagnostics& diagnostics() const;
+    const SourceManager& sources() const;
+    // Custom operations (body-less fragment declarations of the document) used by the graph.
+    const std::vector<std::string>& custom_operations() const;
+    // Flat NNEF text of the graph; with `shapes`, dtype and shape as trailing comments.
+    std::string flat_text(bool shapes = false) const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nnef
+
+#ifdef NNEF_IMPLEMENTATION
+#include <nnef/detail/implementation.hpp>
+#endif

@@ -1,0 +1,1001 @@
+// Compile-time evaluation and fragment expansion (spec 3.3.3), producing the flat graph.
+#include "semantics/expander.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "semantics/infer.hpp"
+
+namespace nnef::sema {
+
+namespace expander_cpp {
+
+// Thrown after an error has been reported: abandons the current graph statement.
+struct Abort {};
+// Thrown when a statement uses a value that failed earlier: abandons it silently.
+struct Poisoned {};
+
+struct Scope {
+    const Scope* parent = nullptr;
+    std::unordered_map<std::string, Value> vars;
+    PrimType generic = PrimType::none;  // binding of `?` in the current fragment
+    std::string prefix;                 // prefix for generated tensor names
+    bool graph = false;                 // the graph body (not a fragment)
+
+    const Value* lookup(const std::string& n) const {
+        for (const Scope* s = this; s; s = s->parent) {
+            auto it = s->vars.find(n);
+            if (it != s->vars.end()) return &it->second;
+        }
+        return nullptr;
+    }
+};
+
+// Names for the results of the invocation at the top of an assignment's right-hand side.
+struct Hint {
+    const ast::Expr* lhs = nullptr;
+    bool graph = false;
+};
+
+const char* operator_fragment(const std::string& op, bool unary) {
+    if (unary) {
+        if (op == "-") return "neg";
+        if (op == "+") return "copy";
+        if (op == "!") return "not";
+        return nullptr;
+    }
+    static const std::pair<const char*, const char*> table[] = {
+        {"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "div"}, {"^", "pow"},   {"<", "lt"},  {"<=", "le"},
+        {">", "gt"},  {">=", "ge"}, {"==", "eq"}, {"!=", "ne"}, {"&&", "and"}, {"||", "or"},
+    };
+    for (const auto& [o, f] : table)
+        if (op == o) return f;
+    return nullptr;
+}
+
+bool contains_tensor(const Value& v) {
+    if (v.is_identifier()) return true;
+    if (v.is_list())
+        for (const Value& i : v.items())
+            if (contains_tensor(i)) return true;
+    return false;
+}
+
+std::string to_lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+class Expander {
+public:
+    Expander(const Program& p, const ExpandOptions& o, Diagnostics& d) : prog_(p), opts_(o), diags_(d) {
+        if (p.stdlib)
+            for (const ast::Document& doc : p.stdlib->documents) stdlib_files_.insert(doc.file);
+    }
+
+    Expansion run() {
+        const ast::Document& doc = *prog_.document;
+        const ast::GraphDef& gd = *doc.graph;
+        Graph& g = out_.graph;
+        g.name = gd.name;
+        for (const auto& p : gd.params) {
+            g.inputs.push_back(p.name);
+            reserved_.insert(p.name);
+        }
+        for (const auto& r : gd.results) g.outputs.push_back(r.name);
+        for (const ast::Assignment& a : gd.body) reserve_lvalue(a.lhs);
+        for (const auto& [name, shape] : opts_.input_shapes) {
+            bool found = false;
+            for (const auto& p : gd.params) found = found || p.name == name;
+            if (!found)
+                diags_.error(Stage::shape, "unknown-input", "--input-shape names '" + name + "', which is not a graph input",
+                             gd.name_range);
+        }
+
+        Scope scope;
+        scope.graph = true;
+        for (const ast::Assignment& a : gd.body) {
+            if (diags_.limit_reached()) break;
+            std::size_t op_start = g.operations.size();
+            scope.prefix = first_identifier(a.lhs);
+            try {
+                Value v = eval(a.rhs, scope, Hint{&a.lhs, true});
+                bind_graph(a.lhs, v, scope, op_start, a.range);
+            } catch (const Abort&) {
+                poison(a.lhs, scope);
+            } catch (const Poisoned&) {
+                poison(a.lhs, scope);
+            }
+        }
+        if (!diags_.has_errors()) check_graph();
+        return std::move(out_);
+    }
+
+private:
+    // ---- diagnostics ------------------------------------------------------------------------
+    bool is_stdlib(const SourceRange& r) const { return stdlib_files_.count(r.file) != 0; }
+
+    // Reports at the innermost location in user text; the call chain becomes notes.
+    [[noreturn]] void fail(const std::string& code, const std::string& message, SourceRange at) {
+        report(code, message, at, chain_);
+        throw Abort{};
+    }
+
+    void report(const std::string& code, const std::string& message, SourceRange at, const std::vector<CallSite>& chain) {
+        // chain_ is outermost-first; walk from innermost outwards to find a user location.
+        SourceRange primary = at;
+        std::size_t i = chain.size();
+        while (is_stdlib(primary) && i > 0) primary = chain[--i].range;
+        Diagnostic& d = diags_.error(Stage::shape, code, message, primary);
+        for (std::size_t k = i; k-- > 0;)
+            d.notes.push_back({"in expansion of '" + chain[k].fragment + "'", chain[k].range});
+    }
+
+    // A de facto form accepted in the default dialect: warned about once per message, so that a
+    // model with a hundred rank-1 biases does not print a hundred warnings.
+    void warn_once(const std::string& code, const std::string& message, SourceRange at) {
+        if (!warned_.insert(message).second) return;
+        SourceRange primary = at;
+        for (std::size_t i = chain_.size(); is_stdlib(primary) && i > 0;) primary = chain_[--i].range;
+        diags_.warning(Stage::shape, code, message + " (accepted in the default dialect; an error with --strict)", primary);
+    }
+
+    // ---- names ------------------------------------------------------------------------------
+    void reserve_lvalue(const ast::Expr& e) {
+        if (e.kind == ast::ExprKind::identifier)
+            reserved_.insert(e.text);
+        else
+            for (const ast::Expr& c : e.children) reserve_lvalue(c);
+    }
+
+    static std::string first_identifier(const ast::Expr& e) {
+        if (e.kind == ast::ExprKind::identifier) return e.text;
+        for (const ast::Expr& c : e.children) {
+            std::string s = first_identifier(c);
+            if (!s.empty()) return s;
+        }
+        return {};
+    }
+
+    std::string fresh_name(const std::string& base) {
+        std::string name = base;
+        if (!used_.count(name) && !reserved_.count(name)) {
+            used_.insert(name);
+            return name;
+        }
+        std::size_t& n = counters_[base];
+        for (;;) {
+            name = base + "_" + std::to_string(++n);
+            if (!used_.count(name) && !reserved_.count(name)) break;
+        }
+        used_.insert(name);
+        return name;
+    }
+
+    // ---- evaluation -------------------------------------------------------------------------
+    Value eval(const ast::Expr& e, Scope& s, Hint hint = {}) {
+        using K = ast::ExprKind;
+        switch (e.kind) {
+            case K::integer: return Value::integer(e.ival);
+            case K::scalar: return Value::scalar(e.sval);
+            case K::logical: return Value::logical(e.bval);
+            case K::string: return Value::string(e.text);
+            case K::identifier: {
+                const Value* v = s.lookup(e.text);
+                if (!v) fail("undefined-identifier", "identifier '" + e.text + "' is not defined", e.range);
+                if (v->is_none()) throw Poisoned{};
+                return *v;
+            }
+            case K::array:
+            case K::tuple: {
+                Value::Items items;
+                items.reserve(e.children.size());
+                for (const ast::Expr& c : e.children) items.push_back(eval(c, s));
+                return e.kind == K::array ? Value::array(std::move(items)) : Value::tuple(std::move(items));
+            }
+            case K::paren: return eval(e.children[0], s, hint);
+            case K::unary: return eval_unary(e, s);
+            case K::binary: return eval_binary(e, s);
+            case K::if_else: {
+                Value c = eval(e.children[1], s);
+                if (!c.is_logical()) fail("condition-not-logical", "if-else condition is not a logical value", e.children[1].range);
+                return eval(c.as_logical() ? e.children[0] : e.children[2], s, hint);
+            }
+            case K::comprehension: return eval_comprehension(e, s);
+            case K::subscript: return eval_subscript(e, s);
+            case K::range: return eval_range(e, s);
+            case K::builtin: return eval_builtin(e, s);
+            case K::invocation: return eval_invocation(e, s, hint);
+        }
+        fail("internal", "unknown expression kind", e.range);
+    }
+
+    Value emit_operator(const char* fragment, std::vector<Value> args, Scope& s, const ast::Expr& e) {
+        const ast::Fragment* decl = prog_.find(fragment);
+        if (!decl) fail("unknown-operation", std::string("operator maps to '") + fragment + "', which is not declared", e.range);
+        std::vector<std::optional<Value>> values(decl->params.size());
+        for (std::size_t i = 0; i < args.size() && i < values.size(); ++i) values[i] = std::move(args[i]);
+        return invoke(*decl, values, std::nullopt, s, e, Hint{});
+    }
+
+    Value eval_unary(const ast::Expr& e, Scope& s) {
+        Value v = eval(e.children[0], s);
+        if (contains_tensor(v)) return emit_operator(operator_fragment(e.op, true), {v}, s, e);
+        if (e.op == "!") {
+            if (!v.is_logical()) fail("operand-type", "'!' needs a logical operand", e.range);
+            return Value::logical(!v.as_logical());
+        }
+        if (v.is_integer()) {
+            if (e.op == "-") {
+                if (v.as_integer() == std::numeric_limits<std::int64_t>::min())
+                    fail("integer-overflow", "integer overflow in negation", e.range);
+                return Value::integer(-v.as_integer());
+            }
+            return v;
+        }
+        if (v.is_scalar()) return e.op == "-" ? Value::scalar(-v.as_scalar()) : v;
+        fail("operand-type", "'" + e.op + "' needs a numeric operand", e.range);
+    }
+
+    static bool member(const Value& item, const Value& array) {
+        for (const Value& v : array.items())
+            if (v == item) return true;
+        return false;
+    }
+
+    Value repeat(const Value& v, std::int64_t n, const ast::Expr& e) {
+        if (n < 0) fail("negative-repeat", "repetition count " + std::to_string(n) + " is negative", e.range);
+        std::size_t len = v.is_string() ? v.as_string().size() : v.size();
+        if (len != 0 && static_cast<std::uint64_t>(n) > opts_.options.limits.max_value_items / len)
+            fail("limit-exceeded", "repetition exceeds limit max_value_items (" +
+                                       std::to_string(opts_.options.limits.max_value_items) + ")", e.range);
+        if (v.is_string()) {
+            std::string out;
+            out.reserve(len * static_cast<std::size_t>(n));
+            for (std::int64_t i = 0; i < n; ++i) out += v.as_string();
+            return Value::string(std::move(out));
+        }
+        Value::Items items;
+        items.reserve(len * static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) items.insert(items.end(), v.items().begin(), v.items().end());
+        return Value::array(std::move(items));
+    }
+
+    Value eval_binary(const ast::Expr& e, Scope& s) {
+        const std::string& op = e.op;
+        Value a = eval(e.children[0], s);
+        // Logical operators on constants short-circuit (the other operand is not evaluated).
+        if ((op == "&&" || op == "||") && a.is_logical()) {
+            if (op == "&&" && !a.as_logical()) return a;
+            if (op == "||" && a.as_logical()) return a;
+        }
+        Value b = eval(e.children[1], s);
+        if (op == "in") {
+            if (!b.is_array()) fail("operand-type", "right operand of 'in' is not an array", e.range);
+            return Value::logical(member(a, b));
+        }
+        bool tensor = a.is_identifier() || b.is_identifier();
+        if (tensor) return emit_operator(operator_fragment(op, false), {a, b}, s, e);
+        if (op == "==") return Value::logical(a == b);
+        if (op == "!=") return Value::logical(a != b);
+        if (op == "&&" || op == "||") {
+            if (!a.is_logical() || !b.is_logical()) fail("operand-type", "'" + op + "' needs logical operands", e.range);
+            return Value::logical(op == "&&" ? a.as_logical() && b.as_logical() : a.as_logical() || b.as_logical());
+        }
+        // Concatenation and repetition of arrays and strings.
+        if (op == "+" && a.is_array() && b.is_array()) {
+            Value::Items items = a.items();
+            items.insert(items.end(), b.items().begin(), b.items().end());
+            return Value::array(std::move(items));
+        }
+        if (op == "+" && a.is_string() && b.is_string()) return Value::string(a.as_string() + b.as_string());
+        if (op == "*" && (a.is_array() || a.is_string()) && b.is_integer()) return repeat(a, b.as_integer(), e);
+        if (op == "*" && a.is_integer() && (b.is_array() || b.is_string())) return repeat(b, a.as_integer(), e);
+        if (a.is_integer() && b.is_integer()) return integer_op(op, a.as_integer(), b.as_integer(), e);
+        if (a.is_scalar() && b.is_scalar()) return scalar_op(op, a.as_scalar(), b.as_scalar(), e);
+        if (a.is_string() && b.is_string() && (op == "<" || op == "<=" || op == ">" || op == ">="))
+            return compare(op, a.as_string(), b.as_string());
+        fail("operand-type", "operator '" + op + "' cannot be applied to these operands", e.range);
+    }
+
+    template <class T>
+    static Value compare(const std::string& op, const T& x, const T& y) {
+        if (op == "<") return Value::logical(x < y);
+        if (op == "<=") return Value::logical(x <= y);
+        if (op == ">") return Value::logical(x > y);
+        return Value::logical(x >= y);
+    }
+
+    Value integer_op(const std::string& op, std::int64_t x, std::int64_t y, const ast::Expr& e) {
+        std::int64_t r = 0;
+        auto overflow = [&]() { fail("integer-overflow", "integer overflow in '" + op + "'", e.range); };
+        if (op == "+") {
+            if (__builtin_add_overflow(x, y, &r)) overflow();
+            return Value::integer(r);
+        }
+        if (op == "-") {
+            if (__builtin_sub_overflow(x, y, &r)) overflow();
+            return Value::integer(r);
+        }
+        if (op == "*") {
+            if (__builtin_mul_overflow(x, y, &r)) overflow();
+            return Value::integer(r);
+        }
+        if (op == "/") {
+            if (y == 0) fail("division-by-zero", "integer division by zero", e.range);
+            if (x == std::numeric_limits<std::int64_t>::min() && y == -1) overflow();
+            return Value::integer(x / y);  // truncates toward zero
+        }
+        if (op == "^") {
+            if (y < 0) fail("negative-exponent", "integer power with negative exponent " + std::to_string(y), e.range);
+            std::int64_t result = 1, base = x;
+            for (std::int64_t k = y; k > 0; k >>= 1) {
+                if (k & 1)
+                    if (__builtin_mul_overflow(result, base, &result)) overflow();
+                if (k > 1)
+                    if (__builtin_mul_overflow(base, base, &base)) overflow();
+            }
+            return Value::integer(result);
+        }
+        if (op == "<" || op == "<=" || op == ">" || op == ">=") return compare(op, x, y);
+        fail("operand-type", "operator '" + op + "' cannot be applied to integers", e.range);
+    }
+
+    Value scalar_op(const std::string& op, double x, double y, const ast::Expr& e) {
+        if (op == "+") return Value::scalar(x + y);
+        if (op == "-") return Value::scalar(x - y);
+        if (op == "*") return Value::scalar(x * y);
+        if (op == "/") return Value::scalar(x / y);
+        if (op == "^") return Value::scalar(std::pow(x, y));
+        if (op == "<" || op == "<=" || op == ">" || op == ">=") return compare(op, x, y);
+        fail("operand-type", "operator '" + op + "' cannot be applied to scalars", e.range);
+    }
+
+    Value eval_comprehension(const ast::Expr& e, Scope& s) {
+        std::size_t n = e.names.size();
+        std::vector<Value> iterables;
+        std::size_t length = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            Value v = eval(e.children[i], s);
+            if (!v.is_array()) fail("operand-type", "comprehension iterates a value that is not an array", e.children[i].range);
+            if (i == 0) {
+                length = v.size();
+            } else if (v.size() != length) {
+                fail("length-mismatch",
+                     "comprehension iterators have different lengths (" + std::to_string(length) + " and " +
+                         std::to_string(v.size()) + ")",
+                     e.children[i].range);
+            }
+            iterables.push_back(std::move(v));
+        }
+        const ast::Expr* filter = e.has_filter ? &e.children[n] : nullptr;
+        const ast::Expr& yield = e.children.back();
+        Value::Items items;
+        for (std::size_t k = 0; k < length; ++k) {
+            Scope inner;
+            inner.parent = &s;
+            inner.generic = s.generic;
+            inner.prefix = s.prefix;
+            inner.graph = s.graph;
+            for (std::size_t i = 0; i < n; ++i) inner.vars[e.names[i]] = iterables[i][k];
+            if (filter) {
+                Value c = eval(*filter, inner);
+                if (!c.is_logical()) fail("operand-type", "comprehension filter is not a logical value", filter->range);
+                if (!c.as_logical()) continue;
+            }
+            items.push_back(eval(yield, inner));
+        }
+        return Value::array(std::move(items));
+    }
+
+    Value eval_subscript(const ast::Expr& e, Scope& s) {
+        Value obj = eval(e.children[0], s);
+        Value idx = eval(e.children[1], s);
+        if (!idx.is_integer()) fail("operand-type", "subscript index is not an integer", e.children[1].range);
+        std::int64_t i = idx.as_integer();
+        std::size_t len = obj.is_string() ? obj.as_string().size() : obj.is_list() ? obj.size() : 0;
+        if (!obj.is_string() && !obj.is_list()) fail("operand-type", "subscript of a value that is not an array, tuple or string", e.range);
+        if (i < 0 || static_cast<std::uint64_t>(i) >= len)
+            fail("index-out-of-range", "index " + std::to_string(i) + " is out of range for length " + std::to_string(len), e.range);
+        if (obj.is_string()) return Value::string(obj.as_string().substr(static_cast<std::size_t>(i), 1));
+        return obj[static_cast<std::size_t>(i)];
+    }
+
+    Value eval_range(const ast::Expr& e, Scope& s) {
+        Value obj = eval(e.children[0], s);
+        std::size_t k = 1;
+        std::size_t len = obj.is_string() ? obj.as_string().size() : obj.is_array() ? obj.size() : 0;
+        if (!obj.is_string() && !obj.is_array()) fail("operand-type", "range subscript of a value that is not an array or string", e.range);
+        std::int64_t b = 0, en = static_cast<std::int64_t>(len);
+        if (e.has_begin) {
+            Value v = eval(e.children[k++], s);
+            if (!v.is_integer()) fail("operand-type", "range begin is not an integer", e.range);
+            b = v.as_integer();
+        }
+        if (e.has_end) {
+            Value v = eval(e.children[k++], s);
+            if (!v.is_integer()) fail("operand-type", "range end is not an integer", e.range);
+            en = v.as_integer();
+        }
+        b = std::max<std::int64_t>(0, std::min<std::int64_t>(b, static_cast<std::int64_t>(len)));
+        en = std::max<std::int64_t>(0, std::min<std::int64_t>(en, static_cast<std::int64_t>(len)));
+        if (b >= en) return obj.is_string() ? Value::string("") : Value::array();
+        if (obj.is_string()) return Value::string(obj.as_string().substr(static_cast<std::size_t>(b), static_cast<std::size_t>(en - b)));
+        return Value::array(Value::Items(obj.items().begin() + b, obj.items().begin() + en));
+    }
+
+    static bool parse_integer_literal(const std::string& s, std::int64_t& out) {
+        std::size_t i = 0;
+        bool neg = false;
+        if (i < s.size() && s[i] == '-') {
+            neg = true;
+            ++i;
+        }
+        if (i >= s.size()) return false;
+        for (std::size_t k = i; k < s.size(); ++k)
+            if (!std::isdigit(static_cast<unsigned char>(s[k]))) return false;
+        std::uint64_t v = 0;
+        auto res = std::from_chars(s.data() + i, s.data() + s.size(), v);
+        if (res.ec != std::errc() || v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return false;
+        out = neg ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+        return true;
+    }
+
+    static bool parse_scalar_literal(const std::string& s, double& out) {
+        // <numeric-literal>: [-] digits [. digits*] [(e|E) [+|-] digits]
+        std::size_t i = 0, n = s.size();
+        if (i < n && s[i] == '-') ++i;
+        std::size_t d = i;
+        while (i < n && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+        if (i == d) return false;
+        if (i < n && s[i] == '.') {
+            ++i;
+            while (i < n && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+        }
+        if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+            ++i;
+            if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
+            std::size_t ed = i;
+            while (i < n && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+            if (i == ed) return false;
+        }
+        if (i != n) return false;
+        auto res = std::from_chars(s.data(), s.data() + n, out);
+        return res.ec == std::errc();
+    }
+
+    Value eval_builtin(const ast::Expr& e, Scope& s) {
+        Value v = eval(e.children[0], s);
+        const std::string& f = e.text;
+        if (f == "shape_of") {
+            if (v.is_identifier()) {
+                const Tensor* t = out_.graph.tensor(v.as_identifier());
+                if (!t || !t->shape)
+                    fail("unknown-shape", "shape_of('" + v.as_identifier() + "'): the shape is not known (it depends on a custom operation)", e.range);
+                Value::Items items;
+                for (std::int64_t d : *t->shape) items.push_back(Value::integer(d));
+                return Value::array(std::move(items));
+            }
+            if (v.is_primitive()) return Value::array();
+            fail("operand-type", "shape_of needs a tensor or a primitive value", e.range);
+        }
+        if (f == "length_of" || f == "range_of") {
+            std::size_t len = 0;
+            if (v.is_array()) len = v.size();
+            else if (v.is_string()) len = v.as_string().size();
+            else fail("operand-type", f + " needs an array or a string", e.range);
+            if (f == "length_of") return Value::integer(static_cast<std::int64_t>(len));
+            Value::Items items;
+            items.reserve(len);
+            for (std::size_t i = 0; i < len; ++i) items.push_back(Value::integer(static_cast<std::int64_t>(i)));
+            return Value::array(std::move(items));
+        }
+        if (f == "integer") {
+            if (v.is_integer()) return v;
+            if (v.is_logical()) return Value::integer(v.as_logical() ? 1 : 0);
+            if (v.is_scalar()) {
+                double x = std::floor(v.as_scalar());
+                if (!(x >= -9.2233720368547758e18 && x < 9.2233720368547758e18))
+                    fail("bad-cast", "integer(" + format_scalar(v.as_scalar()) + ") is out of the integer range", e.range);
+                return Value::integer(static_cast<std::int64_t>(x));
+            }
+            if (v.is_string()) {
+                std::int64_t r = 0;
+                if (!parse_integer_literal(v.as_string(), r))
+                    fail("bad-cast", "integer(" + quote(v.as_string()) + "): not an integer literal", e.range);
+                return Value::integer(r);
+            }
+        } else if (f == "scalar") {
+            if (v.is_scalar()) return v;
+            if (v.is_logical()) return Value::scalar(v.as_logical() ? 1.0 : 0.0);
+            if (v.is_integer()) return Value::scalar(static_cast<double>(v.as_integer()));
+            if (v.is_string()) {
+                double r = 0;
+                if (!parse_scalar_literal(v.as_string(), r))
+                    fail("bad-cast", "scalar(" + quote(v.as_string()) + "): not a numeric literal", e.range);
+                return Value::scalar(r);
+            }
+        } else if (f == "logical") {
+            if (v.is_logical()) return v;
+            if (v.is_integer()) return Value::logical(v.as_integer() != 0);
+            if (v.is_scalar()) return Value::logical(v.as_scalar() != 0.0);
+            if (v.is_string()) return Value::logical(!v.as_string().empty());
+        } else if (f == "string") {
+            if (v.is_string()) return v;
+            if (v.is_primitive()) return Value::string(to_string(v));
+        }
+        fail("bad-cast", f + "() cannot be applied to this value", e.range);
+    }
+
+    // ---- invocations --------------------------------------------------------------------------
+    Value eval_invocation(const ast::Expr& e, Scope& s, Hint hint) {
+        const ast::Fragment* decl = prog_.find(e.text);
+        if (!decl) fail("unknown-operation", "operation '" + e.text + "' is not declared", e.range);
+        std::vector<std::optional<Value>> values(decl->params.size());
+        std::size_t positional = 0;
+        for (std::size_t i = 0; i < e.children.size(); ++i) {
+            const std::string& name = i < e.arg_names.size() ? e.arg_names[i] : std::string();
+            std::size_t idx = decl->params.size();
+            if (name.empty()) {
+                idx = positional++;
+            } else {
+                for (std::size_t k = 0; k < decl->params.size(); ++k)
+                    if (decl->params[k].name == name) idx = k;
+            }
+            if (idx >= decl->params.size()) fail("bad-argument", "argument does not match a parameter of '" + e.text + "'", e.children[i].range);
+            values[idx] = eval(e.children[i], s);
+        }
+        std::optional<PrimType> explicit_type;
+        if (e.generic) {
+            PrimType p = e.generic->prim();
+            explicit_type = p == PrimType::generic ? s.generic : p;
+        }
+        return invoke(*decl, values, explicit_type, s, e, hint);
+    }
+
+    // Deduces `?` from the value given for a parameter of (generic) type t.
+    void deduce(const Type& t, const Value& v, std::vector<PrimType>& found) {
+        if (t.is_primitive() || t.is_tensor()) {
+            if (t.prim() != PrimType::generic) return;
+            PrimType p = value_dtype(out_.graph, v);
+            if (v.is_list()) return;
+            if (p != PrimType::none && std::find(found.begin(), found.end(), p) == found.end()) found.push_back(p);
+        } else if (t.is_array()) {
+            if (v.is_list())
+                for (const Value& i : v.items()) deduce(t.item(), i, found);
+        } else if (t.is_tuple()) {
+            if (v.is_list())
+                for (std::size_t i = 0; i < v.size() && i < t.items().size(); ++i) deduce(t.items()[i], v[i], found);
+        }
+    }
+
+    bool keep_atomic(const ast::Fragment& decl) const {
+        if (!decl.body) return true;
+        if (is_stdlib(decl.range) && !opts_.expand_all && !opts_.expand.count(decl.name))
+            return OpRegistry::standard().find(decl.name) != nullptr;
+        return false;
+    }
+
+    Value invoke(const ast::Fragment& decl, std::vector<std::optional<Value>>& values, std::optional<PrimType> explicit_type,
+                 Scope& s, const ast::Expr& e, Hint hint) {
+        for (std::size_t i = 0; i < decl.params.size(); ++i) {
+            if (values[i]) continue;
+            const ast::Param& p = decl.params[i];
+            if (!p.default_value) fail("missing-argument", "argument '" + p.name + "' of '" + decl.name + "' is missing", e.range);
+            Scope empty;
+            values[i] = eval(*p.default_value, empty);
+        }
+        PrimType bound = PrimType::none;
+        if (decl.generic) {
+            if (explicit_type) {
+                bound = *explicit_type;
+            } else if (decl.generic_default) {
+                bound = *decl.generic_default;
+            } else {
+                std::vector<PrimType> found;
+                for (std::size_t i = 0; i < decl.params.size(); ++i)
+                    if (decl.params[i].type.is_generic()) deduce(decl.params[i].type, *values[i], found);
+                if (found.size() == 1) bound = found.front();
+            }
+        }
+        if (keep_atomic(decl)) return emit(decl, values, bound, s, e, hint);
+        return expand_fragment(decl, values, bound, s, e, hint);
+    }
+
+    Value expand_fragment(const ast::Fragment& decl, std::vector<std::optional<Value>>& values, PrimType bound, Scope& s,
+                          const ast::Expr& e, Hint hint) {
+        if (chain_.size() >= opts_.options.limits.max_recursion)
+            fail("limit-exceeded",
+                 "fragment expansion depth exceeds limit max_recursion (" + std::to_string(opts_.options.limits.max_recursion) +
+                     ") in '" + decl.name + "' (non-terminating recursion?)",
+                 e.range);
+        Scope inner;
+        inner.generic = bound;
+        std::string local = hint.lhs ? first_identifier(*hint.lhs) : decl.name;
+        inner.prefix = hint.graph ? s.prefix : s.prefix + "_" + local;
+        for (std::size_t i = 0; i < decl.params.size(); ++i) inner.vars[decl.params[i].name] = std::move(*values[i]);
+        chain_.push_back(CallSite{decl.name, e.range});
+        for (const ast::Assignment& a : *decl.body) {
+            Value v = eval(a.rhs, inner, Hint{&a.lhs, false});
+            bind_local(a.lhs, v, inner);
+        }
+        chain_.pop_back();
+        Value::Items results;
+        for (const ast::Result& r : decl.results) {
+            auto it = inner.vars.find(r.name);
+            if (it == inner.vars.end())
+                fail("unassigned-result", "result '" + r.name + "' of '" + decl.name + "' is not assigned", decl.range);
+            results.push_back(it->second);
+        }
+        if (results.size() == 1) return std::move(results.front());
+        return Value::tuple(std::move(results));
+    }
+
+    void bind_local(const ast::Expr& lhs, const Value& v, Scope& s) {
+        using K = ast::ExprKind;
+        if (lhs.kind == K::identifier) {
+            s.vars[lhs.text] = v;
+            return;
+        }
+        if (lhs.kind == K::paren) return bind_local(lhs.children[0], v, s);
+        if (!v.is_list() || v.size() != lhs.children.size())
+            fail("unpack-mismatch",
+                 "cannot unpack " + (v.is_list() ? std::to_string(v.size()) + " values" : std::string("a single value")) +
+                     " into " + std::to_string(lhs.children.size()) + " identifiers",
+                 lhs.range);
+        for (std::size_t i = 0; i < lhs.children.size(); ++i) bind_local(lhs.children[i], v[i], s);
+    }
+
+    // ---- emitting atomic operations -------------------------------------------------------------
+    // Names for the tensors of one result: from the lvalue hint when its structure fits.
+    void result_names(const ast::Fragment& decl, const Operation& op, std::size_t ri, const ast::Expr* lhs, bool graph,
+                      const Scope& s, Value& out, const ast::Expr& e) {
+        const ast::Result& r = decl.results[ri];
+        bool array = r.type.is_array();
+        auto base = [&](const std::string& local) { return graph ? local : s.prefix + "_" + local; };
+        if (!array) {
+            std::string name;
+            if (lhs && lhs->kind == ast::ExprKind::identifier && graph && !used_.count(lhs->text)) {
+                name = lhs->text;
+                used_.insert(name);
+            } else {
+                name = fresh_name(lhs && lhs->kind == ast::ExprKind::identifier ? base(lhs->text) : base(op.name));
+            }
+            out = Value::identifier(name);
+            return;
+        }
+        // Tensor-array result: the count comes from the lvalue, or from the operation itself.
+        std::size_t count = 0;
+        bool have_count = false;
+        if (lhs && lhs->kind == ast::ExprKind::array) {
+            count = lhs->children.size();
+            have_count = true;
+        } else if (op.name == "split") {
+            if (const Value* ratios = op.attrib("ratios"); ratios && ratios->is_array()) {
+                count = ratios->size();
+                have_count = true;
+            }
+        } else if (op.name == "unstack") {
+            const Value* in = op.input("value");
+            const Value* axis = op.attrib("axis");
+            if (in && in->is_identifier() && axis && axis->is_integer()) {
+                const Tensor* t = out_.graph.tensor(in->as_identifier());
+                std::int64_t rank = t && t->shape ? static_cast<std::int64_t>(t->shape->size()) : -1;
+                std::int64_t a = axis->as_integer() < 0 ? axis->as_integer() + rank : axis->as_integer();
+                if (t && t->shape && a >= 0 && a < rank) {
+                    count = static_cast<std::size_t>((*t->shape)[static_cast<std::size_t>(a)]);
+                    have_count = true;
+                }
+            }
+        }
+        if (!have_count)
+            fail("unknown-result-count", "cannot tell how many tensors '" + decl.name + "' returns in '" + r.name +
+                                             "'; assign its result to an array of identifiers", e.range);
+        if (count > opts_.options.limits.max_value_items)
+            fail("limit-exceeded", "result count exceeds limit max_value_items", e.range);
+        Value::Items items;
+        for (std::size_t i = 0; i < count; ++i) {
+            const ast::Expr* item = lhs && lhs->kind == ast::ExprKind::array ? &lhs->children[i] : nullptr;
+            std::string name;
+            if (item && item->kind == ast::ExprKind::identifier && graph && !used_.count(item->text)) {
+                name = item->text;
+                used_.insert(name);
+            } else if (item && item->kind == ast::ExprKind::identifier) {
+                name = fresh_name(base(item->text));
+            } else {
+                name = fresh_name(base(op.name));
+            }
+            items.push_back(Value::identifier(name));
+        }
+        out = Value::array(std::move(items));
+    }
+
+    Value emit(const ast::Fragment& decl, std::vector<std::optional<Value>>& values, PrimType bound, Scope& s,
+               const ast::Expr& e, Hint hint) {
+        Graph& g = out_.graph;
+        if (g.operations.size() >= opts_.options.limits.max_operations)
+            fail("limit-exceeded", "expansion exceeds limit max_operations (" + std::to_string(opts_.options.limits.max_operations) + ")",
+                 e.range);
+        if (decl.name == "external" && !s.graph) fail("external-in-fragment", "'external' used inside a fragment", e.range);
+        Operation op;
+        op.name = decl.name;
+        op.dtype = decl.generic ? bound : PrimType::none;
+        for (std::size_t i = 0; i < decl.params.size(); ++i) {
+            const ast::Param& p = decl.params[i];
+            Value v = std::move(*values[i]);
+            if (p.type.contains_tensor()) {
+                for (const std::string& n : tensor_names(v))
+                    if (!g.tensor(n)) fail("undefined-tensor", "tensor '" + n + "' is not defined", e.range);
+                op.inputs.emplace_back(p.name, std::move(v));
+            } else {
+                op.attribs.emplace_back(p.name, std::move(v));
+            }
+        }
+        if (decl.name == "external" && s.graph && hint.lhs && hint.lhs->kind == ast::ExprKind::identifier) {
+            auto it = opts_.input_shapes.find(hint.lhs->text);
+            if (it != opts_.input_shapes.end())
+                for (auto& [n, v] : op.attribs)
+                    if (n == "shape") {
+                        Value::Items items;
+                        for (std::int64_t d : it->second) items.push_back(Value::integer(d));
+                        v = Value::array(std::move(items));
+                    }
+        }
+        op.provenance.range = e.range;
+        for (std::size_t k = chain_.size(); k-- > 0;) op.provenance.chain.push_back(chain_[k]);
+
+        // Results: names from the hint where the lvalue matches the result structure.
+        const ast::Expr* lhs = hint.lhs;
+        while (lhs && lhs->kind == ast::ExprKind::paren) lhs = &lhs->children[0];
+        std::size_t nres = decl.results.size();
+        for (std::size_t ri = 0; ri < nres; ++ri) {
+            const ast::Expr* rl = nullptr;
+            if (lhs && nres == 1) rl = lhs;
+            else if (lhs && lhs->kind == ast::ExprKind::tuple && lhs->children.size() == nres) rl = &lhs->children[ri];
+            Value out;
+            result_names(decl, op, ri, rl, hint.graph, s, out, e);
+            for (const std::string& n : tensor_names(out)) g.add_tensor(n);
+            op.outputs.emplace_back(decl.results[ri].name, std::move(out));
+        }
+        set_output_dtypes(g, op, decl);
+
+        const OpDef* def = OpRegistry::standard().find(decl.name);
+        bool custom = !is_stdlib(decl.range);
+        if (custom) {
+            def = opts_.custom ? opts_.custom->find(decl.name) : nullptr;
+            if (std::find(out_.custom_operations.begin(), out_.custom_operations.end(), decl.name) == out_.custom_operations.end())
+                out_.custom_operations.push_back(decl.name);
+        } else if (!def) {
+            fail("internal", "standard operation '" + decl.name + "' has no shape definition", e.range);
+        }
+        std::size_t index = g.operations.size();
+        for (const auto& [n, v] : op.outputs)
+            for (const std::string& t : tensor_names(v)) producers_[t] = index;
+        InferReport inferred;
+        inferred.strict = opts_.options.strict;
+        bool ok = infer_operation(g, producers_, g.operations, op, def, inferred);
+        for (const std::string& w : inferred.warnings) warn_once("de-facto-form", w, e.range);
+        const std::vector<std::string>& errors = inferred.errors;
+        if (!ok) {
+            for (std::size_t i = 0; i + 1 < errors.size(); ++i) report("invalid-argument", errors[i], e.range, chain_);
+            fail("invalid-argument", errors.empty() ? "invalid arguments for '" + decl.name + "'" : errors.back(), e.range);
+        }
+        Value::Items results;
+        for (auto& [n, v] : op.outputs) results.push_back(v);
+        g.operations.push_back(std::move(op));
+        if (results.size() == 1) return std::move(results.front());
+        return Value::tuple(std::move(results));
+    }
+
+    // ---- graph-level binding ----------------------------------------------------------------------
+    void poison(const ast::Expr& lhs, Scope& s) {
+        if (lhs.kind == ast::ExprKind::identifier) {
+            s.vars[lhs.text] = Value();
+            return;
+        }
+        for (const ast::Expr& c : lhs.children) poison(c, s);
+    }
+
+    void rename_in(Value& v, const std::string& from, const std::string& to) {
+        if (v.is_identifier()) {
+            if (v.as_identifier() == from) v = Value::identifier(to);
+        } else if (v.is_list()) {
+            for (Value& i : v.items()) rename_in(i, from, to);
+        }
+    }
+
+    void bind_graph(const ast::Expr& lhs, const Value& v, Scope& s, std::size_t op_start, SourceRange range) {
+        using K = ast::ExprKind;
+        if (lhs.kind == K::paren) return bind_graph(lhs.children[0], v, s, op_start, range);
+        if (lhs.kind != K::identifier) {
+            if (!v.is_list() || v.size() != lhs.children.size())
+                fail("unpack-mismatch",
+                     "cannot unpack " + (v.is_list() ? std::to_string(v.size()) + " values" : std::string("a single value")) +
+                         " into " + std::to_string(lhs.children.size()) + " identifiers",
+                     lhs.range);
+            for (std::size_t i = 0; i < lhs.children.size(); ++i) bind_graph(lhs.children[i], v[i], s, op_start, range);
+            return;
+        }
+        const std::string& name = lhs.text;
+        Graph& g = out_.graph;
+        if (v.is_identifier()) {
+            const std::string& t = v.as_identifier();
+            if (t == name) {
+                s.vars[name] = v;
+                return;
+            }
+            auto p = producers_.find(t);
+            bool fresh = p != producers_.end() && p->second >= op_start && !reserved_.count(t) && !used_.count(name);
+            if (fresh) {
+                // A tensor made by this statement: it takes the graph's name.
+                Tensor* tensor = g.tensor(t);
+                tensor->name = name;
+                g.rebuild_index();
+                std::size_t idx = p->second;
+                producers_.erase(p);
+                producers_[name] = idx;
+                for (std::size_t i = op_start; i < g.operations.size(); ++i) {
+                    for (auto& [n, x] : g.operations[i].inputs) rename_in(x, t, name);
+                    for (auto& [n, x] : g.operations[i].outputs) rename_in(x, t, name);
+                }
+                used_.insert(name);
+                s.vars[name] = Value::identifier(name);
+                return;
+            }
+            emit_alias("copy", {{"x", v}}, {}, name, value_dtype(g, v), range);
+        } else if (v.is_integer() || v.is_scalar() || v.is_logical()) {
+            PrimType p = value_dtype(g, v);
+            emit_alias("constant", {}, {{"shape", Value::array()}, {"value", Value::array({v})}}, name, p, range);
+        } else {
+            fail("not-a-tensor", "'" + name + "' in the graph body must be a tensor", lhs.range);
+        }
+        s.vars[name] = Value::identifier(name);
+    }
+
+    // Emits `name = copy(x)` or `name = constant(...)` for graph identifiers bound to an existing
+    // tensor or a literal.
+    void emit_alias(const std::string& opname, NamedValues inputs, NamedValues attribs, const std::string& name, PrimType dtype,
+                    SourceRange range) {
+        Graph& g = out_.graph;
+        const ast::Fragment* decl = prog_.find(opname);
+        Operation op;
+        op.name = opname;
+        op.dtype = dtype;
+        op.inputs = std::move(inputs);
+        op.attribs = std::move(attribs);
+        if (decl)
+            for (const ast::Param& p : decl->params)
+                if (!p.type.contains_tensor() && !op.attrib(p.name) && p.default_value) {
+                    Scope empty;
+                    op.attribs.emplace_back(p.name, eval(*p.default_value, empty));
+                }
+        op.outputs.emplace_back(decl && !decl->results.empty() ? decl->results[0].name : "y", Value::identifier(name));
+        op.provenance.range = range;
+        used_.insert(name);
+        g.add_tensor(name, dtype);
+        std::size_t index = g.operations.size();
+        producers_[name] = index;
+        const OpDef* def = OpRegistry::standard().find(opname);
+        InferReport report;
+        report.strict = opts_.options.strict;
+        if (!infer_operation(g, producers_, g.operations, op, def, report))
+            fail("invalid-argument", report.errors.empty() ? "invalid '" + opname + "'" : report.errors.back(), range);
+        g.operations.push_back(std::move(op));
+    }
+
+    // ---- whole-graph checks -------------------------------------------------------------------
+    void check_graph() {
+        Graph& g = out_.graph;
+        struct Label {
+            const Operation* op;
+            std::string tensor;
+        };
+        std::unordered_map<std::string, Label> labels;
+        std::unordered_map<std::string, std::string> label_of;  // variable tensor -> lower-case label
+        for (const Operation& op : g.operations) {
+            if (op.name != "variable") continue;
+            const Value* label = op.attrib("label");
+            const Value* out = op.output("output");
+            if (!label || !label->is_string() || !out || !out->is_identifier()) continue;
+            std::string key = to_lower(label->as_string());
+            label_of[out->as_identifier()] = key;
+            const Tensor* t = g.tensor(out->as_identifier());
+            auto it = labels.find(key);
+            if (it == labels.end()) {
+                labels.emplace(key, Label{&op, out->as_identifier()});
+                continue;
+            }
+            const Tensor* first = g.tensor(it->second.tensor);
+            if (t && first && t->shape && first->shape && *t->shape != *first->shape) {
+                Diagnostic& d = diags_.error(Stage::shape, "label-shape-mismatch",
+                                             "variables labelled '" + label->as_string() + "' share data but have shapes " +
+                                                 to_string(*first->shape) + " and " + to_string(*t->shape),
+                                             user_range(op.provenance));
+                d.notes.push_back({"the first variable with this label is here", user_range(it->second.op->provenance)});
+            }
+        }
+        std::unordered_map<std::string, const Operation*> updated;
+        for (const Operation& op : g.operations) {
+            if (op.name != "update") continue;
+            const Value* var = op.input("variable");
+            if (!var || !var->is_identifier()) continue;
+            auto l = label_of.find(var->as_identifier());
+            std::string key = l != label_of.end() ? "label:" + l->second : "tensor:" + var->as_identifier();
+            auto [it, inserted] = updated.emplace(key, &op);
+            if (!inserted) {
+                Diagnostic& d = diags_.error(Stage::shape, "variable-updated-twice",
+                                             "variable '" + var->as_identifier() + "' is updated more than once" +
+                                                 (l != label_of.end() ? " (variables sharing a label are one variable)" : ""),
+                                             user_range(op.provenance));
+                d.notes.push_back({"first update is here", user_range(it->second->provenance)});
+            }
+        }
+    }
+
+    SourceRange user_range(const Provenance& p) const {
+        SourceRange r = p.range;
+        for (std::size_t i = 0; is_stdlib(r) && i < p.chain.size(); ++i) r = p.chain[i].range;
+        return r;
+    }
+
+    const Program& prog_;
+    const ExpandOptions& opts_;
+    Diagnostics& diags_;
+    Expansion out_;
+    std::unordered_set<std::uint32_t> stdlib_files_;
+    std::unordered_set<std::string> reserved_;  // graph-level names (never used for temporaries)
+    std::unordered_set<std::string> used_;      // tensor names taken
+    std::unordered_map<std::string, std::size_t> counters_;
+    std::unordered_set<std::string> warned_;
+    ProducerMap producers_;
+    std::vector<CallSite> chain_;  // outermost first
+};
+
+}  // namespace expander_cpp
+
+Expansion expand(const Program& program, const ExpandOptions& options, Diagnostics& diags) {
+    if (!program.document || !program.document->graph) {
+        diags.error(Stage::semantic, "no-graph", "the document has no graph definition");
+        return {};
+    }
+    expander_cpp::Expander x(program, options, diags);
+    return x.run();
+}
+
+void infer_shapes(Graph& graph, const Program& program, const ExpandOptions& options, Diagnostics& diags) {
+    ProducerMap producers;
+    for (std::size_t i = 0; i < graph.operations.size(); ++i)
+        for (const auto& [n, v] : graph.operations[i].outputs)
+            for (const std::string& t : tensor_names(v)) producers[t] = i;
+    for (Tensor& t : graph.tensors) t.shape.reset();
+    for (Operation& op : graph.operations) {
+        if (diags.limit_reached()) break;
+        if (op.name == "external") {
+            const Value* out = op.output("output");
+            if (out && out->is_identifier()) {
+                auto it = options.input_shapes.find(out->as_identifier());
+                if (it != options.input_shapes.end())
+                    for (auto& [n, v] : op.attribs)
+                        if (n == "shape") {
+                            Value::Items items;
+                            for (std::int64_t d : it->second) items.push_back(Value::integer(d));
+                            v = Value::array(std::move(items));
+                        }
+            }
+        }
+        const ast::Fragment* decl = program.find(op.name);
+        if (decl) set_output_dtypes(graph, op, *decl);
+        const OpDef* def = OpRegistry::standard().find(op.name);
+        if (!def && options.custom) def = options.custom->find(op.name);
+        InferReport report;
+        report.strict = options.options.strict;
+        if (!infer_operation(graph, producers, graph.operations, op, def, report))
+            for (const std::string& m : report.errors) diags.error(Stage::shape, "invalid-argument", m, op.provenance.range);
+    }
+}
+
+}  // namespace nnef::sema

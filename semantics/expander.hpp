@@ -1,0 +1,46 @@
+// The fragment expander: evaluates compile-time expressions, expands compound fragments into
+// atomic operations and infers dtypes and shapes as it goes (shape_of needs them), producing the
+// flat Graph. Errors of this stage have stage `shape` (SPEC_NOTES section 5).
+#pragma once
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nnef/diagnostics.hpp>
+#include <nnef/graph.hpp>
+#include <nnef/op_def.hpp>
+#include <nnef/options.hpp>
+#include "semantics/checker.hpp"
+
+namespace nnef::sema {
+
+struct ExpandOptions {
+    Options options;
+    bool expand_all = false;          // expand every standard compound down to primitives
+    std::set<std::string> expand;     // standard compounds to expand (others stay atomic)
+    std::map<std::string, Shape> input_shapes;  // overrides of external shapes, by graph input name
+    const OpRegistry* custom = nullptr;  // shape functions for custom operations (optional)
+};
+
+struct Expansion {
+    Graph graph;
+    // Custom operations (body-less document fragments) that occur in the graph, in first-use order.
+    std::vector<std::string> custom_operations;
+};
+
+// Expands a checked program. The graph is complete only if no error was added.
+Expansion expand(const Program& program, const ExpandOptions& options, Diagnostics& diags);
+
+// Re-runs dtype/shape inference over a flat graph (e.g. after shapes of inputs changed).
+// Declarations come from `program` (result types, generic binding).
+void infer_shapes(Graph& graph, const Program& program, const ExpandOptions& options, Diagnostics& diags);
+
+// Prints a flat NNEF document (version 1.0; no extensions unless custom operations need their
+// declarations). With `shapes`, each statement gets a trailing comment with dtype and shape.
+struct PrintOptions {
+    bool shapes = false;
+};
+std::string print_flat(const Graph& graph, const Program& program, const PrintOptions& options = {});
+
+}  // namespace nnef::sema

@@ -1,0 +1,142 @@
+// Shape and dtype inference of single operations (the ShapeContext the OpDefs see), shared by
+// the expander (incremental inference) and infer_shapes (a re-run over a flat graph).
+#include "semantics/infer.hpp"
+
+#include <algorithm>
+
+namespace nnef::sema {
+
+namespace infer_cpp {
+
+class Context final : public ShapeContext {
+public:
+    Context(Graph& g, const ProducerMap& producers, const std::vector<Operation>& ops, Operation& op, InferReport& report)
+        : graph_(g), producers_(producers), ops_(ops), op_(op), report_(report) {}
+
+    const Operation& op() const override { return op_; }
+
+    Shape shape_of(const Value& v) const override {
+        if (v.is_identifier()) {
+            const Tensor* t = graph_.tensor(v.as_identifier());
+            if (t && t->shape) return *t->shape;
+        }
+        return {};
+    }
+    PrimType dtype_of(const Value& v) const override { return value_dtype(graph_, v); }
+    const Operation* producer(const Value& v) const override {
+        if (!v.is_identifier()) return nullptr;
+        auto it = producers_.find(v.as_identifier());
+        return it == producers_.end() ? nullptr : &ops_[it->second];
+    }
+    bool error(std::string message) override {
+        report_.errors.push_back(std::move(message));
+        return false;
+    }
+    bool strict() const override { return report_.strict; }
+    void warning(std::string message) override { report_.warnings.push_back(std::move(message)); }
+    void set_shape(std::string_view result, Shape shape) override {
+        const Value* out = op_.output(result);
+        if (out && out->is_identifier()) set(out->as_identifier(), std::move(shape));
+    }
+    void set_shapes(std::string_view result, std::vector<Shape> shapes) override {
+        const Value* out = op_.output(result);
+        if (!out || !out->is_list()) return;
+        for (std::size_t i = 0; i < out->size() && i < shapes.size(); ++i)
+            if ((*out)[i].is_identifier()) set((*out)[i].as_identifier(), std::move(shapes[i]));
+    }
+    std::size_t result_count(std::string_view result) const override {
+        const Value* out = op_.output(result);
+        if (!out) return 0;
+        return out->is_list() ? out->size() : 1;
+    }
+
+private:
+    void set(const std::string& name, Shape shape) {
+        if (Tensor* t = graph_.tensor(name)) t->shape = std::move(shape);
+    }
+    Graph& graph_;
+    const ProducerMap& producers_;
+    const std::vector<Operation>& ops_;
+    Operation& op_;
+    InferReport& report_;
+};
+
+void collect_identifiers(const Value& v, std::vector<std::string>& out) {
+    if (v.is_identifier()) {
+        out.push_back(v.as_identifier());
+    } else if (v.is_list()) {
+        for (const Value& i : v.items()) collect_identifiers(i, out);
+    }
+}
+
+}  // namespace infer_cpp
+
+PrimType value_dtype(const Graph& g, const Value& v) {
+    switch (v.kind()) {
+        case Value::Kind::integer: return PrimType::integer;
+        case Value::Kind::scalar: return PrimType::scalar;
+        case Value::Kind::logical: return PrimType::logical;
+        case Value::Kind::string: return PrimType::string;
+        case Value::Kind::identifier: {
+            const Tensor* t = g.tensor(v.as_identifier());
+            return t ? t->dtype : PrimType::none;
+        }
+        default: return PrimType::none;
+    }
+}
+
+std::vector<std::string> tensor_names(const Value& v) {
+    std::vector<std::string> out;
+    infer_cpp::collect_identifiers(v, out);
+    return out;
+}
+
+void set_output_dtypes(Graph& g, const Operation& op, const ast::Fragment& decl) {
+    for (const ast::Result& r : decl.results) {
+        const Value* out = op.output(r.name);
+        if (!out) continue;
+        Type t = r.type.is_generic() ? r.type.bind(op.dtype) : r.type;
+        // tensor<T> or tensor<T>[] (or tuples of them): every identifier gets T.
+        const Type* item = &t;
+        while (item->is_array()) item = &item->item();
+        PrimType p = item->is_tensor() ? item->prim() : PrimType::none;
+        if (p == PrimType::generic) p = PrimType::none;
+        for (const std::string& n : tensor_names(*out))
+            if (Tensor* tensor = g.tensor(n)) tensor->dtype = p;
+    }
+}
+
+bool infer_operation(Graph& g, const ProducerMap& producers, const std::vector<Operation>& ops, Operation& op,
+                     const OpDef* def, InferReport& report) {
+    std::vector<std::string>& errors = report.errors;
+    // Unknown input shape (downstream of a custom operation): all outputs unknown, checks skipped.
+    bool known = def != nullptr;
+    for (const auto& [name, v] : op.inputs) {
+        for (const std::string& n : tensor_names(v)) {
+            const Tensor* t = g.tensor(n);
+            if (!t || !t->shape) known = false;
+        }
+    }
+    if (!known) {
+        for (const auto& [name, v] : op.outputs)
+            for (const std::string& n : tensor_names(v))
+                if (Tensor* t = g.tensor(n)) t->shape.reset();
+        return true;
+    }
+    infer_cpp::Context ctx(g, producers, ops, op, report);
+    bool ok = def->infer(ctx);
+    if (ok) {
+        for (const auto& [name, v] : op.outputs) {
+            for (const std::string& n : tensor_names(v)) {
+                const Tensor* t = g.tensor(n);
+                if (t && !t->shape) {
+                    errors.push_back("internal: shape function of '" + op.name + "' did not set the shape of '" + n + "'");
+                    return false;
+                }
+            }
+        }
+    }
+    return ok && errors.empty();
+}
+
+}  // namespace nnef::sema

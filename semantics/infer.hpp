@@ -1,0 +1,35 @@
+// Per-operation dtype and shape inference (internal to semantics).
+#pragma once
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nnef/graph.hpp>
+#include <nnef/op_def.hpp>
+#include "grammar/ast.hpp"
+
+namespace nnef::sema {
+
+// Tensor name -> index of the operation that produced it.
+using ProducerMap = std::unordered_map<std::string, std::size_t>;
+
+// dtype of an argument value: a tensor's dtype, or the literal's primitive type.
+PrimType value_dtype(const Graph& g, const Value& v);
+// Every identifier inside a value, in order.
+std::vector<std::string> tensor_names(const Value& v);
+// Sets the dtype of every output tensor of `op` from the declared result types (generic bound to
+// op.dtype).
+void set_output_dtypes(Graph& g, const Operation& op, const ast::Fragment& decl);
+// What a shape function reported.
+struct InferReport {
+    bool strict = false;  // in: the dialect
+    std::vector<std::string> errors;
+    std::vector<std::string> warnings;
+};
+
+// Runs the op's shape function (when every input shape is known; otherwise marks the outputs
+// unknown). Messages of failed checks go to report.errors. Returns false on failure.
+bool infer_operation(Graph& g, const ProducerMap& producers, const std::vector<Operation>& ops, Operation& op,
+                     const OpDef* def, InferReport& report);
+
+}  // namespace nnef::sema

@@ -1,0 +1,119 @@
+// The front-end pipeline behind nnef::Session.
+#include <nnef/nnef.hpp>
+
+
+#include "grammar/parse.hpp"
+#include "semantics/checker.hpp"
+#include "semantics/expander.hpp"
+#include "semantics/stdlib.hpp"
+#include "storage/container.hpp"
+#include "storage/model.hpp"
+
+namespace nnef {
+
+const char* version() {
+#ifdef NNEF_VERSION_STRING
+    return NNEF_VERSION_STRING;
+#else
+    return "0.1.0";
+#endif
+}
+
+struct Session::Impl {
+    FlattenOptions options;
+    SourceManager sources;
+    Diagnostics diagnostics;
+    std::shared_ptr<const sema::Stdlib> stdlib;
+    std::optional<ast::Document> document;
+    sema::Program program;
+    std::optional<sema::Expansion> expansion;
+    std::vector<std::string> no_custom;
+    std::optional<storage::Container> container;
+
+    explicit Impl(FlattenOptions o) : options(std::move(o)), diagnostics(options.options.limits.max_errors) {}
+
+    sema::ExpandOptions expand_options() const {
+        sema::ExpandOptions x;
+        x.options = options.options;
+        x.expand_all = options.expand_all;
+        x.expand.insert(options.expand.begin(), options.expand.end());
+        x.input_shapes = options.input_shapes;
+        x.custom = options.custom_shapes;
+        return x;
+    }
+
+    bool run(std::uint32_t file) {
+        Diagnostics lib_diags;
+        stdlib = sema::load_stdlib(sources, options.options.strict, lib_diags);
+        diagnostics.append(lib_diags);
+        if (!stdlib || lib_diags.has_errors()) return false;
+        grammar::ParseOptions po;
+        po.options = options.options;
+        document = grammar::parse(sources, file, po, diagnostics);
+        if (!document || diagnostics.has_errors()) return false;
+        program = sema::check(*document, stdlib, options.options, diagnostics);
+        if (diagnostics.has_errors()) return false;
+        expansion = sema::expand(program, expand_options(), diagnostics);
+        if (diagnostics.has_errors()) {
+            expansion.reset();
+            return false;
+        }
+        return true;
+    }
+};
+
+Session::Session(FlattenOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Session::~Session() = default;
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+
+bool Session::load_text(std::string name, std::string text) {
+    if (text.size() >= 0xFFFFFFF0u) {
+        Diagnostic d;
+        d.stage = Stage::io;
+        d.code = "file-too-large";
+        d.message = "document is larger than 4 GiB";
+        d.path = name;
+        impl_->diagnostics.add(std::move(d));
+        return false;
+    }
+    std::uint32_t file = impl_->sources.add(std::move(name), std::move(text));
+    return impl_->run(file);
+}
+
+bool Session::load_path(const std::string& path) {
+    storage::ContainerLimits limits;
+    limits.max_members = impl_->options.max_archive_members;
+    limits.max_total_bytes = impl_->options.max_archive_bytes;
+    Result<storage::Container> c = storage::open_container(path, limits);
+    impl_->diagnostics.append(c.diagnostics);
+    if (!c.value) return false;
+    impl_->container = std::move(*c.value);
+    const storage::Container& con = *impl_->container;
+    if (!load_text(con.graph_name, con.graph_text)) return false;
+    // A bare graph.nnef file carries no tensor data; folders and archives must have every
+    // variable's data (spec chapter 6, step 4) unless only the structure is asked for.
+    if (impl_->options.load_weights && con.kind != storage::Container::Kind::graph_file) {
+        if (!storage::attach_weights(impl_->expansion->graph, con, impl_->options.options.limits, impl_->diagnostics)) {
+            impl_->expansion.reset();
+            return false;
+        }
+    }
+    return true;
+}
+
+const Graph* Session::graph() const { return impl_->expansion ? &impl_->expansion->graph : nullptr; }
+const Diagnostics& Session::diagnostics() const { return impl_->diagnostics; }
+const SourceManager& Session::sources() const { return impl_->sources; }
+const std::vector<std::string>& Session::custom_operations() const {
+    return impl_->expansion ? impl_->expansion->custom_operations : impl_->no_custom;
+}
+
+std::string Session::flat_text(bool shapes) const {
+    if (!impl_->expansion) return {};
+    sema::PrintOptions po;
+    po.shapes = shapes;
+    return sema::print_flat(impl_->expansion->graph, impl_->program, po);
+}
+
+}  // namespace nnef

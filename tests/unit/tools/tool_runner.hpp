@@ -1,0 +1,62 @@
+// Runs a built tool as a separate process and captures its stdout, stderr and exit code.
+#pragma once
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "test_support.hpp"
+
+namespace nnef_test {
+
+struct RunResult {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+inline std::string shell_quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) {
+        if (c == '\'') q += "'\\''";
+        else q += c;
+    }
+    return q + "'";
+}
+
+inline std::filesystem::path scratch_dir() {
+    auto dir = std::filesystem::temp_directory_path() / ("nnef-tool-tests-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+// `args` is appended verbatim (quote paths with shell_quote).
+inline RunResult run_tool(const std::string& tool, const std::string& args, const std::string& stdin_text = {}) {
+    auto dir = scratch_dir();
+    auto out = dir / "stdout.txt", err = dir / "stderr.txt", in = dir / "stdin.txt";
+    {
+        std::ofstream f(in, std::ios::binary);
+        f << stdin_text;
+    }
+    std::string cmd = shell_quote((std::filesystem::path(NNEF_TOOLS_DIR) / tool).string()) + " " + args + " <" +
+                      shell_quote(in.string()) + " >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string());
+    int status = std::system(cmd.c_str());
+    RunResult r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    r.out = read_text(out);
+    r.err = read_text(err);
+    return r;
+}
+
+inline std::filesystem::path write_scratch(const std::string& name, const std::string& text) {
+    auto p = scratch_dir() / name;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream f(p, std::ios::binary);
+    f << text;
+    return p;
+}
+
+}  // namespace nnef_test

@@ -1,0 +1,213 @@
+#include "cli.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace nnef::cli {
+
+namespace cli_cpp {
+
+void usage_error(const ToolSpec& spec, const std::string& message) {
+    std::cerr << spec.name << ": error: " << message << "\n" << "usage: " << spec.name << " [options] " << spec.synopsis
+              << "\n(try --help)\n";
+}
+
+void help(const ToolSpec& spec) {
+    std::cout << "usage: " << spec.name << " [options] " << spec.synopsis << "\n\n" << spec.description << "\n\noptions:\n";
+    std::cout << "  --strict                 NNEF 1.0 revision 3 exactly (default: also later 1.0.x additions\n"
+                 "                           and the de facto forms of exported models, with warnings)\n"
+                 "  --input-shape NAME=D,... override the shape of graph input NAME (repeatable)\n"
+                 "  --no-weights             check the structure only (do not load tensor files)\n"
+                 "  --max-errors N           stop after N errors (default 20; 0 = no limit)\n"
+                 "  --max-recursion N        fragment expansion depth limit (default 1000)\n"
+                 "  --max-nesting N          expression nesting depth limit (default 512)\n"
+                 "  --max-operations N       limit on operations produced by expansion\n";
+    if (spec.has_expand)
+        std::cout << "  --expand-all             expand every standard compound down to primitives\n"
+                     "  --expand NAME,...        expand the named standard compounds\n";
+    if (spec.has_shapes) std::cout << "  --shapes                 add each tensor's dtype and shape as a trailing comment\n";
+    if (spec.has_output) std::cout << "  -o FILE                  write the output to FILE (default: stdout)\n";
+    std::cout << "  --format text|json       output format of diagnostics and summaries (default text)\n"
+                 "  --quiet                  print diagnostics only\n"
+                 "  --help, --version\n\n"
+                 "exit status: 0 success, 1 invalid input (diagnostics printed), 2 usage or I/O error\n";
+}
+
+bool parse_size(const std::string& s, std::size_t& out) {
+    if (s.empty() || s.size() > 18) return false;
+    for (char c : s)
+        if (c < '0' || c > '9') return false;
+    out = static_cast<std::size_t>(std::strtoull(s.c_str(), nullptr, 10));
+    return true;
+}
+
+bool parse_shape_arg(const std::string& arg, std::string& name, Shape& shape) {
+    auto eq = arg.find('=');
+    if (eq == std::string::npos || eq == 0) return false;
+    name = arg.substr(0, eq);
+    std::string rest = arg.substr(eq + 1);
+    std::stringstream ss(rest);
+    std::string item;
+    shape.clear();
+    while (std::getline(ss, item, ',')) {
+        std::size_t v = 0;
+        if (!parse_size(item, v)) return false;
+        shape.push_back(static_cast<std::int64_t>(v));
+    }
+    return !shape.empty();
+}
+
+}  // namespace cli_cpp
+
+int parse_args(int argc, char** argv, const ToolSpec& spec, CommonOptions& out) {
+    Limits& limits = out.flatten.options.limits;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        auto value = [&](std::string& v) -> bool {
+            auto eq = a.find('=');
+            if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
+                v = a.substr(eq + 1);
+                a = a.substr(0, eq);
+                return true;
+            }
+            if (i + 1 >= argc) {
+                cli_cpp::usage_error(spec, "option '" + a + "' needs a value");
+                return false;
+            }
+            v = argv[++i];
+            return true;
+        };
+        std::string v;
+        std::string key = a.substr(0, a.find('='));
+        if (a == "--help" || a == "-h") {
+            cli_cpp::help(spec);
+            return ok;
+        } else if (a == "--version") {
+            std::cout << spec.name << " (nnef toolkit) " << nnef::version() << "\n";
+            return ok;
+        } else if (a == "--strict") {
+            out.flatten.options.strict = true;
+        } else if (a == "--no-weights") {
+            out.flatten.load_weights = false;
+        } else if (a == "--quiet" || a == "-q") {
+            out.quiet = true;
+        } else if (spec.has_shapes && a == "--shapes") {
+            out.shapes = true;
+        } else if (spec.has_expand && a == "--expand-all") {
+            out.flatten.expand_all = true;
+        } else if (spec.has_expand && key == "--expand") {
+            if (!value(v)) return usage;
+            std::stringstream ss(v);
+            std::string item;
+            while (std::getline(ss, item, ','))
+                if (!item.empty()) out.flatten.expand.push_back(item);
+        } else if (key == "--format") {
+            if (!value(v)) return usage;
+            if (v == "json") out.json = true;
+            else if (v == "text") out.json = false;
+            else {
+                cli_cpp::usage_error(spec, "unknown format '" + v + "' (use text or json)");
+                return usage;
+            }
+        } else if (key == "--input-shape") {
+            if (!value(v)) return usage;
+            std::string name;
+            Shape shape;
+            if (!cli_cpp::parse_shape_arg(v, name, shape)) {
+                cli_cpp::usage_error(spec, "bad --input-shape '" + v + "' (expected NAME=D0,D1,...)");
+                return usage;
+            }
+            out.flatten.input_shapes[name] = shape;
+        } else if (key == "--max-errors" || key == "--max-recursion" || key == "--max-nesting" || key == "--max-operations") {
+            if (!value(v)) return usage;
+            std::size_t n = 0;
+            if (!cli_cpp::parse_size(v, n)) {
+                cli_cpp::usage_error(spec, "option '" + a + "' needs a non-negative integer");
+                return usage;
+            }
+            if (a == "--max-errors") limits.max_errors = n;
+            else if (a == "--max-recursion") limits.max_recursion = n;
+            else if (a == "--max-nesting") limits.max_nesting = n;
+            else limits.max_operations = n;
+        } else if (spec.has_output && a == "-o") {
+            if (!value(v)) return usage;
+            out.output = v;
+        } else if (a.size() > 1 && a[0] == '-') {
+            cli_cpp::usage_error(spec, "unknown option '" + a + "'");
+            return usage;
+        } else {
+            out.paths.push_back(a);
+        }
+    }
+    if (out.paths.empty()) {
+        cli_cpp::usage_error(spec, "no input given");
+        return usage;
+    }
+    if (!spec.many_paths && out.paths.size() > 1) {
+        cli_cpp::usage_error(spec, "only one input may be given");
+        return usage;
+    }
+    return -1;
+}
+
+void print_diagnostics(std::ostream& err, const Diagnostics& diags, const SourceManager& sm) {
+    for (const Diagnostic& d : diags) err << render(d, sm);
+    if (diags.limit_reached()) err << "note: stopped after " << diags.max_errors() << " errors (--max-errors)\n";
+}
+
+std::string json_string(const std::string& s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c == '\n') {
+            out += "\\n";
+        } else if (c < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out + "\"";
+}
+
+std::string diagnostics_json(const Diagnostics& diags, const SourceManager& sm) {
+    std::string out = "[";
+    bool first = true;
+    for (const Diagnostic& d : diags) {
+        if (!first) out += ',';
+        first = false;
+        out += render_json(d, sm);
+    }
+    return out + "]";
+}
+
+int failure_code(const Diagnostics& diags) {
+    for (const Diagnostic& d : diags)
+        if (d.severity == Severity::error && d.stage == Stage::io) return usage;
+    return invalid;
+}
+
+bool write_output(const std::string& path, const std::string& text, const char* tool) {
+    if (path.empty() || path == "-") {
+        std::cout << text;
+        std::cout.flush();
+        return static_cast<bool>(std::cout);
+    }
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    f.close();
+    if (!f) {
+        std::cerr << tool << ": error: cannot write '" << path << "'\n";
+        return false;
+    }
+    return true;
+}
+
+}  // namespace nnef::cli

@@ -1,0 +1,49 @@
+// Command-line handling shared by the tools: options, diagnostics output, exit codes.
+#pragma once
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nnef/nnef.hpp>
+
+namespace nnef::cli {
+
+enum Exit : int { ok = 0, invalid = 1, usage = 2 };
+
+struct CommonOptions {
+    FlattenOptions flatten;
+    bool json = false;
+    bool quiet = false;
+    bool shapes = false;
+    std::string output;  // -o FILE; empty: stdout
+    std::vector<std::string> paths;
+};
+
+// What a tool accepts besides the common front-end options.
+struct ToolSpec {
+    const char* name;
+    const char* synopsis;     // e.g. "PATH..."
+    const char* description;  // one paragraph
+    bool many_paths = false;
+    bool has_output = false;  // -o FILE
+    bool has_shapes = false;  // --shapes
+    bool has_expand = false;  // --expand-all, --expand
+};
+
+// Parses argv. Returns -1 to continue, or an exit code (after --help, --version or a usage error,
+// which it has printed).
+int parse_args(int argc, char** argv, const ToolSpec& spec, CommonOptions& out);
+
+// Prints diagnostics to `err` (text) or returns them as a JSON array (json).
+void print_diagnostics(std::ostream& err, const Diagnostics& diags, const SourceManager& sm);
+std::string diagnostics_json(const Diagnostics& diags, const SourceManager& sm);
+std::string json_string(const std::string& s);
+
+// Exit code for a failed load: usage (2) for I/O problems, invalid (1) otherwise.
+int failure_code(const Diagnostics& diags);
+
+// Writes text to -o FILE or stdout; returns false (after printing an error) on failure.
+bool write_output(const std::string& path, const std::string& text, const char* tool);
+
+}  // namespace nnef::cli

@@ -1,0 +1,86 @@
+// nnef-validate: checks NNEF documents and models through parsing, type checking, expansion and
+// shape inference, and prints a one-line summary of each valid graph.
+#include <iostream>
+#include <sstream>
+
+#include "../common/cli.hpp"
+
+namespace nnef::validate_main {
+
+std::string shape_text(const Tensor* t) {
+    if (!t) return "?";
+    std::string s = t->dtype != PrimType::none ? to_string(t->dtype) : std::string("?");
+    return s + (t->shape ? to_string(*t->shape) : std::string("[unknown]"));
+}
+
+std::string tensor_list_json(const Graph& g, const std::vector<std::string>& names) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const Tensor* t = g.tensor(names[i]);
+        if (i) out += ',';
+        out += "{\"name\":" + cli::json_string(names[i]) + ",\"dtype\":" +
+               cli::json_string(t && t->dtype != PrimType::none ? to_string(t->dtype) : "") + ",\"shape\":";
+        out += t && t->shape ? to_string(*t->shape) : std::string("null");
+        out += '}';
+    }
+    return out + "]";
+}
+
+int run(int argc, char** argv) {
+    cli::ToolSpec spec{"nnef-validate", "PATH...",
+                       "Validates NNEF models (a graph.nnef file or a model folder) through every front-end stage:\n"
+                       "syntax, semantics (types, declarations, identifiers), expansion and shape inference.",
+                       true, false, false, false};
+    cli::CommonOptions opts;
+    int rc = cli::parse_args(argc, argv, spec, opts);
+    if (rc >= 0) return rc;
+    int worst = cli::ok;
+    std::string json = "[";
+    for (std::size_t pi = 0; pi < opts.paths.size(); ++pi) {
+        const std::string& path = opts.paths[pi];
+        Session session(opts.flatten);
+        bool good = session.load_path(path);
+        Diagnostics extra;
+        if (good) {
+            for (const std::string& op : session.custom_operations())
+                extra.warning(Stage::shape, "custom-operation",
+                              "custom operation '" + op + "' has no shape function: shapes downstream of it are unknown "
+                              "and the checks that need them are skipped");
+        }
+        const Graph* g = session.graph();
+        if (opts.json) {
+            if (pi) json += ',';
+            std::string diags = cli::diagnostics_json(session.diagnostics(), session.sources());
+            std::string more = cli::diagnostics_json(extra, session.sources());
+            if (more != "[]") diags = diags == "[]" ? more : diags.substr(0, diags.size() - 1) + "," + more.substr(1);
+            json += "{\"path\":" + cli::json_string(path) + ",\"valid\":" + (good ? "true" : "false") +
+                    ",\"diagnostics\":" + diags;
+            if (good && g) {
+                json += ",\"graph\":" + cli::json_string(g->name) + ",\"operations\":" + std::to_string(g->operations.size()) +
+                        ",\"tensors\":" + std::to_string(g->tensors.size()) + ",\"inputs\":" + tensor_list_json(*g, g->inputs) +
+                        ",\"outputs\":" + tensor_list_json(*g, g->outputs);
+            }
+            json += '}';
+        } else {
+            cli::print_diagnostics(std::cerr, session.diagnostics(), session.sources());
+            cli::print_diagnostics(std::cerr, extra, session.sources());
+            if (good && g && !opts.quiet) {
+                std::ostringstream os;
+                os << path << ": valid: graph '" << g->name << "', " << g->operations.size() << " operations, "
+                   << g->tensors.size() << " tensors; inputs:";
+                for (const std::string& n : g->inputs) os << ' ' << n << ' ' << shape_text(g->tensor(n));
+                os << "; outputs:";
+                for (const std::string& n : g->outputs) os << ' ' << n << ' ' << shape_text(g->tensor(n));
+                std::cout << os.str() << "\n";
+            }
+        }
+        int code = good ? cli::ok : cli::failure_code(session.diagnostics());
+        worst = std::max(worst, code);
+    }
+    if (opts.json) std::cout << json << "]\n";
+    return worst;
+}
+
+}  // namespace nnef::validate_main
+
+int main(int argc, char** argv) { return nnef::validate_main::run(argc, argv); }
