@@ -208,14 +208,17 @@ bool open_archive(const std::string& path, bool compressed, Container& c, const 
     archive* a = guard.a;
     archive_read_support_filter_gzip(a);
     archive_read_support_format_tar(a);
-    if (archive_read_open_filename(a, path.c_str(), std::size_t(1) << 20) != ARCHIVE_OK) {
+    boost::system::error_code ec;
+    const std::uint64_t file_size = boost::filesystem::file_size(path, ec);
+    // Read blocks of 1 MiB, or of the file's size for small archives (a fresh block costs more
+    // than the reading).
+    const std::size_t block = std::size_t(std::clamp<std::uint64_t>(ec ? 0 : file_size, 64u << 10, 1u << 20));
+    if (archive_read_open_filename(a, path.c_str(), block) != ARCHIVE_OK) {
         diags.add(io_error(path, "bad-archive", std::string("cannot read archive: ") + archive_error_string(a)));
         return false;
     }
     // A member's buffer is sized from its declared size only when the archive could hold that much
     // (deflate expands at most ~1032:1); otherwise it grows as data arrives.
-    boost::system::error_code ec;
-    const std::uint64_t file_size = boost::filesystem::file_size(path, ec);
     const std::uint64_t plausible = ec ? 0 : compressed ? file_size * 1032 + (1u << 20) : file_size;
     memory::Arena arena;
     auto exceeded = [&] {

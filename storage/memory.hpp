@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <new>
 
 namespace nnef::storage::memory {
 
@@ -36,14 +37,24 @@ inline std::uint8_t* map_anonymous(std::size_t n, std::shared_ptr<const void>& o
     return aligned;
 }
 
-// Many buffers of one archive: chunks of huge-page memory carved into 64-byte aligned pieces; each
-// piece's owner shares its chunk.
+// Many buffers of one archive: small ones from the heap, the others carved (64-byte aligned) from
+// chunks of huge-page memory; each piece's owner shares its chunk.
 class Arena {
 public:
     static constexpr std::size_t chunk_size = std::size_t(32) << 20;
+    static constexpr std::size_t small = std::size_t(256) << 10;
 
     std::uint8_t* allocate(std::size_t n, std::shared_ptr<const void>& owner) {
-        n = (std::max<std::size_t>(n, 1) + 63) & ~std::size_t(63);
+        if (n < small) {
+            // 64-byte aligned too, so that data at any 4-byte offset keeps float alignment.
+            auto* p = static_cast<std::uint8_t*>(::operator new[](std::max<std::size_t>(n, 1), std::align_val_t(64),
+                                                                   std::nothrow));
+            if (p) owner = std::shared_ptr<const void>(p, [](const void* q) {
+                ::operator delete[](const_cast<void*>(q), std::align_val_t(64));
+            });
+            return p;
+        }
+        n = (n + 63) & ~std::size_t(63);
         if (n > chunk_size / 4) return map_anonymous(n, owner);  // a chunk of its own
         if (!base_ || chunk_size - used_ < n) {
             std::shared_ptr<const void> fresh;
