@@ -122,7 +122,7 @@ bool read_window(ShapeContext& ctx, Window& w, std::string_view unit);
 // arrays get trailing 1s, items must be positive.
 bool read_size(ShapeContext& ctx, std::string_view name, Window& w, std::string_view unit);
 // Validity checks and the neutral-item padding of read_window, for arrays given directly (the
-// pooling inside compounds such as the RoI-align operations).
+// two convolutions of the separable compounds, the default window of the local normalizations).
 bool set_window(ShapeContext& ctx, Window& w, std::string_view unit, const Pairs& padding, const Ints& stride,
                 const Ints& dilation);
 
@@ -139,6 +139,7 @@ bool window_down(ShapeContext& ctx, const Window& w, const Shape& in, std::strin
 // elsewhere. With a non-empty reference (`output_shape`, full rank), the reference gives the
 // up-scaled extents, and down-scaling each of them must give the extent of `in`. Without it:
 // X = (x - 1) * s + fd - (p + q), or X = x * s with automatic padding (SPEC_NOTES 5).
+// `input_name` as for window_down.
 bool window_up(ShapeContext& ctx, const Window& w, const Shape& in, std::string_view input_name,
                const Ints& output_shape, Shape& out);
 
