@@ -841,13 +841,14 @@ private:
         std::vector<int> assigned(params.size(), -1);
         std::vector<bool> misplaced(params.size(), false);  // attribute given positionally (reported)
         std::size_t position = 0;
-        bool named_seen = false, too_many = false;
+        bool named_seen = false, too_many = false, misordered = false;
         for (std::size_t i = 0; i < args.size(); ++i) {
             const Arg& a = args[i];
             if (a.name.empty()) {
                 if (named_seen) {
                     error("positional-after-named", "positional arguments must precede named arguments", a.range);
                     ok = false;
+                    misordered = true;  // which parameter it meant is unknown: no missing-argument cascade
                     continue;
                 }
                 if (position >= params.size()) {
@@ -890,7 +891,7 @@ private:
             return false;
         };
         for (std::size_t p = 0; p < params.size(); ++p)
-            if (assigned[p] < 0 && !params[p].default_value && !shadowed(p)) {
+            if (assigned[p] < 0 && !params[p].default_value && !shadowed(p) && !misordered) {
                 error("missing-argument", quoted(name) + " needs a value for parameter " + quoted(params[p].name), e.range);
                 ok = false;
             }

@@ -322,6 +322,20 @@ TEST_CASE("checker: named argument for a parameter given positionally") {
     expect_error(graph_with("    output = add(input, input, x = input);"), "duplicate-argument", 7, "x = input");
 }
 
+TEST_CASE("checker: positional arguments precede named ones") {
+    // The grammar may already reject this form (a syntax error); if it parses, the checker must.
+    auto o = checker_test::run(checker_test::H + graph_with("    output = add(x = input, input);"));
+    INFO(o.dump());
+    if (o.parsed) {
+        auto errs = o.errors(nnef::Stage::semantic);
+        REQUIRE(errs.size() == 1);
+        CHECK(errs[0].code == "positional-after-named");
+        CHECK(errs[0].line == 7);
+    } else {
+        CHECK(!o.errors(nnef::Stage::syntax).empty());
+    }
+}
+
 TEST_CASE("checker: attributes must be named, tensors may be named") {
     expect_error(graph_with("    output = leaky_relu(input, 0.1);"), "positional-attribute", 7, "0.1");
     expect_clean(graph_with("    output = add(x = input, y = input);"));
