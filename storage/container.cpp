@@ -156,6 +156,12 @@ bool open_folder(const std::string& path, Container& c, const ContainerLimits& l
 }
 
 #ifdef NNEF_WITH_LIBARCHIVE
+// libarchive's message for the last error; it has none for some failures (null).
+std::string error_text(archive* a) {
+    const char* why = archive_error_string(a);
+    return why ? why : "unrecognized or damaged data";
+}
+
 // A member buffer: from the arena when the size is known and plausible, otherwise a malloc'd
 // buffer that grows as data arrives. Bytes handed out have all been written.
 struct MemberBuffer {
@@ -214,7 +220,7 @@ bool open_archive(const std::string& path, bool compressed, Container& c, const 
     // than the reading).
     const std::size_t block = std::size_t(std::clamp<std::uint64_t>(ec ? 0 : file_size, 64u << 10, 1u << 20));
     if (archive_read_open_filename(a, path.c_str(), block) != ARCHIVE_OK) {
-        diags.add(io_error(path, "bad-archive", std::string("cannot read archive: ") + archive_error_string(a)));
+        diags.add(io_error(path, "bad-archive", "cannot read archive: " + error_text(a)));
         return false;
     }
     // A member's buffer is sized from its declared size only when the archive could hold that much
@@ -234,7 +240,7 @@ bool open_archive(const std::string& path, bool compressed, Container& c, const 
         int r = archive_read_next_header(a, &entry);
         if (r == ARCHIVE_EOF) break;
         if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
-            diags.add(io_error(path, "bad-archive", std::string("corrupt archive: ") + archive_error_string(a)));
+            diags.add(io_error(path, "bad-archive", "corrupt archive: " + error_text(a)));
             return false;
         }
         const char* raw = archive_entry_pathname(entry);
@@ -272,8 +278,7 @@ bool open_archive(const std::string& path, bool compressed, Container& c, const 
             return false;
         }
         auto read_error = [&] {
-            const char* why = archive_error_string(a);
-            diags.add(io_error(path, "bad-archive", "cannot read member '" + name + "': " + (why ? why : "read error")));
+            diags.add(io_error(path, "bad-archive", "cannot read member '" + name + "': " + error_text(a)));
             return false;
         };
         auto no_memory = [&] {
