@@ -42,7 +42,7 @@ inline std::uint8_t* map_anonymous(std::size_t n, std::shared_ptr<const void>& o
 class Arena {
 public:
     static constexpr std::size_t chunk_size = std::size_t(32) << 20;
-    static constexpr std::size_t small = std::size_t(256) << 10;
+    static constexpr std::size_t small = std::size_t(16) << 10;
 
     std::uint8_t* allocate(std::size_t n, std::shared_ptr<const void>& owner) {
         if (n < small) {
