@@ -109,4 +109,17 @@ struct Document {
     std::uint32_t file = 0;         // SourceManager id of the text
 };
 
+// One line of a quantization file (spec 5.3): `"tensor-id": algorithm(name = value, ...);`.
+struct QuantEntry {
+    std::string tensor;        // the identifier between the quotes (unescaped)
+    SourceRange tensor_range;  // the quoted string, quotes included
+    Expr invocation;           // ExprKind::invocation: the algorithm and its arguments
+    SourceRange range;         // the whole entry, through the ';'
+};
+
+struct QuantDocument {
+    std::vector<QuantEntry> entries;
+    std::uint32_t file = 0;  // SourceManager id of the text
+};
+
 }  // namespace nnef::ast

@@ -5,6 +5,7 @@
 
 #include <boost/spirit/home/x3.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -14,6 +15,7 @@
 #include "grammar/config.hpp"
 #include "grammar/document.hpp"
 #include "grammar/parse_state.hpp"
+#include "grammar/quant.hpp"
 #include "grammar/tokens.hpp"
 
 namespace nnef::grammar {
@@ -47,6 +49,12 @@ inline const char* skip_blanks(const char* p, const char* last) {
 // End of the token starting at p (for diagnostic ranges and quoting).
 inline const char* token_end(const char* p, const char* last) {
     if (p == last) return p;
+    if (tokens::is_digit(*p)) {  // a numeric literal: digits, '.', exponent
+        while (p != last && (tokens::is_ident_char(*p) || *p == '.' ||
+                             ((*p == '-' || *p == '+') && (p[-1] == 'e' || p[-1] == 'E'))))
+            ++p;
+        return p;
+    }
     if (tokens::is_ident_char(*p)) {
         while (p != last && tokens::is_ident_char(*p)) ++p;
         return p;
@@ -243,29 +251,12 @@ private:
     bool operators_enabled_ = false;
 };
 
-}  // namespace parse_cpp
-
-std::optional<ast::Document> parse(const SourceManager& sm, std::uint32_t file, const ParseOptions& opts,
-                                   Diagnostics& diags) {
-    const std::string& text = sm.text(file);
-    const char* const begin = text.data();
-    const char* const last = begin + text.size();
-    if (text.size() >= std::numeric_limits<std::uint32_t>::max()) {
-        diags.error(Stage::syntax, "file-too-large", "document is larger than 4 GiB", SourceRange{file, 0, 0});
-        return std::nullopt;
-    }
-
-    ast::Document doc;
-    doc.file = file;
-    ParseState st;
-    st.base = begin;
-    st.end = last;
-    st.file = file;
-    st.max_nesting = opts.options.limits.max_nesting;
-    st.max_string_length = opts.options.limits.max_string_length;
-    st.stdlib = opts.stdlib;
-    st.doc = &doc;
-
+// Runs `rule` over the buffer of `st`, turning expectation failures and lexical errors into
+// stage `syntax` diagnostics. `what` names the input in the one defensive message.
+template <class Rule>
+bool run_rule(Rule const& rule, ParseState& st, Diagnostics& diags, const char* what) {
+    const char* const begin = st.base;
+    const char* const last = st.end;
     // A diagnostic range covers at least one character unless it is at the end of the file.
     auto at = [&](const char* b, const char* e) { return st.range(b, e == b && e != last ? e + 1 : e); };
     const char* first = begin;
@@ -274,37 +265,92 @@ std::optional<ast::Document> parse(const SourceManager& sm, std::uint32_t file, 
     x3::unused_type attr;
     bool ok = false;
     try {
-        ok = rules::parse_rule(document_rule(), first, last, context, attr);
+        ok = rules::parse_rule(rule, first, last, context, attr);
     } catch (const x3::expectation_failure<iterator_type>& e) {
-        const char* where = parse_cpp::skip_blanks(e.where(), last);
-        if (where != last && !parse_cpp::is_token_char(*where)) {
+        const char* where = skip_blanks(e.where(), last);
+        if (where != last && !is_token_char(*where)) {
             diags.error(Stage::syntax, "unexpected-character",
                         "unexpected " + tokens::string_parser::describe_char(*where), at(where, where + 1));
         } else {
-            std::string which = parse_cpp::readable_expectation(e.which());
-            const char* end = parse_cpp::token_end(where, last);
-            std::string found = parse_cpp::describe_token(where, last);
+            std::string which = readable_expectation(e.which());
+            const char* end = token_end(where, last);
+            std::string found = describe_token(where, last);
             std::string_view word(where, static_cast<std::size_t>(end - where));
             if (word == "and" || word == "or")
                 found += word == "and" ? " ('and' is not an operator: use '&&')" : " ('or' is not an operator: use '||')";
-            diags.error(Stage::syntax, parse_cpp::expectation_code(which, where, last),
-                        "expected " + which + ", found " + found, at(where, end));
+            diags.error(Stage::syntax, expectation_code(which, where, last), "expected " + which + ", found " + found,
+                        at(where, end));
         }
-        return std::nullopt;
+        return false;
     } catch (const SyntaxError& e) {
-        diags.error(Stage::syntax, e.code, e.message, at(e.where, e.where_end ? e.where_end : e.where + 1));
-        return std::nullopt;
+        std::string code = e.code;
+        std::string message = e.message;
+        const char* end = e.where_end ? e.where_end : e.where + 1;
+        // `"name'`: the string runs to the end of the line; say why when the other quote is in it.
+        if (code == "unterminated-string" && e.where != last) {
+            char other = *e.where == '"' ? '\'' : '"';
+            if (std::find(e.where + 1, end, other) != end) {
+                code = "mismatched-quotes";
+                message = std::string("string literal opened with ") + *e.where + " is not closed (quotes must match: " +
+                          *e.where + "..." + *e.where + ")";
+            }
+        }
+        diags.error(Stage::syntax, code, message, at(e.where, end));
+        return false;
     }
-    if (!ok) {  // the document rule starts with an expectation, so this is defensive only
-        const char* where = parse_cpp::skip_blanks(first, last);
-        diags.error(Stage::syntax, "expected-token", "expected version statement, found " + parse_cpp::describe_token(where, last),
-                    at(where, parse_cpp::token_end(where, last)));
-        return std::nullopt;
+    if (!ok || skip_blanks(first, last) != last) {  // the rules start with expectations: defensive only
+        const char* where = skip_blanks(first, last);
+        diags.error(Stage::syntax, "expected-token",
+                    std::string("expected ") + what + ", found " + describe_token(where, last),
+                    at(where, token_end(where, last)));
+        return false;
     }
+    return true;
+}
+
+// A ParseState over the text of `file`; false (with a diagnostic) if the text is too large.
+bool init_state(ParseState& st, const SourceManager& sm, std::uint32_t file, const ParseOptions& opts,
+                Diagnostics& diags, const char* what) {
+    const std::string& text = sm.text(file);
+    if (text.size() >= std::numeric_limits<std::uint32_t>::max()) {
+        diags.error(Stage::syntax, "file-too-large", std::string(what) + " is larger than 4 GiB", SourceRange{file, 0, 0});
+        return false;
+    }
+    st.base = text.data();
+    st.end = text.data() + text.size();
+    st.file = file;
+    st.max_nesting = opts.options.limits.max_nesting;
+    st.max_string_length = opts.options.limits.max_string_length;
+    st.stdlib = opts.stdlib;
+    return true;
+}
+
+}  // namespace parse_cpp
+
+std::optional<ast::Document> parse(const SourceManager& sm, std::uint32_t file, const ParseOptions& opts,
+                                   Diagnostics& diags) {
+    ParseState st;
+    if (!parse_cpp::init_state(st, sm, file, opts, diags, "document")) return std::nullopt;
+    ast::Document doc;
+    doc.file = file;
+    st.doc = &doc;
+    if (!parse_cpp::run_rule(document_rule(), st, diags, "version statement")) return std::nullopt;
 
     std::size_t errors_before = diags.error_count();
     parse_cpp::Checker(opts, st, diags).check(doc);
     if (diags.error_count() != errors_before || diags.limit_reached()) return std::nullopt;
+    return doc;
+}
+
+std::optional<ast::QuantDocument> parse_quant(const SourceManager& sm, std::uint32_t file, const ParseOptions& opts,
+                                              Diagnostics& diags) {
+    ParseState st;
+    if (!parse_cpp::init_state(st, sm, file, opts, diags, "quantization file")) return std::nullopt;
+    st.stdlib = false;
+    ast::QuantDocument doc;
+    doc.file = file;
+    st.quant = &doc;
+    if (!parse_cpp::run_rule(quant_document_rule(), st, diags, "tensor identifier")) return std::nullopt;
     return doc;
 }
 

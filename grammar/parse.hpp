@@ -24,4 +24,12 @@ struct ParseOptions {
 std::optional<ast::Document> parse(const SourceManager& sm, std::uint32_t file, const ParseOptions& opts,
                                    Diagnostics& diags);
 
+// Parses a quantization file (spec 5.3) registered as `file`: entries `"tensor-id": algo(args);`
+// with matching '...' or "..." quotes, `#` comments and blank lines. The algorithm is an
+// invocation of the expression grammar; argument values may be operator expressions (no extension
+// is needed). Only the syntax is checked here (stage `syntax`); the meaning of each entry is
+// checked by storage::apply_quantization. `opts.stdlib` is ignored. On any error: nullopt.
+std::optional<ast::QuantDocument> parse_quant(const SourceManager& sm, std::uint32_t file, const ParseOptions& opts,
+                                              Diagnostics& diags);
+
 }  // namespace nnef::grammar

@@ -36,6 +36,7 @@ struct ParseState {
     std::size_t depth = 0;  // current nesting of brackets / expressions
     bool stdlib = false;
     ast::Document* doc = nullptr;                  // the document being built
+    ast::QuantDocument* quant = nullptr;           // the quantization file being built
     std::vector<SourceRange> extension_commas;     // `extension A, B;` (a dialect deviation)
 
     SourceRange range(const char* b, const char* e) const {
