@@ -2,9 +2,14 @@
 // of its diagnostic, and the quantization attached to the graph's tensors.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "grammar/parse.hpp"
 #include "semantics/checker.hpp"
@@ -363,5 +368,77 @@ TEST_SUITE("storage") {
                   "2:1 syntax expected-token: expected tensor identifier (a string in quotes), found identifier 'input'");
             CHECK(m->quantization("input") == "<none>");
         }
+    }
+}
+
+namespace quant_file_test {
+
+// The `# expect:` verdict and stage and the `# where: graph.quant:LINE` line of a corpus case.
+struct Expectation {
+    bool accept = true;
+    std::string stage;
+    int line = 0;
+};
+
+Expectation read_header(const std::string& graph_text) {
+    Expectation x;
+    std::istringstream in(graph_text);
+    std::string line;
+    while (std::getline(in, line) && line.rfind('#', 0) == 0) {
+        std::istringstream ss(line.substr(1));
+        std::string key;
+        ss >> key;
+        if (key == "expect:") {
+            std::string verdict;
+            ss >> verdict >> x.stage;
+            x.accept = verdict == "accept";
+        } else if (key == "where:") {
+            std::string where;
+            ss >> where;
+            auto colon = where.find(':');
+            if (colon != std::string::npos) x.line = std::atoi(where.c_str() + colon + 1);
+        }
+    }
+    return x;
+}
+
+}  // namespace quant_file_test
+
+TEST_SUITE("storage") {
+    TEST_CASE("graph.quant: conformance corpus through apply_quantization") {
+        NNEF_REQUIRE_CORPUS();
+        namespace qt = quant_file_test;
+        namespace fs = std::filesystem;
+        std::vector<fs::path> cases;
+        for (const auto& e : fs::directory_iterator(nnef_test::corpus_dir() / "conformance" / "quant"))
+            if (e.is_directory()) cases.push_back(e.path());
+        std::sort(cases.begin(), cases.end());
+        REQUIRE_FALSE(cases.empty());
+        int passed = 0, failed = 0;
+        for (const fs::path& dir : cases) {
+            CAPTURE(dir.filename().string());
+            std::string graph_text = nnef_test::read_text(dir / "graph.nnef");
+            qt::Expectation x = qt::read_header(graph_text);
+            auto m = std::make_unique<qt::Loaded>(graph_text, true);
+            bool ok = m->apply(nnef_test::read_text(dir / "graph.quant"));
+            std::string problem;
+            const nnef::Diagnostic* d = m->error();
+            if (x.accept && !ok) {
+                problem = "rejected: " + m->first_error();
+            } else if (!x.accept && ok) {
+                problem = "accepted, expected reject " + x.stage;
+            } else if (!x.accept) {
+                int line = d && d->range.file == m->quant_file ? static_cast<int>(m->sm.begin(d->range).line) : 0;
+                if (!d || nnef::to_string(d->stage) != x.stage || line != x.line)
+                    problem = "expected " + x.stage + " at graph.quant:" + std::to_string(x.line) + ", got " + m->first_error();
+            }
+            CHECK_MESSAGE(problem.empty(), problem);
+            if (problem.empty())
+                ++passed;
+            else
+                ++failed;
+        }
+        MESSAGE("graph.quant corpus: " << passed << " passed, " << failed << " failed");
+        CHECK(failed == 0);
     }
 }
