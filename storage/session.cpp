@@ -8,6 +8,7 @@
 #include "semantics/stdlib.hpp"
 #include "storage/container.hpp"
 #include "storage/model.hpp"
+#include "storage/quant_file.hpp"
 
 namespace nnef {
 
@@ -91,6 +92,16 @@ bool Session::load_path(const std::string& path) {
     impl_->container = std::move(*c.value);
     const storage::Container& con = *impl_->container;
     if (!load_text(con.graph_name, con.graph_text)) return false;
+    // graph.quant (spec 5.3) is optional; when present its entries must name exported tensors
+    // and use quantization fragments with well-typed arguments.
+    if (con.quant_text) {
+        std::uint32_t qfile = impl_->sources.add(con.quant_name.value_or("graph.quant"), *con.quant_text);
+        if (!storage::apply_quantization(impl_->expansion->graph, impl_->program, impl_->sources, qfile,
+                                         impl_->options.options, impl_->diagnostics)) {
+            impl_->expansion.reset();
+            return false;
+        }
+    }
     // A bare graph.nnef file carries no tensor data; folders and archives must have every
     // variable's data (spec chapter 6, step 4) unless only the structure is asked for.
     if (impl_->options.load_weights && con.kind != storage::Container::Kind::graph_file) {

@@ -35,5 +35,6 @@
 
 #include "storage/container.cpp"
 #include "storage/model.cpp"
+#include "storage/quant_file.cpp"
 #include "storage/session.cpp"
 #include "storage/tensor_file.cpp"
