@@ -11,7 +11,8 @@ struct Limits {
     std::size_t max_nesting = 512;                 // nesting depth of expressions / brackets
     std::size_t max_recursion = 1000;              // fragment call depth during expansion
     std::size_t max_operations = 50'000'000;       // operations produced by expansion
-    std::size_t max_value_items = 100'000'000;     // items in compile-time arrays
+    std::size_t max_expansions = 10'000'000;       // fragment bodies expanded (bounds branching recursion)
+    std::size_t max_value_items = 1u << 22;        // items in one compile-time value (nested arrays count)
     std::size_t max_string_length = 1 << 20;       // bytes in one string literal / identifier
     std::size_t max_rank = 8;                      // tensor rank (spec 5.2)
     std::uint64_t max_volume = std::uint64_t(1) << 40;  // items in one tensor

@@ -195,7 +195,7 @@ private:
                 Value::Items items;
                 items.reserve(e.children.size());
                 for (const ast::Expr& c : e.children) items.push_back(eval(c, s));
-                return e.kind == K::array ? Value::array(std::move(items)) : Value::tuple(std::move(items));
+                return bounded(e.kind == K::array ? Value::array(std::move(items)) : Value::tuple(std::move(items)), e);
             }
             case K::paren: return eval(e.children[0], s, hint);
             case K::unary: return eval_unary(e, s);
@@ -247,12 +247,34 @@ private:
         return false;
     }
 
+    // Items in a compile-time value, counted through nested arrays and tuples; bounded by
+    // max_value_items so that doubling recursions end in a diagnostic, not in exhausted memory.
+    static std::uint64_t weight(const Value& v) {
+        if (!v.is_array() && !v.is_tuple()) return 1;
+        std::uint64_t w = 1;
+        for (const Value& x : v.items()) w += weight(x);
+        return w;
+    }
+
+    Value bounded(Value v, const ast::Expr& e) {
+        std::uint64_t limit = opts_.options.limits.max_value_items;
+        if (v.is_string() && v.as_string().size() > opts_.options.limits.max_string_length)
+            fail("limit-exceeded", "string value exceeds limit max_string_length (" +
+                                       std::to_string(opts_.options.limits.max_string_length) + ")", e.range);
+        if ((v.is_array() || v.is_tuple()) && weight(v) > limit)
+            fail("limit-exceeded", "compile-time value exceeds limit max_value_items (" + std::to_string(limit) + ")",
+                 e.range);
+        return v;
+    }
+
     Value repeat(const Value& v, std::int64_t n, const ast::Expr& e) {
         if (n < 0) fail("negative-repeat", "repetition count " + std::to_string(n) + " is negative", e.range);
         std::size_t len = v.is_string() ? v.as_string().size() : v.size();
-        if (len != 0 && static_cast<std::uint64_t>(n) > opts_.options.limits.max_value_items / len)
-            fail("limit-exceeded", "repetition exceeds limit max_value_items (" +
-                                       std::to_string(opts_.options.limits.max_value_items) + ")", e.range);
+        const char* what = v.is_string() ? "max_string_length" : "max_value_items";
+        std::size_t limit = v.is_string() ? opts_.options.limits.max_string_length : opts_.options.limits.max_value_items;
+        if (len != 0 && static_cast<std::uint64_t>(n) > limit / len)
+            fail("limit-exceeded", std::string("repetition exceeds limit ") + what + " (" + std::to_string(limit) + ")",
+                 e.range);
         if (v.is_string()) {
             std::string out;
             out.reserve(len * static_cast<std::size_t>(n));
@@ -262,7 +284,7 @@ private:
         Value::Items items;
         items.reserve(len * static_cast<std::size_t>(n));
         for (std::int64_t i = 0; i < n; ++i) items.insert(items.end(), v.items().begin(), v.items().end());
-        return Value::array(std::move(items));
+        return bounded(Value::array(std::move(items)), e);
     }
 
     Value eval_binary(const ast::Expr& e, Scope& s) {
@@ -290,9 +312,9 @@ private:
         if (op == "+" && a.is_array() && b.is_array()) {
             Value::Items items = a.items();
             items.insert(items.end(), b.items().begin(), b.items().end());
-            return Value::array(std::move(items));
+            return bounded(Value::array(std::move(items)), e);
         }
-        if (op == "+" && a.is_string() && b.is_string()) return Value::string(a.as_string() + b.as_string());
+        if (op == "+" && a.is_string() && b.is_string()) return bounded(Value::string(a.as_string() + b.as_string()), e);
         if (op == "*" && (a.is_array() || a.is_string()) && b.is_integer()) return repeat(a, b.as_integer(), e);
         if (op == "*" && a.is_integer() && (b.is_array() || b.is_string())) return repeat(b, a.as_integer(), e);
         if (a.is_integer() && b.is_integer()) return integer_op(op, a.as_integer(), b.as_integer(), e);
@@ -389,7 +411,7 @@ private:
             }
             items.push_back(eval(yield, inner));
         }
-        return Value::array(std::move(items));
+        return bounded(Value::array(std::move(items)), e);
     }
 
     Value eval_subscript(const ast::Expr& e, Scope& s) {
@@ -612,6 +634,11 @@ private:
             fail("limit-exceeded",
                  "fragment expansion depth exceeds limit max_recursion (" + std::to_string(opts_.options.limits.max_recursion) +
                      ") in '" + decl.name + "' (non-terminating recursion?)",
+                 e.range);
+        if (++expansions_ > opts_.options.limits.max_expansions)
+            fail("limit-exceeded",
+                 "fragment bodies expanded exceed limit max_expansions (" +
+                     std::to_string(opts_.options.limits.max_expansions) + ") in '" + decl.name + "'",
                  e.range);
         Scope inner;
         inner.generic = bound;
@@ -953,6 +980,7 @@ private:
     std::unordered_set<std::string> warned_;
     ProducerMap producers_;
     std::vector<CallSite> chain_;  // outermost first
+    std::uint64_t expansions_ = 0;  // fragment bodies expanded so far (bounded by max_expansions)
 };
 
 }  // namespace expander_cpp

@@ -24,7 +24,9 @@ void help(const ToolSpec& spec) {
                  "  --max-errors N           stop after N errors (default 20; 0 = no limit)\n"
                  "  --max-recursion N        fragment expansion depth limit (default 1000)\n"
                  "  --max-nesting N          expression nesting depth limit (default 512)\n"
-                 "  --max-operations N       limit on operations produced by expansion\n";
+                 "  --max-operations N       limit on operations produced by expansion\n"
+                 "  --max-value-items N      limit on items in one compile-time value (default 4194304)\n"
+                 "  --max-expansions N       limit on fragment bodies expanded (default 10000000)\n";
     if (spec.has_expand)
         std::cout << "  --expand-all             expand every standard compound down to primitives\n"
                      "  --expand NAME,...        expand the named standard compounds\n";
@@ -121,7 +123,8 @@ int parse_args(int argc, char** argv, const ToolSpec& spec, CommonOptions& out) 
                 return usage;
             }
             out.flatten.input_shapes[name] = shape;
-        } else if (key == "--max-errors" || key == "--max-recursion" || key == "--max-nesting" || key == "--max-operations") {
+        } else if (key == "--max-errors" || key == "--max-recursion" || key == "--max-nesting" || key == "--max-operations" ||
+                   key == "--max-value-items" || key == "--max-expansions") {
             if (!value(v)) return usage;
             std::size_t n = 0;
             if (!cli_cpp::parse_size(v, n)) {
@@ -131,7 +134,9 @@ int parse_args(int argc, char** argv, const ToolSpec& spec, CommonOptions& out) 
             if (a == "--max-errors") limits.max_errors = n;
             else if (a == "--max-recursion") limits.max_recursion = n;
             else if (a == "--max-nesting") limits.max_nesting = n;
-            else limits.max_operations = n;
+            else if (a == "--max-operations") limits.max_operations = n;
+            else if (a == "--max-value-items") limits.max_value_items = n;
+            else limits.max_expansions = n;
         } else if (spec.has_output && a == "-o") {
             if (!value(v)) return usage;
             out.output = v;

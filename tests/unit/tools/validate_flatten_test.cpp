@@ -65,6 +65,23 @@ TEST_SUITE("tools") {
             CHECK(ok.code == 0);
             CHECK(ok.out.find("image scalar[1,3,64,64]") != std::string::npos);
         }
+        SUBCASE("--max-* limits end runaway compile-time evaluation with a diagnostic") {
+            auto p = nnef_test::write_scratch(
+                "limits/graph.nnef",
+                "version 1.0;\nextension KHR_enable_fragment_definitions, KHR_enable_operator_expressions;\n"
+                "fragment grow( n: integer ) -> ( a: integer[] )\n{\n    a = [1] if n == 0 else grow(n = n - 1) + grow(n = n - 1);\n}\n"
+                "graph G( x ) -> ( y )\n{\n    x = external(shape = [1]);\n"
+                "    y = mul(x, scalar(length_of(grow(n = 10))));\n}\n");
+            CHECK(run_tool("nnef-validate", "--quiet " + shell_quote(p.string())).code == 0);
+            auto items = run_tool("nnef-validate", "--max-value-items 1000 " + shell_quote(p.string()));
+            CHECK(items.code == 1);
+            CHECK(items.err.find("graph.nnef:5:") != std::string::npos);
+            CHECK(items.err.find("max_value_items (1000)") != std::string::npos);
+            auto depth = run_tool("nnef-validate", "--max-recursion 5 " + shell_quote(p.string()));
+            CHECK(depth.code == 1);
+            CHECK(depth.err.find("max_recursion") != std::string::npos);
+            CHECK(run_tool("nnef-validate", "--max-value-items lots " + shell_quote(p.string())).code == 2);
+        }
         SUBCASE("usage and I/O errors exit 2") {
             CHECK(run_tool("nnef-validate", "").code == 2);
             CHECK(run_tool("nnef-validate", "--no-such-option x").code == 2);
