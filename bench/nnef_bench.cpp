@@ -98,6 +98,8 @@ struct Sample {
 };
 
 Sample run_once(const std::vector<std::string>& argv) {
+    std::fflush(stdout);
+    std::fflush(stderr);
     auto start = std::chrono::steady_clock::now();
     pid_t pid = fork();
     if (pid == 0) {
