@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -213,6 +214,14 @@ bool write_output(const std::string& path, const std::string& text, const char* 
         return false;
     }
     return true;
+}
+
+void exit_now(int code) {
+    std::cout.flush();
+    std::cerr.flush();
+    bool failed = !std::cout || std::fflush(stdout) != 0;
+    std::fflush(stderr);
+    std::_Exit(failed && code == ok ? usage : code);
 }
 
 }  // namespace nnef::cli

@@ -21,9 +21,9 @@ int run(int argc, char** argv) {
     } else {
         cli::print_diagnostics(std::cerr, session.diagnostics(), session.sources());
     }
-    if (!good) return cli::failure_code(session.diagnostics());
-    if (!cli::write_output(opts.output, session.flat_text(opts.shapes), spec.name)) return cli::usage;
-    return cli::ok;
+    if (!good) cli::exit_now(cli::failure_code(session.diagnostics()));
+    if (!cli::write_output(opts.output, session.flat_text(opts.shapes), spec.name)) cli::exit_now(cli::usage);
+    cli::exit_now(cli::ok);
 }
 
 }  // namespace nnef::flatten_main

@@ -1,6 +1,7 @@
 // nnef-validate: checks NNEF documents and models through parsing, type checking, expansion and
 // shape inference, and prints a one-line summary of each valid graph.
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "../common/cli.hpp"
@@ -36,9 +37,11 @@ int run(int argc, char** argv) {
     if (rc >= 0) return rc;
     int worst = cli::ok;
     std::string json = "[";
+    std::optional<Session> current;  // the last one is still alive at exit_now
     for (std::size_t pi = 0; pi < opts.paths.size(); ++pi) {
         const std::string& path = opts.paths[pi];
-        Session session(opts.flatten);
+        current.reset();
+        Session& session = current.emplace(opts.flatten);
         bool good = session.load_path(path);
         Diagnostics extra;
         if (good) {
@@ -78,7 +81,7 @@ int run(int argc, char** argv) {
         worst = std::max(worst, code);
     }
     if (opts.json) std::cout << json << "]\n";
-    return worst;
+    cli::exit_now(worst);
 }
 
 }  // namespace nnef::validate_main
