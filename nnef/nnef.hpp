@@ -50,7 +50,9 @@ public:
     const Graph* graph() const;  // null unless the front end got through expansion
     const Diagnostics& diagnostics() const;
     const SourceManager& sources() const;
-    // Custom operations (body-less fragment declarations of the document) used by the graph.
+    // Custom operations (body-less fragment declarations of the document) used by the graph that
+    // have no shape function in FlattenOptions::custom_shapes: their outputs, and everything
+    // computed from them, have unknown shapes.
     const std::vector<std::string>& custom_operations() const;
     // Flat NNEF text of the graph; with `shapes`, dtype and shape as trailing comments.
     std::string flat_text(bool shapes = false) const;

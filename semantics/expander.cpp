@@ -794,7 +794,7 @@ private:
         bool custom = !is_stdlib(decl.range);
         if (custom) {
             def = opts_.custom ? opts_.custom->find(decl.name) : nullptr;
-            if (std::find(out_.custom_operations.begin(), out_.custom_operations.end(), decl.name) == out_.custom_operations.end())
+            if (!def && std::find(out_.custom_operations.begin(), out_.custom_operations.end(), decl.name) == out_.custom_operations.end())
                 out_.custom_operations.push_back(decl.name);
         } else if (!def) {
             fail("internal", "standard operation '" + decl.name + "' has no shape definition", e.range);

@@ -25,7 +25,9 @@ struct ExpandOptions {
 
 struct Expansion {
     Graph graph;
-    // Custom operations (body-less document fragments) that occur in the graph, in first-use order.
+    // Custom operations (body-less document fragments) without a registered shape function that
+    // occur in the graph, in first-use order: their outputs and everything downstream have unknown
+    // shapes.
     std::vector<std::string> custom_operations;
 };
 

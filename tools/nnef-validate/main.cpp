@@ -45,10 +45,19 @@ int run(int argc, char** argv) {
         bool good = session.load_path(path);
         Diagnostics extra;
         if (good) {
-            for (const std::string& op : session.custom_operations())
+            for (const std::string& op : session.custom_operations()) {
+                // Located at the first use in the graph.
+                SourceRange where;
+                for (const Operation& o : session.graph()->operations)
+                    if (o.name == op) {
+                        where = o.provenance.range;
+                        break;
+                    }
                 extra.warning(Stage::shape, "custom-operation",
                               "custom operation '" + op + "' has no shape function: shapes downstream of it are unknown "
-                              "and the checks that need them are skipped");
+                              "and the checks that need them are skipped",
+                              where);
+            }
         }
         const Graph* g = session.graph();
         if (opts.json) {

@@ -185,6 +185,12 @@ TEST_SUITE("tools") {
         CHECK(custom.code == 0);
         auto first = custom.err.find("custom operation 'GRU_v1'");
         CHECK(first != std::string::npos);
+        // Located at the first invocation: `graph.nnef:LINE:COL: warning[shape]:`.
+        auto line_start = custom.err.rfind('\n', first);
+        std::size_t start = line_start == std::string::npos ? 0 : line_start + 1;
+        std::string head = custom.err.substr(start, first - start);
+        CHECK(head.find("graph.nnef:") != std::string::npos);
+        CHECK(head.find(": warning[shape]:") != std::string::npos);
         CHECK(custom.err.find("custom operation 'GRU_v1'", first + 1) == std::string::npos);
     }
 }
