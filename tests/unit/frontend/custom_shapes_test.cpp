@@ -30,6 +30,20 @@ bool widen_shape(nnef::ShapeContext& ctx) {
     return true;
 }
 
+// Loads `doc` with widen_shape registered.
+nnef::Session load_registered(const std::string& doc, bool& ok) {
+    static nnef::OpRegistry reg = [] {
+        nnef::OpRegistry r;
+        r.add({"widen", widen_shape});
+        return r;
+    }();
+    nnef::FlattenOptions o;
+    o.custom_shapes = &reg;
+    nnef::Session s(o);
+    ok = s.load_text("custom.nnef", doc);
+    return s;
+}
+
 }  // namespace custom_shapes_test
 
 TEST_SUITE("frontend") {
@@ -47,12 +61,9 @@ TEST_SUITE("frontend") {
             CHECK(s.custom_operations()[0] == "widen");
         }
         SUBCASE("registered: shapes propagate and it is no longer listed") {
-            nnef::OpRegistry reg;
-            reg.add({"widen", ct::widen_shape});
-            nnef::FlattenOptions o;
-            o.custom_shapes = &reg;
-            nnef::Session s(o);
-            REQUIRE(s.load_text("custom.nnef", ct::kDoc));
+            bool ok = false;
+            nnef::Session s = ct::load_registered(ct::kDoc, ok);
+            REQUIRE(ok);
             const nnef::Graph* g = s.graph();
             REQUIRE(g);
             REQUIRE(g->tensor("output")->shape.has_value());
@@ -61,14 +72,11 @@ TEST_SUITE("frontend") {
             CHECK(s.flat_text(true).find("output = relu(w);  # output: scalar[1,12]") != std::string::npos);
         }
         SUBCASE("registered: its errors are shape errors at the invocation") {
-            nnef::OpRegistry reg;
-            reg.add({"widen", ct::widen_shape});
-            nnef::FlattenOptions o;
-            o.custom_shapes = &reg;
-            nnef::Session s(o);
             std::string doc = ct::kDoc;
             doc.replace(doc.find("factor = 3"), 10, "factor = 0");
-            CHECK_FALSE(s.load_text("custom.nnef", doc));
+            bool ok = true;
+            nnef::Session s = ct::load_registered(doc, ok);
+            CHECK_FALSE(ok);
             bool found = false;
             for (const nnef::Diagnostic& d : s.diagnostics())
                 if (d.severity == nnef::Severity::error) {
