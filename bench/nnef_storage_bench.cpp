@@ -17,9 +17,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <archive.h>
-#include <archive_entry.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -104,30 +101,26 @@ bool write_file(const fs::path& p, const std::uint8_t* data, std::size_t size) {
     return static_cast<bool>(out) || fail("cannot write " + p.string());
 }
 
-// Packs the folder's files (relative names, in order) into a tar, gzip-compressed or not.
+// Packs the folder's files (relative names, in order) into a tar, gzip-compressed or not, with the
+// system's `tar` (this binary only reads archives, so it links just the reading part of
+// libarchive, as the tools do).
 bool pack(const fs::path& folder, const std::vector<std::string>& names, const fs::path& archive_path, bool gzip) {
-    archive* a = archive_write_new();
-    archive_write_set_format_pax_restricted(a);
-    if (gzip) archive_write_add_filter_gzip(a);
-    bool ok = archive_write_open_filename(a, archive_path.c_str()) == ARCHIVE_OK;
-    std::vector<char> buf;
-    for (std::size_t i = 0; ok && i < names.size(); ++i) {
-        const fs::path p = folder / names[i];
-        std::ifstream in(p, std::ios::binary);
-        buf.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-        archive_entry* e = archive_entry_new();
-        archive_entry_set_pathname(e, names[i].c_str());
-        archive_entry_set_filetype(e, AE_IFREG);
-        archive_entry_set_perm(e, 0644);
-        archive_entry_set_size(e, la_int64_t(buf.size()));
-        ok = archive_write_header(a, e) == ARCHIVE_OK &&
-             (buf.empty() || archive_write_data(a, buf.data(), buf.size()) == la_ssize_t(buf.size()));
-        archive_entry_free(e);
+    auto quote = [](const std::string& s) {
+        std::string q = "'";
+        for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        return q + "'";
+    };
+    const fs::path list = archive_path.string() + ".list";
+    {
+        std::ofstream out(list, std::ios::trunc);
+        for (const std::string& n : names) out << n << '\n';
+        if (!out) return fail("cannot write " + list.string());
     }
-    if (!ok) fail(archive_path.string() + ": " + (archive_error_string(a) ? archive_error_string(a) : "write error"));
-    ok = archive_write_close(a) == ARCHIVE_OK && ok;
-    archive_write_free(a);
-    return ok;
+    std::string cmd = std::string("tar --format=pax -c") + (gzip ? "z" : "") + "f " + quote(archive_path.string()) +
+                      " -C " + quote(folder.string()) + " --no-recursion -T " + quote(list.string());
+    int rc = std::system(cmd.c_str());
+    fs::remove(list);
+    return rc == 0 || fail("'" + cmd + "' failed");
 }
 
 int generate(const fs::path& dir, double megabytes) {
@@ -211,6 +204,7 @@ int load(const std::string& path, bool allow_mmap) {
     const auto start = std::chrono::steady_clock::now();
     nnef::storage::ReadOptions options;
     options.allow_mmap = allow_mmap;
+    options.populate = true;  // every value is used
     auto c = nnef::storage::open_container(path);
     if (!c.value) {
         for (const nnef::Diagnostic& d : c.diagnostics.list()) fail(d.path + ": " + d.message);
