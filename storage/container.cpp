@@ -16,6 +16,9 @@
 #ifdef NNEF_WITH_LIBARCHIVE
 #include <archive.h>
 #include <archive_entry.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 namespace nnef::storage {
@@ -219,7 +222,33 @@ bool open_archive(const std::string& path, bool compressed, Container& c, const 
     // Read blocks of 1 MiB, or of the file's size for small archives (a fresh block costs more
     // than the reading).
     const std::size_t block = std::size_t(std::clamp<std::uint64_t>(ec ? 0 : file_size, 64u << 10, 1u << 20));
-    if (archive_read_open_filename(a, path.c_str(), block) != ARCHIVE_OK) {
+    // An uncompressed .tar file is mapped and read in place: reading from memory, libarchive hands
+    // out each member's data as one pointer into the mapping, so members become views of the file
+    // (zero copy, like a mapped folder) instead of copies into fresh memory. All of it is read, so
+    // the page tables are filled at once.
+    std::shared_ptr<const void> mapping;
+    const std::uint8_t* map_begin = nullptr;
+    const std::uint8_t* map_end = nullptr;
+    if (!compressed && !ec && file_size > 0 && file_size <= std::numeric_limits<std::size_t>::max()) {
+        int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            const std::size_t size = std::size_t(file_size);
+            int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+            flags |= MAP_POPULATE;
+#endif
+            void* p = ::mmap(nullptr, size, PROT_READ, flags, fd, 0);
+            ::close(fd);
+            if (p != MAP_FAILED) {
+                mapping = std::shared_ptr<const void>(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
+                map_begin = static_cast<const std::uint8_t*>(p);
+                map_end = map_begin + size;
+            }
+        }
+    }
+    const int opened = mapping ? archive_read_open_memory(a, map_begin, std::size_t(map_end - map_begin))
+                               : archive_read_open_filename(a, path.c_str(), block);
+    if (opened != ARCHIVE_OK) {
         diags.add(io_error(path, "bad-archive", "cannot read archive: " + error_text(a)));
         return false;
     }
@@ -285,12 +314,38 @@ bool open_archive(const std::string& path, bool compressed, Container& c, const 
             diags.add(io_error(path, "out-of-memory", "cannot allocate memory for member '" + name + "'"));
             return false;
         };
-        MemberBuffer buf;
-        if (sized && declared <= plausible && !buf.from_arena(arena, std::size_t(declared))) return no_memory();
+        auto add_member = [&](ByteView bytes) {
+            Member m;
+            m.name = clean;
+            m.bytes = std::move(bytes);
+            m.size = m.bytes.size();
+            c.members.emplace(clean, std::move(m));
+        };
         const void* block = nullptr;
         std::size_t length = 0;
         la_int64_t offset = 0;
-        while ((r = archive_read_data_block(a, &block, &length, &offset)) != ARCHIVE_EOF) {
+        r = archive_read_data_block(a, &block, &length, &offset);
+        // Zero copy: the whole member in one block inside the mapping, and nothing after it.
+        if (mapping && r == ARCHIVE_OK && sized && offset == 0 && length == declared && declared > 0) {
+            const auto* p = static_cast<const std::uint8_t*>(block);
+            if (p >= map_begin && p + length <= map_end) {
+                const void* more = nullptr;
+                std::size_t more_length = 0;
+                la_int64_t more_offset = 0;
+                while ((r = archive_read_data_block(a, &more, &more_length, &more_offset)) == ARCHIVE_OK)
+                    if (more_length > 0) {
+                        diags.add(io_error(path, "bad-archive", "member '" + name + "' has data beyond its size"));
+                        return false;
+                    }
+                if (r != ARCHIVE_EOF) return read_error();
+                total += declared;
+                add_member(ByteView(mapping, p, length, true));
+                continue;
+            }
+        }
+        MemberBuffer buf;
+        if (sized && declared <= plausible && !buf.from_arena(arena, std::size_t(declared))) return no_memory();
+        for (; r != ARCHIVE_EOF; r = archive_read_data_block(a, &block, &length, &offset)) {
             if (r != ARCHIVE_OK || offset < 0 || std::uint64_t(offset) < buf.filled) return read_error();
             // Holes of sparse members are zeros and count toward the limit like data.
             const std::uint64_t end = std::uint64_t(offset) + length;
@@ -308,11 +363,7 @@ bool open_archive(const std::string& path, bool compressed, Container& c, const 
             std::memset(buf.data + buf.filled, 0, std::size_t(declared) - buf.filled);
             buf.filled = std::size_t(declared);
         }
-        Member m;
-        m.name = clean;
-        m.bytes = buf.release();
-        m.size = m.bytes.size();
-        c.members.emplace(clean, std::move(m));
+        add_member(buf.release());
     }
     return finish(c, path, diags);
 }

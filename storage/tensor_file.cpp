@@ -463,7 +463,11 @@ Result<TensorDataPtr> read_tensor_file(const std::string& path, const Limits& li
         const bool float32 = h.vendor == 0 && h.algorithm == item_code::float_values && h.bits == 32;
         if (options.allow_mmap && float32 && tensor_data_detail::host_little_endian()) {
             const std::size_t total = TensorHeader::size + length;
-            void* base = ::mmap(nullptr, total, PROT_READ, MAP_PRIVATE, f.fd, 0);
+            int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+            if (options.populate) flags |= MAP_POPULATE;
+#endif
+            void* base = ::mmap(nullptr, total, PROT_READ, flags, f.fd, 0);
             if (base != MAP_FAILED) {
                 std::shared_ptr<const void> owner(base, [total](const void* p) {
                     ::munmap(const_cast<void*>(p), total);

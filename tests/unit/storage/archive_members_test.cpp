@@ -1,5 +1,6 @@
 // Archive members in memory: exact contents for every size class (arena chunks, members with a
-// chunk of their own, empty members), sparse members, and zero-copy tensors read from members.
+// chunk of their own, empty members; views into the mapped file for an uncompressed tar), sparse
+// members, and zero-copy tensors read from members.
 #include <doctest/doctest.h>
 
 #include <archive.h>
@@ -94,6 +95,8 @@ TEST_SUITE("storage") {
                 CHECK(amt::contents(it->second) == files[i].data);
                 // 64-byte alignment keeps float32 data (at offset 128 of a tensor file) aligned.
                 CHECK(reinterpret_cast<std::uintptr_t>(it->second.bytes.data()) % 64 == 0);
+                // An uncompressed tar is mapped and its members are views into it (zero copy).
+                CHECK(it->second.bytes.mapped() == (!gzip && !files[i].data.empty()));
             }
             // The members outlive the container.
             nnef::storage::Member kept = r.value->members.at("w/39.bin");
