@@ -14,6 +14,7 @@
 #include <nnef/op_def.hpp>
 #include <nnef/options.hpp>
 #include <nnef/source.hpp>
+#include <nnef/summary.hpp>
 #include <nnef/value.hpp>
 
 namespace nnef {

@@ -17,6 +17,7 @@
 #include "semantics/infer.cpp"
 #include "semantics/printer.cpp"
 #include "semantics/stdlib.cpp"
+#include "semantics/summary.cpp"
 #include "semantics/types.cpp"
 
 #include "semantics/ops/common.cpp"
