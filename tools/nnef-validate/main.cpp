@@ -5,27 +5,9 @@
 #include <sstream>
 
 #include "../common/cli.hpp"
+#include "../common/tensors.hpp"
 
 namespace nnef::validate_main {
-
-std::string shape_text(const Tensor* t) {
-    if (!t) return "?";
-    std::string s = t->dtype != PrimType::none ? to_string(t->dtype) : std::string("?");
-    return s + (t->shape ? to_string(*t->shape) : std::string("[unknown]"));
-}
-
-std::string tensor_list_json(const Graph& g, const std::vector<std::string>& names) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < names.size(); ++i) {
-        const Tensor* t = g.tensor(names[i]);
-        if (i) out += ',';
-        out += "{\"name\":" + cli::json_string(names[i]) + ",\"dtype\":" +
-               cli::json_string(t && t->dtype != PrimType::none ? to_string(t->dtype) : "") + ",\"shape\":";
-        out += t && t->shape ? to_string(*t->shape) : std::string("null");
-        out += '}';
-    }
-    return out + "]";
-}
 
 int run(int argc, char** argv) {
     cli::ToolSpec spec{"nnef-validate", "PATH...",
@@ -69,8 +51,8 @@ int run(int argc, char** argv) {
                     ",\"diagnostics\":" + diags;
             if (good && g) {
                 json += ",\"graph\":" + cli::json_string(g->name) + ",\"operations\":" + std::to_string(g->operations.size()) +
-                        ",\"tensors\":" + std::to_string(g->tensors.size()) + ",\"inputs\":" + tensor_list_json(*g, g->inputs) +
-                        ",\"outputs\":" + tensor_list_json(*g, g->outputs);
+                        ",\"tensors\":" + std::to_string(g->tensors.size()) + ",\"inputs\":" + cli::tensors_json(*g, g->inputs) +
+                        ",\"outputs\":" + cli::tensors_json(*g, g->outputs);
             }
             json += '}';
         } else {
@@ -80,9 +62,9 @@ int run(int argc, char** argv) {
                 std::ostringstream os;
                 os << path << ": valid: graph '" << g->name << "', " << g->operations.size() << " operations, "
                    << g->tensors.size() << " tensors; inputs:";
-                for (const std::string& n : g->inputs) os << ' ' << n << ' ' << shape_text(g->tensor(n));
+                for (const std::string& n : g->inputs) os << ' ' << n << ' ' << cli::tensor_text(g->tensor(n));
                 os << "; outputs:";
-                for (const std::string& n : g->outputs) os << ' ' << n << ' ' << shape_text(g->tensor(n));
+                for (const std::string& n : g->outputs) os << ' ' << n << ' ' << cli::tensor_text(g->tensor(n));
                 std::cout << os.str() << "\n";
             }
         }
