@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job on a bundled sample: install what is missing, build, validate and flatten.
+# The main job on a bundled sample: install what is missing, build, validate, flatten and summarize.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
@@ -10,3 +10,5 @@ echo "== nnef-validate $sample"
 "$build/nnef-validate" "$sample"
 echo "== nnef-flatten --shapes $sample"
 "$build/nnef-flatten" --shapes "$sample"
+echo "== nnef-info $sample"
+"$build/nnef-info" "$sample"
