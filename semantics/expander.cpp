@@ -744,9 +744,7 @@ private:
     Value emit(const ast::Fragment& decl, std::vector<std::optional<Value>>& values, PrimType bound, Scope& s,
                const ast::Expr& e, Hint hint) {
         Graph& g = out_.graph;
-        if (g.operations.size() >= opts_.options.limits.max_operations)
-            fail("limit-exceeded", "expansion exceeds limit max_operations (" + std::to_string(opts_.options.limits.max_operations) + ")",
-                 e.range);
+        check_operation_limit(e.range);
         if (decl.name == "external" && !s.graph) fail("external-in-fragment", "'external' used inside a fragment", e.range);
         Operation op;
         op.name = decl.name;
@@ -802,14 +800,14 @@ private:
         std::size_t index = g.operations.size();
         for (const auto& [n, v] : op.outputs)
             for (const std::string& t : tensor_names(v)) producers_[t] = index;
-        InferReport inferred;
-        inferred.strict = opts_.options.strict;
+        InferReport inferred = infer_report(opts_.options);
         bool ok = infer_operation(g, producers_, g.operations, op, def, inferred);
         for (const std::string& w : inferred.warnings) warn_once("de-facto-form", w, e.range);
         const std::vector<std::string>& errors = inferred.errors;
         if (!ok) {
             for (std::size_t i = 0; i + 1 < errors.size(); ++i) report("invalid-argument", errors[i], e.range, chain_);
-            fail("invalid-argument", errors.empty() ? "invalid arguments for '" + decl.name + "'" : errors.back(), e.range);
+            fail(inferred.limit_exceeded ? "limit-exceeded" : "invalid-argument",
+                 errors.empty() ? "invalid arguments for '" + decl.name + "'" : errors.back(), e.range);
         }
         Value::Items results;
         for (auto& [n, v] : op.outputs) results.push_back(v);
@@ -883,11 +881,19 @@ private:
         s.vars[name] = Value::identifier(name);
     }
 
+    // Fails when the graph already has max_operations operations.
+    void check_operation_limit(SourceRange at) {
+        if (out_.graph.operations.size() >= opts_.options.limits.max_operations)
+            fail("limit-exceeded", "expansion exceeds limit max_operations (" + std::to_string(opts_.options.limits.max_operations) + ")",
+                 at);
+    }
+
     // Emits `name = copy(x)` or `name = constant(...)` for graph identifiers bound to an existing
     // tensor or a literal.
     void emit_alias(const std::string& opname, NamedValues inputs, NamedValues attribs, const std::string& name, PrimType dtype,
                     SourceRange range) {
         Graph& g = out_.graph;
+        check_operation_limit(range);
         const ast::Fragment* decl = prog_.find(opname);
         Operation op;
         op.name = opname;
@@ -907,10 +913,10 @@ private:
         std::size_t index = g.operations.size();
         producers_[name] = index;
         const OpDef* def = OpRegistry::standard().find(opname);
-        InferReport report;
-        report.strict = opts_.options.strict;
+        InferReport report = infer_report(opts_.options);
         if (!infer_operation(g, producers_, g.operations, op, def, report))
-            fail("invalid-argument", report.errors.empty() ? "invalid '" + opname + "'" : report.errors.back(), range);
+            fail(report.limit_exceeded ? "limit-exceeded" : "invalid-argument",
+                 report.errors.empty() ? "invalid '" + opname + "'" : report.errors.back(), range);
         g.operations.push_back(std::move(op));
     }
 
@@ -1019,10 +1025,10 @@ void infer_shapes(Graph& graph, const Program& program, const ExpandOptions& opt
         if (decl) set_output_dtypes(graph, op, *decl);
         const OpDef* def = OpRegistry::standard().find(op.name);
         if (!def && options.custom) def = options.custom->find(op.name);
-        InferReport report;
-        report.strict = options.options.strict;
+        InferReport report = infer_report(options.options);
         if (!infer_operation(graph, producers, graph.operations, op, def, report))
-            for (const std::string& m : report.errors) diags.error(Stage::shape, "invalid-argument", m, op.provenance.range);
+            for (const std::string& m : report.errors)
+                diags.error(Stage::shape, report.limit_exceeded ? "limit-exceeded" : "invalid-argument", m, op.provenance.range);
     }
 }
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "semantics/ops/common.hpp"
+
 namespace nnef::sema {
 
 namespace infer_cpp {
@@ -69,6 +71,25 @@ void collect_identifiers(const Value& v, std::vector<std::string>& out) {
     }
 }
 
+// Limits::max_rank and max_volume on an inferred shape (a volume that overflows is beyond any).
+bool within_limits(const Tensor& t, InferReport& report) {
+    const Shape& shape = *t.shape;
+    std::string what;
+    if (shape.size() > report.max_rank) {
+        what = "tensor '" + t.name + "' has rank " + std::to_string(shape.size()) + ", more than the limit max_rank = " +
+               std::to_string(report.max_rank);
+    } else {
+        const std::optional<std::int64_t> volume = ops::checked_volume(shape);
+        if (!volume || std::uint64_t(*volume) > report.max_volume)
+            what = "tensor '" + t.name + "' has " + (volume ? std::to_string(*volume) : "more than 2^63") +
+                   " items, more than the limit max_volume = " + std::to_string(report.max_volume);
+    }
+    if (what.empty()) return true;
+    report.errors.push_back(std::move(what));
+    report.limit_exceeded = true;
+    return false;
+}
+
 }  // namespace infer_cpp
 
 PrimType value_dtype(const Graph& g, const Value& v) {
@@ -106,6 +127,14 @@ void set_output_dtypes(Graph& g, const Operation& op, const ast::Fragment& decl)
     }
 }
 
+InferReport infer_report(const Options& options) {
+    InferReport report;
+    report.strict = options.strict;
+    report.max_rank = options.limits.max_rank;
+    report.max_volume = options.limits.max_volume;
+    return report;
+}
+
 bool infer_operation(Graph& g, const ProducerMap& producers, const std::vector<Operation>& ops, Operation& op,
                      const OpDef* def, InferReport& report) {
     std::vector<std::string>& errors = report.errors;
@@ -133,6 +162,7 @@ bool infer_operation(Graph& g, const ProducerMap& producers, const std::vector<O
                     errors.push_back("internal: shape function of '" + op.name + "' did not set the shape of '" + n + "'");
                     return false;
                 }
+                if (t && !infer_cpp::within_limits(*t, report)) return false;
             }
         }
     }

@@ -1,11 +1,13 @@
 // Per-operation dtype and shape inference (internal to semantics).
 #pragma once
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include <nnef/graph.hpp>
 #include <nnef/op_def.hpp>
+#include <nnef/options.hpp>
 #include "grammar/ast.hpp"
 
 namespace nnef::sema {
@@ -23,9 +25,16 @@ void set_output_dtypes(Graph& g, const Operation& op, const ast::Fragment& decl)
 // What a shape function reported.
 struct InferReport {
     bool strict = false;  // in: the dialect
+    // in: every output tensor's rank and volume (items) must stay within these (Limits::max_rank,
+    // max_volume); one that does not is an error naming the limit, and `limit_exceeded` is set.
+    std::size_t max_rank = SIZE_MAX;
+    std::uint64_t max_volume = UINT64_MAX;
+    bool limit_exceeded = false;  // out
     std::vector<std::string> errors;
     std::vector<std::string> warnings;
 };
+// A report with the dialect and limits of `options`.
+InferReport infer_report(const Options& options);
 
 // Runs the op's shape function (when every input shape is known; otherwise marks the outputs
 // unknown). Messages of failed checks go to report.errors. Returns false on failure.
