@@ -4,8 +4,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
+#include <type_traits>
 
 namespace nnef::cli {
 
@@ -27,7 +29,12 @@ void help(const ToolSpec& spec) {
                  "  --max-nesting N          expression nesting depth limit (default 512)\n"
                  "  --max-operations N       limit on operations produced by expansion\n"
                  "  --max-value-items N      limit on items in one compile-time value (default 4194304)\n"
-                 "  --max-expansions N       limit on fragment bodies expanded (default 10000000)\n";
+                 "  --max-expansions N       limit on fragment bodies expanded (default 10000000)\n"
+                 "  --max-string-length N    limit on bytes in one string or identifier (default 1048576)\n"
+                 "  --max-rank N             limit on the rank of a tensor (default 8)\n"
+                 "  --max-volume N           limit on items in one tensor (default 1099511627776)\n"
+                 "  --max-archive-members N  limit on entries in a .tar/.tgz model (default 100000)\n"
+                 "  --max-archive-bytes N    limit on decompressed bytes of a .tar/.tgz model (default 17179869184)\n";
     if (spec.has_expand)
         std::cout << "  --expand-all             expand every standard compound down to primitives\n"
                      "  --expand NAME,...        expand the named standard compounds\n";
@@ -63,10 +70,29 @@ bool parse_shape_arg(const std::string& arg, std::string& name, Shape& shape) {
     return !shape.empty();
 }
 
+// What sets the limit named by a --max-* option, or an empty function.
+std::function<void(std::uint64_t)> limit_option(const std::string& key, CommonOptions& out) {
+    auto set = [](auto& field) {
+        return [&field](std::uint64_t n) { field = static_cast<std::remove_reference_t<decltype(field)>>(n); };
+    };
+    Limits& l = out.flatten.options.limits;
+    if (key == "--max-errors") return set(l.max_errors);
+    if (key == "--max-recursion") return set(l.max_recursion);
+    if (key == "--max-nesting") return set(l.max_nesting);
+    if (key == "--max-operations") return set(l.max_operations);
+    if (key == "--max-value-items") return set(l.max_value_items);
+    if (key == "--max-expansions") return set(l.max_expansions);
+    if (key == "--max-string-length") return set(l.max_string_length);
+    if (key == "--max-rank") return set(l.max_rank);
+    if (key == "--max-volume") return set(l.max_volume);
+    if (key == "--max-archive-members") return set(out.flatten.max_archive_members);
+    if (key == "--max-archive-bytes") return set(out.flatten.max_archive_bytes);
+    return {};
+}
+
 }  // namespace cli_cpp
 
 int parse_args(int argc, char** argv, const ToolSpec& spec, CommonOptions& out) {
-    Limits& limits = out.flatten.options.limits;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto value = [&](std::string& v) -> bool {
@@ -124,20 +150,14 @@ int parse_args(int argc, char** argv, const ToolSpec& spec, CommonOptions& out) 
                 return usage;
             }
             out.flatten.input_shapes[name] = shape;
-        } else if (key == "--max-errors" || key == "--max-recursion" || key == "--max-nesting" || key == "--max-operations" ||
-                   key == "--max-value-items" || key == "--max-expansions") {
+        } else if (auto set_limit = cli_cpp::limit_option(key, out)) {
             if (!value(v)) return usage;
             std::size_t n = 0;
             if (!cli_cpp::parse_size(v, n)) {
                 cli_cpp::usage_error(spec, "option '" + a + "' needs a non-negative integer");
                 return usage;
             }
-            if (a == "--max-errors") limits.max_errors = n;
-            else if (a == "--max-recursion") limits.max_recursion = n;
-            else if (a == "--max-nesting") limits.max_nesting = n;
-            else if (a == "--max-operations") limits.max_operations = n;
-            else if (a == "--max-value-items") limits.max_value_items = n;
-            else limits.max_expansions = n;
+            set_limit(n);
         } else if (spec.has_output && a == "-o") {
             if (!value(v)) return usage;
             out.output = v;
