@@ -261,7 +261,10 @@ bool run_rule(Rule const& rule, ParseState& st, Diagnostics& diags, const char* 
     auto at = [&](const char* b, const char* e) { return st.range(b, e == b && e != last ? e + 1 : e); };
     const char* first = begin;
     skipper_type const skipper{};
-    auto const context = x3::make_context<state_tag>(st, x3::make_context<x3::skipper_tag>(skipper));
+    // x3::context keeps a reference to the next context: the skipper's context must be a named
+    // object, not a temporary that dies at the end of this statement.
+    auto const skipper_context = x3::make_context<x3::skipper_tag>(skipper);
+    auto const context = x3::make_context<state_tag>(st, skipper_context);
     x3::unused_type attr;
     bool ok = false;
     try {

@@ -5,8 +5,10 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_
 if(rc)
   message(FATAL_ERROR "install failed")
 endif()
+# A sanitized library needs a consumer linked with the same sanitizers (LINK_FLAGS).
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix
-                        -DCMAKE_BUILD_TYPE=Release RESULT_VARIABLE rc OUTPUT_QUIET)
+                        -DCMAKE_BUILD_TYPE=Release "-DCMAKE_EXE_LINKER_FLAGS=${LINK_FLAGS}"
+                        RESULT_VARIABLE rc OUTPUT_QUIET)
 if(rc)
   message(FATAL_ERROR "configure of the consumer failed")
 endif()
