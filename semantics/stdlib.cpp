@@ -2,6 +2,7 @@
 #include "semantics/stdlib.hpp"
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,6 +48,19 @@ inline void parse_text(Stdlib& lib, SourceManager& sm, const char* name, std::st
     lib.documents.push_back(std::move(*doc));
 }
 
+// Parses both texts into a new library (the texts registered in `sm`).
+inline std::shared_ptr<const Stdlib> parse_library(SourceManager& sm, bool strict, Diagnostics& diags) {
+    auto lib = std::make_shared<Stdlib>();
+    lib->strict = strict;
+    stdlib_cpp::parse_text(*lib, sm, "<stdlib>", stdlib_rev3_text(), strict, diags);
+    if (!strict) stdlib_cpp::parse_text(*lib, sm, "<stdlib-later>", stdlib_later_text(), false, diags);
+    // The map points into `documents`, which no longer grows: later documents replace earlier
+    // fragments of the same name.
+    for (const ast::Document& doc : lib->documents)
+        for (const ast::Fragment& f : doc.fragments) lib->fragments[f.name] = &f;
+    return lib;
+}
+
 }  // namespace stdlib_cpp
 
 std::string_view stdlib_rev3_text() {
@@ -57,15 +71,27 @@ std::string_view stdlib_later_text() {
     return std::string_view(stdlib_cpp::later_text, sizeof(stdlib_cpp::later_text) - 1);
 }
 
+// The parsed library refers to its texts only by their ids in `sm`, which depend on how many
+// files `sm` already holds (the text of a document comes first in a Session). So a library is
+// parsed once per dialect and number of files before it, for the first few such numbers, and shared
+// (parsing it is most of the cost of loading a small document).
 std::shared_ptr<const Stdlib> load_stdlib(SourceManager& sm, bool strict, Diagnostics& diags) {
-    auto lib = std::make_shared<Stdlib>();
-    lib->strict = strict;
-    stdlib_cpp::parse_text(*lib, sm, "<stdlib>", stdlib_rev3_text(), strict, diags);
-    if (!strict) stdlib_cpp::parse_text(*lib, sm, "<stdlib-later>", stdlib_later_text(), false, diags);
-    // The map points into `documents`, which no longer grows: later documents replace earlier
-    // fragments of the same name.
-    for (const ast::Document& doc : lib->documents)
-        for (const ast::Fragment& f : doc.fragments) lib->fragments[f.name] = &f;
+    constexpr std::size_t cached_positions = 4;
+    const std::size_t before = sm.size();
+    if (before >= cached_positions) return stdlib_cpp::parse_library(sm, strict, diags);
+    static std::mutex mutex;
+    static std::shared_ptr<const Stdlib> parsed[2][cached_positions];
+    const std::lock_guard<std::mutex> lock(mutex);
+    std::shared_ptr<const Stdlib>& cached = parsed[strict ? 1 : 0][before];
+    if (cached) {
+        sm.add("<stdlib>", std::string(stdlib_rev3_text()));
+        if (!strict) sm.add("<stdlib-later>", std::string(stdlib_later_text()));
+        return cached;
+    }
+    Diagnostics own(diags.max_errors());
+    std::shared_ptr<const Stdlib> lib = stdlib_cpp::parse_library(sm, strict, own);
+    if (own.empty()) cached = lib;
+    diags.append(own);
     return lib;
 }
 

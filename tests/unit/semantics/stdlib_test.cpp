@@ -406,4 +406,34 @@ TEST_SUITE("semantics") {
             CHECK(doc.find("| `" + name + "` |") != std::string::npos);
         }
     }
+
+    TEST_CASE("stdlib: parsed once per dialect and position, its files registered every time") {
+        // The texts land at the ids that follow the files already in the manager; the library
+        // refers to them by those ids, so a shared library must match them.
+        auto load = [](std::size_t files_before, bool strict) {
+            nnef::SourceManager sm;
+            for (std::size_t i = 0; i < files_before; ++i) sm.add("doc" + std::to_string(i), "x");
+            nnef::Diagnostics diags;
+            auto lib = nnef::sema::load_stdlib(sm, strict, diags);
+            CHECK(diags.empty());
+            CHECK(sm.size() == files_before + (strict ? 1 : 2));
+            CHECK(sm.name(std::uint32_t(files_before + 1)) == "<stdlib>");
+            REQUIRE(lib);
+            for (const nnef::ast::Document& doc : lib->documents)
+                CHECK(sm.text(doc.file).size() > 1000);
+            CHECK(lib->documents.front().file == files_before + 1);
+            return lib;
+        };
+        for (bool strict : {false, true})
+            for (std::size_t before : {0u, 1u, 3u, 7u}) {
+                CAPTURE(strict);
+                CAPTURE(before);
+                auto first = load(before, strict), second = load(before, strict);
+                CHECK(first->strict == strict);
+                if (before < 4) CHECK(first == second);  // shared
+                else CHECK(first != second);              // parsed for each manager
+            }
+        CHECK(load(1, false) != load(1, true));
+        CHECK(load(1, false) != load(2, false));
+    }
 }
