@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages the build needs, only when something is missing.
+#   scripts/install-deps.sh          the build and the tests
+#   scripts/install-deps.sh fuzz     also clang and libFuzzer (the fuzz targets, scripts/fuzz.sh)
 set -euo pipefail
 packages=(g++ cmake make libboost-dev libboost-filesystem-dev libarchive-dev doctest-dev)
+if [ "${1:-}" = fuzz ]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -3,30 +3,14 @@
 // `archive-*` files as container bytes.
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <string>
-#include <vector>
-
 #include "fuzz/storage_checks.hpp"
-#include "test_support.hpp"
+#include "fuzz_replay.hpp"
 
 TEST_SUITE("storage") {
     TEST_CASE("fuzzer regressions replay cleanly") {
-        const std::filesystem::path dir = nnef_test::source_dir() / "tests/unit/storage/regressions";
-        REQUIRE(std::filesystem::is_directory(dir));
-        std::size_t replayed = 0;
-        for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-            const std::string name = entry.path().filename().string();
-            const bool tensor = name.rfind("tensor-", 0) == 0, container = name.rfind("archive-", 0) == 0;
-            if (!tensor && !container) continue;
-            CAPTURE(name);
-            const std::string bytes = nnef_test::read_text(entry.path());
-            const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
-            const std::string why = tensor ? nnef_fuzz::check_tensor_bytes(data, bytes.size())
-                                           : nnef_fuzz::check_container_bytes(data, bytes.size());
-            CHECK(why == "");
-            ++replayed;
-        }
+        const std::size_t replayed = nnef_test::replay_fuzz_inputs(
+            nnef_test::source_dir() / "tests/unit/storage/regressions",
+            {{"tensor-", nnef_fuzz::check_tensor_bytes}, {"archive-", nnef_fuzz::check_container_bytes}});
         MESSAGE("replayed " << replayed << " fuzzer inputs");
     }
 }
