@@ -16,7 +16,7 @@ template <float (*F)(float)>
 bool unary(KernelContext& ctx) {
     const TensorValue& x = ctx.input("x", PrimType::scalar);
     TensorValue y = ctx.make_output("y");
-    broadcast_unary<float, float>(y, x, F);
+    broadcast_unary<float, float>(y, x, [](float v) { return F(v); });  // a lambda, so that F is inlined
     ctx.set_output("y", std::move(y));
     return true;
 }
@@ -128,17 +128,18 @@ bool binary_op(KernelContext& ctx, const char* x_name, const char* y_name, const
     return true;
 }
 
+// (lambdas, so that F is inlined)
 template <float (*F)(float, float)>
 bool arithmetic(KernelContext& ctx) {
-    return binary_op<float, float>(ctx, "x", "y", "z", F);
+    return binary_op<float, float>(ctx, "x", "y", "z", [](float a, float b) { return F(a, b); });
 }
 template <bool (*F)(float, float)>
 bool comparison(KernelContext& ctx) {
-    return binary_op<bool, float>(ctx, "x", "y", "z", F);
+    return binary_op<bool, float>(ctx, "x", "y", "z", [](float a, float b) { return F(a, b); });
 }
 template <bool (*F)(bool, bool)>
 bool logical(KernelContext& ctx) {
-    return binary_op<bool, bool>(ctx, "x", "y", "z", F);
+    return binary_op<bool, bool>(ctx, "x", "y", "z", [](bool a, bool b) { return F(a, b); });
 }
 
 float add(float a, float b) { return a + b; }
