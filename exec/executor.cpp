@@ -444,12 +444,14 @@ bool Executor::set_input(const std::string& name, const TensorValue& value, Diag
 
 bool Executor::run(Diagnostics& diags) { return impl_->run(diags); }
 
-const TensorValue* Executor::tensor(const std::string& name) const {
+const TensorValue* Executor::variable(const std::string& name) const {
     auto label = impl_->label_of.find(name);
-    if (label != impl_->label_of.end()) {
-        auto it = impl_->state.find(label->second);
-        if (it != impl_->state.end()) return &it->second;
-    }
+    if (label == impl_->label_of.end()) return nullptr;
+    auto it = impl_->state.find(label->second);
+    return it == impl_->state.end() ? nullptr : &it->second;
+}
+
+const TensorValue* Executor::tensor(const std::string& name) const {
     auto it = impl_->slots.find(name);
     if (it == impl_->slots.end() || impl_->values[it->second].empty()) return nullptr;
     return &impl_->values[it->second];

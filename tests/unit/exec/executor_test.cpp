@@ -281,6 +281,7 @@ TEST_CASE("exec: variables keep their value through a cycle and take the update 
     auto created = nnef::exec::Executor::create(*session.graph());
     REQUIRE(created);
     nnef::exec::Executor& ex = **created;
+    CHECK(ex.variable("h")->to_doubles() == std::vector<double>{1, -1});
     nnef::Diagnostics d;
     REQUIRE(ex.set_input("x", scalars({1, 2}, {1.0f, 0.0f}), d));
     // h: [1, -1] -> [3, -2] -> [7, -4]; y is the value of the cycle, n the next one
@@ -290,8 +291,10 @@ TEST_CASE("exec: variables keep their value through a cycle and take the update 
         REQUIRE(ex.run(d));
         CHECK(ex.tensor("y")->to_doubles() == h[c]);
         CHECK(ex.tensor("n")->to_doubles() == h[c + 1]);
-        CHECK(ex.tensor("h")->to_doubles() == h[c + 1]);  // the variable after the cycle
+        CHECK(ex.variable("h")->to_doubles() == h[c + 1]);  // the variable after the cycle
+        CHECK(ex.tensor("h") == nullptr);                    // not kept
     }
+    CHECK(ex.variable("n") == nullptr);
     CHECK(ex.cycles() == 3);
     fs::remove_all(dir);
 }
