@@ -362,13 +362,12 @@ bool Executor::Impl::prepare(Diagnostics& diags) {
     }
     if (diags.has_errors()) return false;
 
-    values.resize(tensors.size());
+    for (const std::string& n : graph.outputs) slot(n);
+    values.assign(tensors.size(), TensorValue());
     pinned.assign(tensors.size(), options.keep_all);
-    for (const std::string& n : graph.outputs) pinned[slot(n)] = true;
+    for (const std::string& n : graph.outputs) pinned[slots.at(n)] = true;
     for (const std::string& n : options.keep)
         if (slots.count(n)) pinned[slots.at(n)] = true;
-    values.resize(tensors.size());
-    pinned.resize(tensors.size(), options.keep_all);
     last_use.resize(tensors.size(), 0);
     for (std::size_t s = 0; s < tensors.size(); ++s)
         if (!pinned[s] && last_use[s] < steps.size()) steps[last_use[s]].release.push_back(s);

@@ -175,6 +175,13 @@ void broadcast_ternary(TensorValue& out, const TensorValue& a, const TensorValue
     const auto plan = broadcast_plan<3>(out.shape(), {&a.shape(), &b.shape(), &c.shape()});
     for_each_run(plan, [&](const std::array<std::int64_t, 3>& off, std::int64_t oo, std::int64_t n,
                            const std::array<std::int64_t, 3>& st) {
+        if (st[0] == 1 && st[1] == 0 && st[2] == 0) {  // e.g. clamp(x, 0.0, 6.0)
+            const A* xa = x + off[0];
+            const B yv = y[off[1]];
+            const C zv = z[off[2]];
+            for (std::int64_t i = 0; i < n; ++i) o[oo + i] = f(xa[i], yv, zv);
+            return;
+        }
         for (std::int64_t i = 0; i < n; ++i)
             o[oo + i] = f(x[off[0] + i * st[0]], y[off[1] + i * st[1]], z[off[2] + i * st[2]]);
     });

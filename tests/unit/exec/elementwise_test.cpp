@@ -8,7 +8,7 @@ using namespace exec_test;
 
 TEST_SUITE("exec") {
 
-TEST_CASE("exec: unary operations") {
+TEST_CASE("unary operations") {
     const TensorValue x = scalars({1, 5}, {-1.5f, -0.5f, 0.0f, 0.5f, 2.0f});
     CHECK_TENSOR(run1(x, "y = neg(x);"), "y", ({1, 5}), {1.5, 0.5, 0.0, -0.5, -2.0});
     CHECK_TENSOR(run1(x, "y = abs(x);"), "y", ({1, 5}), {1.5, 0.5, 0.0, 0.5, 2.0});
@@ -50,7 +50,7 @@ TEST_CASE("exec: unary operations") {
     CHECK_TENSOR(run({{"x", logicals({3}, {true, false, true})}}, "y = not(x);", {"y"}), "y", ({3}), {0, 1, 0});
 }
 
-TEST_CASE("exec: activation compounds") {
+TEST_CASE("activation compounds") {
     const TensorValue x = scalars({1, 5}, {-1.5f, -0.5f, 0.0f, 0.5f, 2.0f});
     CHECK_TENSOR(run1(x, "y = relu(x);"), "y", ({1, 5}), {0, 0, 0, 0.5, 2});
     CHECK_TENSOR(run1(x, "y = leaky_relu(x, alpha = 0.1);"), "y", ({1, 5}), {-0.15, -0.05, 0, 0.5, 2});
@@ -77,7 +77,7 @@ TEST_CASE("exec: activation compounds") {
                  {-0.5, 2.0, -0.75, 4.0});
 }
 
-TEST_CASE("exec: binary operations broadcast from dimension 0") {
+TEST_CASE("binary operations broadcast from dimension 0") {
     const TensorValue x = scalars({2, 3}, {1, 2, 3, 4, 5, 6});
     SUBCASE("same shape") {
         CHECK_TENSOR(run({{"x", x}, {"z", x}}, "y = add(x, z);", {"y"}), "y", ({2, 3}), {2, 4, 6, 8, 10, 12});
@@ -120,7 +120,7 @@ TEST_CASE("exec: binary operations broadcast from dimension 0") {
     }
 }
 
-TEST_CASE("exec: select and cast") {
+TEST_CASE("select and cast") {
     const TensorValue c = logicals({2, 1}, {true, false});
     const TensorValue x = scalars({2, 3}, {1, 2, 3, 4, 5, 6});
     CHECK_TENSOR(run({{"c", c}, {"x", x}}, "y = select(c, x, -1.0);", {"y"}), "y", ({2, 3}), {1, 2, 3, -1, -1, -1});

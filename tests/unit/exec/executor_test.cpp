@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 TEST_SUITE("exec") {
 
-TEST_CASE("exec: every primitive of the standard library has a kernel") {
+TEST_CASE("every primitive of the standard library has a kernel") {
     // Primitives without a kernel yet, printed below; the test fails when a kernel appears or
     // disappears without this list being updated.
     const std::set<std::string> expected_missing = {};
@@ -97,7 +97,7 @@ std::vector<float> noise(std::size_t n, unsigned seed) {
     return v;
 }
 
-TEST_CASE("exec: gemm against plain loops (edges of every block size, transposed views, threads)") {
+TEST_CASE("gemm against plain loops (edges of every block size, transposed views, threads)") {
     MESSAGE("gemm micro-kernel: " << std::string(nnef::exec::gemm_kernel_name()));
     struct Size {
         int M, N, K;
@@ -160,7 +160,7 @@ std::vector<float> naive_conv(const Shape& in, const std::vector<float>& x, cons
     return y;
 }
 
-TEST_CASE("exec: conv against plain loops") {
+TEST_CASE("conv against plain loops") {
     struct Case {
         Shape in, filter;
         int groups, stride, dilation, pad;
@@ -189,7 +189,7 @@ TEST_CASE("exec: conv against plain loops") {
     }
 }
 
-TEST_CASE("exec: compound kernels agree with their expansion") {
+TEST_CASE("compound kernels agree with their expansion") {
     const auto x = noise(2 * 3 * 6 * 5, 5);
     const TensorValue in = scalars({2, 3, 6, 5}, x);
     const TensorValue f = scalars({4, 90}, noise(4 * 90, 6));
@@ -243,7 +243,7 @@ TEST_CASE("exec: compound kernels agree with their expansion") {
     }
 }
 
-TEST_CASE("exec: one thread and two threads give the same results") {
+TEST_CASE("one thread and two threads give the same results") {
     const TensorValue in = scalars({1, 16, 20, 20}, noise(16 * 400, 7));
     const TensorValue w = scalars({32, 16, 3, 3}, noise(32 * 16 * 9, 8));
     const std::string body = "c = conv(x, w, padding = [(1, 1), (1, 1)]); d = conv(c, w2, groups = 0); "
@@ -257,7 +257,7 @@ TEST_CASE("exec: one thread and two threads give the same results") {
     CHECK(a["y"].to_doubles() == b["y"].to_doubles());
 }
 
-TEST_CASE("exec: variables keep their value through a cycle and take the update after it") {
+TEST_CASE("variables keep their value through a cycle and take the update after it") {
     const fs::path dir = fs::temp_directory_path() / ("nnef-exec-test-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     {
@@ -299,7 +299,7 @@ TEST_CASE("exec: variables keep their value through a cycle and take the update 
     fs::remove_all(dir);
 }
 
-TEST_CASE("exec: errors") {
+TEST_CASE("executor errors: no kernel, unexpanded compound, inputs") {
     SUBCASE("custom operation without a kernel") {
         nnef::Session s;
         REQUIRE(s.load_text("graph.nnef", "version 1.0;\nextension KHR_enable_fragment_definitions;\n"

@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 
 TEST_SUITE("exec") {
 
-TEST_CASE("exec: real models match their reference outputs") {
+TEST_CASE("real models match their reference outputs") {
     NNEF_REQUIRE_CORPUS();
     const fs::path real = nnef_test::corpus_dir() / "real";
     std::vector<fs::path> models;

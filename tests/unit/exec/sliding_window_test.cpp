@@ -12,7 +12,7 @@ TEST_SUITE("exec") {
 // x = [1, 2, 3, 4, 5] in a [1, 1, 5] tensor (batch and channel singular)
 TensorValue ramp() { return scalars({1, 1, 5}, {1, 2, 3, 4, 5}); }
 
-TEST_CASE("exec: box border modes") {
+TEST_CASE("box border modes") {
     // size 5, padding (2, 2): output[0] sums the extended input at -2..2, output[4] at 2..6.
     const std::string w = "size = [1, 1, 5], padding = [(0, 0), (0, 0), (2, 2)]";
     // constant: zeros outside
@@ -37,7 +37,7 @@ TEST_CASE("exec: box border modes") {
                  {std::sqrt(14.0 / 3), std::sqrt(30.0 / 4), std::sqrt(55.0 / 5), std::sqrt(54.0 / 4), std::sqrt(50.0 / 3)});
 }
 
-TEST_CASE("exec: box stride, dilation and padding") {
+TEST_CASE("box stride, dilation and padding") {
     // size 3, padding (1, 1), stride 2: x = floor((1 + 5 + 1 - 3) / 2) + 1 = 3 outputs at -1..1, 1..3, 3..5
     CHECK_TENSOR(run1(ramp(), "y = box(x, size = [1, 1, 3], stride = [1, 1, 2], padding = [(0, 0), (0, 0), (1, 1)]);"),
                  "y", ({1, 1, 3}), {3, 9, 9});
@@ -66,7 +66,7 @@ TEST_CASE("exec: box stride, dilation and padding") {
     CHECK_TENSOR(run1(ramp(), "y = box(x, size = [1, 1], stride = [1, 1]);"), "y", ({1, 1, 5}), {1, 2, 3, 4, 5});
 }
 
-TEST_CASE("exec: debox (reverse box)") {
+TEST_CASE("debox (reverse box)") {
     const TensorValue x = scalars({1, 1, 3}, {1, 2, 3});
     // size 2, stride 2: output[i] = sum over j of input[(i - j) / 2] where divisible (nearest up-sampling)
     CHECK_TENSOR(run1(x, "y = debox(x, size = [1, 1, 2], stride = [1, 1, 2], padding = [(0, 0), (0, 0), (0, 0)]);"),
@@ -89,7 +89,7 @@ TEST_CASE("exec: debox (reverse box)") {
                  "y", ({1, 1, 7}), {1, 1, 2, 2, 3, 3, 0});
 }
 
-TEST_CASE("exec: argmax_pool, sample, desample, max_pool") {
+TEST_CASE("argmax_pool, sample, desample, max_pool") {
     const TensorValue x = scalars({1, 1, 5}, {1, 3, 2, 5, 4});
     const std::string w = "size = [1, 1, 3], padding = [(0, 0), (0, 0), (1, 1)]";
     // windows [0 1 3] [1 3 2] [3 2 5] [2 5 4] [5 4 0]: first maximum
@@ -122,14 +122,14 @@ TEST_CASE("exec: argmax_pool, sample, desample, max_pool") {
                  "y", ({1, 1, 1, 2}), {1, 2});
 }
 
-TEST_CASE("exec: index out of the window is an execution error") {
+TEST_CASE("index out of the window is an execution error") {
     const Outcome o = run({{"x", ramp()}, {"i", integers({1, 1, 5}, {0, 0, 3, 0, 0})}},
                           "y = sample(x, i, size = [1, 1, 3], padding = [(0, 0), (0, 0), (1, 1)]);", {"y"});
     CHECK_FALSE(o.ok);
     CHECK(o.messages.find("'index' item 2 is 3; window positions are in [0, 3)") != std::string::npos);
 }
 
-TEST_CASE("exec: conv border modes, stride, dilation, bias") {
+TEST_CASE("conv border modes, stride, dilation, bias") {
     // filter [1, 0, -1]: output[i] = ext[i - 1] - ext[i + 1]
     const TensorValue f = scalars({1, 1, 3}, {1, 0, -1});
     auto conv = [&](const std::string& attrs) {
@@ -151,7 +151,7 @@ TEST_CASE("exec: conv border modes, stride, dilation, bias") {
                  "y", ({1, 1, 5}), {8, 8, 8, 8, 14});
 }
 
-TEST_CASE("exec: conv channels and groups") {
+TEST_CASE("conv channels and groups") {
     // two channels [[1, 2], [3, 4]] and [[5, 6], [7, 8]]
     const TensorValue x = scalars({1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
     SUBCASE("all channels into one output") {
@@ -181,7 +181,7 @@ TEST_CASE("exec: conv channels and groups") {
     }
 }
 
-TEST_CASE("exec: deconv") {
+TEST_CASE("deconv") {
     const TensorValue x = scalars({1, 1, 3}, {1, 2, 3});
     // filter [1, 1], stride 2: nearest up-sampling
     CHECK_TENSOR(run({{"x", x}, {"f", scalars({1, 1, 2}, {1, 1})}}, "y = deconv(x, f, stride = [2], padding = [(0, 0)]);", {"y"}),
