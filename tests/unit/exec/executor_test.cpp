@@ -189,6 +189,34 @@ TEST_CASE("conv against plain loops") {
     }
 }
 
+TEST_CASE("depth-wise conv agrees with the same conv as one group (every border, stride, dilation)") {
+    // groups = 0 takes the depth-wise path; the block-diagonal filter with groups = 1 the gemm path
+    const std::int64_t C = 3;
+    const TensorValue x = scalars({1, C, 7, 9}, noise(std::size_t(C * 63), 11));
+    const std::vector<float> dw = noise(std::size_t(C * 9), 12);
+    std::vector<float> full(std::size_t(C * C * 9), 0.0f);
+    for (std::int64_t c = 0; c < C; ++c)
+        for (std::int64_t j = 0; j < 9; ++j) full[std::size_t((c * C + c) * 9 + j)] = dw[std::size_t(c * 9 + j)];
+    const std::vector<Input> inputs{{"x", x}, {"d", scalars({C, 1, 3, 3}, dw)}, {"f", scalars({C, C, 3, 3}, full)}};
+    for (const char* border : {"constant", "replicate", "reflect", "reflect-even"})
+        for (const char* window : {"padding = [(1, 1), (1, 1)]", "padding = [(2, 0), (1, 2)], stride = [2, 2]",
+                                   "padding = [(2, 2), (3, 1)], dilation = [2, 2]", "stride = [1, 2]"}) {
+            CAPTURE(border);
+            CAPTURE(window);
+            const std::string attrs = std::string(", border = '") + border + "', " + window;
+            const Outcome a = run(inputs, "y = conv(x, d" + attrs + ", groups = 0);", {"y"});
+            const Outcome b = run(inputs, "y = conv(x, f" + attrs + ");", {"y"});
+            INFO(a.messages << b.messages);
+            REQUIRE(a.ok);
+            REQUIRE(b.ok);
+            const auto u = a["y"].to_doubles(), v = b["y"].to_doubles();
+            REQUIRE(u.size() == v.size());
+            double worst = 0.0;
+            for (std::size_t i = 0; i < u.size(); ++i) worst = std::max(worst, std::fabs(u[i] - v[i]));
+            CHECK(worst < 1e-5);
+        }
+}
+
 TEST_CASE("compound kernels agree with their expansion") {
     const auto x = noise(2 * 3 * 6 * 5, 5);
     const TensorValue in = scalars({2, 3, 6, 5}, x);
