@@ -215,10 +215,27 @@ TEST_CASE("normalization and quantization compounds") {
     // logarithmic_quantize: m = ceil(log2 4) = 2, r = 7, q = round(clamp(log2|x|, -5, 2)), y = sign(x) 2^q
     CHECK_TENSOR(run1(scalars({4}, {1, -3, 0.1f, 100}), "y = logarithmic_quantize(x, 4.0, bits = 3);"), "y", ({4}),
                  {1, -4, 0.125, 4});
+    // min_max_linear_quantize, signed symmetric 3 bits: r = 6, p = 3, q = round((z + 1) / 2 * 6) - 3,
+    // y = (q + 3) / 6 * 2 - 1
+    CHECK_TENSOR(run1(scalars({5}, {-2, -0.5f, 0.1f, 0.4f, 1}),
+                      "y = min_max_linear_quantize(x, -1.0, 1.0, bits = 3, signed = true, symmetric = true);"),
+                 "y", ({5}), {-1, -1.0 / 3, 0, 1.0 / 3, 1});
+    // zero_point_linear_quantize, unsigned 4 bits: s = round(x / 0.5) + 2, q = clamp(s, 0, 15),
+    // y = (q - 2) * 0.5
+    CHECK_TENSOR(run1(scalars({4}, {-3, -0.2f, 0.3f, 10}),
+                      "y = zero_point_linear_quantize(x, 2, 0.5, bits = 4, signed = false, symmetric = false);"),
+                 "y", ({4}), {-1, 0, 0.5, 6.5});
+    // signed, not symmetric: q = clamp(s, -8, 7)
+    CHECK_TENSOR(run1(scalars({4}, {-10, -0.2f, 0.3f, 10}),
+                      "y = zero_point_linear_quantize(x, 2, 0.5, bits = 4, signed = true, symmetric = false);"),
+                 "y", ({4}), {-5, 0, 0.5, 2.5});
     // add_n and copy_n (expanded)
     CHECK_TENSOR(run({{"a", scalars({2}, {1, 2})}, {"b", scalars({2}, {3, 4})}, {"c", scalars({2}, {5, 6})}},
                      "y = add_n([a, b, c]);", {"y"}),
                  "y", ({2}), {9, 12});
+    const Outcome copies = run({{"x", scalars({2}, {1, 2})}}, "[a, b] = copy_n(x, times = 2);", {"a", "b"});
+    CHECK_TENSOR(copies, "a", ({2}), {1, 2});
+    CHECK_TENSOR(copies, "b", ({2}), {1, 2});
 }
 
 }  // TEST_SUITE
