@@ -194,6 +194,14 @@ TEST_CASE("nnef-run bad inputs") {
         CHECK(r.code == 1);
         CHECK(has(r.err, "error[data]: variable 'conv1_filter' (label 'conv1/filter') has no tensor data (load the model "
                          "with its weights, or use random weights)"));
+        auto j = run_tool("nnef-run", model + " --input image=random:1 --format json");
+        CHECK(j.code == 1);
+        mini_json::Value v;
+        REQUIRE_NOTHROW(v = mini_json::Parser(j.err).parse());
+        REQUIRE(v.items.size() == 6);  // one per variable
+        CHECK(v.items[0]["code"].text == "missing-weights");
+        CHECK(v.items[0]["stage"].text == "data");
+        CHECK(v.items[0]["line"].text == "9");
     }
     SUBCASE("help") {
         auto h = run_tool("nnef-run", "--help");
