@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test; then runs the unit tests once more under
-# AddressSanitizer + UndefinedBehaviorSanitizer (set NNEF_SKIP_SANITIZE=1 to skip that part).
+# AddressSanitizer + UndefinedBehaviorSanitizer (set NNEF_SKIP_SANITIZE=1 to skip that part); then
+# builds the libFuzzer targets with clang and runs each for 20 s on its seeds, `ctest -L fuzz-smoke`
+# (set NNEF_SKIP_FUZZ=1 to skip that part; clang and libFuzzer are installed only for it).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
@@ -14,4 +16,10 @@ if [ "${NNEF_SKIP_SANITIZE:-0}" != 1 ]; then
   # `new (std::nothrow)` and frees them with `free` inside the shared library (fixed in later Boost).
   (cd "$asan" && ASAN_OPTIONS=detect_leaks=1:alloc_dealloc_mismatch=0 UBSAN_OPTIONS=print_stacktrace=1 \
      ctest --output-on-failure -j"$(nproc)")
+fi
+if [ "${NNEF_SKIP_FUZZ:-0}" != 1 ]; then
+  "$root/scripts/install-deps.sh" fuzz
+  fuzz=${NNEF_FUZZ_BUILD_DIR:-$root/build-fuzz}
+  NNEF_FUZZ_BUILD_DIR=$fuzz "$root/scripts/fuzz.sh" --no-run
+  (cd "$fuzz" && ctest -L fuzz-smoke --output-on-failure -j"$(nproc)")
 fi
