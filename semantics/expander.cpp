@@ -749,12 +749,18 @@ private:
         Operation op;
         op.name = decl.name;
         op.dtype = decl.generic ? bound : PrimType::none;
+        std::size_t ntensor = 0;
+        for (const ast::Param& p : decl.params) ntensor += p.type.contains_tensor() ? 1 : 0;
+        op.inputs.reserve(ntensor);
+        op.attribs.reserve(decl.params.size() - ntensor);
+        op.outputs.reserve(decl.results.size());
         for (std::size_t i = 0; i < decl.params.size(); ++i) {
             const ast::Param& p = decl.params[i];
             Value v = std::move(*values[i]);
             if (p.type.contains_tensor()) {
-                for (const std::string& n : tensor_names(v))
+                for_each_identifier(v, [&](const std::string& n) {
                     if (!g.tensor(n)) fail("undefined-tensor", "tensor '" + n + "' is not defined", e.range);
+                });
                 op.inputs.emplace_back(p.name, std::move(v));
             } else {
                 op.attribs.emplace_back(p.name, std::move(v));
@@ -783,7 +789,7 @@ private:
             else if (lhs && lhs->kind == ast::ExprKind::tuple && lhs->children.size() == nres) rl = &lhs->children[ri];
             Value out;
             result_names(decl, op, ri, rl, hint.graph, s, out, e);
-            for (const std::string& n : tensor_names(out)) g.add_tensor(n);
+            for_each_identifier(out, [&](const std::string& n) { g.add_tensor(n); });
             op.outputs.emplace_back(decl.results[ri].name, std::move(out));
         }
         set_output_dtypes(g, op, decl);
@@ -799,7 +805,7 @@ private:
         }
         std::size_t index = g.operations.size();
         for (const auto& [n, v] : op.outputs)
-            for (const std::string& t : tensor_names(v)) producers_[t] = index;
+            for_each_identifier(v, [&](const std::string& t) { producers_[t] = index; });
         InferReport inferred = infer_report(opts_.options);
         bool ok = infer_operation(g, producers_, g.operations, op, def, inferred);
         for (const std::string& w : inferred.warnings) warn_once("de-facto-form", w, e.range);

@@ -19,6 +19,15 @@ using ProducerMap = std::unordered_map<std::string, std::size_t>;
 PrimType value_dtype(const Graph& g, const Value& v);
 // Every identifier inside a value, in order.
 std::vector<std::string> tensor_names(const Value& v);
+// Calls f(const std::string&) for every identifier inside a value, in order (no copies).
+template <class F>
+void for_each_identifier(const Value& v, F&& f) {
+    if (v.is_identifier()) {
+        f(v.as_identifier());
+    } else if (v.is_list()) {
+        for (const Value& i : v.items()) for_each_identifier(i, f);
+    }
+}
 // Sets the dtype of every output tensor of `op` from the declared result types (generic bound to
 // op.dtype).
 void set_output_dtypes(Graph& g, const Operation& op, const ast::Fragment& decl);
