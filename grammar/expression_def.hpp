@@ -334,7 +334,7 @@ inline binop peek_binop(const char* p, const char* last) {
 inline ast::Expr make_node(ast::ExprKind kind, const char* op, std::size_t op_len, SourceRange range) {
     ast::Expr node;
     node.kind = kind;
-    node.op.assign(op, op_len);
+    node.op = ast::OpName(std::string_view(op, op_len));
     node.range = range;
     return node;
 }

@@ -801,7 +801,7 @@ private:
                       e.range);
             }
         }
-        return type_call(e.text, e, e.generic, e.generic_range, args);
+        return type_call(e.text, e, e.generic.optional(), e.generic_range, args);
     }
 
     // Types an invocation of `name` (explicit, or the fragment a tensor operator maps to).
