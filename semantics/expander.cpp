@@ -98,7 +98,9 @@ public:
 
         Scope scope;
         scope.graph = true;
-        for (const ast::Assignment& a : gd.body) {
+        ast::GraphDef* release = opts_.release_graph_values == &gd ? opts_.release_graph_values : nullptr;
+        for (std::size_t i = 0; i < gd.body.size(); ++i) {
+            const ast::Assignment& a = gd.body[i];
             if (diags_.limit_reached()) break;
             std::size_t op_start = g.operations.size();
             scope.prefix = first_identifier(a.lhs);
@@ -110,6 +112,7 @@ public:
             } catch (const Poisoned&) {
                 poison(a.lhs, scope);
             }
+            if (release) release->body[i].rhs = ast::Expr{};
         }
         if (!diags_.has_errors()) check_graph();
         return std::move(out_);
