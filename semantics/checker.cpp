@@ -784,6 +784,7 @@ private:
     // ---- invocations ------------------------------------------------------------------------
     Type type_invocation(const ast::Expr& e) {
         std::vector<Arg> args;
+        args.reserve(e.children.size());
         for (std::size_t i = 0; i < e.children.size(); ++i) {
             Arg a;
             a.type = type_expr(e.children[i]);

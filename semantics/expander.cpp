@@ -598,10 +598,17 @@ private:
         }
     }
 
-    bool keep_atomic(const ast::Fragment& decl) const {
+    // OpRegistry::standard().find(decl.name), remembered per declaration.
+    const OpDef* standard_def(const ast::Fragment& decl) {
+        auto [it, inserted] = standard_defs_.try_emplace(&decl, nullptr);
+        if (inserted) it->second = OpRegistry::standard().find(decl.name);
+        return it->second;
+    }
+
+    bool keep_atomic(const ast::Fragment& decl) {
         if (!decl.body) return true;
         if (is_stdlib(decl.range) && !opts_.expand_all && !opts_.expand.count(decl.name))
-            return OpRegistry::standard().find(decl.name) != nullptr;
+            return standard_def(decl) != nullptr;
         return false;
     }
 
@@ -797,7 +804,7 @@ private:
         }
         set_output_dtypes(g, op, decl);
 
-        const OpDef* def = OpRegistry::standard().find(decl.name);
+        const OpDef* def = standard_def(decl);
         bool custom = !is_stdlib(decl.range);
         if (custom) {
             def = opts_.custom ? opts_.custom->find(decl.name) : nullptr;
@@ -994,6 +1001,7 @@ private:
     std::unordered_map<std::string, std::size_t> counters_;
     std::unordered_set<std::string> warned_;
     ProducerMap producers_;
+    std::unordered_map<const ast::Fragment*, const OpDef*> standard_defs_;
     std::vector<CallSite> chain_;  // outermost first
     std::uint64_t expansions_ = 0;  // fragment bodies expanded so far (bounded by max_expansions)
 };
