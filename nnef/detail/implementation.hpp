@@ -39,3 +39,18 @@
 #include "storage/quant_file.cpp"
 #include "storage/session.cpp"
 #include "storage/tensor_file.cpp"
+
+#include "exec/common.cpp"
+#include "exec/executor.cpp"
+#include "exec/gemm.cpp"
+
+#include "exec/kernels/elementwise.cpp"
+#include "exec/kernels/matmul.cpp"
+#include "exec/kernels/normalization.cpp"
+#include "exec/kernels/reduce.cpp"
+#include "exec/kernels/registry.cpp"
+#include "exec/kernels/roi.cpp"
+#include "exec/kernels/sampling.cpp"
+#include "exec/kernels/shape_ops.cpp"
+#include "exec/kernels/sliding_window.cpp"
+#include "exec/kernels/tensor_intro.cpp"

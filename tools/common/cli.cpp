@@ -181,7 +181,7 @@ int parse_args(int argc, char** argv, const ToolSpec& spec, CommonOptions& out) 
 
 void print_diagnostics(std::ostream& err, const Diagnostics& diags, const SourceManager& sm) {
     for (const Diagnostic& d : diags) err << render(d, sm);
-    if (diags.limit_reached()) err << "note: stopped after " << diags.max_errors() << " errors (--max-errors)\n";
+    if (diags.limit_reached()) err << "note: stopped after " << diags.max_errors() << " errors (limit max_errors, --max-errors)\n";
 }
 
 std::string json_string(const std::string& s) {

@@ -12,7 +12,7 @@ TEST_SUITE("core") {
         namespace fs = std::filesystem;
         std::string text = nnef_test::read_text(nnef_test::source_dir() / "nnef/detail/implementation.hpp");
         std::set<std::string> on_disk;
-        for (const char* dir : {"nnef/detail", "grammar", "semantics", "semantics/ops", "storage"})
+        for (const char* dir : {"nnef/detail", "grammar", "semantics", "semantics/ops", "storage", "exec", "exec/kernels"})
             for (const auto& e : fs::directory_iterator(nnef_test::source_dir() / dir))
                 if (e.path().extension() == ".cpp") on_disk.insert(std::string(dir) + "/" + e.path().filename().string());
         REQUIRE(on_disk.size() > 10);

@@ -17,8 +17,12 @@ struct Outcome {
     nnef::Stage stage = nnef::Stage::io;
 };
 
-Outcome run(const std::string& text) {
-    nnef::Session s;
+// `limits` lets the exponential cases end sooner than with the defaults (which bound them too,
+// in seconds, but minutes under the sanitizers).
+Outcome run(const std::string& text, const nnef::Limits& limits = {}) {
+    nnef::FlattenOptions options;
+    options.options.limits = limits;
+    nnef::Session s(options);
     Outcome o{s.load_text("hostile.nnef", text), {}};
     for (const auto& d : s.diagnostics())
         if (d.severity == nnef::Severity::error) {
@@ -77,24 +81,32 @@ TEST_SUITE("frontend") {
             CHECK(o.first_error.find("max_value_items") != std::string::npos);
         }
         SUBCASE("doubling concatenations hit a limit") {
+            nnef::Limits small;
+            small.max_value_items = 1 << 16;
+            small.max_string_length = 1 << 16;
             auto arrays = ht::run(std::string(ht::kOps) +
                                   "fragment big( n: integer ) -> ( a: integer[] )\n{\n    a = [1] if n == 0 else big(n = n - 1) + big(n = n - 1);\n}\n"
                                   "graph G( x ) -> ( y )\n{\n    x = external(shape = [1]);\n    y = constant(shape = [1], value = "
-                                  "[scalar(length_of(big(n = 40)))]);\n}\n");
+                                  "[scalar(length_of(big(n = 40)))]);\n}\n",
+                                  small);
             CHECK_FALSE(arrays.ok);
             CHECK(arrays.first_error.find("max_value_items") != std::string::npos);
             auto strings = ht::run(std::string(ht::kOps) +
                                    "fragment big( n: integer ) -> ( s: string )\n{\n    s = 'ab' if n == 0 else big(n = n - 1) + big(n = n - 1);\n}\n"
                                    "graph G( x ) -> ( y )\n{\n    x = external(shape = [1]);\n    y = constant(shape = [1], value = "
-                                   "[scalar(length_of(big(n = 40)))]);\n}\n");
+                                   "[scalar(length_of(big(n = 40)))]);\n}\n",
+                                   small);
             CHECK_FALSE(strings.ok);
             CHECK(strings.first_error.find("max_string_length") != std::string::npos);
         }
         SUBCASE("branching recursion without growth hits max_expansions") {
             // 3^60 calls whose values stay small: only a bound on expansions stops it.
+            nnef::Limits few;
+            few.max_expansions = 100000;
             auto o = ht::run(std::string(ht::kOps) +
                              "fragment f( n: integer ) -> ( a: integer )\n{\n    a = 1 if n == 0 else f(n = n - 1) + f(n = n - 1) - f(n = n - 1);\n}\n"
-                             "graph G( x ) -> ( y )\n{\n    x = external(shape = [1]);\n    y = mul(x, scalar(f(n = 60)));\n}\n");
+                             "graph G( x ) -> ( y )\n{\n    x = external(shape = [1]);\n    y = mul(x, scalar(f(n = 60)));\n}\n",
+                             few);
             CHECK_FALSE(o.ok);
             CHECK(o.stage == nnef::Stage::shape);
             CHECK(o.first_error.find("max_expansions") != std::string::npos);

@@ -4,7 +4,6 @@
 // dictionary of the text targets (fuzz/nnef.dict) names every standard fragment.
 #include <doctest/doctest.h>
 
-#include <regex>
 #include <sstream>
 #include <string>
 
@@ -37,10 +36,15 @@ TEST_SUITE("frontend") {
         std::size_t names = 0;
         std::istringstream lines(stdlib);
         for (std::string line; std::getline(lines, line);) {
-            std::smatch m;
-            if (!std::regex_search(line, m, std::regex(R"(^\s*fragment\s+(\w+))"))) continue;
-            CAPTURE(m[1].str());
-            CHECK(dict.find("\"" + m[1].str() + "\"") != std::string::npos);
+            // `fragment NAME` at the start of a line (std::regex trips GCC 12's -Wmaybe-uninitialized
+            // in sanitizer builds).
+            std::istringstream words(line);
+            std::string keyword, name;
+            if (!(words >> keyword >> name) || keyword != "fragment") continue;
+            name = name.substr(0, name.find_first_not_of(
+                                      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"));
+            CAPTURE(name);
+            CHECK(dict.find("\"" + name + "\"") != std::string::npos);
             ++names;
         }
         CHECK(names > 100);

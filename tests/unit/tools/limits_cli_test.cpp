@@ -62,7 +62,7 @@ TEST_SUITE("tools") {
         CHECK(capped.code == 1);
         CHECK(capped.err.find("missing1") != std::string::npos);
         CHECK(capped.err.find("missing2") == std::string::npos);
-        CHECK(capped.err.find("stopped after 2 errors (--max-errors)") != std::string::npos);
+        CHECK(capped.err.find("stopped after 2 errors (limit max_errors, --max-errors)") != std::string::npos);
     }
 
     TEST_CASE("--max-archive-members and --max-archive-bytes") {

@@ -1,0 +1,78 @@
+// The reference executor (`nnef-run`): runs a flat graph with the kernels of exec/kernels, one
+// operation at a time in the graph's topological order, for one or more cycles (spec 2.4: feed the
+// externals, execute, read out; variables keep their values between cycles and `update` replaces
+// them after a cycle, spec 4.8). std-only.
+//
+// Data types: scalar as float32, integer as int64, logical as bool (exec/tensor.hpp).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nnef/diagnostics.hpp>
+#include <nnef/graph.hpp>
+#include <nnef/tensor_data.hpp>
+
+#include "exec/tensor.hpp"
+
+namespace nnef::exec {
+
+struct ExecOptions {
+    unsigned threads = 2;
+    // Variables get pseudo-random values from this seed instead of their tensor data (for models
+    // stored without weights). See random_weights().
+    std::optional<std::uint64_t> random_weights;
+    // Intermediate tensors kept after a cycle (besides the graph outputs and the variables), e.g.
+    // for dumping; keep_all keeps every tensor.
+    std::set<std::string> keep;
+    bool keep_all = false;
+};
+
+class Executor {
+public:
+    // Checks the graph: every operation has a kernel, every tensor a known dtype and shape, every
+    // variable tensor data (unless random_weights). Errors are stage `data` diagnostics located at
+    // the operation (codes: no-kernel, unknown-shape, missing-weights).
+    static Result<std::unique_ptr<Executor>> create(const Graph& graph, ExecOptions options = {});
+    ~Executor();
+
+    const Graph& graph() const;
+
+    // Feeds the graph input `name` (an external of the graph) for the following cycles. The shape
+    // must equal the declared shape; numbers convert to the declared dtype. Stage `data`.
+    bool set_input(const std::string& name, const TensorValue& value, Diagnostics& diags);
+    // Runs one cycle. All inputs must have been fed. On an error the cycle's results are invalid.
+    bool run(Diagnostics& diags);
+    // After a cycle: a graph output, a kept tensor or a variable (its current value); null otherwise.
+    const TensorValue* tensor(const std::string& name) const;
+    std::uint64_t cycles() const;
+
+    struct Impl;  // implementation detail (exec/executor.cpp)
+
+private:
+    explicit Executor(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+// The standard compounds that have no dedicated kernel: a graph runs when these are expanded
+// (FlattenOptions::expand). Sorted.
+std::vector<std::string> compounds_without_kernel();
+
+// The items of stored tensor data as a run-time tensor of `dtype` (float32 data is used in place,
+// other encodings are decoded); nullopt for opaque (vendor) data.
+std::optional<TensorValue> from_tensor_data(const TensorData& data, PrimType dtype);
+
+// Pseudo-random data (deterministic for a seed on every platform): scalar items from N(0, 1),
+// integer items in [0, 10), logical items true or false with equal chance.
+TensorValue random_tensor(PrimType dtype, const Shape& shape, std::uint64_t seed);
+// Weights for a variable of this shape: scalar items uniform in [-a, a] with a = sqrt(3 / fan_in)
+// (fan_in: the volume divided by the first extent, for rank 2 or more; else 1), so that
+// activations keep their scale through deep networks; `positive` (variances, scales) gives
+// items in [0.5, 1.5). Integer items are 0, logical items false.
+TensorValue random_weights(PrimType dtype, const Shape& shape, std::uint64_t seed, bool positive = false);
+
+}  // namespace nnef::exec

@@ -1,0 +1,416 @@
+// nnef-run: runs a model with the reference executor (exec/): feeds the inputs, runs one or more
+// cycles, and prints, writes or compares the outputs.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <algorithm>
+
+#include "../common/cli.hpp"
+#include "../common/tensors.hpp"
+#include "exec/executor.hpp"
+#include "exec/gemm.hpp"
+#include "storage/tensor_file.hpp"
+
+namespace nnef::run_main {
+
+namespace fs = std::filesystem;
+
+const char* const description =
+    "Runs the model (a folder, a .tar or .tgz archive, or a graph.nnef file) with the reference executor:\n"
+    "one kernel per operation, written from the formulas of the specification (scalar as float32, integer\n"
+    "as int64, logical as bool). Standard compounds without a dedicated kernel run through their expansion.\n"
+    "Prints each output's data type, shape, minimum, maximum and mean.\n"
+    "\n"
+    "run options:\n"
+    "  --input NAME=FILE.dat    the value of graph input NAME from a tensor file (repeatable; FILE alone\n"
+    "                           for a graph with one input)\n"
+    "  --input NAME=random:SEED pseudo-random values: scalar N(0,1), integer [0,10), logical 50/50\n"
+    "  --random-weights SEED    variables get pseudo-random values instead of stored data (for models\n"
+    "                           stored without weights; no tensor files are read)\n"
+    "  --output-dir DIR         write each output (and each --dump tensor) to DIR/NAME.dat\n"
+    "  --dump NAME,...          also report (and write) these intermediate tensors\n"
+    "  --compare DIR            compare each output with DIR/NAME.dat (or DIR/output.dat for a graph with\n"
+    "                           one output); an output matches when max|out - ref| <= atol + rtol * max|ref|\n"
+    "  --rtol R, --atol A       tolerances of --compare (default 1e-4 and 0)\n"
+    "  --cycles N               run N cycles (variables keep their updated values; default 1)\n"
+    "  --threads N              threads for the large kernels (default 2)\n"
+    "  --time                   print the time of each cycle on stderr\n"
+    "\n"
+    "exit status: 0 success (and every output matches), 1 invalid model or data, failed execution or an\n"
+    "output that does not match, 2 usage or I/O error";
+
+struct RunOptions {
+    std::vector<std::pair<std::string, std::string>> inputs;  // NAME (may be empty), FILE or random:SEED
+    std::optional<std::uint64_t> random_weights;
+    std::string output_dir, compare_dir;
+    std::vector<std::string> dump;
+    double rtol = 1e-4, atol = 0.0;
+    std::uint64_t cycles = 1;
+    unsigned threads = 2;
+    bool time = false;
+};
+
+[[noreturn]] void usage_error(const std::string& message) {
+    std::cerr << "nnef-run: error: " << message << "\nusage: nnef-run [options] MODEL\n(try --help)\n";
+    cli::exit_now(cli::usage);
+}
+
+bool parse_uint(const std::string& s, std::uint64_t& out) {
+    if (s.empty() || s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+    out = std::stoull(s);
+    return true;
+}
+
+bool parse_double(const std::string& s, double& out) {
+    char* end = nullptr;
+    out = std::strtod(s.c_str(), &end);
+    return !s.empty() && end == s.c_str() + s.size() && std::isfinite(out) && out >= 0.0;
+}
+
+// Takes the run options out of argv; the rest goes to the common parser.
+std::vector<char*> take_run_options(int argc, char** argv, RunOptions& r) {
+    std::vector<char*> rest{argv[0]};
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        const std::string key = a.substr(0, a.find('='));
+        static const std::set<std::string> keys = {"--input", "--random-weights", "--output-dir", "--dump", "--compare",
+                                                   "--rtol", "--atol", "--cycles", "--threads"};
+        if (a == "--time") {
+            r.time = true;
+            continue;
+        }
+        if (!keys.count(key)) {
+            rest.push_back(argv[i]);
+            continue;
+        }
+        std::string v;
+        if (a.size() > key.size()) {
+            v = a.substr(key.size() + 1);
+        } else {
+            if (i + 1 >= argc) usage_error("option '" + key + "' needs a value");
+            v = argv[++i];
+        }
+        std::uint64_t n = 0;
+        if (key == "--input") {
+            const auto eq = v.find('=');
+            if (v.empty() || eq == 0) usage_error("bad --input '" + v + "' (expected NAME=FILE.dat or NAME=random:SEED)");
+            if (eq == std::string::npos) r.inputs.emplace_back("", v);
+            else r.inputs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+        } else if (key == "--random-weights") {
+            if (!parse_uint(v, n)) usage_error("--random-weights needs a non-negative integer seed, not '" + v + "'");
+            r.random_weights = n;
+        } else if (key == "--output-dir") {
+            r.output_dir = v;
+        } else if (key == "--compare") {
+            r.compare_dir = v;
+        } else if (key == "--dump") {
+            std::stringstream ss(v);
+            std::string item;
+            while (std::getline(ss, item, ','))
+                if (!item.empty()) r.dump.push_back(item);
+        } else if (key == "--rtol" || key == "--atol") {
+            double d = 0.0;
+            if (!parse_double(v, d)) usage_error(key + " needs a non-negative number, not '" + v + "'");
+            (key == "--rtol" ? r.rtol : r.atol) = d;
+        } else if (key == "--cycles") {
+            if (!parse_uint(v, n) || n == 0) usage_error("--cycles needs a positive integer, not '" + v + "'");
+            r.cycles = n;
+        } else if (key == "--threads") {
+            if (!parse_uint(v, n) || n == 0 || n > 256) usage_error("--threads needs an integer in [1, 256], not '" + v + "'");
+            r.threads = static_cast<unsigned>(n);
+        }
+    }
+    return rest;
+}
+
+void print(const Diagnostics& d, const Session& s) { cli::print_diagnostics(std::cerr, d, s.sources()); }
+
+// A tensor file as the value of graph input `name`.
+exec::TensorValue read_input(const std::string& name, const std::string& file, const Tensor& t, const Session& s) {
+    const std::string random = "random:";
+    if (file.rfind(random, 0) == 0) {
+        std::uint64_t seed = 0;
+        if (!parse_uint(file.substr(random.size()), seed))
+            usage_error("bad --input '" + name + "=" + file + "' (random:SEED needs a non-negative integer)");
+        return exec::random_tensor(t.dtype, *t.shape, seed);
+    }
+    auto r = storage::read_tensor_file(file);
+    if (!r) {
+        print(r.diagnostics, s);
+        cli::exit_now(cli::failure_code(r.diagnostics));
+    }
+    std::optional<exec::TensorValue> v = exec::from_tensor_data(**r.value, t.dtype);
+    if (!v) {
+        std::cerr << "nnef-run: error: " << file << ": the tensor data has no values of a known encoding\n";
+        cli::exit_now(cli::invalid);
+    }
+    return *v;
+}
+
+// Writes a run-time tensor as a tensor file (float32, 64-bit signed integers or 1-bit logicals).
+bool write_tensor(const fs::path& path, const exec::TensorValue& t, const Session& s) {
+    Result<storage::TensorDataPtr> data;
+    const std::int64_t n = t.volume();
+    if (t.dtype() == PrimType::scalar) {
+        data = storage::make_float_tensor(t.shape(), std::vector<float>(t.data<float>(), t.data<float>() + n));
+    } else if (t.dtype() == PrimType::integer) {
+        data = storage::make_integer_tensor(
+            t.shape(), std::vector<std::int64_t>(t.data<std::int64_t>(), t.data<std::int64_t>() + n), 64, true);
+    } else {
+        data = storage::make_logical_tensor(t.shape(), std::vector<bool>(t.data<bool>(), t.data<bool>() + n));
+    }
+    if (!data) {
+        print(data.diagnostics, s);
+        return false;
+    }
+    auto w = storage::write_tensor_file(path.string(), **data.value);
+    if (!w) {
+        print(w.diagnostics, s);
+        return false;
+    }
+    return true;
+}
+
+std::string number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.7g", v);
+    return buf;
+}
+
+std::string json_number(double v) { return std::isfinite(v) ? number(v) : "null"; }
+
+struct Stats {
+    double min = 0.0, max = 0.0, mean = 0.0;
+    std::int64_t nans = 0;
+};
+
+Stats stats(const exec::TensorValue& t) {
+    Stats s;
+    s.min = std::numeric_limits<double>::infinity();
+    s.max = -s.min;
+    double sum = 0.0;
+    std::int64_t count = 0;
+    for (std::int64_t i = 0; i < t.volume(); ++i) {
+        const double v = t.as_double(i);
+        if (std::isnan(v)) {
+            ++s.nans;
+            continue;
+        }
+        s.min = std::min(s.min, v);
+        s.max = std::max(s.max, v);
+        sum += v;
+        ++count;
+    }
+    s.mean = count ? sum / double(count) : std::numeric_limits<double>::quiet_NaN();
+    return s;
+}
+
+struct Comparison {
+    std::string name, reference;
+    double max_abs = 0.0, max_ref = 0.0, rel_l2 = 0.0;
+    std::int64_t nans = 0;
+    bool match = false;
+};
+
+// max|a - b| <= atol + rtol * max|b|, no NaN in either.
+Comparison compare(const std::string& name, const exec::TensorValue& out, const exec::TensorValue& ref,
+                   const std::string& ref_path, const RunOptions& r) {
+    Comparison c;
+    c.name = name;
+    c.reference = ref_path;
+    double diff2 = 0.0, ref2 = 0.0;
+    for (std::int64_t i = 0; i < out.volume(); ++i) {
+        const double a = out.as_double(i), b = ref.as_double(i);
+        if (std::isnan(a) != std::isnan(b)) ++c.nans;
+        if (std::isnan(a) || std::isnan(b)) continue;
+        const double d = std::fabs(a - b);
+        c.max_abs = std::max(c.max_abs, d);
+        c.max_ref = std::max(c.max_ref, std::fabs(b));
+        diff2 += d * d;
+        ref2 += b * b;
+    }
+    c.rel_l2 = ref2 > 0.0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+    c.match = c.nans == 0 && c.max_abs <= r.atol + r.rtol * c.max_ref;
+    return c;
+}
+
+int run(int argc, char** argv) {
+    RunOptions r;
+    std::vector<char*> rest = take_run_options(argc, argv, r);
+    cli::ToolSpec spec{"nnef-run", "MODEL", description, false, false, false, true};
+    cli::CommonOptions opts;
+    int rc = cli::parse_args(static_cast<int>(rest.size()), rest.data(), spec, opts);
+    if (rc >= 0) return rc;
+
+    for (const std::string& name : exec::compounds_without_kernel()) opts.flatten.expand.push_back(name);
+    if (r.random_weights) opts.flatten.load_weights = false;
+    Session session(opts.flatten);
+    const std::string& path = opts.paths.front();
+    if (!session.load_path(path)) {
+        print(session.diagnostics(), session);
+        cli::exit_now(cli::failure_code(session.diagnostics()));
+    }
+    print(session.diagnostics(), session);
+    const Graph& g = *session.graph();
+
+    // inputs
+    std::map<std::string, std::string> given;
+    for (const auto& [name, file] : r.inputs) {
+        std::string n = name;
+        if (n.empty()) {
+            if (g.inputs.size() != 1)
+                usage_error("--input '" + file + "' without a NAME= needs a graph with one input; graph '" + g.name +
+                            "' has " + std::to_string(g.inputs.size()));
+            n = g.inputs.front();
+        }
+        if (std::find(g.inputs.begin(), g.inputs.end(), n) == g.inputs.end()) {
+            std::string list;
+            for (const std::string& i : g.inputs) list += (list.empty() ? "" : ", ") + i;
+            usage_error("graph '" + g.name + "' has no input '" + n + "' (inputs: " + (list.empty() ? "none" : list) + ")");
+        }
+        if (given.count(n)) usage_error("input '" + n + "' is given twice");
+        given[n] = file;
+    }
+    for (const std::string& n : g.inputs)
+        if (!given.count(n))
+            usage_error("no value for graph input '" + n + "' " + cli::tensor_text(g.tensor(n)) + " (use --input " + n +
+                        "=FILE.dat or --input " + n + "=random:SEED)");
+    for (const std::string& n : r.dump)
+        if (!g.tensor(n)) usage_error("--dump: graph '" + g.name + "' has no tensor '" + n + "'");
+
+    exec::ExecOptions eo;
+    eo.threads = r.threads;
+    eo.random_weights = r.random_weights;
+    eo.keep.insert(r.dump.begin(), r.dump.end());
+    auto created = exec::Executor::create(g, eo);
+    if (!created) {
+        print(created.diagnostics, session);
+        cli::exit_now(cli::invalid);
+    }
+    exec::Executor& executor = **created;
+    for (const auto& [name, file] : given) {
+        Diagnostics d;
+        if (!executor.set_input(name, read_input(name, file, *g.tensor(name), session), d)) {
+            std::cerr << "nnef-run: error: input '" << name << "' from '" << file << "':\n";
+            print(d, session);
+            cli::exit_now(cli::invalid);
+        }
+    }
+
+    for (std::uint64_t c = 0; c < r.cycles; ++c) {
+        Diagnostics d;
+        const auto start = std::chrono::steady_clock::now();
+        const bool ok = executor.run(d);
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        print(d, session);
+        if (!ok) cli::exit_now(cli::invalid);
+        if (r.time)
+            std::cerr << "cycle " << (c + 1) << ": " << number(ms) << " ms (" << g.operations.size() << " operations, "
+                      << r.threads << " threads, " << exec::gemm_kernel_name() << " gemm)\n";
+    }
+
+    // outputs and dumps
+    std::vector<std::string> shown = g.outputs;
+    for (const std::string& n : r.dump)
+        if (std::find(shown.begin(), shown.end(), n) == shown.end()) shown.push_back(n);
+    if (!r.output_dir.empty()) {
+        std::error_code ec;
+        fs::create_directories(r.output_dir, ec);
+        if (ec) {
+            std::cerr << "nnef-run: error: cannot create '" << r.output_dir << "': " << ec.message() << "\n";
+            cli::exit_now(cli::usage);
+        }
+        for (const std::string& n : shown)
+            if (!write_tensor(fs::path(r.output_dir) / (n + ".dat"), *executor.tensor(n), session)) cli::exit_now(cli::usage);
+    }
+
+    std::vector<Comparison> comparisons;
+    if (!r.compare_dir.empty()) {
+        for (const std::string& n : g.outputs) {
+            fs::path ref = fs::path(r.compare_dir) / (n + ".dat");
+            if (!fs::exists(ref) && g.outputs.size() == 1 && fs::exists(fs::path(r.compare_dir) / "output.dat"))
+                ref = fs::path(r.compare_dir) / "output.dat";
+            auto data = storage::read_tensor_file(ref.string());
+            if (!data) {
+                print(data.diagnostics, session);
+                cli::exit_now(cli::failure_code(data.diagnostics));
+            }
+            const exec::TensorValue& out = *executor.tensor(n);
+            std::optional<exec::TensorValue> v = exec::from_tensor_data(**data.value, out.dtype());
+            if (!v || v->shape() != out.shape()) {
+                std::cerr << "nnef-run: error: " << ref.string() << ": reference "
+                          << (v ? "shape " + to_string(v->shape()) : std::string("data of an unknown encoding"))
+                          << " does not match output '" << n << "' " << to_string(out.shape()) << "\n";
+                cli::exit_now(cli::invalid);
+            }
+            comparisons.push_back(compare(n, out, *v, ref.string(), r));
+        }
+    }
+
+    bool all_match = true;
+    for (const Comparison& c : comparisons) all_match = all_match && c.match;
+    if (!opts.quiet) {
+        std::ostringstream os;
+        if (opts.json) {
+            os << "{\"graph\":" << cli::json_string(g.name) << ",\"cycles\":" << r.cycles << ",\"tensors\":[";
+            for (std::size_t i = 0; i < shown.size(); ++i) {
+                const exec::TensorValue& t = *executor.tensor(shown[i]);
+                const Stats s = stats(t);
+                os << (i ? "," : "") << "{\"name\":" << cli::json_string(shown[i]) << ",\"output\":"
+                   << (i < g.outputs.size() ? "true" : "false") << ",\"dtype\":\"" << nnef::to_string(t.dtype())
+                   << "\",\"shape\":" << to_string(t.shape()) << ",\"min\":" << json_number(s.min)
+                   << ",\"max\":" << json_number(s.max) << ",\"mean\":" << json_number(s.mean) << ",\"nan\":" << s.nans << "}";
+            }
+            os << "]";
+            if (!r.compare_dir.empty()) {
+                os << ",\"compare\":{\"rtol\":" << number(r.rtol) << ",\"atol\":" << number(r.atol)
+                   << ",\"match\":" << (all_match ? "true" : "false") << ",\"outputs\":[";
+                for (std::size_t i = 0; i < comparisons.size(); ++i) {
+                    const Comparison& c = comparisons[i];
+                    os << (i ? "," : "") << "{\"name\":" << cli::json_string(c.name)
+                       << ",\"reference\":" << cli::json_string(c.reference) << ",\"max_abs_error\":" << json_number(c.max_abs)
+                       << ",\"max_abs_reference\":" << json_number(c.max_ref) << ",\"max_rel_error\":"
+                       << json_number(c.max_ref > 0.0 ? c.max_abs / c.max_ref : c.max_abs)
+                       << ",\"rel_l2_error\":" << json_number(c.rel_l2) << ",\"nan_mismatches\":" << c.nans
+                       << ",\"match\":" << (c.match ? "true" : "false") << "}";
+                }
+                os << "]}";
+            }
+            os << "}\n";
+        } else {
+            for (std::size_t i = 0; i < shown.size(); ++i) {
+                const exec::TensorValue& t = *executor.tensor(shown[i]);
+                const Stats s = stats(t);
+                os << (i < g.outputs.size() ? "output " : "tensor ") << shown[i] << ": " << nnef::to_string(t.dtype())
+                   << to_string(t.shape()) << " min " << number(s.min) << " max " << number(s.max) << " mean "
+                   << number(s.mean);
+                if (s.nans) os << " (" << s.nans << " NaN)";
+                os << "\n";
+            }
+            for (const Comparison& c : comparisons)
+                os << "compare " << c.name << " with " << c.reference << ": max abs error " << number(c.max_abs)
+                   << ", max relative error " << number(c.max_ref > 0.0 ? c.max_abs / c.max_ref : c.max_abs)
+                   << " (of max|ref| " << number(c.max_ref) << "), relative L2 error " << number(c.rel_l2)
+                   << (c.nans ? ", " + std::to_string(c.nans) + " NaN mismatches" : std::string()) << ": "
+                   << (c.match ? "match" : "MISMATCH") << "\n";
+        }
+        std::cout << os.str();
+    }
+    if (!all_match) {
+        std::cerr << "nnef-run: error: output differs from the reference (tolerance: max|out - ref| <= " << number(r.atol)
+                  << " + " << number(r.rtol) << " * max|ref|)\n";
+        cli::exit_now(cli::invalid);
+    }
+    cli::exit_now(cli::ok);
+}
+
+}  // namespace nnef::run_main
+
+int main(int argc, char** argv) { return nnef::run_main::run(argc, argv); }
