@@ -72,6 +72,8 @@ struct Graph {
     const Tensor* tensor(std::string_view n) const;
     // Adds a tensor (name must be new) and returns it.
     Tensor& add_tensor(std::string n, PrimType dtype = PrimType::none, std::optional<Shape> shape = {});
+    // Renames a tensor of this graph (it keeps its position), keeping the name index current.
+    void rename_tensor(Tensor& t, std::string n);
     void rebuild_index();
 
 private:
@@ -87,6 +89,7 @@ private:
     static std::uint32_t hash_name(std::string_view n);
     std::size_t find_slot(std::string_view n, std::uint32_t h) const;
     void insert_index(std::size_t i);
+    void erase_index(std::size_t i);
 };
 
 }  // namespace nnef

@@ -84,7 +84,7 @@ public:
         g.name = gd.name;
         for (const auto& p : gd.params) {
             g.inputs.push_back(p.name);
-            reserved_.insert(p.name);
+            reserved_.insert(std::string_view(p.name));
         }
         for (const auto& r : gd.results) g.outputs.push_back(r.name);
         for (const ast::Assignment& a : gd.body) reserve_lvalue(a.lhs);
@@ -150,7 +150,7 @@ private:
     // ---- names ------------------------------------------------------------------------------
     void reserve_lvalue(const ast::Expr& e) {
         if (e.kind == ast::ExprKind::identifier)
-            reserved_.insert(e.text);
+            reserved_.insert(std::string_view(e.text));
         else
             for (const ast::Expr& c : e.children) reserve_lvalue(c);
     }
@@ -164,18 +164,23 @@ private:
         return {};
     }
 
-    std::string fresh_name(const std::string& base) {
+    // A tensor name is taken when the graph has such a tensor, or had one before a rename.
+    bool used(std::string_view name) const { return out_.graph.tensor(name) || retired_.count(std::string(name)); }
+    bool reserved(std::string_view name) const { return reserved_.count(name) != 0; }
+
+    // The caller creates the tensor (that marks the name used); names chosen for tensors not yet
+    // created are in `pending`.
+    std::string fresh_name(const std::string& base, const std::unordered_set<std::string>* pending = nullptr) {
+        auto free = [&](const std::string& n) {
+            return !used(n) && !reserved(n) && (!pending || !pending->count(n));
+        };
         std::string name = base;
-        if (!used_.count(name) && !reserved_.count(name)) {
-            used_.insert(name);
-            return name;
-        }
+        if (free(name)) return name;
         std::size_t& n = counters_[base];
         for (;;) {
             name = base + "_" + std::to_string(++n);
-            if (!used_.count(name) && !reserved_.count(name)) break;
+            if (free(name)) break;
         }
-        used_.insert(name);
         return name;
     }
 
@@ -696,9 +701,8 @@ private:
         auto base = [&](const std::string& local) { return graph ? local : s.prefix + "_" + local; };
         if (!array) {
             std::string name;
-            if (lhs && lhs->kind == ast::ExprKind::identifier && graph && !used_.count(lhs->text)) {
+            if (lhs && lhs->kind == ast::ExprKind::identifier && graph && !used(lhs->text)) {
                 name = lhs->text;
-                used_.insert(name);
             } else {
                 name = fresh_name(lhs && lhs->kind == ast::ExprKind::identifier ? base(lhs->text) : base(op.name));
             }
@@ -735,17 +739,19 @@ private:
         if (count > opts_.options.limits.max_value_items)
             fail("limit-exceeded", "result count exceeds limit max_value_items", e.range);
         Value::Items items;
+        std::unordered_set<std::string> taken;  // names of this result (their tensors come after)
         for (std::size_t i = 0; i < count; ++i) {
             const ast::Expr* item = lhs && lhs->kind == ast::ExprKind::array ? &lhs->children[i] : nullptr;
             std::string name;
-            if (item && item->kind == ast::ExprKind::identifier && graph && !used_.count(item->text)) {
+            if (item && item->kind == ast::ExprKind::identifier && graph && !used(item->text) &&
+                !taken.count(item->text)) {
                 name = item->text;
-                used_.insert(name);
             } else if (item && item->kind == ast::ExprKind::identifier) {
-                name = fresh_name(base(item->text));
+                name = fresh_name(base(item->text), &taken);
             } else {
-                name = fresh_name(base(op.name));
+                name = fresh_name(base(op.name), &taken);
             }
+            taken.insert(name);
             items.push_back(Value::identifier(name));
         }
         out = Value::array(std::move(items));
@@ -815,7 +821,7 @@ private:
         }
         std::size_t index = g.operations.size();
         for (const auto& [n, v] : op.outputs)
-            for_each_identifier(v, [&](const std::string& t) { producers_[t] = index; });
+            for_each_identifier(v, [&](const std::string& t) { producers_.set(t, index); });
         InferReport inferred = infer_report(opts_.options);
         bool ok = infer_operation(g, producers_, g.operations, op, def, inferred);
         for (const std::string& w : inferred.warnings) warn_once("de-facto-form", w, e.range);
@@ -869,21 +875,17 @@ private:
                 s.vars[name] = v;
                 return;
             }
-            auto p = producers_.find(t);
-            bool fresh = p != producers_.end() && p->second >= op_start && !reserved_.count(t) && !used_.count(name);
+            const std::size_t p = producers_.find(t);
+            bool fresh = p != SIZE_MAX && p >= op_start && !reserved(t) && !used(name);
             if (fresh) {
-                // A tensor made by this statement: it takes the graph's name.
-                Tensor* tensor = g.tensor(t);
-                tensor->name = name;
-                g.rebuild_index();
-                std::size_t idx = p->second;
-                producers_.erase(p);
-                producers_[name] = idx;
+                // A tensor made by this statement: it takes the graph's name (its producer entry
+                // follows the tensor; the old name stays taken).
+                retired_.insert(t);
+                g.rename_tensor(*g.tensor(t), name);
                 for (std::size_t i = op_start; i < g.operations.size(); ++i) {
                     for (auto& [n, x] : g.operations[i].inputs) rename_in(x, t, name);
                     for (auto& [n, x] : g.operations[i].outputs) rename_in(x, t, name);
                 }
-                used_.insert(name);
                 s.vars[name] = Value::identifier(name);
                 return;
             }
@@ -924,10 +926,9 @@ private:
                 }
         op.outputs.emplace_back(decl && !decl->results.empty() ? decl->results[0].name : "y", Value::identifier(name));
         op.provenance.range = range;
-        used_.insert(name);
         g.add_tensor(name, dtype);
         std::size_t index = g.operations.size();
-        producers_[name] = index;
+        producers_.set(name, index);
         const OpDef* def = OpRegistry::standard().find(opname);
         InferReport report = infer_report(opts_.options);
         if (!infer_operation(g, producers_, g.operations, op, def, report))
@@ -996,11 +997,12 @@ private:
     Diagnostics& diags_;
     Expansion out_;
     std::unordered_set<std::uint32_t> stdlib_files_;
-    std::unordered_set<std::string> reserved_;  // graph-level names (never used for temporaries)
-    std::unordered_set<std::string> used_;      // tensor names taken
+    std::unordered_set<std::string_view> reserved_;  // graph-level names (never used for temporaries;
+                                                     // they point into the graph's lvalues and params)
+    std::unordered_set<std::string> retired_;        // former names of renamed tensors (still taken)
     std::unordered_map<std::string, std::size_t> counters_;
     std::unordered_set<std::string> warned_;
-    ProducerMap producers_;
+    ProducerMap producers_{out_.graph};
     std::unordered_map<const ast::Fragment*, const OpDef*> standard_defs_;
     std::vector<CallSite> chain_;  // outermost first
     std::uint64_t expansions_ = 0;  // fragment bodies expanded so far (bounded by max_expansions)
@@ -1018,10 +1020,10 @@ Expansion expand(const Program& program, const ExpandOptions& options, Diagnosti
 }
 
 void infer_shapes(Graph& graph, const Program& program, const ExpandOptions& options, Diagnostics& diags) {
-    ProducerMap producers;
+    ProducerMap producers(graph);
     for (std::size_t i = 0; i < graph.operations.size(); ++i)
         for (const auto& [n, v] : graph.operations[i].outputs)
-            for (const std::string& t : tensor_names(v)) producers[t] = i;
+            for_each_identifier(v, [&](const std::string& t) { producers.set(t, i); });
     for (Tensor& t : graph.tensors) t.shape.reset();
     for (Operation& op : graph.operations) {
         if (diags.limit_reached()) break;

@@ -27,8 +27,8 @@ public:
     PrimType dtype_of(const Value& v) const override { return value_dtype(graph_, v); }
     const Operation* producer(const Value& v) const override {
         if (!v.is_identifier()) return nullptr;
-        auto it = producers_.find(v.as_identifier());
-        return it == producers_.end() ? nullptr : &ops_[it->second];
+        const std::size_t i = producers_.find(v.as_identifier());
+        return i == SIZE_MAX ? nullptr : &ops_[i];
     }
     bool error(std::string message) override {
         report_.errors.push_back(std::move(message));
@@ -91,6 +91,26 @@ bool within_limits(const Tensor& t, InferReport& report) {
 }
 
 }  // namespace infer_cpp
+
+void ProducerMap::set(std::string_view tensor, std::size_t op) {
+    if (const Tensor* t = g_->tensor(tensor)) {
+        const std::size_t i = static_cast<std::size_t>(t - g_->tensors.data());
+        if (by_tensor_.size() <= i) by_tensor_.resize(std::max(i + 1, by_tensor_.size() * 2), SIZE_MAX);
+        by_tensor_[i] = op;
+    } else {
+        others_[std::string(tensor)] = op;
+    }
+}
+
+std::size_t ProducerMap::find(std::string_view tensor) const {
+    if (const Tensor* t = g_->tensor(tensor)) {
+        const std::size_t i = static_cast<std::size_t>(t - g_->tensors.data());
+        return i < by_tensor_.size() ? by_tensor_[i] : SIZE_MAX;
+    }
+    if (others_.empty()) return SIZE_MAX;
+    auto it = others_.find(std::string(tensor));
+    return it == others_.end() ? SIZE_MAX : it->second;
+}
 
 PrimType value_dtype(const Graph& g, const Value& v) {
     switch (v.kind()) {

@@ -75,6 +75,33 @@ Tensor& Graph::add_tensor(std::string n, PrimType dtype, std::optional<Shape> sh
     return tensors.back();
 }
 
+// Removes tensor i from the index (backward-shift deletion keeps probe sequences unbroken).
+void Graph::erase_index(std::size_t i) {
+    if (index_.empty()) return;
+    const std::size_t mask = index_.size() - 1;
+    std::size_t hole = find_slot(tensors[i].name, hash_name(tensors[i].name));
+    if (index_[hole].index != i + 1) return;  // a duplicate name: indexed under the first one
+    index_[hole] = Slot{};
+    for (std::size_t k = (hole + 1) & mask; index_[k].index != 0; k = (k + 1) & mask) {
+        const std::size_t home = index_[k].hash & mask;
+        // Move k into the hole unless its home lies cyclically in (hole, k].
+        const bool stays = hole <= k ? (home > hole && home <= k) : (home > hole || home <= k);
+        if (stays) continue;
+        index_[hole] = index_[k];
+        index_[k] = Slot{};
+        hole = k;
+    }
+    --indexed_;
+}
+
+void Graph::rename_tensor(Tensor& t, std::string n) {
+    if (indexed_ != tensors.size()) rebuild_index();
+    const std::size_t i = static_cast<std::size_t>(&t - tensors.data());
+    erase_index(i);
+    t.name = std::move(n);
+    insert_index(i);
+}
+
 void Graph::rebuild_index() {
     index_.clear();
     indexed_ = 0;
