@@ -96,6 +96,12 @@ public:
         for (T& x : *this) x.~T();
         if (h_) h_->size = 0;
     }
+    void shrink_to_fit() {
+        if (empty())
+            release();
+        else if (size() < capacity())
+            regrow(size());
+    }
 
     friend bool operator==(const SmallVec& a, const SmallVec& b) {
         if (a.size() != b.size()) return false;

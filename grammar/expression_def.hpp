@@ -246,10 +246,18 @@ inline auto const set_arg_name = [](auto& ctx) {
 inline auto const set_arg_value = [](auto& ctx) { x3::_val(ctx).value = std::move(x3::_attr(ctx)); };
 
 // Sets the end of the node's range to just after the closing punctuation in _attr.
+// The node is complete: its lists get their exact sizes (a big flat graph keeps millions of
+// them, and the reservations above are upper guesses).
+inline void fit_node(ast::Expr& e) {
+    if (e.children.capacity() != e.children.size()) e.children.shrink_to_fit();
+    e.arg_names.shrink_to_fit();
+    e.arg_name_ranges.shrink_to_fit();
+}
 inline auto const end_node = [](auto& ctx) {
     ast::Expr& e = x3::_val(ctx);
     const char* p = x3::_attr(ctx);
     e.range.end = state(ctx).range(p, p + 1).end;
+    fit_node(e);
 };
 
 inline auto const begin_builtin = [](auto& ctx) {
