@@ -1,6 +1,7 @@
 // Compile-time evaluation and fragment expansion (spec 3.3.3), producing the flat graph.
 #include "semantics/expander.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -831,11 +832,17 @@ private:
             fail(inferred.limit_exceeded ? "limit-exceeded" : "invalid-argument",
                  errors.empty() ? "invalid arguments for '" + decl.name + "'" : errors.back(), e.range);
         }
-        Value::Items results;
-        for (auto& [n, v] : op.outputs) results.push_back(v);
+        Value result;
+        if (op.outputs.size() == 1) {
+            result = op.outputs.front().second;
+        } else {
+            Value::Items results;
+            results.reserve(op.outputs.size());
+            for (auto& [n, v] : op.outputs) results.push_back(v);
+            result = Value::tuple(std::move(results));
+        }
         g.operations.push_back(std::move(op));
-        if (results.size() == 1) return std::move(results.front());
-        return Value::tuple(std::move(results));
+        return result;
     }
 
     // ---- graph-level binding ----------------------------------------------------------------------
@@ -946,13 +953,16 @@ private:
         };
         std::unordered_map<std::string, Label> labels;
         std::unordered_map<std::string, std::string> label_of;  // variable tensor -> lower-case label
+        // label_of serves the update check only.
+        const bool updates = std::any_of(g.operations.begin(), g.operations.end(),
+                                         [](const Operation& op) { return op.name == "update"; });
         for (const Operation& op : g.operations) {
             if (op.name != "variable") continue;
             const Value* label = op.attrib("label");
             const Value* out = op.output("output");
             if (!label || !label->is_string() || !out || !out->is_identifier()) continue;
             std::string key = to_lower(label->as_string());
-            label_of[out->as_identifier()] = key;
+            if (updates) label_of[out->as_identifier()] = key;
             const Tensor* t = g.tensor(out->as_identifier());
             auto it = labels.find(key);
             if (it == labels.end()) {
