@@ -362,13 +362,12 @@ bool Executor::Impl::prepare(Diagnostics& diags) {
     }
     if (diags.has_errors()) return false;
 
-    values.resize(tensors.size());
+    for (const std::string& n : graph.outputs) slot(n);
+    values.assign(tensors.size(), TensorValue());
     pinned.assign(tensors.size(), options.keep_all);
-    for (const std::string& n : graph.outputs) pinned[slot(n)] = true;
+    for (const std::string& n : graph.outputs) pinned[slots.at(n)] = true;
     for (const std::string& n : options.keep)
         if (slots.count(n)) pinned[slots.at(n)] = true;
-    values.resize(tensors.size());
-    pinned.resize(tensors.size(), options.keep_all);
     last_use.resize(tensors.size(), 0);
     for (std::size_t s = 0; s < tensors.size(); ++s)
         if (!pinned[s] && last_use[s] < steps.size()) steps[last_use[s]].release.push_back(s);
@@ -444,12 +443,14 @@ bool Executor::set_input(const std::string& name, const TensorValue& value, Diag
 
 bool Executor::run(Diagnostics& diags) { return impl_->run(diags); }
 
-const TensorValue* Executor::tensor(const std::string& name) const {
+const TensorValue* Executor::variable(const std::string& name) const {
     auto label = impl_->label_of.find(name);
-    if (label != impl_->label_of.end()) {
-        auto it = impl_->state.find(label->second);
-        if (it != impl_->state.end()) return &it->second;
-    }
+    if (label == impl_->label_of.end()) return nullptr;
+    auto it = impl_->state.find(label->second);
+    return it == impl_->state.end() ? nullptr : &it->second;
+}
+
+const TensorValue* Executor::tensor(const std::string& name) const {
     auto it = impl_->slots.find(name);
     if (it == impl_->slots.end() || impl_->values[it->second].empty()) return nullptr;
     return &impl_->values[it->second];

@@ -47,8 +47,11 @@ public:
     bool set_input(const std::string& name, const TensorValue& value, Diagnostics& diags);
     // Runs one cycle. All inputs must have been fed. On an error the cycle's results are invalid.
     bool run(Diagnostics& diags);
-    // After a cycle: a graph output, a kept tensor or a variable (its current value); null otherwise.
+    // The value of tensor `name` in the last cycle: graph outputs and kept tensors; null otherwise.
     const TensorValue* tensor(const std::string& name) const;
+    // The current value of the variable tensor `name` (after the last cycle's updates; before the
+    // first cycle, its initial value); null if `name` is not a variable.
+    const TensorValue* variable(const std::string& name) const;
     std::uint64_t cycles() const;
 
     struct Impl;  // implementation detail (exec/executor.cpp)

@@ -39,6 +39,19 @@ void pack_a(std::int64_t mc, std::int64_t kc, const float* a, std::int64_t row, 
 void pack_b(std::int64_t kc, std::int64_t nc, const float* b, std::int64_t row, std::int64_t col, float* out) {
     for (std::int64_t s = 0; s < nc; s += NR) {
         const std::int64_t cols = std::min(NR, nc - s);
+        if (row == 1) {
+            // contiguous along k (a transposed operand): read each column in order
+            for (std::int64_t c = 0; c < NR; ++c) {
+                if (c >= cols) {
+                    for (std::int64_t k = 0; k < kc; ++k) out[k * NR + c] = 0.0f;
+                    continue;
+                }
+                const float* src = b + (s + c) * col;
+                for (std::int64_t k = 0; k < kc; ++k) out[k * NR + c] = src[k];
+            }
+            out += kc * NR;
+            continue;
+        }
         for (std::int64_t k = 0; k < kc; ++k) {
             const float* src = b + k * row + s * col;
             if (col == 1 && cols == NR) {

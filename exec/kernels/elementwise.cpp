@@ -16,7 +16,7 @@ template <float (*F)(float)>
 bool unary(KernelContext& ctx) {
     const TensorValue& x = ctx.input("x", PrimType::scalar);
     TensorValue y = ctx.make_output("y");
-    broadcast_unary<float, float>(y, x, F);
+    broadcast_unary<float, float>(y, x, [](float v) { return F(v); });  // a lambda, so that F is inlined
     ctx.set_output("y", std::move(y));
     return true;
 }
@@ -128,17 +128,18 @@ bool binary_op(KernelContext& ctx, const char* x_name, const char* y_name, const
     return true;
 }
 
+// (lambdas, so that F is inlined)
 template <float (*F)(float, float)>
 bool arithmetic(KernelContext& ctx) {
-    return binary_op<float, float>(ctx, "x", "y", "z", F);
+    return binary_op<float, float>(ctx, "x", "y", "z", [](float a, float b) { return F(a, b); });
 }
 template <bool (*F)(float, float)>
 bool comparison(KernelContext& ctx) {
-    return binary_op<bool, float>(ctx, "x", "y", "z", F);
+    return binary_op<bool, float>(ctx, "x", "y", "z", [](float a, float b) { return F(a, b); });
 }
 template <bool (*F)(bool, bool)>
 bool logical(KernelContext& ctx) {
-    return binary_op<bool, bool>(ctx, "x", "y", "z", F);
+    return binary_op<bool, bool>(ctx, "x", "y", "z", [](bool a, bool b) { return F(a, b); });
 }
 
 float add(float a, float b) { return a + b; }
@@ -174,6 +175,13 @@ void broadcast_ternary(TensorValue& out, const TensorValue& a, const TensorValue
     const auto plan = broadcast_plan<3>(out.shape(), {&a.shape(), &b.shape(), &c.shape()});
     for_each_run(plan, [&](const std::array<std::int64_t, 3>& off, std::int64_t oo, std::int64_t n,
                            const std::array<std::int64_t, 3>& st) {
+        if (st[0] == 1 && st[1] == 0 && st[2] == 0) {  // e.g. clamp(x, 0.0, 6.0)
+            const A* xa = x + off[0];
+            const B yv = y[off[1]];
+            const C zv = z[off[2]];
+            for (std::int64_t i = 0; i < n; ++i) o[oo + i] = f(xa[i], yv, zv);
+            return;
+        }
         for (std::int64_t i = 0; i < n; ++i)
             o[oo + i] = f(x[off[0] + i * st[0]], y[off[1] + i * st[1]], z[off[2] + i * st[2]]);
     });

@@ -33,6 +33,11 @@ struct ConvPlan {
     std::int64_t window = 0;                   // filter spatial volume
     std::vector<std::int64_t> terms;           // out_plane x window: spatial input index or code
     std::vector<float> weights;                // groups x og x (cg * window), row-major
+    // depth-wise 2-d convolutions (no terms table): the windows of the two spatial dimensions
+    bool depthwise_2d = false;
+    std::vector<AxisWindow> axes;
+    WindowSpec spec;
+    Shape in_spatial;
 };
 
 // The term table of a window over the spatial dimensions: terms[n * W + j].
@@ -80,7 +85,15 @@ bool conv_plan(KernelContext& ctx, bool reverse, ConvPlan& p) {
     // padding, stride and dilation are in the up-scaled space: the input of conv, the output of deconv
     const WindowSpec spec = reverse ? window_spec(ctx, size, out_spatial, in_spatial)
                                     : window_spec(ctx, size, in_spatial, out_spatial);
-    p.terms = term_table(windows(spec, in_spatial, out_spatial, border, reverse), in_spatial, ctx.threads());
+    std::vector<AxisWindow> axes = windows(spec, in_spatial, out_spatial, border, reverse);
+    p.depthwise_2d = !reverse && p.cg == 1 && axes.size() == 2;
+    if (p.depthwise_2d) {
+        p.axes = std::move(axes);
+        p.spec = spec;
+        p.in_spatial = in_spatial;
+    } else {
+        p.terms = term_table(std::move(axes), in_spatial, ctx.threads());
+    }
     // weights[g][o][c * W + j]
     const std::int64_t W = p.window, K = p.cg * W;
     const float* f = w.data<float>();
@@ -102,8 +115,61 @@ bool conv_plan(KernelContext& ctx, bool reverse, ConvPlan& p) {
     return true;
 }
 
+// Depth-wise 2-d convolution: each filter tap is accumulated over whole output rows. Along a row,
+// tap kx reads input column ox * s + kx * d - p, inside the input for ox in a range [lo, hi): there
+// the loop is a plain strided run; outside it the border mode's index (or nothing) is used.
+void run_depthwise_2d(const ConvPlan& p, const float* in, float* out, unsigned threads) {
+    const AxisWindow& ah = p.axes[0];
+    const AxisWindow& aw = p.axes[1];
+    const std::int64_t H = p.in_spatial[0], W = p.in_spatial[1], OH = ah.out, OW = aw.out, KH = ah.size, KW = aw.size;
+    const std::int64_t s = p.spec.stride[1];
+    std::vector<std::int64_t> lo(static_cast<std::size_t>(KW)), hi(lo.size()), off(lo.size());
+    for (std::int64_t kx = 0; kx < KW; ++kx) {
+        const std::int64_t c = kx * p.spec.dilation[1] - p.spec.padding[1].first;  // column of ox = 0
+        off[kx] = c;
+        lo[kx] = std::min(OW, std::max<std::int64_t>(0, floor_div(-c + s - 1, s)));
+        hi[kx] = std::max(lo[kx], std::min(OW, floor_div(W - 1 - c, s) + 1));
+    }
+    parallel_for(p.batch * p.out_channels, threads, 1, [&](std::int64_t first, std::int64_t last) {
+        for (std::int64_t bo = first; bo < last; ++bo) {
+            const std::int64_t b = bo / p.out_channels, o = bo % p.out_channels, gi = o / p.og;
+            const float* x = in + (b * p.in_channels + gi) * H * W;
+            const float* w = p.weights.data() + o * KH * KW;
+            float* y = out + bo * OH * OW;
+            std::fill(y, y + OH * OW, 0.0f);
+            for (std::int64_t oy = 0; oy < OH; ++oy) {
+                float* row = y + oy * OW;
+                for (std::int64_t ky = 0; ky < KH; ++ky) {
+                    const std::int64_t iy = ah.at(oy, ky);
+                    if (iy < 0) continue;
+                    const float* src = x + iy * W;
+                    for (std::int64_t kx = 0; kx < KW; ++kx) {
+                        const float wv = w[ky * KW + kx];
+                        const std::int64_t a = lo[kx], e = hi[kx], c = off[kx];
+                        for (std::int64_t ox = 0; ox < a; ++ox) {
+                            const std::int64_t ix = aw.at(ox, kx);
+                            if (ix >= 0) row[ox] += wv * src[ix];
+                        }
+                        if (s == 1) {
+                            const float* run = src + c;
+                            for (std::int64_t ox = a; ox < e; ++ox) row[ox] += wv * run[ox];
+                        } else {
+                            for (std::int64_t ox = a; ox < e; ++ox) row[ox] += wv * src[ox * s + c];
+                        }
+                        for (std::int64_t ox = e; ox < OW; ++ox) {
+                            const std::int64_t ix = aw.at(ox, kx);
+                            if (ix >= 0) row[ox] += wv * src[ix];
+                        }
+                    }
+                }
+            }
+        }
+    });
+}
+
 // out[b][o][n] = sum over c, j of input[b][g * cg + c][terms[n][j]] * weights[g][o][c][j].
 void run_conv(const ConvPlan& p, const float* in, float* out, unsigned threads) {
+    if (p.depthwise_2d) return run_depthwise_2d(p, in, out, threads);
     const std::int64_t W = p.window, N = p.out_plane, K = p.cg * W;
     const std::int64_t* T = p.terms.data();
     if (p.cg == 1) {

@@ -130,7 +130,12 @@ std::vector<char*> take_run_options(int argc, char** argv, RunOptions& r) {
     return rest;
 }
 
-void print(const Diagnostics& d, const Session& s) { cli::print_diagnostics(std::cerr, d, s.sources()); }
+// Diagnostics go to stderr: text, or with --format json one JSON array per group.
+bool json_diagnostics = false;
+void print(const Diagnostics& d, const Session& s) {
+    if (!json_diagnostics) cli::print_diagnostics(std::cerr, d, s.sources());
+    else if (!d.empty()) std::cerr << cli::diagnostics_json(d, s.sources()) << "\n";
+}
 
 // A tensor file as the value of graph input `name`.
 exec::TensorValue read_input(const std::string& name, const std::string& file, const Tensor& t, const Session& s) {
@@ -249,6 +254,7 @@ int run(int argc, char** argv) {
     int rc = cli::parse_args(static_cast<int>(rest.size()), rest.data(), spec, opts);
     if (rc >= 0) return rc;
 
+    json_diagnostics = opts.json;
     for (const std::string& name : exec::compounds_without_kernel()) opts.flatten.expand.push_back(name);
     if (r.random_weights) opts.flatten.load_weights = false;
     Session session(opts.flatten);

@@ -1,0 +1,91 @@
+// Every real model of the corpus that has reference/ data (input.dat -> output.dat, computed by
+// PyTorch with the same weights): the executor's output must match with a maximum relative error
+// max|out - ref| / max|ref| <= 1e-4 (the corpus README expects about 1e-6 relative L2), with the
+// compound kernels and with every compound expanded to primitives.
+#include "exec_support.hpp"
+
+#include <chrono>
+#include <filesystem>
+
+#include "storage/tensor_file.hpp"
+
+namespace real_models_exec_test {
+
+namespace fs = std::filesystem;
+
+TEST_SUITE("exec") {
+
+TEST_CASE("real models match their reference outputs") {
+    NNEF_REQUIRE_CORPUS();
+    const fs::path real = nnef_test::corpus_dir() / "real";
+    std::vector<fs::path> models;
+    for (const auto& e : fs::directory_iterator(real))
+        if (fs::exists(e.path() / "reference" / "input.dat") && fs::exists(e.path() / "reference" / "output.dat"))
+            models.push_back(e.path());
+    std::sort(models.begin(), models.end());
+    int passed = 0, failed = 0;
+    // each model twice: standard compounds with a kernel kept atomic, and everything expanded to
+    // primitives
+    std::vector<std::pair<fs::path, bool>> runs;
+    for (bool expand_all : {false, true})
+        for (const fs::path& model : models) runs.emplace_back(model, expand_all);
+    for (const auto& [model, expand_all] : runs) {
+        const std::string name = model.filename().string() + (expand_all ? " (expanded to primitives)" : "");
+        CAPTURE(name);
+        nnef::FlattenOptions fo;
+        fo.expand = nnef::exec::compounds_without_kernel();
+        fo.expand_all = expand_all;
+        nnef::Session session(fo);
+        bool ok = session.load_path(model.string());
+        std::string why;
+        double max_rel = -1.0, rel_l2 = -1.0, ms = 0.0;
+        if (!ok) why = "does not load";
+        std::unique_ptr<nnef::exec::Executor> ex;
+        if (ok) {
+            auto created = nnef::exec::Executor::create(*session.graph());
+            ok = static_cast<bool>(created);
+            if (ok) ex = std::move(*created.value);
+            else why = created.diagnostics.begin()->message;
+        }
+        auto input = nnef::storage::read_tensor_file((model / "reference" / "input.dat").string());
+        auto expected = nnef::storage::read_tensor_file((model / "reference" / "output.dat").string());
+        ok = ok && input && expected && session.graph()->inputs.size() == 1 && session.graph()->outputs.size() == 1;
+        if (ok) {
+            const nnef::Graph& g = *session.graph();
+            nnef::Diagnostics d;
+            auto value = nnef::exec::from_tensor_data(**input.value, nnef::PrimType::scalar);
+            const auto start = std::chrono::steady_clock::now();
+            ok = value && ex->set_input(g.inputs.front(), *value, d) && ex->run(d);
+            ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+            if (!ok) why = d.empty() ? "no input" : d.begin()->message;
+        }
+        if (ok) {
+            const nnef::exec::TensorValue& out = *ex->tensor(session.graph()->outputs.front());
+            const std::vector<double> ref = (*expected.value)->to_doubles(), got = out.to_doubles();
+            ok = out.shape() == (*expected.value)->shape;
+            if (!ok) why = "output shape " + nnef::to_string(out.shape()) + " differs from the reference";
+            double max_abs = 0.0, max_ref = 0.0, d2 = 0.0, r2 = 0.0;
+            for (std::size_t i = 0; ok && i < ref.size(); ++i) {
+                const double e = std::fabs(got[i] - ref[i]);
+                if (!(e <= max_abs)) max_abs = e;  // NaN propagates
+                max_ref = std::max(max_ref, std::fabs(ref[i]));
+                d2 += e * e;
+                r2 += ref[i] * ref[i];
+            }
+            max_rel = max_ref > 0.0 ? max_abs / max_ref : max_abs;
+            rel_l2 = r2 > 0.0 ? std::sqrt(d2 / r2) : std::sqrt(d2);
+            ok = ok && max_rel <= 1e-4;
+            if (!ok && why.empty()) why = "max relative error above 1e-4";
+        }
+        MESSAGE(name << ": " << (ok ? "passed" : "FAILED (" + why + ")") << ", max relative error " << max_rel
+                     << ", relative L2 error " << rel_l2 << ", " << ms << " ms");
+        CHECK_MESSAGE(ok, name << ": " << why);
+        (ok ? passed : failed) += 1;
+    }
+    MESSAGE(passed << " passed, " << failed << " failed");
+    CHECK(passed >= 6);  // squeezenet1_0, mobilenet_v2, shufflenet_v2_x1_0, twice
+}
+
+}  // TEST_SUITE
+
+}  // namespace real_models_exec_test
