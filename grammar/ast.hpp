@@ -270,17 +270,18 @@ enum class ExprKind : std::uint8_t {
     paren,          // children[0]: a parenthesised expression `(e)` (kept for faithful ranges)
 };
 
+// Fields in an order without padding holes (a big flat graph has millions of Exprs).
 struct Expr {
     ExprKind kind = ExprKind::integer;
-    SourceRange range;
-    std::int64_t ival = 0;
-    double sval = 0.0;
     bool bval = false;
     bool has_filter = false;  // comprehension
     bool has_begin = false;   // range
     bool has_end = false;     // range
     bool negative_literal = false;  // integer/scalar written with a leading '-' (flat syntax)
+    SourceRange range;
     SourceRange generic_range;         // range of the `<type>` part
+    std::int64_t ival = 0;
+    double sval = 0.0;
     std::string text;
     OpName op;
     Boxed<Type> generic;               // invocation `<type>`
@@ -290,6 +291,8 @@ struct Expr {
     SmallVec<SourceRange> arg_name_ranges;
     std::vector<Expr> children;
 };
+static_assert(sizeof(SourceRange) != 12 || sizeof(void*) != 8 || sizeof(std::string) != 32 || sizeof(Expr) <= 152,
+              "Expr grew: keep it compact");
 
 struct Assignment {
     Expr lhs;  // identifier | array | tuple of lvalues
