@@ -279,19 +279,38 @@ struct Expr {
     bool has_end = false;     // range
     bool negative_literal = false;  // integer/scalar written with a leading '-' (flat syntax)
     SourceRange range;
-    SourceRange generic_range;         // range of the `<type>` part
     std::int64_t ival = 0;
     double sval = 0.0;
     std::string text;
     OpName op;
-    Boxed<Type> generic;               // invocation `<type>`
-    SmallVec<std::string> names;       // comprehension loop variables
-    SmallVec<SourceRange> name_ranges;
     SmallVec<std::string> arg_names;   // invocation
     SmallVec<SourceRange> arg_name_ranges;
     std::vector<Expr> children;
+
+    // Rare parts, out of line (one pointer while unset).
+    struct Rare {
+        std::optional<Type> generic;            // invocation `<type>`
+        SourceRange generic_range;              // range of the `<type>` part
+        std::vector<std::string> names;         // comprehension loop variables
+        std::vector<SourceRange> name_ranges;
+    };
+    const std::optional<Type>& generic() const { return rare_ ? rare_->generic : no_rare().generic; }
+    SourceRange generic_range() const { return rare_ ? rare_->generic_range : SourceRange{}; }
+    const std::vector<std::string>& names() const { return rare_ ? rare_->names : no_rare().names; }
+    const std::vector<SourceRange>& name_ranges() const { return rare_ ? rare_->name_ranges : no_rare().name_ranges; }
+    Rare& rare() {  // creates them
+        if (!rare_) rare_ = Rare{};
+        return *rare_;
+    }
+
+private:
+    static const Rare& no_rare() {
+        static const Rare none;
+        return none;
+    }
+    Boxed<Rare> rare_;
 };
-static_assert(sizeof(SourceRange) != 12 || sizeof(void*) != 8 || sizeof(std::string) != 32 || sizeof(Expr) <= 152,
+static_assert(sizeof(SourceRange) != 12 || sizeof(void*) != 8 || sizeof(std::string) != 32 || sizeof(Expr) <= 128,
               "Expr grew: keep it compact");
 
 struct Assignment {

@@ -211,8 +211,8 @@ inline auto const set_identifier = [](auto& ctx) {
 inline auto const set_generic = [](auto& ctx) {
     ast::Expr& e = x3::_val(ctx);
     prim_token const& t = x3::_attr(ctx);
-    e.generic = Type::primitive(t.type);
-    e.generic_range = state(ctx).range(t.span);
+    e.rare().generic = Type::primitive(t.type);
+    e.rare().generic_range = state(ctx).range(t.span);
 };
 
 // Reservations follow typical sizes (calls with several arguments, pairs in arrays and tuples) to
@@ -296,8 +296,8 @@ inline auto const begin_comprehension = [](auto& ctx) { x3::_val(ctx).kind = ast
 inline auto const push_loop_name = [](auto& ctx) {
     ast::Expr& e = x3::_val(ctx);
     Span s = x3::_attr(ctx);
-    e.names.emplace_back(s.b, s.e);
-    e.name_ranges.push_back(state(ctx).range(s));
+    e.rare().names.emplace_back(s.b, s.e);
+    e.rare().name_ranges.push_back(state(ctx).range(s));
 };
 inline auto const set_filter = [](auto& ctx) {
     ast::Expr& e = x3::_val(ctx);

@@ -387,7 +387,7 @@ private:
     }
 
     Value eval_comprehension(const ast::Expr& e, Scope& s) {
-        std::size_t n = e.names.size();
+        std::size_t n = e.names().size();
         std::vector<Value> iterables;
         std::size_t length = 0;
         for (std::size_t i = 0; i < n; ++i) {
@@ -412,7 +412,7 @@ private:
             inner.generic = s.generic;
             inner.prefix = s.prefix;
             inner.graph = s.graph;
-            for (std::size_t i = 0; i < n; ++i) inner.vars[e.names[i]] = iterables[i][k];
+            for (std::size_t i = 0; i < n; ++i) inner.vars[e.names()[i]] = iterables[i][k];
             if (filter) {
                 Value c = eval(*filter, inner);
                 if (!c.is_logical()) fail("operand-type", "comprehension filter is not a logical value", filter->range);
@@ -581,8 +581,8 @@ private:
             values[idx] = eval(e.children[i], s);
         }
         std::optional<PrimType> explicit_type;
-        if (e.generic) {
-            PrimType p = e.generic->prim();
+        if (e.generic()) {
+            PrimType p = e.generic()->prim();
             explicit_type = p == PrimType::generic ? s.generic : p;
         }
         return invoke(*decl, values, explicit_type, s, e, hint);
