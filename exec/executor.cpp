@@ -172,6 +172,9 @@ struct Executor::Impl {
     }
 
     bool prepare(Diagnostics& diags);
+    // The state of the variable `op` introduces: its label's stored data (or random weights),
+    // once per label (labels are compared case-insensitively).
+    void init_variable(const Operation& op, bool positive, Diagnostics& diags);
     bool run(Diagnostics& diags);
 };
 
@@ -271,6 +274,33 @@ private:
 
 }  // namespace exec_executor_cpp
 
+void Executor::Impl::init_variable(const Operation& op, bool positive, Diagnostics& diags) {
+    using namespace exec_executor_cpp;
+    const Value* label = op.attrib("label");
+    const Value* out = op.output("output");
+    if (!label || !label->is_string() || !out || !out->is_identifier()) return;
+    const std::string key = lower(label->as_string());
+    const std::string& name = out->as_identifier();
+    label_of[name] = key;
+    const Tensor* t = graph.tensor(name);
+    if (!t || !t->shape || state.count(key)) return;
+    if (options.random_weights) {
+        state[key] = random_weights(t->dtype, *t->shape, hash(key, *options.random_weights), positive);
+    } else if (!t->data) {
+        error(diags, &op, "missing-weights",
+              "variable '" + name + "' (label '" + label->as_string() +
+                  "') has no tensor data (load the model with its weights, or use random weights)");
+    } else {
+        std::optional<TensorValue> v = from_tensor_data(*t->data, t->dtype);
+        if (!v || v->shape() != *t->shape)
+            error(diags, &op, "missing-weights",
+                  "the tensor data of variable '" + name + "' (label '" + label->as_string() +
+                      "') has no values of a known encoding");
+        else
+            state[key] = std::move(*v);
+    }
+}
+
 bool Executor::Impl::prepare(Diagnostics& diags) {
     using namespace exec_executor_cpp;
     const KernelRegistry& kernels = KernelRegistry::standard();
@@ -334,29 +364,8 @@ bool Executor::Impl::prepare(Diagnostics& diags) {
             }
         }
         if (op.name == "variable") {
-            const Value* label = op.attrib("label");
             const Value* out = op.output("output");
-            if (!label || !label->is_string() || !out || !out->is_identifier()) continue;
-            const std::string key = lower(label->as_string());
-            const std::string& name = out->as_identifier();
-            label_of[name] = key;
-            const Tensor* t = graph.tensor(name);
-            if (!t || !t->shape || state.count(key)) continue;
-            if (options.random_weights) {
-                state[key] = random_weights(t->dtype, *t->shape, hash(key, *options.random_weights), positive.count(name) > 0);
-            } else if (!t->data) {
-                error(diags, &op, "missing-weights",
-                      "variable '" + name + "' (label '" + label->as_string() +
-                          "') has no tensor data (load the model with its weights, or use random weights)");
-            } else {
-                std::optional<TensorValue> v = from_tensor_data(*t->data, t->dtype);
-                if (!v || v->shape() != *t->shape)
-                    error(diags, &op, "missing-weights",
-                          "the tensor data of variable '" + name + "' (label '" + label->as_string() +
-                              "') has no values of a known encoding");
-                else
-                    state[key] = std::move(*v);
-            }
+            init_variable(op, out && out->is_identifier() && positive.count(out->as_identifier()) > 0, diags);
         }
         steps.push_back(std::move(step));
     }

@@ -288,7 +288,8 @@ bool run_rule(Rule const& rule, ParseState& st, Diagnostics& diags, const char* 
     } catch (const SyntaxError& e) {
         std::string code = e.code;
         std::string message = e.message;
-        const char* end = e.where_end ? e.where_end : e.where + 1;
+        // One character, or none at the end of the text (a limit reached by the last bracket).
+        const char* end = e.where_end ? e.where_end : e.where != last ? e.where + 1 : e.where;
         // `"name'`: the string runs to the end of the line; say why when the other quote is in it.
         if (code == "unterminated-string" && e.where != last) {
             char other = *e.where == '"' ? '\'' : '"';

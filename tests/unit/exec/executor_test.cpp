@@ -327,6 +327,30 @@ TEST_CASE("variables keep their value through a cycle and take the update after 
     fs::remove_all(dir);
 }
 
+TEST_CASE("variables whose labels differ only in case share their value") {
+    nnef::Session s;
+    REQUIRE(s.load_text("graph.nnef", "version 1.0;\ngraph G( x ) -> ( y ) {\n"
+                                       "    x = external(shape = [2, 2]);\n"
+                                       "    w1 = variable(shape = [2, 2], label = 'Shared/W');\n"
+                                       "    w2 = variable(shape = [2, 2], label = 'shared/w');\n"
+                                       "    a = matmul(x, w1);\n"
+                                       "    y = matmul(a, w2);\n}\n"));
+    nnef::exec::ExecOptions o;
+    o.random_weights = 5;
+    o.keep = {"w1", "w2"};
+    auto r = nnef::exec::Executor::create(*s.graph(), o);
+    REQUIRE(r);
+    nnef::Diagnostics d;
+    REQUIRE((*r)->set_input("x", scalars({2, 2}, {1, 0, 0, 1}), d));
+    REQUIRE((*r)->run(d));
+    const auto w = (*r)->tensor("w1")->to_doubles();
+    CHECK(w == (*r)->tensor("w2")->to_doubles());
+    CHECK(w == (*r)->variable("w2")->to_doubles());
+    const auto y = (*r)->tensor("y")->to_doubles();
+    for (std::size_t i = 0; i < 2; ++i)
+        for (std::size_t j = 0; j < 2; ++j) CHECK(y[i * 2 + j] == doctest::Approx(w[i * 2] * w[j] + w[i * 2 + 1] * w[2 + j]));
+}
+
 TEST_CASE("executor errors: no kernel, unexpanded compound, inputs") {
     SUBCASE("custom operation without a kernel") {
         nnef::Session s;

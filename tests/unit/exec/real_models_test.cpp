@@ -86,6 +86,49 @@ TEST_CASE("real models match their reference outputs") {
     CHECK(passed >= 6);  // squeezenet1_0, mobilenet_v2, shufflenet_v2_x1_0, twice
 }
 
+TEST_CASE("every valid conformance document runs (random weights and inputs)") {
+    NNEF_REQUIRE_CORPUS();
+    // Inputs: scalars from N(0, 1), integers 0 (valid as indices of every extent), logicals random.
+    int ran = 0, custom = 0;
+    for (const auto& e : fs::directory_iterator(nnef_test::corpus_dir() / "conformance" / "valid")) {
+        if (e.path().extension() != ".nnef") continue;
+        const std::string name = e.path().filename().string();
+        CAPTURE(name);
+        nnef::FlattenOptions fo;
+        fo.expand = nnef::exec::compounds_without_kernel();
+        nnef::Session session(fo);
+        REQUIRE(session.load_path(e.path().string()));
+        if (!session.custom_operations().empty()) {
+            ++custom;
+            continue;
+        }
+        const nnef::Graph& g = *session.graph();
+        nnef::exec::ExecOptions o;
+        o.random_weights = 1;
+        auto created = nnef::exec::Executor::create(g, o);
+        std::string messages;
+        for (const nnef::Diagnostic& d : created.diagnostics) messages += nnef::render(d, session.sources(), false);
+        INFO(messages);
+        REQUIRE(created);
+        nnef::Diagnostics d;
+        bool ok = true;
+        for (const std::string& in : g.inputs) {
+            const nnef::Tensor& t = *g.tensor(in);
+            ok = ok && (*created.value)->set_input(in,
+                                                   t.dtype == nnef::PrimType::integer
+                                                       ? nnef::exec::TensorValue(t.dtype, *t.shape)
+                                                       : nnef::exec::random_tensor(t.dtype, *t.shape, 3),
+                                                   d);
+        }
+        ok = ok && (*created.value)->run(d) && (*created.value)->run(d);  // two cycles (variables updated)
+        for (const nnef::Diagnostic& x : d) messages += nnef::render(x, session.sources(), false);
+        CHECK_MESSAGE(ok, messages);
+        ++ran;
+    }
+    MESSAGE(ran << " documents ran, " << custom << " skipped (custom operations)");
+    CHECK(ran >= 90);
+}
+
 }  // TEST_SUITE
 
 }  // namespace real_models_exec_test
