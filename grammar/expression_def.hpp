@@ -211,8 +211,8 @@ inline auto const set_identifier = [](auto& ctx) {
 inline auto const set_generic = [](auto& ctx) {
     ast::Expr& e = x3::_val(ctx);
     prim_token const& t = x3::_attr(ctx);
-    e.generic = Type::primitive(t.type);
-    e.generic_range = state(ctx).range(t.span);
+    e.rare().generic = Type::primitive(t.type);
+    e.rare().generic_range = state(ctx).range(t.span);
 };
 
 // Reservations follow typical sizes (calls with several arguments, pairs in arrays and tuples) to
@@ -246,10 +246,18 @@ inline auto const set_arg_name = [](auto& ctx) {
 inline auto const set_arg_value = [](auto& ctx) { x3::_val(ctx).value = std::move(x3::_attr(ctx)); };
 
 // Sets the end of the node's range to just after the closing punctuation in _attr.
+// The node is complete: its lists get their exact sizes (a big flat graph keeps millions of
+// them, and the reservations above are upper guesses).
+inline void fit_node(ast::Expr& e) {
+    if (e.children.capacity() != e.children.size()) e.children.shrink_to_fit();
+    e.arg_names.shrink_to_fit();
+    e.arg_name_ranges.shrink_to_fit();
+}
 inline auto const end_node = [](auto& ctx) {
     ast::Expr& e = x3::_val(ctx);
     const char* p = x3::_attr(ctx);
     e.range.end = state(ctx).range(p, p + 1).end;
+    fit_node(e);
 };
 
 inline auto const begin_builtin = [](auto& ctx) {
@@ -288,8 +296,8 @@ inline auto const begin_comprehension = [](auto& ctx) { x3::_val(ctx).kind = ast
 inline auto const push_loop_name = [](auto& ctx) {
     ast::Expr& e = x3::_val(ctx);
     Span s = x3::_attr(ctx);
-    e.names.emplace_back(s.b, s.e);
-    e.name_ranges.push_back(state(ctx).range(s));
+    e.rare().names.emplace_back(s.b, s.e);
+    e.rare().name_ranges.push_back(state(ctx).range(s));
 };
 inline auto const set_filter = [](auto& ctx) {
     ast::Expr& e = x3::_val(ctx);
@@ -334,7 +342,7 @@ inline binop peek_binop(const char* p, const char* last) {
 inline ast::Expr make_node(ast::ExprKind kind, const char* op, std::size_t op_len, SourceRange range) {
     ast::Expr node;
     node.kind = kind;
-    node.op.assign(op, op_len);
+    node.op = ast::OpName(std::string_view(op, op_len));
     node.range = range;
     return node;
 }

@@ -72,10 +72,24 @@ struct Graph {
     const Tensor* tensor(std::string_view n) const;
     // Adds a tensor (name must be new) and returns it.
     Tensor& add_tensor(std::string n, PrimType dtype = PrimType::none, std::optional<Shape> shape = {});
+    // Renames a tensor of this graph (it keeps its position), keeping the name index current.
+    void rename_tensor(Tensor& t, std::string n);
     void rebuild_index();
 
 private:
-    std::unordered_map<std::string, std::size_t> index_;
+    // Open-addressing name index over `tensors` (no copies of the names): each slot holds a tensor
+    // index + 1 (0: empty) and the name's hash; the table size is a power of two. `indexed_` is the
+    // number of tensors it covers (a mismatch with tensors.size() triggers a rebuild).
+    struct Slot {
+        std::uint32_t index = 0;
+        std::uint32_t hash = 0;
+    };
+    std::vector<Slot> index_;
+    std::size_t indexed_ = 0;
+    static std::uint32_t hash_name(std::string_view n);
+    std::size_t find_slot(std::string_view n, std::uint32_t h) const;
+    void insert_index(std::size_t i);
+    void erase_index(std::size_t i);
 };
 
 }  // namespace nnef

@@ -57,7 +57,7 @@ class OpRegistry {
 public:
     void add(OpDef def) { defs_[def.name] = std::move(def); }
     const OpDef* find(std::string_view name) const {
-        auto it = defs_.find(std::string(name));
+        auto it = defs_.find(name);
         return it == defs_.end() ? nullptr : &it->second;
     }
     std::vector<std::string> names() const;
@@ -65,7 +65,7 @@ public:
     static const OpRegistry& standard();
 
 private:
-    std::map<std::string, OpDef> defs_;
+    std::map<std::string, OpDef, std::less<>> defs_;
 };
 
 }  // namespace nnef

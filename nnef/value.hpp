@@ -1,6 +1,7 @@
 // Values of NNEF expressions and operation attributes, and NNEF types. std-only.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -29,8 +30,8 @@ public:
     bool is_array() const { return kind_ == Kind::array; }
     bool is_tuple() const { return kind_ == Kind::tuple; }
     PrimType prim() const { return prim_; }  // primitive and tensor kinds
-    const Type& item() const { return items_.front(); }  // array kind
-    const std::vector<Type>& items() const { return items_; }  // tuple kind (array: one item)
+    const Type& item() const { return items().front(); }  // array kind
+    const std::vector<Type>& items() const { return items_ ? *items_ : no_items(); }  // tuple kind (array: one item)
 
     // True if the type contains a tensor anywhere (a "tensor type" in the spec's sense when
     // is_tensor() or an array/tuple of tensors).
@@ -41,15 +42,21 @@ public:
     Type bind(PrimType p) const;
 
     friend bool operator==(const Type& a, const Type& b) {
-        return a.kind_ == b.kind_ && a.prim_ == b.prim_ && a.items_ == b.items_;
+        return a.kind_ == b.kind_ && a.prim_ == b.prim_ && (a.items_ == b.items_ || a.items() == b.items());
     }
     friend bool operator!=(const Type& a, const Type& b) { return !(a == b); }
 
 private:
-    Type(Kind k, PrimType p, std::vector<Type> items) : kind_(k), prim_(p), items_(std::move(items)) {}
+    Type(Kind k, PrimType p, std::vector<Type> items)
+        : kind_(k), prim_(p), items_(items.empty() ? nullptr : std::make_shared<const std::vector<Type>>(std::move(items))) {}
+    static const std::vector<Type>& no_items() {
+        static const std::vector<Type> none;
+        return none;
+    }
     Kind kind_ = Kind::primitive;
     PrimType prim_ = PrimType::none;
-    std::vector<Type> items_;
+    // Immutable and shared: copying a type (the checker does so constantly) copies no items.
+    std::shared_ptr<const std::vector<Type>> items_;
 };
 
 // NNEF spelling: `integer`, `tensor<scalar>`, `tensor<>`, `integer[]`, `(integer,integer)[]`.

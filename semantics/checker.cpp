@@ -665,7 +665,7 @@ private:
     }
 
     Type type_comprehension(const ast::Expr& e) {
-        const std::size_t n = e.names.size();
+        const std::size_t n = e.names().size();
         const std::size_t need = n + (e.has_filter ? 1 : 0) + 1;
         if (e.children.size() < need) return unknown_type();
         std::vector<Type> items;
@@ -675,7 +675,7 @@ private:
                 items.push_back(t);
             } else if (!t.is_array()) {
                 error("comprehension-not-array",
-                      "a comprehension iterates arrays; " + quoted(e.names[i]) + " iterates a value of type " +
+                      "a comprehension iterates arrays; " + quoted(e.names()[i]) + " iterates a value of type " +
                           describe(t),
                       e.children[i].range);
                 items.push_back(unknown_type());
@@ -684,7 +684,7 @@ private:
             }
         }
         const std::size_t mark = locals_.size();
-        for (std::size_t i = 0; i < n; ++i) locals_.emplace_back(e.names[i], items[i]);
+        for (std::size_t i = 0; i < n; ++i) locals_.emplace_back(e.names()[i], items[i]);
         if (e.has_filter) {
             const ast::Expr& filter = e.children[n];
             Type f = type_expr(filter);
@@ -784,6 +784,7 @@ private:
     // ---- invocations ------------------------------------------------------------------------
     Type type_invocation(const ast::Expr& e) {
         std::vector<Arg> args;
+        args.reserve(e.children.size());
         for (std::size_t i = 0; i < e.children.size(); ++i) {
             Arg a;
             a.type = type_expr(e.children[i]);
@@ -801,7 +802,7 @@ private:
                       e.range);
             }
         }
-        return type_call(e.text, e, e.generic, e.generic_range, args);
+        return type_call(e.text, e, e.generic(), e.generic_range(), args);
     }
 
     // Types an invocation of `name` (explicit, or the fragment a tensor operator maps to).

@@ -1,6 +1,7 @@
 // Compile-time evaluation and fragment expansion (spec 3.3.3), producing the flat graph.
 #include "semantics/expander.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -84,7 +85,7 @@ public:
         g.name = gd.name;
         for (const auto& p : gd.params) {
             g.inputs.push_back(p.name);
-            reserved_.insert(p.name);
+            reserved_.insert(std::string_view(p.name));
         }
         for (const auto& r : gd.results) g.outputs.push_back(r.name);
         for (const ast::Assignment& a : gd.body) reserve_lvalue(a.lhs);
@@ -98,7 +99,9 @@ public:
 
         Scope scope;
         scope.graph = true;
-        for (const ast::Assignment& a : gd.body) {
+        ast::GraphDef* release = opts_.release_graph_values == &gd ? opts_.release_graph_values : nullptr;
+        for (std::size_t i = 0; i < gd.body.size(); ++i) {
+            const ast::Assignment& a = gd.body[i];
             if (diags_.limit_reached()) break;
             std::size_t op_start = g.operations.size();
             scope.prefix = first_identifier(a.lhs);
@@ -110,6 +113,7 @@ public:
             } catch (const Poisoned&) {
                 poison(a.lhs, scope);
             }
+            if (release) release->body[i].rhs = ast::Expr{};
         }
         if (!diags_.has_errors()) check_graph();
         return std::move(out_);
@@ -147,7 +151,7 @@ private:
     // ---- names ------------------------------------------------------------------------------
     void reserve_lvalue(const ast::Expr& e) {
         if (e.kind == ast::ExprKind::identifier)
-            reserved_.insert(e.text);
+            reserved_.insert(std::string_view(e.text));
         else
             for (const ast::Expr& c : e.children) reserve_lvalue(c);
     }
@@ -161,18 +165,23 @@ private:
         return {};
     }
 
-    std::string fresh_name(const std::string& base) {
+    // A tensor name is taken when the graph has such a tensor, or had one before a rename.
+    bool used(std::string_view name) const { return out_.graph.tensor(name) || retired_.count(std::string(name)); }
+    bool reserved(std::string_view name) const { return reserved_.count(name) != 0; }
+
+    // The caller creates the tensor (that marks the name used); names chosen for tensors not yet
+    // created are in `pending`.
+    std::string fresh_name(const std::string& base, const std::unordered_set<std::string>* pending = nullptr) {
+        auto free = [&](const std::string& n) {
+            return !used(n) && !reserved(n) && (!pending || !pending->count(n));
+        };
         std::string name = base;
-        if (!used_.count(name) && !reserved_.count(name)) {
-            used_.insert(name);
-            return name;
-        }
+        if (free(name)) return name;
         std::size_t& n = counters_[base];
         for (;;) {
             name = base + "_" + std::to_string(++n);
-            if (!used_.count(name) && !reserved_.count(name)) break;
+            if (free(name)) break;
         }
-        used_.insert(name);
         return name;
     }
 
@@ -378,7 +387,7 @@ private:
     }
 
     Value eval_comprehension(const ast::Expr& e, Scope& s) {
-        std::size_t n = e.names.size();
+        std::size_t n = e.names().size();
         std::vector<Value> iterables;
         std::size_t length = 0;
         for (std::size_t i = 0; i < n; ++i) {
@@ -403,7 +412,7 @@ private:
             inner.generic = s.generic;
             inner.prefix = s.prefix;
             inner.graph = s.graph;
-            for (std::size_t i = 0; i < n; ++i) inner.vars[e.names[i]] = iterables[i][k];
+            for (std::size_t i = 0; i < n; ++i) inner.vars[e.names()[i]] = iterables[i][k];
             if (filter) {
                 Value c = eval(*filter, inner);
                 if (!c.is_logical()) fail("operand-type", "comprehension filter is not a logical value", filter->range);
@@ -572,8 +581,8 @@ private:
             values[idx] = eval(e.children[i], s);
         }
         std::optional<PrimType> explicit_type;
-        if (e.generic) {
-            PrimType p = e.generic->prim();
+        if (e.generic()) {
+            PrimType p = e.generic()->prim();
             explicit_type = p == PrimType::generic ? s.generic : p;
         }
         return invoke(*decl, values, explicit_type, s, e, hint);
@@ -595,10 +604,17 @@ private:
         }
     }
 
-    bool keep_atomic(const ast::Fragment& decl) const {
+    // OpRegistry::standard().find(decl.name), remembered per declaration.
+    const OpDef* standard_def(const ast::Fragment& decl) {
+        auto [it, inserted] = standard_defs_.try_emplace(&decl, nullptr);
+        if (inserted) it->second = OpRegistry::standard().find(decl.name);
+        return it->second;
+    }
+
+    bool keep_atomic(const ast::Fragment& decl) {
         if (!decl.body) return true;
         if (is_stdlib(decl.range) && !opts_.expand_all && !opts_.expand.count(decl.name))
-            return OpRegistry::standard().find(decl.name) != nullptr;
+            return standard_def(decl) != nullptr;
         return false;
     }
 
@@ -686,9 +702,8 @@ private:
         auto base = [&](const std::string& local) { return graph ? local : s.prefix + "_" + local; };
         if (!array) {
             std::string name;
-            if (lhs && lhs->kind == ast::ExprKind::identifier && graph && !used_.count(lhs->text)) {
+            if (lhs && lhs->kind == ast::ExprKind::identifier && graph && !used(lhs->text)) {
                 name = lhs->text;
-                used_.insert(name);
             } else {
                 name = fresh_name(lhs && lhs->kind == ast::ExprKind::identifier ? base(lhs->text) : base(op.name));
             }
@@ -725,17 +740,19 @@ private:
         if (count > opts_.options.limits.max_value_items)
             fail("limit-exceeded", "result count exceeds limit max_value_items", e.range);
         Value::Items items;
+        std::unordered_set<std::string> taken;  // names of this result (their tensors come after)
         for (std::size_t i = 0; i < count; ++i) {
             const ast::Expr* item = lhs && lhs->kind == ast::ExprKind::array ? &lhs->children[i] : nullptr;
             std::string name;
-            if (item && item->kind == ast::ExprKind::identifier && graph && !used_.count(item->text)) {
+            if (item && item->kind == ast::ExprKind::identifier && graph && !used(item->text) &&
+                !taken.count(item->text)) {
                 name = item->text;
-                used_.insert(name);
             } else if (item && item->kind == ast::ExprKind::identifier) {
-                name = fresh_name(base(item->text));
+                name = fresh_name(base(item->text), &taken);
             } else {
-                name = fresh_name(base(op.name));
+                name = fresh_name(base(op.name), &taken);
             }
+            taken.insert(name);
             items.push_back(Value::identifier(name));
         }
         out = Value::array(std::move(items));
@@ -749,12 +766,18 @@ private:
         Operation op;
         op.name = decl.name;
         op.dtype = decl.generic ? bound : PrimType::none;
+        std::size_t ntensor = 0;
+        for (const ast::Param& p : decl.params) ntensor += p.type.contains_tensor() ? 1 : 0;
+        op.inputs.reserve(ntensor);
+        op.attribs.reserve(decl.params.size() - ntensor);
+        op.outputs.reserve(decl.results.size());
         for (std::size_t i = 0; i < decl.params.size(); ++i) {
             const ast::Param& p = decl.params[i];
             Value v = std::move(*values[i]);
             if (p.type.contains_tensor()) {
-                for (const std::string& n : tensor_names(v))
+                for_each_identifier(v, [&](const std::string& n) {
                     if (!g.tensor(n)) fail("undefined-tensor", "tensor '" + n + "' is not defined", e.range);
+                });
                 op.inputs.emplace_back(p.name, std::move(v));
             } else {
                 op.attribs.emplace_back(p.name, std::move(v));
@@ -783,12 +806,12 @@ private:
             else if (lhs && lhs->kind == ast::ExprKind::tuple && lhs->children.size() == nres) rl = &lhs->children[ri];
             Value out;
             result_names(decl, op, ri, rl, hint.graph, s, out, e);
-            for (const std::string& n : tensor_names(out)) g.add_tensor(n);
+            for_each_identifier(out, [&](const std::string& n) { g.add_tensor(n); });
             op.outputs.emplace_back(decl.results[ri].name, std::move(out));
         }
         set_output_dtypes(g, op, decl);
 
-        const OpDef* def = OpRegistry::standard().find(decl.name);
+        const OpDef* def = standard_def(decl);
         bool custom = !is_stdlib(decl.range);
         if (custom) {
             def = opts_.custom ? opts_.custom->find(decl.name) : nullptr;
@@ -799,7 +822,7 @@ private:
         }
         std::size_t index = g.operations.size();
         for (const auto& [n, v] : op.outputs)
-            for (const std::string& t : tensor_names(v)) producers_[t] = index;
+            for_each_identifier(v, [&](const std::string& t) { producers_.set(t, index); });
         InferReport inferred = infer_report(opts_.options);
         bool ok = infer_operation(g, producers_, g.operations, op, def, inferred);
         for (const std::string& w : inferred.warnings) warn_once("de-facto-form", w, e.range);
@@ -809,11 +832,17 @@ private:
             fail(inferred.limit_exceeded ? "limit-exceeded" : "invalid-argument",
                  errors.empty() ? "invalid arguments for '" + decl.name + "'" : errors.back(), e.range);
         }
-        Value::Items results;
-        for (auto& [n, v] : op.outputs) results.push_back(v);
+        Value result;
+        if (op.outputs.size() == 1) {
+            result = op.outputs.front().second;
+        } else {
+            Value::Items results;
+            results.reserve(op.outputs.size());
+            for (auto& [n, v] : op.outputs) results.push_back(v);
+            result = Value::tuple(std::move(results));
+        }
         g.operations.push_back(std::move(op));
-        if (results.size() == 1) return std::move(results.front());
-        return Value::tuple(std::move(results));
+        return result;
     }
 
     // ---- graph-level binding ----------------------------------------------------------------------
@@ -853,21 +882,17 @@ private:
                 s.vars[name] = v;
                 return;
             }
-            auto p = producers_.find(t);
-            bool fresh = p != producers_.end() && p->second >= op_start && !reserved_.count(t) && !used_.count(name);
+            const std::size_t p = producers_.find(t);
+            bool fresh = p != SIZE_MAX && p >= op_start && !reserved(t) && !used(name);
             if (fresh) {
-                // A tensor made by this statement: it takes the graph's name.
-                Tensor* tensor = g.tensor(t);
-                tensor->name = name;
-                g.rebuild_index();
-                std::size_t idx = p->second;
-                producers_.erase(p);
-                producers_[name] = idx;
+                // A tensor made by this statement: it takes the graph's name (its producer entry
+                // follows the tensor; the old name stays taken).
+                retired_.insert(t);
+                g.rename_tensor(*g.tensor(t), name);
                 for (std::size_t i = op_start; i < g.operations.size(); ++i) {
                     for (auto& [n, x] : g.operations[i].inputs) rename_in(x, t, name);
                     for (auto& [n, x] : g.operations[i].outputs) rename_in(x, t, name);
                 }
-                used_.insert(name);
                 s.vars[name] = Value::identifier(name);
                 return;
             }
@@ -908,10 +933,9 @@ private:
                 }
         op.outputs.emplace_back(decl && !decl->results.empty() ? decl->results[0].name : "y", Value::identifier(name));
         op.provenance.range = range;
-        used_.insert(name);
         g.add_tensor(name, dtype);
         std::size_t index = g.operations.size();
-        producers_[name] = index;
+        producers_.set(name, index);
         const OpDef* def = OpRegistry::standard().find(opname);
         InferReport report = infer_report(opts_.options);
         if (!infer_operation(g, producers_, g.operations, op, def, report))
@@ -929,13 +953,16 @@ private:
         };
         std::unordered_map<std::string, Label> labels;
         std::unordered_map<std::string, std::string> label_of;  // variable tensor -> lower-case label
+        // label_of serves the update check only.
+        const bool updates = std::any_of(g.operations.begin(), g.operations.end(),
+                                         [](const Operation& op) { return op.name == "update"; });
         for (const Operation& op : g.operations) {
             if (op.name != "variable") continue;
             const Value* label = op.attrib("label");
             const Value* out = op.output("output");
             if (!label || !label->is_string() || !out || !out->is_identifier()) continue;
             std::string key = to_lower(label->as_string());
-            label_of[out->as_identifier()] = key;
+            if (updates) label_of[out->as_identifier()] = key;
             const Tensor* t = g.tensor(out->as_identifier());
             auto it = labels.find(key);
             if (it == labels.end()) {
@@ -980,11 +1007,13 @@ private:
     Diagnostics& diags_;
     Expansion out_;
     std::unordered_set<std::uint32_t> stdlib_files_;
-    std::unordered_set<std::string> reserved_;  // graph-level names (never used for temporaries)
-    std::unordered_set<std::string> used_;      // tensor names taken
+    std::unordered_set<std::string_view> reserved_;  // graph-level names (never used for temporaries;
+                                                     // they point into the graph's lvalues and params)
+    std::unordered_set<std::string> retired_;        // former names of renamed tensors (still taken)
     std::unordered_map<std::string, std::size_t> counters_;
     std::unordered_set<std::string> warned_;
-    ProducerMap producers_;
+    ProducerMap producers_{out_.graph};
+    std::unordered_map<const ast::Fragment*, const OpDef*> standard_defs_;
     std::vector<CallSite> chain_;  // outermost first
     std::uint64_t expansions_ = 0;  // fragment bodies expanded so far (bounded by max_expansions)
 };
@@ -1001,10 +1030,10 @@ Expansion expand(const Program& program, const ExpandOptions& options, Diagnosti
 }
 
 void infer_shapes(Graph& graph, const Program& program, const ExpandOptions& options, Diagnostics& diags) {
-    ProducerMap producers;
+    ProducerMap producers(graph);
     for (std::size_t i = 0; i < graph.operations.size(); ++i)
         for (const auto& [n, v] : graph.operations[i].outputs)
-            for (const std::string& t : tensor_names(v)) producers[t] = i;
+            for_each_identifier(v, [&](const std::string& t) { producers.set(t, i); });
     for (Tensor& t : graph.tensors) t.shape.reset();
     for (Operation& op : graph.operations) {
         if (diags.limit_reached()) break;

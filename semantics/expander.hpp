@@ -21,6 +21,12 @@ struct ExpandOptions {
     std::set<std::string> expand;     // standard compounds to expand (others stay atomic)
     std::map<std::string, Shape> input_shapes;  // overrides of external shapes, by graph input name
     const OpRegistry* custom = nullptr;  // shape functions for custom operations (optional)
+    // The graph definition of program.document, when the caller owns it and needs only its
+    // lvalues after expansion: the right-hand side of each graph-body statement is released as
+    // soon as it is expanded, so that the AST shrinks while the graph grows (peak memory of a big
+    // flat graph is then about the larger of the two, not their sum). Lvalues are kept (graph.quant
+    // checks exported names against them).
+    ast::GraphDef* release_graph_values = nullptr;
 };
 
 struct Expansion {

@@ -27,8 +27,8 @@ public:
     PrimType dtype_of(const Value& v) const override { return value_dtype(graph_, v); }
     const Operation* producer(const Value& v) const override {
         if (!v.is_identifier()) return nullptr;
-        auto it = producers_.find(v.as_identifier());
-        return it == producers_.end() ? nullptr : &ops_[it->second];
+        const std::size_t i = producers_.find(v.as_identifier());
+        return i == SIZE_MAX ? nullptr : &ops_[i];
     }
     bool error(std::string message) override {
         report_.errors.push_back(std::move(message));
@@ -92,6 +92,26 @@ bool within_limits(const Tensor& t, InferReport& report) {
 
 }  // namespace infer_cpp
 
+void ProducerMap::set(std::string_view tensor, std::size_t op) {
+    if (const Tensor* t = g_->tensor(tensor)) {
+        const std::size_t i = static_cast<std::size_t>(t - g_->tensors.data());
+        if (by_tensor_.size() <= i) by_tensor_.resize(std::max(i + 1, by_tensor_.size() * 2), SIZE_MAX);
+        by_tensor_[i] = op;
+    } else {
+        others_[std::string(tensor)] = op;
+    }
+}
+
+std::size_t ProducerMap::find(std::string_view tensor) const {
+    if (const Tensor* t = g_->tensor(tensor)) {
+        const std::size_t i = static_cast<std::size_t>(t - g_->tensors.data());
+        return i < by_tensor_.size() ? by_tensor_[i] : SIZE_MAX;
+    }
+    if (others_.empty()) return SIZE_MAX;
+    auto it = others_.find(std::string(tensor));
+    return it == others_.end() ? SIZE_MAX : it->second;
+}
+
 PrimType value_dtype(const Graph& g, const Value& v) {
     switch (v.kind()) {
         case Value::Kind::integer: return PrimType::integer;
@@ -116,14 +136,16 @@ void set_output_dtypes(Graph& g, const Operation& op, const ast::Fragment& decl)
     for (const ast::Result& r : decl.results) {
         const Value* out = op.output(r.name);
         if (!out) continue;
-        Type t = r.type.is_generic() ? r.type.bind(op.dtype) : r.type;
-        // tensor<T> or tensor<T>[] (or tuples of them): every identifier gets T.
-        const Type* item = &t;
+        // tensor<T> or tensor<T>[] (or tuples of them): every identifier gets T (`?` bound to
+        // op.dtype).
+        const Type* item = &r.type;
         while (item->is_array()) item = &item->item();
         PrimType p = item->is_tensor() ? item->prim() : PrimType::none;
+        if (p == PrimType::generic) p = op.dtype;
         if (p == PrimType::generic) p = PrimType::none;
-        for (const std::string& n : tensor_names(*out))
+        for_each_identifier(*out, [&](const std::string& n) {
             if (Tensor* tensor = g.tensor(n)) tensor->dtype = p;
+        });
     }
 }
 
@@ -141,29 +163,35 @@ bool infer_operation(Graph& g, const ProducerMap& producers, const std::vector<O
     // Unknown input shape (downstream of a custom operation): all outputs unknown, checks skipped.
     bool known = def != nullptr;
     for (const auto& [name, v] : op.inputs) {
-        for (const std::string& n : tensor_names(v)) {
+        if (!known) break;
+        for_each_identifier(v, [&](const std::string& n) {
             const Tensor* t = g.tensor(n);
             if (!t || !t->shape) known = false;
-        }
+        });
     }
     if (!known) {
         for (const auto& [name, v] : op.outputs)
-            for (const std::string& n : tensor_names(v))
+            for_each_identifier(v, [&](const std::string& n) {
                 if (Tensor* t = g.tensor(n)) t->shape.reset();
+            });
         return true;
     }
     infer_cpp::Context ctx(g, producers, ops, op, report);
     bool ok = def->infer(ctx);
     if (ok) {
         for (const auto& [name, v] : op.outputs) {
-            for (const std::string& n : tensor_names(v)) {
+            bool failed = false;
+            for_each_identifier(v, [&](const std::string& n) {
+                if (failed) return;
                 const Tensor* t = g.tensor(n);
                 if (t && !t->shape) {
                     errors.push_back("internal: shape function of '" + op.name + "' did not set the shape of '" + n + "'");
-                    return false;
+                    failed = true;
+                } else if (t && !infer_cpp::within_limits(*t, report)) {
+                    failed = true;
                 }
-                if (t && !infer_cpp::within_limits(*t, report)) return false;
-            }
+            });
+            if (failed) return false;
         }
     }
     return ok && errors.empty();

@@ -12,13 +12,35 @@
 
 namespace nnef::sema {
 
-// Tensor name -> index of the operation that produced it.
-using ProducerMap = std::unordered_map<std::string, std::size_t>;
+// Tensor -> index of the operation that produced it. Keyed by the tensor's position in the graph
+// (no copies of names; renaming a tensor keeps its entry); a name that is not a tensor of the
+// graph falls back to a map by name.
+class ProducerMap {
+public:
+    explicit ProducerMap(const Graph& g) : g_(&g) {}
+    void set(std::string_view tensor, std::size_t op);
+    // The producing operation's index, or SIZE_MAX.
+    std::size_t find(std::string_view tensor) const;
+
+private:
+    const Graph* g_;
+    std::vector<std::size_t> by_tensor_;  // SIZE_MAX: none
+    std::unordered_map<std::string, std::size_t> others_;
+};
 
 // dtype of an argument value: a tensor's dtype, or the literal's primitive type.
 PrimType value_dtype(const Graph& g, const Value& v);
 // Every identifier inside a value, in order.
 std::vector<std::string> tensor_names(const Value& v);
+// Calls f(const std::string&) for every identifier inside a value, in order (no copies).
+template <class F>
+void for_each_identifier(const Value& v, F&& f) {
+    if (v.is_identifier()) {
+        f(v.as_identifier());
+    } else if (v.is_list()) {
+        for (const Value& i : v.items()) for_each_identifier(i, f);
+    }
+}
 // Sets the dtype of every output tensor of `op` from the declared result types (generic bound to
 // op.dtype).
 void set_output_dtypes(Graph& g, const Operation& op, const ast::Fragment& decl);

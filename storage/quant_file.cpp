@@ -286,7 +286,7 @@ private:
     }
 
     Value comprehension(const ast::Expr& e) {
-        const std::size_t n = e.names.size();
+        const std::size_t n = e.names().size();
         std::vector<Value> iterables;
         iterables.reserve(n);
         std::size_t length = 0;
@@ -308,7 +308,7 @@ private:
         Value::Items items;
         for (std::size_t k = 0; k < length; ++k) {
             VarsGuard guard{vars_, vars_.size()};
-            for (std::size_t i = 0; i < n; ++i) vars_.emplace_back(e.names[i], iterables[i][k]);
+            for (std::size_t i = 0; i < n; ++i) vars_.emplace_back(e.names()[i], iterables[i][k]);
             if (filter) {
                 Value c = eval(*filter);
                 if (!c.is_logical()) type_error("operand-type", "comprehension filter is " + type_name(c) + ", not logical", filter->range);
@@ -551,10 +551,10 @@ private:
         std::vector<std::optional<Value>> values(params.size());
         std::vector<SourceRange> ranges(params.size());
 
-        if (inv.generic && !f->generic)
+        if (inv.generic() && !f->generic)
             diags_.error(Stage::semantic, "not-generic",
-                         "'" + inv.text + "' is not generic: it takes no <" + to_string(*inv.generic) + ">",
-                         inv.generic_range);
+                         "'" + inv.text + "' is not generic: it takes no <" + to_string(*inv.generic()) + ">",
+                         inv.generic_range());
 
         for (std::size_t i = 0; i < inv.children.size(); ++i) {
             const ast::Expr& arg = inv.children[i];
@@ -624,7 +624,7 @@ private:
             if (tensor && tensor->dtype != PrimType::none) pairs.emplace_back(Type::tensor(tensor->dtype), params[0].type);
             for (std::size_t p = 1; p < params.size(); ++p) pairs.emplace_back(sema::type_of(*values[p]), params[p].type);
             std::optional<PrimType> explicit_type;
-            if (inv.generic) explicit_type = inv.generic->prim();
+            if (inv.generic()) explicit_type = inv.generic()->prim();
             sema::Deduction d = sema::resolve_generic(explicit_type, f->generic_default, pairs);
             if (d.status != sema::Deduction::Status::unique) {
                 diags_.error(Stage::semantic, "generic-deduction",

@@ -93,7 +93,9 @@ struct Session::Impl {
         if (!document || diagnostics.has_errors()) return false;
         program = sema::check(*document, stdlib, options.options, diagnostics);
         if (diagnostics.has_errors()) return false;
-        expansion = sema::expand(program, expand_options(), diagnostics);
+        sema::ExpandOptions xo = expand_options();
+        if (document->graph) xo.release_graph_values = &*document->graph;  // later stages need its lvalues only
+        expansion = sema::expand(program, xo, diagnostics);
         if (diagnostics.has_errors()) {
             expansion.reset();
             return false;

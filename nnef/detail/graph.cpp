@@ -18,29 +18,97 @@ const Value* find(const NamedValues& list, std::string_view name) {
     return nullptr;
 }
 
+std::uint32_t Graph::hash_name(std::string_view n) {
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (char c : n) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return static_cast<std::uint32_t>(h ^ (h >> 32));
+}
+
+// The slot holding `n`, or the empty slot where it would go.
+std::size_t Graph::find_slot(std::string_view n, std::uint32_t h) const {
+    const std::size_t mask = index_.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+        const Slot& s = index_[i];
+        if (s.index == 0 || (s.hash == h && tensors[s.index - 1].name == n)) return i;
+    }
+}
+
+void Graph::insert_index(std::size_t i) {
+    if ((indexed_ + 1) * 2 > index_.size()) {  // keep the load factor <= 1/2
+        std::vector<Slot> old;
+        old.swap(index_);
+        std::size_t cap = 16;
+        while (cap < (indexed_ + 1) * 2) cap *= 2;
+        index_.assign(cap, Slot{});
+        const std::size_t mask = cap - 1;
+        for (const Slot& s : old) {
+            if (s.index == 0) continue;
+            std::size_t k = s.hash & mask;
+            while (index_[k].index != 0) k = (k + 1) & mask;
+            index_[k] = s;
+        }
+    }
+    const std::string& n = tensors[i].name;
+    const std::uint32_t h = hash_name(n);
+    Slot& s = index_[find_slot(n, h)];
+    if (s.index == 0) s = Slot{static_cast<std::uint32_t>(i + 1), h};  // the first of equal names wins
+    ++indexed_;
+}
+
 Tensor* Graph::tensor(std::string_view n) {
-    if (index_.size() != tensors.size()) rebuild_index();
-    auto it = index_.find(std::string(n));
-    return it == index_.end() ? nullptr : &tensors[it->second];
+    if (indexed_ != tensors.size()) rebuild_index();
+    if (index_.empty()) return nullptr;
+    const Slot& s = index_[find_slot(n, hash_name(n))];
+    return s.index == 0 ? nullptr : &tensors[s.index - 1];
 }
 
 const Tensor* Graph::tensor(std::string_view n) const { return const_cast<Graph*>(this)->tensor(n); }
 
 Tensor& Graph::add_tensor(std::string n, PrimType dtype, std::optional<Shape> shape) {
-    if (index_.size() != tensors.size()) rebuild_index();
-    index_.emplace(n, tensors.size());
+    if (indexed_ != tensors.size()) rebuild_index();
     Tensor t;
     t.name = std::move(n);
     t.dtype = dtype;
     t.shape = std::move(shape);
     tensors.push_back(std::move(t));
+    insert_index(tensors.size() - 1);
     return tensors.back();
+}
+
+// Removes tensor i from the index (backward-shift deletion keeps probe sequences unbroken).
+void Graph::erase_index(std::size_t i) {
+    if (index_.empty()) return;
+    const std::size_t mask = index_.size() - 1;
+    std::size_t hole = find_slot(tensors[i].name, hash_name(tensors[i].name));
+    if (index_[hole].index != i + 1) return;  // a duplicate name: indexed under the first one
+    index_[hole] = Slot{};
+    for (std::size_t k = (hole + 1) & mask; index_[k].index != 0; k = (k + 1) & mask) {
+        const std::size_t home = index_[k].hash & mask;
+        // Move k into the hole unless its home lies cyclically in (hole, k].
+        const bool stays = hole <= k ? (home > hole && home <= k) : (home > hole || home <= k);
+        if (stays) continue;
+        index_[hole] = index_[k];
+        index_[k] = Slot{};
+        hole = k;
+    }
+    --indexed_;
+}
+
+void Graph::rename_tensor(Tensor& t, std::string n) {
+    if (indexed_ != tensors.size()) rebuild_index();
+    const std::size_t i = static_cast<std::size_t>(&t - tensors.data());
+    erase_index(i);
+    t.name = std::move(n);
+    insert_index(i);
 }
 
 void Graph::rebuild_index() {
     index_.clear();
-    index_.reserve(tensors.size());
-    for (std::size_t i = 0; i < tensors.size(); ++i) index_.emplace(tensors[i].name, i);
+    indexed_ = 0;
+    std::size_t cap = 16;
+    while (cap < tensors.size() * 2) cap *= 2;
+    index_.assign(cap, Slot{});
+    for (std::size_t i = 0; i < tensors.size(); ++i) insert_index(i);
 }
 
 namespace graph_cpp {

@@ -19,22 +19,28 @@ const char* to_string(PrimType p) {
 
 bool Type::contains_tensor() const {
     if (kind_ == Kind::tensor) return true;
-    for (const Type& t : items_)
+    for (const Type& t : items())
         if (t.contains_tensor()) return true;
     return false;
 }
 
 bool Type::is_generic() const {
     if ((kind_ == Kind::primitive || kind_ == Kind::tensor) && prim_ == PrimType::generic) return true;
-    for (const Type& t : items_)
+    for (const Type& t : items())
         if (t.is_generic()) return true;
     return false;
 }
 
 Type Type::bind(PrimType p) const {
+    if (!is_generic()) return *this;  // shares the items
     Type t = *this;
     if ((t.kind_ == Kind::primitive || t.kind_ == Kind::tensor) && t.prim_ == PrimType::generic) t.prim_ = p;
-    for (Type& i : t.items_) i = i.bind(p);
+    if (t.items_) {
+        std::vector<Type> items;
+        items.reserve(t.items_->size());
+        for (const Type& i : *t.items_) items.push_back(i.bind(p));
+        t.items_ = std::make_shared<const std::vector<Type>>(std::move(items));
+    }
     return t;
 }
 

@@ -102,4 +102,38 @@ TEST_SUITE("core") {
         CHECK(g.tensor("c") == nullptr);
         CHECK_FALSE(g.tensor("b")->shape.has_value());
     }
+
+    TEST_CASE("graph tensor index: many names, renames, tensors added directly, copies") {
+        nnef::Graph g;
+        const int n = 5000;
+        for (int i = 0; i < n; ++i) g.add_tensor("t" + std::to_string(i));
+        for (int i = 0; i < n; ++i) {
+            REQUIRE(g.tensor("t" + std::to_string(i)));
+            CHECK(g.tensor("t" + std::to_string(i)) == &g.tensors[static_cast<std::size_t>(i)]);
+        }
+        // Renames keep every other name findable (deletion must not break probe sequences).
+        for (int i = 0; i < n; i += 3) g.rename_tensor(*g.tensor("t" + std::to_string(i)), "r" + std::to_string(i));
+        for (int i = 0; i < n; ++i) {
+            const std::string old = "t" + std::to_string(i), renamed = "r" + std::to_string(i);
+            if (i % 3 == 0) {
+                CHECK(g.tensor(old) == nullptr);
+                REQUIRE(g.tensor(renamed));
+                CHECK(g.tensor(renamed) == &g.tensors[static_cast<std::size_t>(i)]);
+            } else {
+                CHECK(g.tensor(old) == &g.tensors[static_cast<std::size_t>(i)]);
+                CHECK(g.tensor(renamed) == nullptr);
+            }
+        }
+        // The first of two equal names wins; tensors pushed directly are found after a rebuild.
+        g.add_tensor("t1");
+        CHECK(g.tensor("t1") == &g.tensors[1]);
+        nnef::Tensor extra;
+        extra.name = "extra";
+        g.tensors.push_back(extra);
+        REQUIRE(g.tensor("extra"));
+        CHECK(g.tensor("extra") == &g.tensors.back());
+        const nnef::Graph copy = g;
+        REQUIRE(copy.tensor("r3"));
+        CHECK(copy.tensor("r3") == &copy.tensors[3]);
+    }
 }

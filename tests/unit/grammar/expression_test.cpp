@@ -91,8 +91,8 @@ TEST_CASE("primaries") {
         auto p = grammar_test::parse(grammar_test::compositional("[for i in xs, j in ys if c yield i]"));
         REQUIRE(p->ok());
         const auto& e = grammar_test::rhs(*p);
-        CHECK(e.names == std::vector<std::string>{"i", "j"});
-        CHECK(p->text(e.name_ranges[1]) == "j");
+        CHECK(e.names() == std::vector<std::string>{"i", "j"});
+        CHECK(p->text(e.name_ranges()[1]) == "j");
         CHECK(e.has_filter);
         REQUIRE(e.children.size() == 4);  // xs, ys, filter, yield
         CHECK(e.children[2].text == "c");
@@ -130,9 +130,9 @@ TEST_CASE("primaries") {
         const auto& e = grammar_test::rhs(*p);
         CHECK(e.kind == nnef::ast::ExprKind::invocation);
         CHECK(e.text == "f");
-        REQUIRE(e.generic);
-        CHECK(*e.generic == nnef::Type::primitive(nnef::PrimType::integer));
-        CHECK(p->text(e.generic_range) == "integer");
+        REQUIRE(e.generic());
+        CHECK(*e.generic() == nnef::Type::primitive(nnef::PrimType::integer));
+        CHECK(p->text(e.generic_range()) == "integer");
         CHECK(e.arg_names == std::vector<std::string>{"", "k"});
         CHECK(p->text(e.arg_name_ranges[1]) == "k");
         CHECK_FALSE(e.arg_name_ranges[0].valid());

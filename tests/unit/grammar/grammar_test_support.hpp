@@ -98,15 +98,15 @@ inline std::string sexpr(const nnef::ast::Expr& e) {
         case K::paren: return "(paren" + join_children(e) + ")";
         case K::invocation: {
             std::string out = "(call " + e.text;
-            if (e.generic) out += "<" + nnef::to_string(*e.generic) + ">";
+            if (e.generic()) out += "<" + nnef::to_string(*e.generic()) + ">";
             for (std::size_t i = 0; i < e.children.size(); ++i)
                 out += " " + (e.arg_names[i].empty() ? std::string() : e.arg_names[i] + "=") + sexpr(e.children[i]);
             return out + ")";
         }
         case K::comprehension: {
             std::string out = "(for";
-            for (std::size_t i = 0; i < e.names.size(); ++i) out += " (" + e.names[i] + " " + sexpr(e.children[i]) + ")";
-            if (e.has_filter) out += " if " + sexpr(e.children[e.names.size()]);
+            for (std::size_t i = 0; i < e.names().size(); ++i) out += " (" + e.names()[i] + " " + sexpr(e.children[i]) + ")";
+            if (e.has_filter) out += " if " + sexpr(e.children[e.names().size()]);
             return out + " yield " + sexpr(e.children.back()) + ")";
         }
     }

@@ -99,8 +99,8 @@ TEST_SUITE("grammar") {
             CHECK(x.children[1].kind == ExprKind::binary);
             CHECK(x.children[2].kind == ExprKind::if_else);
             const auto& y = p->doc->entries[1].invocation;
-            REQUIRE(y.generic);
-            CHECK(y.generic->prim() == nnef::PrimType::scalar);
+            REQUIRE(y.generic());
+            CHECK(y.generic()->prim() == nnef::PrimType::scalar);
             CHECK(y.arg_names[0].empty());
             CHECK(y.children[0].kind == ExprKind::identifier);
             CHECK(y.children[1].kind == ExprKind::array);
