@@ -6,7 +6,7 @@
 #include <exception>
 #include <thread>
 
-namespace nnef::exec {
+namespace nnef::NNEF_EXEC_NS {
 
 // ---- KernelContext -----------------------------------------------------------------------------
 
@@ -75,7 +75,7 @@ TensorValue convert(const TensorValue& t, PrimType dtype) {
             for (std::int64_t i = 0; i < n; ++i) {
                 if constexpr (std::is_same_v<To, bool>) {
                     y[i] = x[i] != From{};
-                } else if constexpr (std::is_same_v<To, std::int64_t> && std::is_same_v<From, float>) {
+                } else if constexpr (std::is_same_v<To, std::int64_t> && std::is_same_v<From, Real>) {
                     const double v = std::floor(static_cast<double>(x[i]));
                     y[i] = std::isnan(v)                  ? 0
                            : v >= 9223372036854775807.0   ? INT64_MAX
@@ -292,25 +292,25 @@ LinearTaps linear_taps(const std::vector<double>& v, std::int64_t z, Border bord
     return t;
 }
 
-void resample_axis(const float* in, const Shape& shape, std::size_t axis, const LinearTaps& taps, float* out) {
+void resample_axis(const Real* in, const Shape& shape, std::size_t axis, const LinearTaps& taps, Real* out) {
     std::int64_t outer = 1, inner = 1;
     for (std::size_t k = 0; k < axis; ++k) outer *= shape[k];
     for (std::size_t k = axis + 1; k < shape.size(); ++k) inner *= shape[k];
     const std::int64_t x = shape[axis];
     const auto X = static_cast<std::int64_t>(taps.u.size());
     for (std::int64_t o = 0; o < outer; ++o) {
-        const float* src = in + o * x * inner;
-        float* dst = out + o * X * inner;
+        const Real* src = in + o * x * inner;
+        Real* dst = out + o * X * inner;
         for (std::int64_t i = 0; i < X; ++i) {
             const std::int64_t a = taps.first[static_cast<std::size_t>(i)], b = taps.second[static_cast<std::size_t>(i)];
             const double u = taps.u[static_cast<std::size_t>(i)];
             for (std::int64_t e = 0; e < inner; ++e) {
                 const double va = a >= 0 ? src[a * inner + e] : 0.0;
                 const double vb = b >= 0 ? src[b * inner + e] : 0.0;
-                dst[i * inner + e] = static_cast<float>((1.0 - u) * va + u * vb);
+                dst[i * inner + e] = static_cast<Real>((1.0 - u) * va + u * vb);
             }
         }
     }
 }
 
-}  // namespace nnef::exec
+}  // namespace nnef::NNEF_EXEC_NS

@@ -11,7 +11,7 @@
 
 #include "exec/kernel.hpp"
 
-namespace nnef::exec {
+namespace nnef::NNEF_EXEC_NS {
 
 // ---- threads -----------------------------------------------------------------------------------
 
@@ -225,6 +225,6 @@ struct LinearTaps {
 LinearTaps linear_taps(const std::vector<double>& v, std::int64_t z, Border border);
 // Interpolates along `axis` of `in` (shape `shape`) into `out`, whose extent along the axis is the
 // number of taps and which equals `shape` elsewhere.
-void resample_axis(const float* in, const Shape& shape, std::size_t axis, const LinearTaps& taps, float* out);
+void resample_axis(const Real* in, const Shape& shape, std::size_t axis, const LinearTaps& taps, Real* out);
 
-}  // namespace nnef::exec
+}  // namespace nnef::NNEF_EXEC_NS

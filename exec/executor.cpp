@@ -12,7 +12,7 @@
 #include "exec/kernel.hpp"
 #include "semantics/stdlib.hpp"
 
-namespace nnef::exec {
+namespace nnef::NNEF_EXEC_NS {
 
 namespace exec_executor_cpp {
 
@@ -57,7 +57,7 @@ void collect_identifiers(const Value& v, std::vector<std::string>& out) {
 TensorValue literal(const Value& v) {
     if (v.is_integer()) return TensorValue::single<std::int64_t>(v.as_integer());
     if (v.is_logical()) return TensorValue::single<bool>(v.as_logical());
-    if (v.is_scalar()) return TensorValue::single<float>(static_cast<float>(v.as_scalar()));
+    if (v.is_scalar()) return TensorValue::single<Real>(static_cast<Real>(v.as_scalar()));
     throw std::logic_error("argument " + to_string(v) + " is not a tensor or a numeric literal");
 }
 
@@ -69,13 +69,13 @@ std::optional<TensorValue> from_tensor_data(const TensorData& data, PrimType dty
     if (!data.has_values()) return std::nullopt;
     const Shape shape = data.shape;
     if (dtype == PrimType::scalar) {
-        if (data.float32_data()) {
+        if (std::is_same_v<Real, float> && data.float32_data()) {
             auto owner = std::make_shared<TensorData>(data);  // shares the bytes
             return TensorValue::view(PrimType::scalar, shape, owner, owner->float32_data());
         }
         TensorValue out(PrimType::scalar, shape);
-        float* y = out.data<float>();
-        for (std::uint64_t i = 0; i < data.count; ++i) y[i] = static_cast<float>(data.as_double(i));
+        Real* y = out.data<Real>();
+        for (std::uint64_t i = 0; i < data.count; ++i) y[i] = static_cast<Real>(data.as_double(i));
         return out;
     }
     TensorValue out(dtype, shape);
@@ -99,7 +99,7 @@ TensorValue random_tensor(PrimType dtype, const Shape& shape, std::uint64_t seed
         using T = decltype(tag);
         T* d = t.data<T>();
         for (std::int64_t i = 0; i < n; ++i) {
-            if constexpr (std::is_same_v<T, float>) d[i] = static_cast<float>(rng.normal());
+            if constexpr (std::is_same_v<T, Real>) d[i] = static_cast<float>(rng.normal());
             else if constexpr (std::is_same_v<T, std::int64_t>) d[i] = static_cast<std::int64_t>(rng.next() % 10);
             else d[i] = (rng.next() >> 63) != 0;
         }
@@ -114,7 +114,7 @@ TensorValue random_weights(PrimType dtype, const Shape& shape, std::uint64_t see
     const std::int64_t n = t.volume();
     const std::int64_t fan_in = shape.size() >= 2 && shape[0] > 0 ? n / shape[0] : 1;
     const double a = std::sqrt(3.0 / double(std::max<std::int64_t>(fan_in, 1)));
-    float* d = t.data<float>();
+    Real* d = t.data<Real>();
     for (std::int64_t i = 0; i < n; ++i)
         d[i] = static_cast<float>(positive ? 0.5 + rng.uniform() : (2.0 * rng.uniform() - 1.0) * a);
     return t;
@@ -467,4 +467,4 @@ const TensorValue* Executor::tensor(const std::string& name) const {
 
 std::uint64_t Executor::cycles() const { return impl_->cycles; }
 
-}  // namespace nnef::exec
+}  // namespace nnef::NNEF_EXEC_NS

@@ -3,7 +3,8 @@
 // externals, execute, read out; variables keep their values between cycles and `update` replaces
 // them after a cycle, spec 4.8). std-only.
 //
-// Data types: scalar as float32, integer as int64, logical as bool (exec/tensor.hpp).
+// Data types: scalar as float32 (float64 in the NNEF_EXEC_FLOAT64 build, namespace nnef::exec64;
+// exec/precision.hpp), integer as int64, logical as bool (exec/tensor.hpp).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -19,7 +20,7 @@
 
 #include "exec/tensor.hpp"
 
-namespace nnef::exec {
+namespace nnef::NNEF_EXEC_NS {
 
 struct ExecOptions {
     unsigned threads = 2;
@@ -69,13 +70,14 @@ std::vector<std::string> compounds_without_kernel();
 // other encodings are decoded); nullopt for opaque (vendor) data.
 std::optional<TensorValue> from_tensor_data(const TensorData& data, PrimType dtype);
 
-// Pseudo-random data (deterministic for a seed on every platform): scalar items from N(0, 1),
+// Pseudo-random data (deterministic for a seed on every platform): scalar items from N(0, 1)
+// (rounded to float32 also in the float64 build, so that both builds get the same values),
 // integer items in [0, 10), logical items true or false with equal chance.
 TensorValue random_tensor(PrimType dtype, const Shape& shape, std::uint64_t seed);
 // Weights for a variable of this shape: scalar items uniform in [-a, a] with a = sqrt(3 / fan_in)
 // (fan_in: the volume divided by the first extent, for rank 2 or more; else 1), so that
 // activations keep their scale through deep networks; `positive` (variances, scales) gives
-// items in [0.5, 1.5). Integer items are 0, logical items false.
+// items in [0.5, 1.5) (float32 values in both builds). Integer items are 0, logical items false.
 TensorValue random_weights(PrimType dtype, const Shape& shape, std::uint64_t seed, bool positive = false);
 
-}  // namespace nnef::exec
+}  // namespace nnef::NNEF_EXEC_NS

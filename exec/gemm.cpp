@@ -6,12 +6,12 @@
 
 #include "exec/common.hpp"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(NNEF_EXEC_FLOAT64)
 #include <immintrin.h>
 #define NNEF_EXEC_X86 1
 #endif
 
-namespace nnef::exec {
+namespace nnef::NNEF_EXEC_NS {
 
 namespace exec_gemm_cpp {
 
@@ -24,7 +24,7 @@ constexpr std::int64_t NC = 512;  // multiple of NR
 
 // Packs rows [0, mc) x columns [0, kc) of A into strips of MR rows: strip s, column k holds
 // A(s * MR + r, k) for r in [0, MR), zero beyond mc.
-void pack_a(std::int64_t mc, std::int64_t kc, const float* a, std::int64_t row, std::int64_t col, float* out) {
+void pack_a(std::int64_t mc, std::int64_t kc, const Real* a, std::int64_t row, std::int64_t col, Real* out) {
     for (std::int64_t s = 0; s < mc; s += MR) {
         const std::int64_t rows = std::min(MR, mc - s);
         for (std::int64_t k = 0; k < kc; ++k) {
@@ -36,7 +36,7 @@ void pack_a(std::int64_t mc, std::int64_t kc, const float* a, std::int64_t row, 
 }
 
 // Packs rows [0, kc) x columns [0, nc) of B into strips of NR columns.
-void pack_b(std::int64_t kc, std::int64_t nc, const float* b, std::int64_t row, std::int64_t col, float* out) {
+void pack_b(std::int64_t kc, std::int64_t nc, const Real* b, std::int64_t row, std::int64_t col, Real* out) {
     for (std::int64_t s = 0; s < nc; s += NR) {
         const std::int64_t cols = std::min(NR, nc - s);
         if (row == 1) {
@@ -46,16 +46,16 @@ void pack_b(std::int64_t kc, std::int64_t nc, const float* b, std::int64_t row, 
                     for (std::int64_t k = 0; k < kc; ++k) out[k * NR + c] = 0.0f;
                     continue;
                 }
-                const float* src = b + (s + c) * col;
+                const Real* src = b + (s + c) * col;
                 for (std::int64_t k = 0; k < kc; ++k) out[k * NR + c] = src[k];
             }
             out += kc * NR;
             continue;
         }
         for (std::int64_t k = 0; k < kc; ++k) {
-            const float* src = b + k * row + s * col;
+            const Real* src = b + k * row + s * col;
             if (col == 1 && cols == NR) {
-                std::memcpy(out, src, sizeof(float) * NR);
+                std::memcpy(out, src, sizeof(Real) * NR);
             } else {
                 for (std::int64_t c = 0; c < cols; ++c) out[c] = src[c * col];
                 for (std::int64_t c = cols; c < NR; ++c) out[c] = 0.0f;
@@ -66,23 +66,23 @@ void pack_b(std::int64_t kc, std::int64_t nc, const float* b, std::int64_t row, 
 }
 
 // Writes an MR x NR block of results to C (mr x nr of it valid), adding to C when `add`.
-inline void store_block(const float* block, float* c, std::int64_t ldc, std::int64_t mr, std::int64_t nr, bool add) {
+inline void store_block(const Real* block, Real* c, std::int64_t ldc, std::int64_t mr, std::int64_t nr, bool add) {
     for (std::int64_t r = 0; r < mr; ++r)
         for (std::int64_t j = 0; j < nr; ++j) c[r * ldc + j] = add ? c[r * ldc + j] + block[r * NR + j] : block[r * NR + j];
 }
 
-using MicroKernel = void (*)(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc,
+using MicroKernel = void (*)(std::int64_t kc, const Real* a, const Real* b, Real* c, std::int64_t ldc,
                              std::int64_t mr, std::int64_t nr, bool add);
 
-void micro_generic(std::int64_t kc, const float* a, const float* b, float* c, std::int64_t ldc, std::int64_t mr,
+void micro_generic(std::int64_t kc, const Real* a, const Real* b, Real* c, std::int64_t ldc, std::int64_t mr,
                    std::int64_t nr, bool add) {
-    float acc[MR * NR] = {};
+    Real acc[MR * NR] = {};
     for (std::int64_t k = 0; k < kc; ++k) {
-        const float* bk = b + k * NR;
-        const float* ak = a + k * MR;
+        const Real* bk = b + k * NR;
+        const Real* ak = a + k * MR;
         for (std::int64_t r = 0; r < MR; ++r) {
-            const float av = ak[r];
-            float* row = acc + r * NR;
+            const Real av = ak[r];
+            Real* row = acc + r * NR;
             for (std::int64_t j = 0; j < NR; ++j) row[j] += av * bk[j];
         }
     }
@@ -90,7 +90,7 @@ void micro_generic(std::int64_t kc, const float* a, const float* b, float* c, st
 }
 
 #ifdef NNEF_EXEC_X86
-__attribute__((target("avx2,fma"))) void micro_avx2(std::int64_t kc, const float* a, const float* b, float* c,
+__attribute__((target("avx2,fma"))) void micro_avx2(std::int64_t kc, const Real* a, const Real* b, Real* c,
                                                     std::int64_t ldc, std::int64_t mr, std::int64_t nr, bool add) {
     __m256 acc[MR][2];
 #pragma GCC unroll 6
@@ -107,7 +107,7 @@ __attribute__((target("avx2,fma"))) void micro_avx2(std::int64_t kc, const float
         a += MR;
         b += NR;
     }
-    alignas(32) float block[MR * NR];
+    alignas(32) Real block[MR * NR];
 #pragma GCC unroll 6
     for (int r = 0; r < MR; ++r) {
         _mm256_store_ps(block + r * NR, acc[r][0]);
@@ -132,9 +132,9 @@ MicroKernel kernel() {
 
 // One thread's share: rows [m0, m1) x columns [n0, n1) of C.
 void gemm_block(std::int64_t m0, std::int64_t m1, std::int64_t n0, std::int64_t n1, std::int64_t K, MatrixView A,
-                MatrixView B, float* C, std::int64_t ldc, bool accumulate) {
+                MatrixView B, Real* C, std::int64_t ldc, bool accumulate) {
     const MicroKernel micro = kernel();
-    std::vector<float> pa(static_cast<std::size_t>(MC * KC)), pb(static_cast<std::size_t>(KC * NC));
+    std::vector<Real> pa(static_cast<std::size_t>(MC * KC)), pb(static_cast<std::size_t>(KC * NC));
     for (std::int64_t jc = n0; jc < n1; jc += NC) {
         const std::int64_t nc = std::min(NC, n1 - jc);
         for (std::int64_t pc = 0; pc < K; pc += KC) {
@@ -159,7 +159,7 @@ void gemm_block(std::int64_t m0, std::int64_t m1, std::int64_t n0, std::int64_t 
 
 }  // namespace exec_gemm_cpp
 
-void gemm(std::int64_t M, std::int64_t N, std::int64_t K, MatrixView A, MatrixView B, float* C, std::int64_t ldc,
+void gemm(std::int64_t M, std::int64_t N, std::int64_t K, MatrixView A, MatrixView B, Real* C, std::int64_t ldc,
           bool accumulate, unsigned threads) {
     using namespace exec_gemm_cpp;
     if (M <= 0 || N <= 0) return;
@@ -190,4 +190,4 @@ const char* gemm_kernel_name() {
     return "generic";
 }
 
-}  // namespace nnef::exec
+}  // namespace nnef::NNEF_EXEC_NS

@@ -18,7 +18,7 @@
 
 #include "exec/tensor.hpp"
 
-namespace nnef::exec {
+namespace nnef::NNEF_EXEC_NS {
 
 using Ints = std::vector<std::int64_t>;
 using Pairs = std::vector<std::pair<std::int64_t, std::int64_t>>;
@@ -118,4 +118,4 @@ void add_matmul_kernels(KernelRegistry& r);
 void add_tensor_intro_kernels(KernelRegistry& r);
 void add_normalization_kernels(KernelRegistry& r);
 
-}  // namespace nnef::exec
+}  // namespace nnef::NNEF_EXEC_NS

@@ -1,6 +1,7 @@
 // Run-time tensors of the reference executor: a dtype, a shape and row-major items. std-only.
 //
-// Data types: scalar items are float (IEEE binary32), integer items std::int64_t, logical items
+// Data types: scalar items are Real (float, IEEE binary32; double in the NNEF_EXEC_FLOAT64 build,
+// see exec/precision.hpp), integer items std::int64_t, logical items
 // bool. The items live in shared storage: copies of a TensorValue, and the results of operations
 // that only re-index (reshape, squeeze, copy, ...), share it. Storage is written only by the kernel
 // that allocated it, before the tensor is handed on; after that it is immutable.
@@ -15,16 +16,18 @@
 
 #include <nnef/graph.hpp>
 
-namespace nnef::exec {
+#include "exec/precision.hpp"
+
+namespace nnef::NNEF_EXEC_NS {
 
 // The C++ item type of a data type.
 template <PrimType P> struct ItemOf;
-template <> struct ItemOf<PrimType::scalar> { using type = float; };
+template <> struct ItemOf<PrimType::scalar> { using type = Real; };
 template <> struct ItemOf<PrimType::integer> { using type = std::int64_t; };
 template <> struct ItemOf<PrimType::logical> { using type = bool; };
 
 template <class T> constexpr PrimType dtype_of();
-template <> constexpr PrimType dtype_of<float>() { return PrimType::scalar; }
+template <> constexpr PrimType dtype_of<Real>() { return PrimType::scalar; }
 template <> constexpr PrimType dtype_of<std::int64_t>() { return PrimType::integer; }
 template <> constexpr PrimType dtype_of<bool>() { return PrimType::logical; }
 
@@ -34,12 +37,12 @@ decltype(auto) dispatch(PrimType dtype, F&& f) {
     switch (dtype) {
         case PrimType::integer: return f(std::int64_t{});
         case PrimType::logical: return f(bool{});
-        default: return f(float{});
+        default: return f(Real{});
     }
 }
 
 inline std::size_t item_size(PrimType dtype) {
-    return dtype == PrimType::integer ? sizeof(std::int64_t) : dtype == PrimType::logical ? sizeof(bool) : sizeof(float);
+    return dtype == PrimType::integer ? sizeof(std::int64_t) : dtype == PrimType::logical ? sizeof(bool) : sizeof(Real);
 }
 
 // Product of the extents (1 for rank 0).
@@ -154,4 +157,4 @@ private:
     void* data_ = nullptr;
 };
 
-}  // namespace nnef::exec
+}  // namespace nnef::NNEF_EXEC_NS

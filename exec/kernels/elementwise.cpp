@@ -1,35 +1,35 @@
 // Element-wise operations (spec 4.2): unary, binary with broadcasting, select, the later unary
 // primitives and cast (SPEC_NOTES 2), and the element-wise compounds of 4.2.4 and 4.9.1 (each
 // computed as its body's formula, in one pass). Transcendental functions are evaluated in double
-// precision and rounded to float once.
+// precision and rounded to the scalar item type (Real) once.
 #include <cmath>
 
 #include "exec/common.hpp"
 
-namespace nnef::exec {
+namespace nnef::NNEF_EXEC_NS {
 
 namespace exec_elementwise_cpp {
 
 // ---- unary -------------------------------------------------------------------------------------
 
-template <float (*F)(float)>
+template <Real (*F)(Real)>
 bool unary(KernelContext& ctx) {
     const TensorValue& x = ctx.input("x", PrimType::scalar);
     TensorValue y = ctx.make_output("y");
-    broadcast_unary<float, float>(y, x, [](float v) { return F(v); });  // a lambda, so that F is inlined
+    broadcast_unary<Real, Real>(y, x, [](Real v) { return F(v); });  // a lambda, so that F is inlined
     ctx.set_output("y", std::move(y));
     return true;
 }
 
 template <double (*F)(double)>
-float in_double(float x) {
-    return static_cast<float>(F(static_cast<double>(x)));
+Real in_double(Real x) {
+    return static_cast<Real>(F(static_cast<double>(x)));
 }
 
-float neg(float x) { return -x; }
-float rcp(float x) { return 1.0f / x; }
-float abs_(float x) { return x < 0.0f ? -x : x; }
-float sign(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x == 0.0f ? 0.0f : x; }
+Real neg(Real x) { return -x; }
+Real rcp(Real x) { return 1.0f / x; }
+Real abs_(Real x) { return x < 0.0f ? -x : x; }
+Real sign(Real x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x == 0.0f ? 0.0f : x; }
 // std:: functions wrapped (their addresses are not portable template arguments)
 double exp_(double x) { return std::exp(x); }
 double log_(double x) { return std::log(x); }
@@ -50,11 +50,11 @@ double atanh_(double x) { return std::atanh(x); }
 double sqrt_(double x) { return std::sqrt(x); }
 double round_(double x) { return std::floor(x + 0.5); }  // spec 4.2.1: floor(x + 0.5)
 double log2_(double x) { return std::log(x) / std::log(2.0); }
-float sqr(float x) { return x * x; }
+Real sqr(Real x) { return x * x; }
 double rsqr(double x) { return 1.0 / (x * x); }
 double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-float relu(float x) { return x > 0.0f ? x : 0.0f; }  // max(x, 0.0) = select(x > 0.0, x, 0.0)
+Real relu(Real x) { return x > 0.0f ? x : 0.0f; }  // max(x, 0.0) = select(x > 0.0, x, 0.0)
 double softplus(double x) { return std::log(std::exp(x) + 1.0); }
 double gelu(double x) { return x * sigmoid(1.702 * x); }
 double silu(double x) { return x * sigmoid(x); }
@@ -64,33 +64,33 @@ template <class F>
 bool unary_with(KernelContext& ctx, F f) {
     const TensorValue& x = ctx.input("x", PrimType::scalar);
     TensorValue y = ctx.make_output("y");
-    broadcast_unary<float, float>(y, x, f);
+    broadcast_unary<Real, Real>(y, x, f);
     ctx.set_output("y", std::move(y));
     return true;
 }
 
 bool elu(KernelContext& ctx) {
     const double alpha = ctx.scalar_attr("alpha", 1.0);
-    return unary_with(ctx, [alpha](float x) {
-        return x < 0.0f ? static_cast<float>(alpha * (std::exp(double(x)) - 1.0)) : x;
+    return unary_with(ctx, [alpha](Real x) {
+        return x < 0.0f ? static_cast<Real>(alpha * (std::exp(double(x)) - 1.0)) : x;
     });
 }
 
 bool selu(KernelContext& ctx) {
     const double alpha = ctx.scalar_attr("alpha", 1.67326319), lambda = ctx.scalar_attr("lambda", 1.05070102);
-    return unary_with(ctx, [alpha, lambda](float x) {
-        return static_cast<float>(lambda * (x < 0.0f ? alpha * (std::exp(double(x)) - 1.0) : double(x)));
+    return unary_with(ctx, [alpha, lambda](Real x) {
+        return static_cast<Real>(lambda * (x < 0.0f ? alpha * (std::exp(double(x)) - 1.0) : double(x)));
     });
 }
 
 bool leaky_relu(KernelContext& ctx) {
-    const float alpha = static_cast<float>(ctx.scalar_attr("alpha"));
-    return unary_with(ctx, [alpha](float x) { return x < 0.0f ? alpha * x : x; });
+    const Real alpha = static_cast<Real>(ctx.scalar_attr("alpha"));
+    return unary_with(ctx, [alpha](Real x) { return x < 0.0f ? alpha * x : x; });
 }
 
 bool softabs(KernelContext& ctx) {
     const double epsilon = ctx.scalar_attr("epsilon");
-    return unary_with(ctx, [epsilon](float x) { return static_cast<float>(std::sqrt(double(x) * x + epsilon)); });
+    return unary_with(ctx, [epsilon](Real x) { return static_cast<Real>(std::sqrt(double(x) * x + epsilon)); });
 }
 
 bool not_(KernelContext& ctx) {
@@ -129,38 +129,38 @@ bool binary_op(KernelContext& ctx, const char* x_name, const char* y_name, const
 }
 
 // (lambdas, so that F is inlined)
-template <float (*F)(float, float)>
+template <Real (*F)(Real, Real)>
 bool arithmetic(KernelContext& ctx) {
-    return binary_op<float, float>(ctx, "x", "y", "z", [](float a, float b) { return F(a, b); });
+    return binary_op<Real, Real>(ctx, "x", "y", "z", [](Real a, Real b) { return F(a, b); });
 }
-template <bool (*F)(float, float)>
+template <bool (*F)(Real, Real)>
 bool comparison(KernelContext& ctx) {
-    return binary_op<bool, float>(ctx, "x", "y", "z", [](float a, float b) { return F(a, b); });
+    return binary_op<bool, Real>(ctx, "x", "y", "z", [](Real a, Real b) { return F(a, b); });
 }
 template <bool (*F)(bool, bool)>
 bool logical(KernelContext& ctx) {
     return binary_op<bool, bool>(ctx, "x", "y", "z", [](bool a, bool b) { return F(a, b); });
 }
 
-float add(float a, float b) { return a + b; }
-float sub(float a, float b) { return a - b; }
-float mul(float a, float b) { return a * b; }
-float div(float a, float b) { return a / b; }
-float pow_(float a, float b) { return static_cast<float>(std::pow(double(a), double(b))); }
-float min_(float a, float b) { return a < b ? a : b; }  // select(x < y, x, y)
-float max_(float a, float b) { return a > b ? a : b; }  // select(x > y, x, y)
-bool lt(float a, float b) { return a < b; }
-bool gt(float a, float b) { return a > b; }
-bool le(float a, float b) { return a <= b; }
-bool ge(float a, float b) { return a >= b; }
-bool eq(float a, float b) { return a == b; }
-bool ne(float a, float b) { return a != b; }
+Real add(Real a, Real b) { return a + b; }
+Real sub(Real a, Real b) { return a - b; }
+Real mul(Real a, Real b) { return a * b; }
+Real div(Real a, Real b) { return a / b; }
+Real pow_(Real a, Real b) { return static_cast<Real>(std::pow(double(a), double(b))); }
+Real min_(Real a, Real b) { return a < b ? a : b; }  // select(x < y, x, y)
+Real max_(Real a, Real b) { return a > b ? a : b; }  // select(x > y, x, y)
+bool lt(Real a, Real b) { return a < b; }
+bool gt(Real a, Real b) { return a > b; }
+bool le(Real a, Real b) { return a <= b; }
+bool ge(Real a, Real b) { return a >= b; }
+bool eq(Real a, Real b) { return a == b; }
+bool ne(Real a, Real b) { return a != b; }
 bool and_(bool a, bool b) { return a && b; }
 bool or_(bool a, bool b) { return a || b; }
 
 // prelu: select(x < 0.0, alpha * x, x).
 bool prelu(KernelContext& ctx) {
-    return binary_op<float, float>(ctx, "x", "alpha", "y", [](float x, float a) { return x < 0.0f ? a * x : x; });
+    return binary_op<Real, Real>(ctx, "x", "alpha", "y", [](Real x, Real a) { return x < 0.0f ? a * x : x; });
 }
 
 // ---- ternary -----------------------------------------------------------------------------------
@@ -207,7 +207,7 @@ bool clamp(KernelContext& ctx) {
     const TensorValue& a = ctx.input("a", PrimType::scalar);
     const TensorValue& b = ctx.input("b", PrimType::scalar);
     TensorValue y = ctx.make_output("y");
-    broadcast_ternary<float, float, float, float>(y, x, a, b, [](float v, float lo, float hi) {
+    broadcast_ternary<Real, Real, Real, Real>(y, x, a, b, [](Real v, Real lo, Real hi) {
         return max_(min_(v, hi), lo);
     });
     ctx.set_output("y", std::move(y));
@@ -282,4 +282,4 @@ void add_elementwise_kernels(KernelRegistry& r) {
     r.add("softabs", softabs);
 }
 
-}  // namespace nnef::exec
+}  // namespace nnef::NNEF_EXEC_NS

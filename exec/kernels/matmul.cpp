@@ -4,7 +4,7 @@
 #include "exec/common.hpp"
 #include "exec/gemm.hpp"
 
-namespace nnef::exec {
+namespace nnef::NNEF_EXEC_NS {
 
 namespace exec_matmul_cpp {
 
@@ -23,9 +23,9 @@ bool multiply(KernelContext& ctx, const TensorValue& a, bool ta, const TensorVal
     const Shape batch(out.shape().begin(), out.shape().end() - 2);
     const Shape a_batch(a.shape().begin(), a.shape().end() - 2), b_batch(b.shape().begin(), b.shape().end() - 2);
     const auto plan = broadcast_plan<2>(batch, {&a_batch, &b_batch});
-    const float* x = a.data<float>();
-    const float* y = b.data<float>();
-    float* z = out.data<float>();
+    const Real* x = a.data<Real>();
+    const Real* y = b.data<Real>();
+    Real* z = out.data<Real>();
     for_each_run(plan, [&](const std::array<std::int64_t, 2>& off, std::int64_t oo, std::int64_t n,
                            const std::array<std::int64_t, 2>& st) {
         for (std::int64_t i = 0; i < n; ++i) {
@@ -60,7 +60,7 @@ bool linear(KernelContext& ctx) {
     // A rank-1 bias [n] (n > 1) is the de facto [1, n] (as shape inference reads it).
     if (bias.rank() == 1 && bias.shape()[0] != 1) bias = bias.reshaped({1, bias.shape()[0]});
     TensorValue out = ctx.make_output("output");
-    broadcast_binary<float, float, float>(out, product, bias, [](float p, float b) { return p + b; });
+    broadcast_binary<Real, Real, Real>(out, product, bias, [](Real p, Real b) { return p + b; });
     ctx.set_output("output", std::move(out));
     return true;
 }
@@ -72,4 +72,4 @@ void add_matmul_kernels(KernelRegistry& r) {
     r.add("linear", exec_matmul_cpp::linear);
 }
 
-}  // namespace nnef::exec
+}  // namespace nnef::NNEF_EXEC_NS

@@ -6,7 +6,7 @@
 
 #include "exec/common.hpp"
 
-namespace nnef::exec {
+namespace nnef::NNEF_EXEC_NS {
 
 namespace exec_normalization_cpp {
 
@@ -16,17 +16,17 @@ bool batch_normalization(KernelContext& ctx) {
     const TensorValue& variance = ctx.input("variance", PrimType::scalar);
     const TensorValue& offset = ctx.input("offset", PrimType::scalar);
     const TensorValue& scale = ctx.input("scale", PrimType::scalar);
-    const float epsilon = static_cast<float>(ctx.scalar_attr("epsilon"));
+    const Real epsilon = static_cast<Real>(ctx.scalar_attr("epsilon"));
     TensorValue deviation(PrimType::scalar, variance.shape());
-    broadcast_unary<float, float>(deviation, variance,
-                                  [epsilon](float v) { return static_cast<float>(std::sqrt(double(v + epsilon))); });
+    broadcast_unary<Real, Real>(deviation, variance,
+                                  [epsilon](Real v) { return static_cast<Real>(std::sqrt(double(v + epsilon))); });
     TensorValue out = ctx.make_output("output");
     TensorValue t(PrimType::scalar, out.shape());
-    broadcast_binary<float, float, float>(t, input, mean, [](float x, float m) { return x - m; });
+    broadcast_binary<Real, Real, Real>(t, input, mean, [](Real x, Real m) { return x - m; });
     TensorValue u(PrimType::scalar, out.shape());
-    broadcast_binary<float, float, float>(u, scale, t, [](float s, float d) { return s * d; });
-    broadcast_binary<float, float, float>(t, u, deviation, [](float a, float d) { return a / d; });
-    broadcast_binary<float, float, float>(out, offset, t, [](float o, float a) { return o + a; });
+    broadcast_binary<Real, Real, Real>(u, scale, t, [](Real s, Real d) { return s * d; });
+    broadcast_binary<Real, Real, Real>(t, u, deviation, [](Real a, Real d) { return a / d; });
+    broadcast_binary<Real, Real, Real>(out, offset, t, [](Real o, Real a) { return o + a; });
     ctx.set_output("output", std::move(out));
     return true;
 }
@@ -37,4 +37,4 @@ void add_normalization_kernels(KernelRegistry& r) {
     r.add("batch_normalization", exec_normalization_cpp::batch_normalization);
 }
 
-}  // namespace nnef::exec
+}  // namespace nnef::NNEF_EXEC_NS

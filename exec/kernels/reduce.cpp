@@ -7,7 +7,7 @@
 
 #include "exec/common.hpp"
 
-namespace nnef::exec {
+namespace nnef::NNEF_EXEC_NS {
 
 namespace exec_reduce_cpp {
 
@@ -65,10 +65,10 @@ bool reduce(KernelContext& ctx, PrimType in_type, F f) {
 }
 
 bool sum(KernelContext& ctx, bool normalize) {
-    return reduce<float, float>(ctx, PrimType::scalar, [normalize](const float* x, const std::int64_t* off, std::int64_t n) {
+    return reduce<Real, Real>(ctx, PrimType::scalar, [normalize](const Real* x, const std::int64_t* off, std::int64_t n) {
         double s = 0.0;
         for (std::int64_t r = 0; r < n; ++r) s += x[off[r]];
-        return static_cast<float>(normalize ? s / double(n) : s);
+        return static_cast<Real>(normalize ? s / double(n) : s);
     });
 }
 
@@ -78,10 +78,10 @@ bool mean_reduce(KernelContext& ctx) { return sum(ctx, true); }
 // The first position r whose item is better than every earlier one (NaN items are skipped unless
 // all are NaN).
 template <bool Max>
-std::int64_t extreme(const float* x, const std::int64_t* off, std::int64_t n) {
+std::int64_t extreme(const Real* x, const std::int64_t* off, std::int64_t n) {
     std::int64_t best = 0;
     for (std::int64_t r = 1; r < n; ++r) {
-        const float v = x[off[r]], b = x[off[best]];
+        const Real v = x[off[r]], b = x[off[best]];
         if ((Max ? v > b : v < b) || (b != b && v == v)) best = r;
     }
     return best;
@@ -89,14 +89,14 @@ std::int64_t extreme(const float* x, const std::int64_t* off, std::int64_t n) {
 
 template <bool Max>
 bool extreme_value(KernelContext& ctx) {
-    return reduce<float, float>(ctx, PrimType::scalar, [](const float* x, const std::int64_t* off, std::int64_t n) {
+    return reduce<Real, Real>(ctx, PrimType::scalar, [](const Real* x, const std::int64_t* off, std::int64_t n) {
         return x[off[extreme<Max>(x, off, n)]];
     });
 }
 
 template <bool Max>
 bool extreme_index(KernelContext& ctx) {
-    return reduce<float, std::int64_t>(ctx, PrimType::scalar, [](const float* x, const std::int64_t* off, std::int64_t n) {
+    return reduce<Real, std::int64_t>(ctx, PrimType::scalar, [](const Real* x, const std::int64_t* off, std::int64_t n) {
         return extreme<Max>(x, off, n);
     });
 }
@@ -116,20 +116,20 @@ bool softmax(KernelContext& ctx) {
     Reduction red;
     if (!plan(ctx, x, red)) return false;
     TensorValue y = ctx.make_output("y");
-    const float* in = x.data<float>();
-    float* out = y.data<float>();
+    const Real* in = x.data<Real>();
+    Real* out = y.data<Real>();
     const std::int64_t n = static_cast<std::int64_t>(red.offsets.size());
     const std::int64_t* off = red.offsets.data();
     parallel_for(static_cast<std::int64_t>(red.bases.size()), ctx.threads(), std::max<std::int64_t>(1, 16384 / n),
                  [&](std::int64_t first, std::int64_t last) {
                      for (std::int64_t o = first; o < last; ++o) {
-                         const float* xo = in + red.bases[o];
-                         float* yo = out + red.bases[o];
-                         const float m = xo[off[extreme<true>(xo, off, n)]];
+                         const Real* xo = in + red.bases[o];
+                         Real* yo = out + red.bases[o];
+                         const Real m = xo[off[extreme<true>(xo, off, n)]];
                          double sum = 0.0;
                          for (std::int64_t r = 0; r < n; ++r) sum += std::exp(double(xo[off[r]] - m));
                          for (std::int64_t r = 0; r < n; ++r)
-                             yo[off[r]] = static_cast<float>(std::exp(double(xo[off[r]] - m)) / sum);
+                             yo[off[r]] = static_cast<Real>(std::exp(double(xo[off[r]] - m)) / sum);
                      }
                  });
     ctx.set_output("y", std::move(y));
@@ -151,4 +151,4 @@ void add_reduce_kernels(KernelRegistry& r) {
     r.add("softmax", softmax);
 }
 
-}  // namespace nnef::exec
+}  // namespace nnef::NNEF_EXEC_NS

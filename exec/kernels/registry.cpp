@@ -2,7 +2,7 @@
 // (SPEC_NOTES 2), and the compounds that have a dedicated kernel.
 #include "exec/kernel.hpp"
 
-namespace nnef::exec {
+namespace nnef::NNEF_EXEC_NS {
 
 const KernelRegistry& KernelRegistry::standard() {
     static const KernelRegistry registry = [] {
@@ -21,4 +21,4 @@ const KernelRegistry& KernelRegistry::standard() {
     return registry;
 }
 
-}  // namespace nnef::exec
+}  // namespace nnef::NNEF_EXEC_NS

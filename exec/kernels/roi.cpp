@@ -18,7 +18,7 @@
 
 #include "exec/common.hpp"
 
-namespace nnef::exec {
+namespace nnef::NNEF_EXEC_NS {
 
 namespace exec_roi_cpp {
 
@@ -59,8 +59,8 @@ bool roi_pool(KernelContext& ctx) {
     const std::int64_t channels = in[1];
     const Ints in_strides = strides_of(in);
     const std::int64_t cells = volume_of(Shape(os.begin() + 2, os.end()));
-    const float* src = x.data<float>();
-    float* dst = out.data<float>();
+    const Real* src = x.data<Real>();
+    Real* dst = out.data<Real>();
     for (std::int64_t n = 0; n < rois.count; ++n) {
         // per spatial dimension: cell start and size
         Ints start(S), cell(S), step(S);
@@ -74,8 +74,8 @@ bool roi_pool(KernelContext& ctx) {
             step[k] = r / p;
         }
         for (std::int64_t ch = 0; ch < channels; ++ch) {
-            const float* plane = src + rois.batch[static_cast<std::size_t>(n)] * in_strides[0] + ch * in_strides[1];
-            float* y = dst + (n * channels + ch) * cells;
+            const Real* plane = src + rois.batch[static_cast<std::size_t>(n)] * in_strides[0] + ch * in_strides[1];
+            Real* y = dst + (n * channels + ch) * cells;
             Ints index(S, 0);
             for (std::int64_t o = 0; o < cells; ++o) {
                 // the items of the cell inside the input, as an odometer over its extents
@@ -102,7 +102,7 @@ bool roi_pool(KernelContext& ctx) {
                     }
                     if (k == static_cast<std::size_t>(-1)) break;
                 }
-                y[o] = count == 0 ? 0.0f : static_cast<float>(Max ? acc : acc / double(count));
+                y[o] = count == 0 ? 0.0f : static_cast<Real>(Max ? acc : acc / double(count));
                 for (std::size_t k = S; k-- > 0;) {
                     if (++index[k] < os[k + 2]) break;
                     index[k] = 0;
@@ -131,8 +131,8 @@ bool roi_resample(KernelContext& ctx) {
         // one batch item of the input, resampled one spatial dimension at a time
         Shape shape(in.begin() + 1, in.end());
         TensorValue current = TensorValue(PrimType::scalar, shape);
-        std::copy(x.data<float>() + rois.batch[static_cast<std::size_t>(n)] * volume_of(shape),
-                  x.data<float>() + (rois.batch[static_cast<std::size_t>(n)] + 1) * volume_of(shape), current.data<float>());
+        std::copy(x.data<Real>() + rois.batch[static_cast<std::size_t>(n)] * volume_of(shape),
+                  x.data<Real>() + (rois.batch[static_cast<std::size_t>(n)] + 1) * volume_of(shape), current.data<Real>());
         for (std::size_t k = 0; k < S; ++k) {
             const double s = c[k], r = c[S + k] - c[k];
             const std::int64_t h = os[k + 2];
@@ -147,11 +147,11 @@ bool roi_resample(KernelContext& ctx) {
             Shape next_shape = current.shape();
             next_shape[k + 1] = h;
             TensorValue next(PrimType::scalar, next_shape);
-            resample_axis(current.data<float>(), current.shape(), k + 1, linear_taps(v, in[k + 2], Border::replicate),
-                          next.data<float>());
+            resample_axis(current.data<Real>(), current.shape(), k + 1, linear_taps(v, in[k + 2], Border::replicate),
+                          next.data<Real>());
             current = std::move(next);
         }
-        std::copy(current.data<float>(), current.data<float>() + item_out, out.data<float>() + n * item_out);
+        std::copy(current.data<Real>(), current.data<Real>() + item_out, out.data<Real>() + n * item_out);
     }
     ctx.set_output("output", std::move(out));
     return true;
@@ -166,4 +166,4 @@ void add_roi_kernels(KernelRegistry& r) {
     r.add("roi_resample", roi_resample);
 }
 
-}  // namespace nnef::exec
+}  // namespace nnef::NNEF_EXEC_NS

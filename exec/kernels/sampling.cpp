@@ -9,7 +9,7 @@
 // compounds and nearest_upsample run through their expansion (box, debox).
 #include "exec/common.hpp"
 
-namespace nnef::exec {
+namespace nnef::NNEF_EXEC_NS {
 
 namespace exec_sampling_cpp {
 
@@ -39,7 +39,7 @@ bool multilinear_upsample(KernelContext& ctx) {
         Shape next_shape = current.shape();
         next_shape[k] = X;
         TensorValue next(PrimType::scalar, next_shape);
-        resample_axis(current.data<float>(), current.shape(), k, linear_taps(v, in, border), next.data<float>());
+        resample_axis(current.data<Real>(), current.shape(), k, linear_taps(v, in, border), next.data<Real>());
         current = std::move(next);
     }
     ctx.set_output("output", current.reshaped(out_shape));
@@ -50,4 +50,4 @@ bool multilinear_upsample(KernelContext& ctx) {
 
 void add_sampling_kernels(KernelRegistry& r) { r.add("multilinear_upsample", exec_sampling_cpp::multilinear_upsample); }
 
-}  // namespace nnef::exec
+}  // namespace nnef::NNEF_EXEC_NS

@@ -7,7 +7,7 @@
 
 #include "exec/common.hpp"
 
-namespace nnef::exec {
+namespace nnef::NNEF_EXEC_NS {
 
 namespace exec_shape_ops_cpp {
 
@@ -263,4 +263,4 @@ void add_shape_kernels(KernelRegistry& r) {
     r.add("gather", gather);
 }
 
-}  // namespace nnef::exec
+}  // namespace nnef::NNEF_EXEC_NS

@@ -13,7 +13,7 @@
 #include "exec/common.hpp"
 #include "exec/gemm.hpp"
 
-namespace nnef::exec {
+namespace nnef::NNEF_EXEC_NS {
 
 namespace exec_sliding_window_cpp {
 
@@ -32,7 +32,7 @@ struct ConvPlan {
     std::int64_t in_plane = 0, out_plane = 0;  // spatial volumes
     std::int64_t window = 0;                   // filter spatial volume
     std::vector<std::int64_t> terms;           // out_plane x window: spatial input index or code
-    std::vector<float> weights;                // groups x og x (cg * window), row-major
+    std::vector<Real> weights;                // groups x og x (cg * window), row-major
     // depth-wise 2-d convolutions (no terms table): the windows of the two spatial dimensions
     bool depthwise_2d = false;
     std::vector<AxisWindow> axes;
@@ -96,7 +96,7 @@ bool conv_plan(KernelContext& ctx, bool reverse, ConvPlan& p) {
     }
     // weights[g][o][c * W + j]
     const std::int64_t W = p.window, K = p.cg * W;
-    const float* f = w.data<float>();
+    const Real* f = w.data<Real>();
     if (!reverse) {
         // filter (O, C / G, f...): already [g][o][c][j]
         if (w.shape()[0] != p.out_channels || w.shape()[1] != p.cg) return ctx.error("'filter' shape does not fit");
@@ -118,7 +118,7 @@ bool conv_plan(KernelContext& ctx, bool reverse, ConvPlan& p) {
 // Depth-wise 2-d convolution: each filter tap is accumulated over whole output rows. Along a row,
 // tap kx reads input column ox * s + kx * d - p, inside the input for ox in a range [lo, hi): there
 // the loop is a plain strided run; outside it the border mode's index (or nothing) is used.
-void run_depthwise_2d(const ConvPlan& p, const float* in, float* out, unsigned threads) {
+void run_depthwise_2d(const ConvPlan& p, const Real* in, Real* out, unsigned threads) {
     const AxisWindow& ah = p.axes[0];
     const AxisWindow& aw = p.axes[1];
     const std::int64_t H = p.in_spatial[0], W = p.in_spatial[1], OH = ah.out, OW = aw.out, KH = ah.size, KW = aw.size;
@@ -133,25 +133,25 @@ void run_depthwise_2d(const ConvPlan& p, const float* in, float* out, unsigned t
     parallel_for(p.batch * p.out_channels, threads, 1, [&](std::int64_t first, std::int64_t last) {
         for (std::int64_t bo = first; bo < last; ++bo) {
             const std::int64_t b = bo / p.out_channels, o = bo % p.out_channels, gi = o / p.og;
-            const float* x = in + (b * p.in_channels + gi) * H * W;
-            const float* w = p.weights.data() + o * KH * KW;
-            float* y = out + bo * OH * OW;
+            const Real* x = in + (b * p.in_channels + gi) * H * W;
+            const Real* w = p.weights.data() + o * KH * KW;
+            Real* y = out + bo * OH * OW;
             std::fill(y, y + OH * OW, 0.0f);
             for (std::int64_t oy = 0; oy < OH; ++oy) {
-                float* row = y + oy * OW;
+                Real* row = y + oy * OW;
                 for (std::int64_t ky = 0; ky < KH; ++ky) {
                     const std::int64_t iy = ah.at(oy, ky);
                     if (iy < 0) continue;
-                    const float* src = x + iy * W;
+                    const Real* src = x + iy * W;
                     for (std::int64_t kx = 0; kx < KW; ++kx) {
-                        const float wv = w[ky * KW + kx];
+                        const Real wv = w[ky * KW + kx];
                         const std::int64_t a = lo[kx], e = hi[kx], c = off[kx];
                         for (std::int64_t ox = 0; ox < a; ++ox) {
                             const std::int64_t ix = aw.at(ox, kx);
                             if (ix >= 0) row[ox] += wv * src[ix];
                         }
                         if (s == 1) {
-                            const float* run = src + c;
+                            const Real* run = src + c;
                             for (std::int64_t ox = a; ox < e; ++ox) row[ox] += wv * run[ox];
                         } else {
                             for (std::int64_t ox = a; ox < e; ++ox) row[ox] += wv * src[ox * s + c];
@@ -168,7 +168,7 @@ void run_depthwise_2d(const ConvPlan& p, const float* in, float* out, unsigned t
 }
 
 // out[b][o][n] = sum over c, j of input[b][g * cg + c][terms[n][j]] * weights[g][o][c][j].
-void run_conv(const ConvPlan& p, const float* in, float* out, unsigned threads) {
+void run_conv(const ConvPlan& p, const Real* in, Real* out, unsigned threads) {
     if (p.depthwise_2d) return run_depthwise_2d(p, in, out, threads);
     const std::int64_t W = p.window, N = p.out_plane, K = p.cg * W;
     const std::int64_t* T = p.terms.data();
@@ -177,12 +177,12 @@ void run_conv(const ConvPlan& p, const float* in, float* out, unsigned threads) 
         parallel_for(p.batch * p.out_channels, threads, 1, [&](std::int64_t first, std::int64_t last) {
             for (std::int64_t bo = first; bo < last; ++bo) {
                 const std::int64_t b = bo / p.out_channels, o = bo % p.out_channels, gi = o / p.og;
-                const float* x = in + (b * p.in_channels + gi) * p.in_plane;
-                const float* w = p.weights.data() + o * K;
-                float* y = out + bo * N;
+                const Real* x = in + (b * p.in_channels + gi) * p.in_plane;
+                const Real* w = p.weights.data() + o * K;
+                Real* y = out + bo * N;
                 for (std::int64_t n = 0; n < N; ++n) {
                     const std::int64_t* t = T + n * W;
-                    float acc = 0.0f;
+                    Real acc = 0.0f;
                     for (std::int64_t j = 0; j < W; ++j)
                         if (t[j] >= 0) acc += x[t[j]] * w[j];
                     y[n] = acc;
@@ -196,12 +196,12 @@ void run_conv(const ConvPlan& p, const float* in, float* out, unsigned threads) 
     for (std::int64_t n = 0; direct && n < N; ++n) direct = T[n] == n;
     // Columns in chunks so that the gathered matrix stays within about 16 MiB.
     const std::int64_t chunk = direct ? N : std::max<std::int64_t>(64, std::min<std::int64_t>(N, (4 << 20) / std::max<std::int64_t>(K, 1)));
-    std::vector<float> col(direct ? 0 : static_cast<std::size_t>(K * chunk));
+    std::vector<Real> col(direct ? 0 : static_cast<std::size_t>(K * chunk));
     for (std::int64_t b = 0; b < p.batch; ++b)
         for (std::int64_t gi = 0; gi < p.groups; ++gi) {
-            const float* x = in + (b * p.in_channels + gi * p.cg) * p.in_plane;
-            float* y = out + (b * p.out_channels + gi * p.og) * N;
-            const float* w = p.weights.data() + gi * p.og * K;
+            const Real* x = in + (b * p.in_channels + gi * p.cg) * p.in_plane;
+            Real* y = out + (b * p.out_channels + gi * p.og) * N;
+            const Real* w = p.weights.data() + gi * p.og * K;
             for (std::int64_t n0 = 0; n0 < N; n0 += chunk) {
                 const std::int64_t nc = std::min(chunk, N - n0);
                 MatrixView B{x + n0, N, 1};
@@ -209,8 +209,8 @@ void run_conv(const ConvPlan& p, const float* in, float* out, unsigned threads) 
                     parallel_for(K, threads, 16, [&](std::int64_t k0, std::int64_t k1) {
                         for (std::int64_t k = k0; k < k1; ++k) {
                             const std::int64_t c = k / W, j = k % W;
-                            const float* xc = x + c * p.in_plane;
-                            float* row = col.data() + k * nc;
+                            const Real* xc = x + c * p.in_plane;
+                            Real* row = col.data() + k * nc;
                             const std::int64_t* t = T + n0 * W + j;
                             for (std::int64_t n = 0; n < nc; ++n) {
                                 const std::int64_t idx = t[n * W];
@@ -233,12 +233,12 @@ bool add_bias(KernelContext& ctx, const char* name, TensorValue& out) {
     if (nb != 1 && nb != channels)
         return ctx.error("'" + std::string(name) + "' " + to_string(bias.shape()) + " does not fit " +
                          std::to_string(channels) + " output channels");
-    const float* b = bias.data<float>();
-    float* y = out.data<float>();
+    const Real* b = bias.data<Real>();
+    Real* y = out.data<Real>();
     for (std::int64_t bc = 0; bc < out.shape()[0] * channels; ++bc) {
-        const float v = b[nb == 1 ? 0 : bc % channels];
+        const Real v = b[nb == 1 ? 0 : bc % channels];
         if (v == 0.0f) continue;
-        float* row = y + bc * plane;
+        Real* row = y + bc * plane;
         for (std::int64_t n = 0; n < plane; ++n) row[n] += v;
     }
     return true;
@@ -248,7 +248,7 @@ bool conv_or_deconv(KernelContext& ctx, bool reverse) {
     ConvPlan p;
     if (!conv_plan(ctx, reverse, p)) return false;
     TensorValue out = ctx.make_output("output");
-    run_conv(p, ctx.input("input", PrimType::scalar).data<float>(), out.data<float>(), ctx.threads());
+    run_conv(p, ctx.input("input", PrimType::scalar).data<Real>(), out.data<Real>(), ctx.threads());
     if (!add_bias(ctx, "bias", out)) return false;
     ctx.set_output("output", std::move(out));
     return true;
@@ -287,8 +287,8 @@ bool window_sum(KernelContext& ctx, bool reverse, bool normalize, bool square = 
     Border border;
     if (!plan_windows(ctx, x, "output", reverse, plan, border)) return false;
     TensorValue out = ctx.make_output("output");
-    const float* in = x.data<float>();
-    float* y = out.data<float>();
+    const Real* in = x.data<Real>();
+    Real* y = out.data<Real>();
     const std::int64_t W = plan.window;
     each_window(ctx, plan, out.volume(), [&](std::int64_t o, const std::int64_t* t) {
         double sum = 0.0;
@@ -303,7 +303,7 @@ bool window_sum(KernelContext& ctx, bool reverse, bool normalize, bool square = 
             const std::int64_t d = border == Border::ignore ? count : W;
             sum = d > 0 ? sum / double(d) : 0.0;
         }
-        y[o] = static_cast<float>(root ? std::sqrt(sum) : sum);
+        y[o] = static_cast<Real>(root ? std::sqrt(sum) : sum);
     });
     ctx.set_output("output", std::move(out));
     return true;
@@ -317,12 +317,12 @@ bool rms_pool(KernelContext& ctx) { return window_sum(ctx, false, true, true, tr
 
 // The first window position holding the maximum of the extended input ('constant' terms are 0,
 // 'ignore' terms are skipped; 0 when no term is valid), and the value sampled there.
-inline std::int64_t argmax_terms(const float* in, const std::int64_t* t, std::int64_t W, float& value) {
+inline std::int64_t argmax_terms(const Real* in, const std::int64_t* t, std::int64_t W, Real& value) {
     std::int64_t best = -1;
-    float m = 0.0f;
+    Real m = 0.0f;
     for (std::int64_t j = 0; j < W; ++j) {
         if (t[j] == no_term) continue;
-        const float v = t[j] >= 0 ? in[t[j]] : 0.0f;
+        const Real v = t[j] >= 0 ? in[t[j]] : 0.0f;
         if (best < 0 || v > m) {
             best = j;
             m = v;
@@ -341,12 +341,12 @@ bool max_windows(KernelContext& ctx, bool with_output, bool with_index) {
     TensorValue out, index;
     if (with_output) out = ctx.make_output("output");
     if (with_index) index = ctx.make_output("index");
-    float* y = with_output ? out.data<float>() : nullptr;
+    Real* y = with_output ? out.data<Real>() : nullptr;
     std::int64_t* k = with_index ? index.data<std::int64_t>() : nullptr;
-    const float* in = x.data<float>();
+    const Real* in = x.data<Real>();
     const std::int64_t W = plan.window;
     each_window(ctx, plan, with_output ? out.volume() : index.volume(), [&](std::int64_t o, const std::int64_t* t) {
-        float v;
+        Real v;
         const std::int64_t j = argmax_terms(in, t, W, v);
         if (y) y[o] = v;
         if (k) k[o] = j;
@@ -375,9 +375,9 @@ bool sample(KernelContext& ctx) {
     if (!plan_windows(ctx, x, "output", false, plan, border)) return false;
     TensorValue out = ctx.make_output("output");
     if (index.volume() != out.volume()) return ctx.error("'index' does not have the output shape");
-    const float* in = x.data<float>();
+    const Real* in = x.data<Real>();
     const std::int64_t* k = index.data<std::int64_t>();
-    float* y = out.data<float>();
+    Real* y = out.data<Real>();
     const std::int64_t W = plan.window;
     for (std::int64_t o = 0; o < out.volume(); ++o)
         if (k[o] < 0 || k[o] >= W) return bad_index(ctx, k[o], o, W);
@@ -401,9 +401,9 @@ bool desample(KernelContext& ctx) {
     Border border;
     if (!plan_windows(ctx, x, "output", true, plan, border)) return false;
     TensorValue out = ctx.make_output("output");
-    const float* in = x.data<float>();
+    const Real* in = x.data<Real>();
     const std::int64_t* k = index.data<std::int64_t>();
-    float* y = out.data<float>();
+    Real* y = out.data<Real>();
     const std::int64_t W = plan.window;
     for (std::int64_t i = 0; i < index.volume(); ++i)
         if (k[i] < 0 || k[i] >= W) return bad_index(ctx, k[i], i, W);
@@ -411,7 +411,7 @@ bool desample(KernelContext& ctx) {
         double sum = 0.0;
         for (std::int64_t j = 0; j < W; ++j)
             if (t[j] >= 0 && k[t[j]] == j) sum += in[t[j]];
-        y[o] = static_cast<float>(sum);
+        y[o] = static_cast<Real>(sum);
     });
     ctx.set_output("output", std::move(out));
     return true;
@@ -435,4 +435,4 @@ void add_sliding_window_kernels(KernelRegistry& r) {
     r.add("rms_pool", rms_pool);
 }
 
-}  // namespace nnef::exec
+}  // namespace nnef::NNEF_EXEC_NS

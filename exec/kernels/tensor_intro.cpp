@@ -2,7 +2,7 @@
 // (4.8: update). The executor holds the fed inputs and the variables' values.
 #include "exec/common.hpp"
 
-namespace nnef::exec {
+namespace nnef::NNEF_EXEC_NS {
 
 namespace exec_tensor_intro_cpp {
 
@@ -59,4 +59,4 @@ void add_tensor_intro_kernels(KernelRegistry& r) {
     r.add("update", update);
 }
 
-}  // namespace nnef::exec
+}  // namespace nnef::NNEF_EXEC_NS

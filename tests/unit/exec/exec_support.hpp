@@ -14,12 +14,21 @@
 
 #include "exec/executor.hpp"
 
-namespace exec_test {
+// A test file that defines NNEF_EXEC_FLOAT64 before including this gets the same helpers for the
+// float64 executor (nnef::exec64), in namespace exec64_test.
+#ifdef NNEF_EXEC_FLOAT64
+#define NNEF_EXEC_TEST_NS exec64_test
+#else
+#define NNEF_EXEC_TEST_NS exec_test
+#endif
+
+namespace NNEF_EXEC_TEST_NS {
 
 using nnef::Shape;
-using nnef::exec::TensorValue;
+using Real = nnef::NNEF_EXEC_NS::Real;
+using nnef::NNEF_EXEC_NS::TensorValue;
 
-inline TensorValue scalars(Shape shape, std::vector<float> v) { return TensorValue::from<float>(std::move(shape), v); }
+inline TensorValue scalars(Shape shape, std::vector<Real> v) { return TensorValue::from<Real>(std::move(shape), v); }
 inline TensorValue integers(Shape shape, std::vector<std::int64_t> v) {
     return TensorValue::from<std::int64_t>(std::move(shape), v);
 }
@@ -66,7 +75,7 @@ inline Outcome run(const std::vector<Input>& inputs, const std::string& body, co
     nnef::FlattenOptions fo;
     fo.options.strict = o.strict;
     fo.expand_all = o.expand_all;
-    fo.expand = nnef::exec::compounds_without_kernel();
+    fo.expand = nnef::NNEF_EXEC_NS::compounds_without_kernel();
     nnef::Session session(fo);
     Outcome out;
     auto render = [&](const nnef::Diagnostics& d) {
@@ -77,12 +86,12 @@ inline Outcome run(const std::vector<Input>& inputs, const std::string& body, co
         out.messages += "in:\n" + text;
         return out;
     }
-    nnef::exec::ExecOptions eo;
+    nnef::NNEF_EXEC_NS::ExecOptions eo;
     eo.threads = o.threads;
-    auto created = nnef::exec::Executor::create(*session.graph(), eo);
+    auto created = nnef::NNEF_EXEC_NS::Executor::create(*session.graph(), eo);
     render(created.diagnostics);
     if (!created) return out;
-    nnef::exec::Executor& ex = **created;
+    nnef::NNEF_EXEC_NS::Executor& ex = **created;
     nnef::Diagnostics d;
     for (const Input& in : inputs)
         if (!ex.set_input(in.name, in.value, d)) {
@@ -110,12 +119,12 @@ inline bool close(double a, double b, double tol = 1e-5) {
     return std::fabs(a - b) <= tol * std::max(1.0, std::fabs(b));
 }
 
-}  // namespace exec_test
+}  // namespace NNEF_EXEC_TEST_NS
 
 // Checks that an outcome succeeded and its tensor `name` has `shape` and the `expected` items.
 #define CHECK_TENSOR(outcome, name, shape_, ...)                                                        \
     do {                                                                                               \
-        const exec_test::Outcome& o_ = (outcome);                                                      \
+        const NNEF_EXEC_TEST_NS::Outcome& o_ = (outcome);                                                      \
         INFO(o_.messages);                                                                             \
         REQUIRE(o_.ok);                                                                                \
         const auto& t_ = o_[name];                                                                     \
@@ -125,6 +134,6 @@ inline bool close(double a, double b, double tol = 1e-5) {
         REQUIRE(got_.size() == expected_.size());                                                      \
         for (std::size_t i_ = 0; i_ < got_.size(); ++i_) {                                             \
             CAPTURE(i_);                                                                               \
-            CHECK_MESSAGE(exec_test::close(got_[i_], expected_[i_]), got_[i_] << " != " << expected_[i_]); \
+            CHECK_MESSAGE(NNEF_EXEC_TEST_NS::close(got_[i_], expected_[i_]), got_[i_] << " != " << expected_[i_]); \
         }                                                                                              \
     } while (0)

@@ -327,6 +327,35 @@ TEST_CASE("variables keep their value through a cycle and take the update after 
     fs::remove_all(dir);
 }
 
+TEST_CASE("a different input in each cycle: the state follows them (float32 arithmetic)") {
+    nnef::Session session;
+    REQUIRE(session.load_text("graph.nnef", "version 1.0;\ngraph G( x ) -> ( y )\n{\n"
+                                            "    x = external(shape = [1, 2]);\n"
+                                            "    h = variable(shape = [1, 2], label = 'h');\n"
+                                            "    d = mul(h, 2.0);\n"
+                                            "    y = add(d, x);\n"
+                                            "    u = update(h, y);\n}\n"));
+    nnef::exec::ExecOptions eo;
+    eo.random_weights = 3;  // some initial state, read back below
+    auto created = nnef::exec::Executor::create(*session.graph(), eo);
+    REQUIRE(created);
+    nnef::exec::Executor& ex = **created;
+    std::vector<float> h;
+    for (double v : ex.variable("h")->to_doubles()) h.push_back(static_cast<float>(v));
+    const std::vector<std::vector<float>> xs = {{1.0f, 0.0f}, {0.5f, -2.0f}, {-3.0f, 0.25f}, {1e8f, 1.0f}};
+    nnef::Diagnostics d;
+    for (std::size_t c = 0; c < xs.size(); ++c) {
+        CAPTURE(c);
+        REQUIRE(ex.set_input("x", scalars({1, 2}, xs[c]), d));
+        REQUIRE(ex.run(d));
+        for (std::size_t j = 0; j < 2; ++j) h[j] = h[j] * 2.0f + xs[c][j];  // float32, as the kernels
+        const std::vector<double> expected(h.begin(), h.end());
+        CHECK(ex.tensor("y")->to_doubles() == expected);
+        CHECK(ex.variable("h")->to_doubles() == expected);
+    }
+    CHECK(ex.cycles() == 4);
+}
+
 TEST_CASE("variables whose labels differ only in case share their value") {
     nnef::Session s;
     REQUIRE(s.load_text("graph.nnef", "version 1.0;\ngraph G( x ) -> ( y ) {\n"

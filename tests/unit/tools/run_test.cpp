@@ -1,8 +1,10 @@
 // End-to-end tests of nnef-run: the real binary on the samples and the real models of the corpus
 // (reference outputs, --random-weights on graph-only models), --output-dir / --dump / --compare
-// and their exit codes, --cycles with variables, and bad inputs with their diagnostics.
+// and their exit codes, --cycles with variables and one input value per cycle, --float64,
+// integer and logical tensor files, and bad inputs with their diagnostics.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -33,11 +35,29 @@ void write_tensor(const fs::path& p, const std::vector<std::int64_t>& shape, con
     REQUIRE(nnef::storage::write_tensor_file(p.string(), **t.value).value);
 }
 
+void write_integers(const fs::path& p, const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& v,
+                    unsigned bits, bool is_signed) {
+    auto t = nnef::storage::make_integer_tensor(shape, v, bits, is_signed);
+    REQUIRE(t.value);
+    fs::create_directories(p.parent_path());
+    REQUIRE(nnef::storage::write_tensor_file(p.string(), **t.value).value);
+}
+
 std::vector<double> read_tensor(const fs::path& p, std::vector<std::int64_t>& shape) {
     auto t = nnef::storage::read_tensor_file(p.string());
     REQUIRE(t);
     shape = (*t.value)->shape;
     return (*t.value)->to_doubles();
+}
+std::vector<double> read_tensor(const fs::path& p) {
+    std::vector<std::int64_t> shape;
+    return read_tensor(p, shape);
+}
+// "int 16", "uint 8", "float 32", "logical 1", ...
+std::string encoding(const fs::path& p) {
+    auto t = nnef::storage::read_tensor_file(p.string());
+    REQUIRE(t);
+    return std::string(nnef::to_string((*t.value)->kind)) + " " + std::to_string((*t.value)->bits);
 }
 
 TEST_SUITE("tools") {
@@ -155,7 +175,13 @@ TEST_CASE("nnef-run bad inputs") {
                  Case{"--random-weights 1 --input foo=random:1", "graph 'classifier' has no input 'foo' (inputs: image)"},
                  Case{"--random-weights 1 --input image=random:1 --input image=random:2", "input 'image' is given twice"},
                  Case{"--random-weights 1 --input image=random:x",
-                      "bad --input 'image=random:x' (random:SEED needs a non-negative integer)"},
+                      "bad --input 'image=random:x' (random:SEED and random:SEED+ need a non-negative integer)"},
+                 Case{"--random-weights 1 --input image=random:1,",
+                      "bad --input 'image=random:1,' (expected NAME=FILE.dat, NAME=random:SEED or NAME=A,B,... with "
+                      "one value per cycle)"},
+                 Case{"--random-weights 1 --input image=random:1,random:2 --cycles 3",
+                      "input 'image' has 2 values (one per cycle) but --cycles is 3 (give one value for every cycle, "
+                      "or as many as there are cycles)"},
                  Case{"--random-weights 1 --input image=random:1 --dump nothing",
                       "--dump: graph 'classifier' has no tensor 'nothing'"},
                  Case{"--input", "option '--input' needs a value"},
@@ -209,25 +235,196 @@ TEST_CASE("nnef-run bad inputs") {
         CHECK(has(h.out, "--input NAME=FILE.dat"));
         CHECK(has(h.out, "--compare DIR"));
         CHECK(has(h.out, "--random-weights SEED"));
+        CHECK(has(h.out, "--input NAME=A,B,...     one value per cycle"));
+        CHECK(has(h.out, "random:SEED+ uses seed SEED + K - 1 in cycle K"));
+        CHECK(has(h.out, "--float64"));
+        CHECK(has(h.out, "--save-variables DIR"));
+        CHECK(has(h.out, "DIR/NAME.cycleK.dat"));
+    }
+}
+
+TEST_CASE("nnef-run --cycles with one input value per cycle (the recurrent sample)") {
+    // h_next = tanh(x W^T + b + h U^T), y = h_next V^T; h carries over the cycles
+    const fs::path dir = fresh("run-cycles"), out = dir / "out", state = dir / "state";
+    const std::vector<std::vector<float>> xs = {{1.0f, -2.0f, 0.5f, 0.0f}, {0.25f, 0.75f, -1.0f, 2.0f}, {-0.5f, 0.0f, 1.5f, -1.25f}};
+    std::string list;
+    for (std::size_t c = 0; c < xs.size(); ++c) {
+        const fs::path f = dir / ("x" + std::to_string(c) + ".dat");
+        write_tensor(f, {1, 4}, xs[c]);
+        list += (c ? "," : "") + f.string();
+    }
+    // --cycles defaults to the number of values
+    auto r = run_tool("nnef-run", q(sample("recurrent")) + " --random-weights 4 --input " + shell_quote("x=" + list) +
+                                      " --dump h,x --output-dir " + q(out) + " --save-variables " + q(state) +
+                                      " --format json");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    mini_json::Value v;
+    REQUIRE_NOTHROW(v = mini_json::Parser(r.out).parse());
+    CHECK(v["cycles"].number() == 3);
+    // the weights (not updated) and the initial state (h as read in cycle 1)
+    const std::vector<double> W = read_tensor(state / "cell" / "W.dat"), U = read_tensor(state / "cell" / "U.dat"),
+                              b = read_tensor(state / "cell" / "b.dat"), V = read_tensor(state / "out" / "V.dat");
+    std::vector<double> h = read_tensor(out / "h.cycle1.dat");
+    REQUIRE(W.size() == 32);
+    REQUIRE(h.size() == 8);
+    for (std::size_t c = 0; c < xs.size(); ++c) {
+        CAPTURE(c);
+        CHECK(read_tensor(out / ("x.cycle" + std::to_string(c + 1) + ".dat")) == std::vector<double>(xs[c].begin(), xs[c].end()));
+        const std::vector<double> read = read_tensor(out / ("h.cycle" + std::to_string(c + 1) + ".dat"));
+        REQUIRE(read.size() == 8);
+        for (std::size_t j = 0; j < 8; ++j) CHECK(read[j] == doctest::Approx(h[j]).epsilon(1e-5));
+        std::vector<double> next(8), y(3, 0.0);
+        for (std::size_t j = 0; j < 8; ++j) {
+            double s = b[j];
+            for (std::size_t k = 0; k < 4; ++k) s += xs[c][k] * W[j * 4 + k];
+            for (std::size_t k = 0; k < 8; ++k) s += h[k] * U[j * 8 + k];
+            next[j] = std::tanh(s);
+        }
+        for (std::size_t i = 0; i < 3; ++i)
+            for (std::size_t j = 0; j < 8; ++j) y[i] += next[j] * V[i * 8 + j];
+        const std::vector<double> got = read_tensor(out / ("y.cycle" + std::to_string(c + 1) + ".dat"));
+        REQUIRE(got.size() == 3);
+        for (std::size_t i = 0; i < 3; ++i) CHECK(got[i] == doctest::Approx(y[i]).epsilon(1e-5));
+        h = next;
+    }
+    // the state after the last cycle, and the last cycle's outputs as NAME.dat
+    const std::vector<double> saved = read_tensor(state / "state" / "h.dat");
+    REQUIRE(saved.size() == 8);
+    for (std::size_t j = 0; j < 8; ++j) CHECK(saved[j] == doctest::Approx(h[j]).epsilon(1e-5));
+    CHECK(read_tensor(out / "y.dat") == read_tensor(out / "y.cycle3.dat"));
+    CHECK_FALSE(fs::exists(out / "y.cycle4.dat"));
+
+    SUBCASE("random:SEED is the same in every cycle, random:SEED+ changes") {
+        const fs::path same = fresh("run-random-same"), next = fresh("run-random-next");
+        const std::string base = q(sample("recurrent")) + " --random-weights 4 --cycles 2 --dump x --output-dir ";
+        REQUIRE(run_tool("nnef-run", base + q(same) + " --input x=random:5").code == 0);
+        REQUIRE(run_tool("nnef-run", base + q(next) + " --input x=random:5+").code == 0);
+        CHECK(read_tensor(same / "x.cycle1.dat") == read_tensor(same / "x.cycle2.dat"));
+        CHECK(read_tensor(next / "x.cycle1.dat") == read_tensor(same / "x.cycle1.dat"));  // seed 5, then 6
+        CHECK(read_tensor(next / "x.cycle1.dat") != read_tensor(next / "x.cycle2.dat"));
+        const fs::path six = fresh("run-random-six");
+        REQUIRE(run_tool("nnef-run", base + q(six) + " --input x=random:6").code == 0);
+        CHECK(read_tensor(next / "x.cycle2.dat") == read_tensor(six / "x.cycle1.dat"));
+    }
+    SUBCASE("one cycle writes no per-cycle files") {
+        const fs::path one = fresh("run-one-cycle");
+        REQUIRE(run_tool("nnef-run", q(sample("recurrent")) + " --random-weights 4 --input x=random:1 --output-dir " + q(one)).code == 0);
+        CHECK(fs::exists(one / "y.dat"));
+        CHECK_FALSE(fs::exists(one / "y.cycle1.dat"));
+    }
+}
+
+TEST_CASE("nnef-run --float64") {
+    // (x + 1) - x and a sum of products where float32 rounding is visible: its spacing at 1e8 is 8
+    const fs::path dir = fresh("run-float64");
+    nnef_test::write_scratch("run-float64/graph.nnef",
+                             "version 1.0;\nextension KHR_enable_operator_expressions;\n\ngraph G( x ) -> ( y, z )\n{\n"
+                             "    x = external(shape = [1, 3]);\n"
+                             "    w = constant(shape = [3, 1], value = [1.0]);\n"
+                             "    y = sub(add(x, 1.0), x);\n"
+                             "    z = matmul(x, w);\n}\n");
+    write_tensor(dir / "x.dat", {1, 3}, {1e8f, 1.0f, -1e8f});
+    const std::string base = q(dir / "graph.nnef") + " --input " + q(dir / "x.dat") + " --output-dir ";
+    auto single = run_tool("nnef-run", base + q(dir / "out32"));
+    INFO(single.err);
+    REQUIRE(single.code == 0);
+    auto dbl = run_tool("nnef-run", base + q(dir / "out64") + " --float64");
+    INFO(dbl.err);
+    REQUIRE(dbl.code == 0);
+    // float32: 1e8 + 1 == 1e8; float64: the exact results, as computed here in double
+    volatile double big = 1e8;
+    CHECK(read_tensor(dir / "out32" / "y.dat") == std::vector<double>{0.0, 1.0, 0.0});
+    CHECK(read_tensor(dir / "out64" / "y.dat") == std::vector<double>{(big + 1.0) - big, 1.0, (-big + 1.0) + big});
+    CHECK(read_tensor(dir / "out32" / "z.dat") == std::vector<double>{0.0});
+    CHECK(read_tensor(dir / "out64" / "z.dat") == std::vector<double>{(big + 1.0) - big});
+    CHECK(encoding(dir / "out32" / "y.dat") == "float32 32");
+    CHECK(encoding(dir / "out64" / "y.dat") == "float64 64");
+    // the float32 results differ from the float64 ones beyond any tolerance
+    auto c = run_tool("nnef-run", base + q(dir / "again") + " --compare " + q(dir / "out64"));
+    CHECK(c.code == 1);
+    CHECK(has(c.out, "compare y with "));
+    CHECK(has(c.out, ": MISMATCH\n"));
+}
+
+TEST_CASE("nnef-run integer tensors at the width of their files, logical tensors as logical") {
+    // i: 8-bit unsigned input file, w: 32-bit signed input file, counter: 16-bit signed variable file
+    const fs::path model = fresh("run-int-model"), dir = fresh("run-int");
+    nnef_test::write_scratch("run-int-model/graph.nnef",
+                             "version 1.0;\n\ngraph G( i, w, p ) -> ( j, k, m, l )\n{\n"
+                             "    i = external<integer>(shape = [3]);\n"
+                             "    w = external<integer>(shape = [3]);\n"
+                             "    p = external<logical>(shape = [3]);\n"
+                             "    v = variable<integer>(shape = [3], label = 'counter');\n"
+                             "    j = concat([i, v], axis = 0);\n"
+                             "    n = select(p, w, v);\n"
+                             "    u = update(v, n);\n"
+                             "    k = copy(i);\n"
+                             "    c = constant<integer>(shape = [3], value = [5]);\n"
+                             "    m = copy(c);\n"
+                             "    l = not(p);\n}\n");
+    write_integers(model / "counter.dat", {3}, {-300, 0, 1000}, 16, true);
+    write_integers(dir / "i.dat", {3}, {1, 100, 255}, 8, false);
+    write_integers(dir / "w.dat", {3}, {-7, 8, 9}, 32, true);
+    write_integers(dir / "big.dat", {3}, {40000, 8, 9}, 32, true);
+    auto p = nnef::storage::make_logical_tensor({3}, {true, false, true}, 8);
+    REQUIRE(p.value);
+    REQUIRE(nnef::storage::write_tensor_file((dir / "p.dat").string(), **p.value).value);
+    const std::string base = q(model) + " --input i=" + q(dir / "i.dat") + " --input p=" + q(dir / "p.dat") + " --input w=";
+    auto r = run_tool("nnef-run", base + q(dir / "w.dat") + " --cycles 2 --output-dir " + q(dir / "out") +
+                                      " --save-variables " + q(dir / "state"));
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    // cycle 2 reads the state after cycle 1: select(p, w, counter)
+    CHECK(read_tensor(dir / "out" / "j.dat") == std::vector<double>{1, 100, 255, -7, 0, 9});
+    CHECK(encoding(dir / "out" / "j.dat") == "int 16");  // 8-bit unsigned with 16-bit signed: 16-bit signed
+    CHECK(read_tensor(dir / "out" / "k.dat") == std::vector<double>{1, 100, 255});
+    CHECK(encoding(dir / "out" / "k.dat") == "uint 8");
+    CHECK(read_tensor(dir / "out" / "m.dat") == std::vector<double>{5, 5, 5});
+    CHECK(encoding(dir / "out" / "m.dat") == "int 64");  // derives from no file
+    CHECK(read_tensor(dir / "out" / "l.dat") == std::vector<double>{0, 1, 0});
+    CHECK(encoding(dir / "out" / "l.dat") == "logical 1");
+    CHECK(encoding(dir / "out" / "j.cycle1.dat") == "int 16");
+    CHECK(read_tensor(dir / "out" / "j.cycle1.dat") == std::vector<double>{1, 100, 255, -300, 0, 1000});
+    // the variable is written back at its file's width
+    CHECK(read_tensor(dir / "state" / "counter.dat") == std::vector<double>{-7, 0, 9});
+    CHECK(encoding(dir / "state" / "counter.dat") == "int 16");
+    CHECK(has(r.out, "output l: logical[3] min 0 max 1 "));
+
+    SUBCASE("a value that does not fit the width is an error naming the tensor") {
+        // the variable takes 40000 from the 32-bit input: it does not fit its 16 bits
+        auto s = run_tool("nnef-run", base + q(dir / "big.dat") + " --save-variables " + q(dir / "over-state"));
+        CHECK(s.code == 1);
+        CHECK(has(s.err, "nnef-run: error: integer tensor 'v' has the value 40000 (item 0), which does not fit the "
+                         "16-bit signed items of the integer tensor files it derives from"));
+        // in cycle 2, j holds it too
+        auto o = run_tool("nnef-run", base + q(dir / "big.dat") + " --cycles 2 --output-dir " + q(dir / "over"));
+        CHECK(o.code == 1);
+        CHECK(has(o.err, "nnef-run: error: integer tensor 'j' has the value 40000 (item 3), which does not fit the "
+                         "16-bit signed items"));
     }
 }
 
 TEST_CASE("nnef-run on real models") {
     NNEF_REQUIRE_CORPUS();
     const fs::path real = nnef_test::corpus_dir() / "real";
-    SUBCASE("reference outputs") {
-        for (const char* name : {"squeezenet1_0", "mobilenet_v2", "shufflenet_v2_x1_0"}) {
-            CAPTURE(name);
-            const fs::path m = real / name;
-            auto r = run_tool("nnef-run", q(m) + " --input " + q(m / "reference" / "input.dat") + " --compare " +
-                                              q(m / "reference") + " --format json");
-            INFO(r.err);
-            CHECK(r.code == 0);
-            mini_json::Value v;
-            REQUIRE_NOTHROW(v = mini_json::Parser(r.out).parse());
-            CHECK(v["compare"]["match"].boolean);
-            CHECK(v["compare"]["outputs"].items.at(0)["max_rel_error"].number() <= 1e-4);
-        }
+    SUBCASE("reference outputs, in float32 and with --float64") {
+        for (const char* precision : {"", " --float64"})
+            for (const char* name : {"squeezenet1_0", "mobilenet_v2", "shufflenet_v2_x1_0"}) {
+                const std::string label = std::string(name) + precision;
+                CAPTURE(label);
+                const fs::path m = real / name;
+                auto r = run_tool("nnef-run", q(m) + precision + " --input " + q(m / "reference" / "input.dat") +
+                                                  " --compare " + q(m / "reference") + " --format json");
+                INFO(r.err);
+                CHECK(r.code == 0);
+                mini_json::Value v;
+                REQUIRE_NOTHROW(v = mini_json::Parser(r.out).parse());
+                CHECK(v["compare"]["match"].boolean);
+                const double rel = v["compare"]["outputs"].items.at(0)["max_rel_error"].number();
+                MESSAGE(label << ": max relative error " << rel);
+                CHECK(rel <= 1e-4);
+            }
     }
     SUBCASE("graph-only models with random weights") {
         auto r = run_tool("nnef-run", q(real / "resnet18") + " --random-weights 1 --input random:1");
