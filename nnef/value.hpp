@@ -1,9 +1,9 @@
 // Values of NNEF expressions and operation attributes, and NNEF types. std-only.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <variant>
 #include <vector>
 
 namespace nnef {
@@ -64,19 +64,57 @@ std::string to_string(const Type&);
 
 // A compile-time value: none | integer | scalar | logical | string | identifier (a tensor
 // name) | array | tuple.
+//
+// 16 bytes. Strings, identifiers and lists live in immutable, reference-counted blocks: copying a
+// Value never copies its text or items, so a graph can share one block between every operation
+// that names the same tensor or passes the same literal. mutable_items() detaches a shared list
+// before it is changed (copy on write). Accessors for the wrong kind throw std::logic_error.
 class Value {
 public:
     enum class Kind : std::uint8_t { none, integer, scalar, logical, string, identifier, array, tuple };
     using Items = std::vector<Value>;
 
-    Value() = default;
-    static Value integer(std::int64_t v) { return Value(Kind::integer, v); }
-    static Value scalar(double v) { return Value(Kind::scalar, v); }
-    static Value logical(bool v) { return Value(Kind::logical, v); }
-    static Value string(std::string v) { return Value(Kind::string, std::move(v)); }
-    static Value identifier(std::string v) { return Value(Kind::identifier, std::move(v)); }
-    static Value array(Items v = {}) { return Value(Kind::array, std::move(v)); }
-    static Value tuple(Items v) { return Value(Kind::tuple, std::move(v)); }
+    Value() noexcept : kind_(Kind::none) { u_.i = 0; }
+    Value(const Value& o) noexcept : kind_(o.kind_), u_(o.u_) { retain(); }
+    Value(Value&& o) noexcept : kind_(o.kind_), u_(o.u_) {
+        o.kind_ = Kind::none;
+        o.u_.i = 0;
+    }
+    Value& operator=(const Value& o) noexcept {
+        Value t(o);
+        swap(t);
+        return *this;
+    }
+    Value& operator=(Value&& o) noexcept {
+        Value t(std::move(o));
+        swap(t);
+        return *this;
+    }
+    ~Value() { release(); }
+    void swap(Value& o) noexcept {
+        std::swap(kind_, o.kind_);
+        std::swap(u_, o.u_);
+    }
+
+    static Value integer(std::int64_t v) {
+        Value r(Kind::integer);
+        r.u_.i = v;
+        return r;
+    }
+    static Value scalar(double v) {
+        Value r(Kind::scalar);
+        r.u_.d = v;
+        return r;
+    }
+    static Value logical(bool v) {
+        Value r(Kind::logical);
+        r.u_.b = v;
+        return r;
+    }
+    static Value string(std::string v) { return Value(Kind::string, new StrRep(std::move(v))); }
+    static Value identifier(std::string v) { return Value(Kind::identifier, new StrRep(std::move(v))); }
+    static Value array(Items v = {}) { return Value(Kind::array, new ListRep(std::move(v))); }
+    static Value tuple(Items v) { return Value(Kind::tuple, new ListRep(std::move(v))); }
 
     Kind kind() const { return kind_; }
     bool is_none() const { return kind_ == Kind::none; }
@@ -90,28 +128,60 @@ public:
     bool is_list() const { return kind_ == Kind::array || kind_ == Kind::tuple; }
     bool is_primitive() const { return kind_ >= Kind::integer && kind_ <= Kind::string; }
 
-    std::int64_t as_integer() const { return std::get<std::int64_t>(data_); }
-    double as_scalar() const { return std::get<double>(data_); }
-    bool as_logical() const { return std::get<bool>(data_); }
+    std::int64_t as_integer() const { return expect(is_integer()), u_.i; }
+    double as_scalar() const { return expect(is_scalar()), u_.d; }
+    bool as_logical() const { return expect(is_logical()), u_.b; }
     // string and identifier
-    const std::string& as_string() const { return std::get<std::string>(data_); }
-    const std::string& as_identifier() const { return std::get<std::string>(data_); }
+    const std::string& as_string() const { return expect(is_string()), str()->text; }
+    const std::string& as_identifier() const { return expect(is_identifier()), str()->text; }
     // array and tuple
-    const Items& items() const { return std::get<Items>(data_); }
-    Items& items() { return std::get<Items>(data_); }
+    const Items& items() const { return expect(is_list()), list()->items; }
+    // The items for changing them: a list shared with other Values is copied first.
+    Items& mutable_items();
     std::size_t size() const { return items().size(); }
     const Value& operator[](std::size_t i) const { return items()[i]; }
+    // True when both share one block (a string, identifier or list): equal without comparing.
+    bool same_block(const Value& o) const { return kind_ == o.kind_ && counted() && u_.rep == o.u_.rep; }
 
     // Deep equality (the spec's `==` and `in` on compile-time values).
-    friend bool operator==(const Value& a, const Value& b) { return a.kind_ == b.kind_ && a.data_ == b.data_; }
+    friend bool operator==(const Value& a, const Value& b);
     friend bool operator!=(const Value& a, const Value& b) { return !(a == b); }
 
 private:
-    using Data = std::variant<std::monostate, std::int64_t, double, bool, std::string, Items>;
-    template <class T>
-    Value(Kind k, T&& v) : kind_(k), data_(std::forward<T>(v)) {}
-    Kind kind_ = Kind::none;
-    Data data_;
+    struct Counted {
+        std::atomic<std::uint32_t> refs{1};
+    };
+    struct StrRep : Counted {
+        explicit StrRep(std::string t) : text(std::move(t)) {}
+        std::string text;
+    };
+    struct ListRep : Counted {
+        explicit ListRep(Items v) : items(std::move(v)) {}
+        Items items;
+    };
+    union Payload {
+        std::int64_t i;
+        double d;
+        bool b;
+        Counted* rep;  // StrRep for string and identifier, ListRep for array and tuple
+    };
+
+    explicit Value(Kind k) noexcept : kind_(k) { u_.i = 0; }
+    Value(Kind k, Counted* rep) noexcept : kind_(k) { u_.rep = rep; }
+    bool counted() const { return kind_ >= Kind::string; }
+    const StrRep* str() const { return static_cast<const StrRep*>(u_.rep); }
+    const ListRep* list() const { return static_cast<const ListRep*>(u_.rep); }
+    void retain() const noexcept {
+        if (counted()) u_.rep->refs.fetch_add(1, std::memory_order_relaxed);
+    }
+    void release() noexcept;
+    static void expect(bool ok) {
+        if (!ok) wrong_kind();
+    }
+    [[noreturn]] static void wrong_kind();
+
+    Kind kind_;
+    Payload u_;
 };
 
 // NNEF literal syntax: `1`, `1.5`, `true`, `'text'` (escaped), identifiers bare, `[a, b]`, `(a, b)`.

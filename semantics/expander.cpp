@@ -858,7 +858,7 @@ private:
         if (v.is_identifier()) {
             if (v.as_identifier() == from) v = Value::identifier(to);
         } else if (v.is_list()) {
-            for (Value& i : v.items()) rename_in(i, from, to);
+            for (Value& i : v.mutable_items()) rename_in(i, from, to);
         }
     }
 

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <stdexcept>
 
 namespace nnef {
 
@@ -62,6 +63,46 @@ std::string to_string(const Type& t) {
         }
     }
     return {};
+}
+
+// ---- Value ------------------------------------------------------------------------------------
+
+void Value::release() noexcept {
+    if (!counted()) return;
+    if (u_.rep->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    if (kind_ == Kind::string || kind_ == Kind::identifier)
+        delete static_cast<StrRep*>(u_.rep);
+    else
+        delete static_cast<ListRep*>(u_.rep);
+}
+
+void Value::wrong_kind() { throw std::logic_error("nnef::Value: accessor does not match the value's kind"); }
+
+Value::Items& Value::mutable_items() {
+    expect(is_list());
+    auto* l = static_cast<ListRep*>(u_.rep);
+    if (l->refs.load(std::memory_order_acquire) != 1) {
+        auto* copy = new ListRep(l->items);
+        release();
+        u_.rep = copy;
+        l = copy;
+    }
+    return l->items;
+}
+
+bool operator==(const Value& a, const Value& b) {
+    if (a.kind_ != b.kind_) return false;
+    switch (a.kind_) {
+        case Value::Kind::none: return true;
+        case Value::Kind::integer: return a.u_.i == b.u_.i;
+        case Value::Kind::scalar: return a.u_.d == b.u_.d;
+        case Value::Kind::logical: return a.u_.b == b.u_.b;
+        case Value::Kind::string:
+        case Value::Kind::identifier: return a.u_.rep == b.u_.rep || a.str()->text == b.str()->text;
+        case Value::Kind::array:
+        case Value::Kind::tuple: return a.u_.rep == b.u_.rep || a.list()->items == b.list()->items;
+    }
+    return false;
 }
 
 std::string format_scalar(double v) {

@@ -18,7 +18,7 @@ std::string ext(std::int64_t x) { return std::to_string(x); }
 bool reshape(ShapeContext& ctx) {
     Shape in;
     Ints shape;
-    std::int64_t start, count;
+    std::int64_t start = 0, count = -1;
     if (!get_shape(ctx, "input", in) || !get_ints(ctx, "shape", shape) || !get_int_or(ctx, "axis_start", 0, start) ||
         !get_int_or(ctx, "axis_count", -1, count))
         return false;

@@ -6,6 +6,7 @@
 #include <nnef/value.hpp>
 
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 TEST_SUITE("core") {
@@ -82,6 +83,38 @@ TEST_SUITE("core") {
         CHECK(v == Value::array({Value::tuple({Value::integer(1), Value::integer(-2)}), Value::tuple({Value::integer(0), Value::integer(0)})}));
     }
 
+
+    TEST_CASE("values share their blocks; lists are copied on write") {
+        using nnef::Value;
+        static_assert(sizeof(Value) == 16, "Value is a kind and a word");
+        Value a = Value::array({Value::integer(1), Value::identifier("x")});
+        Value b = a;  // shares a's items
+        CHECK(b.same_block(a));
+        CHECK(&b.items() == &a.items());
+        b.mutable_items()[0] = Value::integer(2);  // detaches b
+        CHECK_FALSE(b.same_block(a));
+        CHECK(nnef::to_string(a) == "[1, x]");
+        CHECK(nnef::to_string(b) == "[2, x]");
+        CHECK(a != b);
+        // An unshared list is changed in place.
+        const Value::Items* before = &b.items();
+        b.mutable_items().push_back(Value::logical(true));
+        CHECK(&b.items() == before);
+        CHECK(b.size() == 3);
+
+        Value s = Value::identifier("conv1");
+        Value t = s;
+        CHECK(t.same_block(s));
+        CHECK(t == Value::identifier("conv1"));  // deep equality without sharing
+        CHECK(Value::string("conv1") != s);      // kind matters
+        Value moved = std::move(t);
+        CHECK(t.is_none());
+        CHECK(moved.as_identifier() == "conv1");
+
+        CHECK_THROWS_AS(Value::integer(3).as_scalar(), std::logic_error);
+        CHECK_THROWS_AS(Value().items(), std::logic_error);
+        CHECK_THROWS_AS(s.as_string(), std::logic_error);
+    }
     TEST_CASE("type printing and binding") {
         using nnef::PrimType;
         using nnef::Type;
