@@ -3,8 +3,10 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
+#include <type_traits>
 #include <mutex>
-#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -18,190 +20,148 @@
 
 namespace nnef::ast {
 
-// ---- compact storage for the rare or small fields of Expr ----------------------------------------
-// A big flat graph is millions of Exprs, so every field costs: these keep an empty field at one
-// pointer and a non-empty one at one allocation.
+// ---- storage ---------------------------------------------------------------------------------
+// The nodes of a document live in an Arena the Document owns; text (identifiers, operation names,
+// numeric literals) is a view into the source buffer, which the SourceManager owns and never moves.
+// So an Expr is trivially copyable and destructible: building, copying and dropping a statement's
+// nodes costs no allocation per node.
 
-// A vector of one pointer: size, capacity and items share one heap block (none while empty).
-template <class T>
-class SmallVec {
+// Bump allocation in chunks; everything is freed together (reset() keeps the first chunk).
+class Arena {
 public:
-    SmallVec() = default;
-    SmallVec(const SmallVec& o) {
-        if (o.empty()) return;
-        reserve(o.size());
-        for (const T& x : o) emplace_back(x);
-    }
-    SmallVec(SmallVec&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
-    SmallVec& operator=(const SmallVec& o) {
-        if (this != &o) {
-            SmallVec t(o);
-            swap(t);
-        }
-        return *this;
-    }
-    SmallVec& operator=(SmallVec&& o) noexcept {
-        if (this != &o) {
-            SmallVec t(std::move(o));
-            swap(t);
-        }
-        return *this;
-    }
-    ~SmallVec() { release(); }
-    void swap(SmallVec& o) noexcept { std::swap(h_, o.h_); }
+    Arena() = default;
+    Arena(const Arena&) = delete;
+    Arena& operator=(const Arena&) = delete;
+    ~Arena() { release(); }
 
-    std::size_t size() const { return h_ ? h_->size : 0; }
-    bool empty() const { return size() == 0; }
-    T* begin() { return data(); }
-    T* end() { return data() + size(); }
-    const T* begin() const { return data(); }
-    const T* end() const { return data() + size(); }
-    T& operator[](std::size_t i) { return data()[i]; }
-    const T& operator[](std::size_t i) const { return data()[i]; }
-    const T& at(std::size_t i) const {
-        if (i >= size()) throw std::out_of_range("SmallVec::at");
-        return data()[i];
-    }
-    T& front() { return data()[0]; }
-    T& back() { return data()[size() - 1]; }
-    const T& front() const { return data()[0]; }
-    const T& back() const { return data()[size() - 1]; }
-
-    void reserve(std::size_t n) {
-        if (n > capacity()) regrow(n);
-    }
-    template <class... A>
-    T& emplace_back(A&&... a) {
-        const std::size_t n = size();
-        if (n == capacity()) {
-            // Builds the new item first: `a` may refer to an item of this vector.
-            Header* h = allocate(n < 2 ? 2 : 2 * n);
-            try {
-                new (items(h) + n) T(std::forward<A>(a)...);
-            } catch (...) {
-                ::operator delete(h);
-                throw;
-            }
-            move_into(h);
-            h_->size = static_cast<std::uint32_t>(n + 1);
-        } else {
-            new (data() + n) T(std::forward<A>(a)...);
-            ++h_->size;
+    // `align` is a power of two.
+    void* allocate(std::size_t bytes, std::size_t align) {
+        std::size_t at = head_ ? aligned(used_, align) : 0;
+        if (!head_ || at + bytes > head_->size) {
+            grow(bytes + align);
+            at = aligned(0, align);
         }
-        return back();
+        used_ = at + bytes;
+        total_ += bytes;
+        return data() + at;
     }
-    void push_back(const T& x) { emplace_back(x); }
-    void push_back(T&& x) { emplace_back(std::move(x)); }
-    void clear() {
-        for (T& x : *this) x.~T();
-        if (h_) h_->size = 0;
+    // A copy of [p, p + n) (trivially copyable T).
+    template <class T>
+    T* copy(const T* p, std::size_t n) {
+        if (n == 0) return nullptr;
+        T* out = static_cast<T*>(allocate(n * sizeof(T), alignof(T)));
+        std::memcpy(static_cast<void*>(out), p, n * sizeof(T));
+        return out;
     }
-    void shrink_to_fit() {
-        if (empty())
-            release();
-        else if (size() < capacity())
-            regrow(size());
+    std::string_view copy(std::string_view s) {
+        if (s.empty()) return {};
+        char* out = static_cast<char*>(allocate(s.size(), 1));
+        std::memcpy(out, s.data(), s.size());
+        return std::string_view(out, s.size());
     }
-
-    friend bool operator==(const SmallVec& a, const SmallVec& b) {
-        if (a.size() != b.size()) return false;
-        for (std::size_t i = 0; i < a.size(); ++i)
-            if (!(a[i] == b[i])) return false;
-        return true;
+    // Frees every allocation but keeps the most recent chunk for reuse.
+    void reset() {
+        if (!head_) return;
+        Chunk* keep = head_;
+        head_ = head_->next;
+        release();
+        keep->next = nullptr;
+        head_ = keep;
+        used_ = 0;
+        total_ = 0;
     }
-    friend bool operator==(const SmallVec& a, const std::vector<T>& b) {
-        if (a.size() != b.size()) return false;
-        for (std::size_t i = 0; i < a.size(); ++i)
-            if (!(a[i] == b[i])) return false;
-        return true;
-    }
-    friend bool operator!=(const SmallVec& a, const SmallVec& b) { return !(a == b); }
-    friend bool operator!=(const SmallVec& a, const std::vector<T>& b) { return !(a == b); }
+    std::size_t bytes() const { return total_; }  // allocated since construction or reset()
 
 private:
-    struct Header {
-        std::uint32_t size;
-        std::uint32_t cap;
+    struct alignas(std::max_align_t) Chunk {
+        Chunk* next;
+        std::size_t size;  // usable bytes after the header
     };
-    static constexpr std::size_t kOffset = (sizeof(Header) + alignof(T) - 1) / alignof(T) * alignof(T);
-    static_assert(alignof(T) <= alignof(std::max_align_t), "SmallVec: over-aligned items");
-    static T* items(Header* h) { return reinterpret_cast<T*>(reinterpret_cast<char*>(h) + kOffset); }
-    std::size_t capacity() const { return h_ ? h_->cap : 0; }
-    T* data() const { return h_ ? items(h_) : nullptr; }
-    static Header* allocate(std::size_t cap) {
-        if (cap > UINT32_MAX) throw std::length_error("SmallVec: too many items");
-        auto* h = static_cast<Header*>(::operator new(kOffset + cap * sizeof(T)));
-        h->size = 0;
-        h->cap = static_cast<std::uint32_t>(cap);
-        return h;
+    char* data() const { return reinterpret_cast<char*>(head_ + 1); }
+    // The offset from `offset` on in the current chunk whose address is a multiple of `align`.
+    std::size_t aligned(std::size_t offset, std::size_t align) const {
+        const auto address = reinterpret_cast<std::uintptr_t>(data()) + offset;
+        return offset + ((align - address % align) % align);
     }
-    // Moves the items into `h` (same size), frees the old block and adopts `h`.
-    void move_into(Header* h) noexcept {
-        const std::size_t n = size();
-        T* from = data();
-        T* to = items(h);
-        for (std::size_t i = 0; i < n; ++i) {
-            new (to + i) T(std::move(from[i]));
-            from[i].~T();
+    void grow(std::size_t at_least) {
+        std::size_t size = head_ ? head_->size * 2 : std::size_t(16) << 10;
+        if (size > (std::size_t(4) << 20)) size = std::size_t(4) << 20;
+        if (size < at_least) size = at_least;
+        auto* c = static_cast<Chunk*>(::operator new(sizeof(Chunk) + size));
+        c->next = head_;
+        c->size = size;
+        head_ = c;
+        used_ = 0;
+    }
+    void release() {
+        while (head_) {
+            Chunk* next = head_->next;
+            ::operator delete(head_);
+            head_ = next;
         }
-        if (h_) ::operator delete(h_);
-        h_ = h;
-        h_->size = static_cast<std::uint32_t>(n);
     }
-    void regrow(std::size_t cap) { move_into(allocate(cap)); }
-    void release() noexcept {
-        if (!h_) return;
-        for (T& x : *this) x.~T();
-        ::operator delete(h_);
-        h_ = nullptr;
-    }
-    Header* h_ = nullptr;
+    Chunk* head_ = nullptr;
+    std::size_t used_ = 0;
+    std::size_t total_ = 0;
 };
 
-// An optional of one pointer (the value on the heap), for fields that are rarely set.
+// A read-only run of nodes in an arena.
 template <class T>
-class Boxed {
+class List {
 public:
-    Boxed() = default;
-    Boxed(const Boxed& o) : p_(o.p_ ? new T(*o.p_) : nullptr) {}
-    Boxed(Boxed&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
-    Boxed& operator=(const Boxed& o) {
-        if (this != &o) {
-            Boxed t(o);
-            std::swap(p_, t.p_);
-        }
-        return *this;
+    List() = default;
+    List(T* data, std::size_t n) : data_(data), size_(static_cast<std::uint32_t>(n)) {}
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    const T* begin() const { return data_; }
+    const T* end() const { return data_ + size_; }
+    const T& operator[](std::size_t i) const { return data_[i]; }
+    const T& at(std::size_t i) const {
+        if (i >= size_) throw std::out_of_range("ast::List::at");
+        return data_[i];
     }
-    Boxed& operator=(Boxed&& o) noexcept {
-        if (this != &o) {
-            Boxed t(std::move(o));
-            std::swap(p_, t.p_);
-        }
-        return *this;
-    }
-    Boxed& operator=(T v) {
-        if (p_)
-            *p_ = std::move(v);
-        else
-            p_ = new T(std::move(v));
-        return *this;
-    }
-    ~Boxed() { delete p_; }
-    void reset() {
-        delete p_;
-        p_ = nullptr;
-    }
-    bool has_value() const { return p_ != nullptr; }
-    explicit operator bool() const { return p_ != nullptr; }
-    T& operator*() { return *p_; }
-    const T& operator*() const { return *p_; }
-    T* operator->() { return p_; }
-    const T* operator->() const { return p_; }
-    // As a std::optional (e.g. for interfaces that take one).
-    std::optional<T> optional() const { return p_ ? std::optional<T>(*p_) : std::nullopt; }
+    const T& front() const { return data_[0]; }
+    const T& back() const { return data_[size_ - 1]; }
+    // For the grammar, which completes nodes in place (e.g. folding a negative literal).
+    T& mutable_at(std::size_t i) const { return data_[i]; }
 
 private:
-    T* p_ = nullptr;
+    T* data_ = nullptr;
+    std::uint32_t size_ = 0;
+};
+
+// Text of a node: a view (into the source, or into the arena for unescaped strings) that
+// concatenates with std::string and converts to one where an owned string is needed.
+class Text : public std::string_view {
+public:
+    using std::string_view::basic_string_view;
+    Text(std::string_view s) : std::string_view(s) {}  // NOLINT: implicit on purpose
+    std::string str() const { return std::string(*this); }
+    operator std::string() const { return str(); }  // NOLINT
+    friend std::string operator+(const std::string& a, Text b) { return a + b.str(); }
+    friend std::string operator+(std::string&& a, Text b) {
+        a.append(b.data(), b.size());
+        return std::move(a);
+    }
+    friend std::string operator+(const char* a, Text b) { return std::string(a) + b.str(); }
+    friend std::string operator+(Text a, const std::string& b) { return a.str() + b; }
+    friend std::string operator+(Text a, const char* b) { return a.str() + b; }
+    friend std::string operator+(Text a, char b) { return a.str() + b; }
+    friend bool operator==(Text a, const std::string& b) { return std::string_view(a) == std::string_view(b); }
+    friend bool operator==(const std::string& a, Text b) { return std::string_view(a) == std::string_view(b); }
+    friend bool operator!=(Text a, const std::string& b) { return !(a == b); }
+    friend bool operator!=(const std::string& a, Text b) { return !(a == b); }
+    friend bool operator==(Text a, const char* b) { return std::string_view(a) == std::string_view(b); }
+    friend bool operator!=(Text a, const char* b) { return std::string_view(a) != std::string_view(b); }
+    friend bool operator==(Text a, Text b) { return std::string_view(a) == std::string_view(b); }
+    friend bool operator!=(Text a, Text b) { return std::string_view(a) != std::string_view(b); }
+};
+
+// A name written in the source with its range: an argument name of an invocation (empty for a
+// positional argument) or a loop variable of a comprehension.
+struct Name {
+    Text text;
+    SourceRange range;
 };
 
 // An operator spelling of the grammar ("+", "<=", "in", ...), interned: one pointer to a string
@@ -250,8 +210,8 @@ private:
 };
 
 enum class ExprKind : std::uint8_t {
-    integer,        // ival; `text` holds the literal as written
-    scalar,         // sval; `text` holds the literal as written
+    integer,        // ival; `text`: the literal as written (a view into the source)
+    scalar,         // sval; `text`: the literal as written (a view into the source)
     logical,        // bval
     string,         // text (unescaped)
     identifier,     // text
@@ -265,53 +225,48 @@ enum class ExprKind : std::uint8_t {
     subscript,      // children: [0] object, [1] index
     range,          // children: [0] object, then begin if has_begin, then end if has_end
     builtin,        // text: shape_of length_of range_of integer scalar logical string; children[0]
-    invocation,     // text: operation name; generic: explicit <type>; children: arguments;
-                    // arg_names[i]: "" for positional, else the name of a named argument
+    invocation,     // text: operation name; generic_type: explicit <type>; children: arguments;
+                    // arg_name(i): "" for positional, else the name of a named argument
     paren,          // children[0]: a parenthesised expression `(e)` (kept for faithful ranges)
 };
 
-// Fields in an order without padding holes (a big flat graph has millions of Exprs).
+// A node of an expression. Trivially copyable: children and names are runs in the document's
+// arena, text is a view into the source or the arena.
 struct Expr {
     ExprKind kind = ExprKind::integer;
     bool bval = false;
-    bool has_filter = false;  // comprehension
-    bool has_begin = false;   // range
-    bool has_end = false;     // range
+    bool has_filter = false;        // comprehension
+    bool has_begin = false;         // range
+    bool has_end = false;           // range
     bool negative_literal = false;  // integer/scalar written with a leading '-' (flat syntax)
+    PrimType generic_type = PrimType::none;  // invocation: the explicit `<type>`, none when absent
     SourceRange range;
+    std::uint32_t build_mark = 0;   // the grammar's bookkeeping while the node is being built
+    std::uint32_t name_mark = 0;
+    SourceRange generic_range_;     // invocation: the `<type>` part
     std::int64_t ival = 0;
     double sval = 0.0;
-    std::string text;
+    Text text;
     OpName op;
-    SmallVec<std::string> arg_names;   // invocation
-    SmallVec<SourceRange> arg_name_ranges;
-    std::vector<Expr> children;
+    List<Expr> children;
+    // Invocation: one Name per child (empty text: positional). Comprehension: the loop variables.
+    const Name* names_ = nullptr;
 
-    // Rare parts, out of line (one pointer while unset).
-    struct Rare {
-        std::optional<Type> generic;            // invocation `<type>`
-        SourceRange generic_range;              // range of the `<type>` part
-        std::vector<std::string> names;         // comprehension loop variables
-        std::vector<SourceRange> name_ranges;
-    };
-    const std::optional<Type>& generic() const { return rare_ ? rare_->generic : no_rare().generic; }
-    SourceRange generic_range() const { return rare_ ? rare_->generic_range : SourceRange{}; }
-    const std::vector<std::string>& names() const { return rare_ ? rare_->names : no_rare().names; }
-    const std::vector<SourceRange>& name_ranges() const { return rare_ ? rare_->name_ranges : no_rare().name_ranges; }
-    Rare& rare() {  // creates them
-        if (!rare_) rare_ = Rare{};
-        return *rare_;
+    // Invocations.
+    Text arg_name(std::size_t i) const { return names_ ? names_[i].text : Text(); }
+    SourceRange arg_name_range(std::size_t i) const { return names_ ? names_[i].range : SourceRange{}; }
+    std::optional<Type> generic() const {
+        return generic_type == PrimType::none ? std::nullopt : std::optional<Type>(Type::primitive(generic_type));
     }
-
-private:
-    static const Rare& no_rare() {
-        static const Rare none;
-        return none;
+    SourceRange generic_range() const { return generic_type == PrimType::none ? SourceRange{} : generic_range_; }
+    // Comprehensions: the loop variables (one per iterable).
+    List<const Name> names() const {
+        if (kind != ExprKind::comprehension) return {};
+        return List<const Name>(names_, children.size() - 1 - (has_filter ? 1 : 0));
     }
-    Boxed<Rare> rare_;
 };
-static_assert(sizeof(SourceRange) != 12 || sizeof(void*) != 8 || sizeof(std::string) != 32 || sizeof(Expr) <= 128,
-              "Expr grew: keep it compact");
+static_assert(std::is_trivially_copyable_v<Expr> && std::is_trivially_destructible_v<Expr>,
+              "Expr lives in an arena: no destructor runs");
 
 struct Assignment {
     Expr lhs;  // identifier | array | tuple of lvalues
@@ -360,6 +315,7 @@ struct GraphDef {
 };
 
 struct Document {
+    std::shared_ptr<Arena> arena = std::make_shared<Arena>();  // every node of the document
     int version_major = 1;
     int version_minor = 0;
     SourceRange version_range;
@@ -378,6 +334,7 @@ struct QuantEntry {
 };
 
 struct QuantDocument {
+    std::shared_ptr<Arena> arena = std::make_shared<Arena>();
     std::vector<QuantEntry> entries;
     std::uint32_t file = 0;  // SourceManager id of the text
 };

@@ -131,7 +131,7 @@ inline auto const push_result = [](auto& ctx) { x3::_val(ctx).results.push_back(
 inline auto const begin_fragment_body = [](auto& ctx) { x3::_val(ctx).body.emplace(); };
 inline auto const push_fragment_statement = [](auto& ctx) { x3::_val(ctx).body->push_back(std::move(x3::_attr(ctx))); };
 // `{` of the graph body: reserve one assignment per remaining `;` (an upper bound), so that the
-// body of a large flat graph is allocated once instead of regrown (Assignment is large).
+// body of a large flat graph is allocated once instead of regrown.
 inline auto const begin_graph_body = [](auto& ctx) {
     ParseState& st = state(ctx);
     const char* p = x3::_attr(ctx);
@@ -216,14 +216,14 @@ inline auto const move_expr = [](auto& ctx) { x3::_val(ctx) = std::move(x3::_att
 // `a, b = ...`: an unparenthesised tuple of lvalues.
 inline auto const make_bare_tuple = [](auto& ctx) {
     ast::Expr& e = x3::_val(ctx);
+    ParseState& st = state(ctx);
     std::vector<ast::Expr>& rest = x3::_attr(ctx);
     ast::Expr tuple;
     tuple.kind = ast::ExprKind::tuple;
     tuple.range = SourceRange{e.range.file, e.range.begin, rest.back().range.end};
-    tuple.children.reserve(rest.size() + 1);
-    tuple.children.push_back(std::move(e));
-    for (auto& r : rest) tuple.children.push_back(std::move(r));
-    e = std::move(tuple);
+    rest.insert(rest.begin(), e);
+    tuple.children = ast::List<ast::Expr>(st.arena->copy(rest.data(), rest.size()), rest.size());
+    e = tuple;
 };
 inline auto const begin_tuple = [](auto& ctx) {
     begin_bracket(ctx);

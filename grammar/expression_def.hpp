@@ -169,7 +169,7 @@ inline auto const set_number = [](auto& ctx) {
     tokens::number_token const& t = x3::_attr(ctx);
     ParseState& st = state(ctx);
     e.range = st.range(t.span);
-    e.text.assign(t.span.b, t.span.e);
+    e.text = std::string_view(t.span.b, static_cast<std::size_t>(t.span.e - t.span.b));
     if (t.real) {
         e.kind = ast::ExprKind::scalar;
         e.sval = parse_scalar(t.span);
@@ -184,7 +184,7 @@ inline auto const set_string = [](auto& ctx) {
     auto& t = x3::_attr(ctx);
     e.kind = ast::ExprKind::string;
     e.range = state(ctx).range(t.span);
-    e.text = std::move(t.value);
+    e.text = t.value;
 };
 
 inline auto const set_true = [](auto& ctx) {
@@ -204,38 +204,35 @@ inline auto const set_identifier = [](auto& ctx) {
     ast::Expr& e = x3::_val(ctx);
     Span s = x3::_attr(ctx);
     e.kind = ast::ExprKind::identifier;
-    e.text.assign(s.b, s.e);
+    e.text = std::string_view(s.b, static_cast<std::size_t>(s.e - s.b));
     e.range = state(ctx).range(s);
 };
 
 inline auto const set_generic = [](auto& ctx) {
     ast::Expr& e = x3::_val(ctx);
     prim_token const& t = x3::_attr(ctx);
-    e.rare().generic = Type::primitive(t.type);
-    e.rare().generic_range = state(ctx).range(t.span);
+    e.generic_type = t.type;
+    e.generic_range_ = state(ctx).range(t.span);
 };
 
-// Reservations follow typical sizes (calls with several arguments, pairs in arrays and tuples) to
-// save regrowth: every Expr is large, and allocation dominates parse time on big flat graphs.
+// Children and names go to the parse state's scratch runs until the node is complete (end_node).
 inline auto const begin_call = [](auto& ctx) {
     ast::Expr& e = x3::_val(ctx);
+    ParseState& st = state(ctx);
     e.kind = ast::ExprKind::invocation;
-    e.children.reserve(4);
-    e.arg_names.reserve(4);
-    e.arg_name_ranges.reserve(4);
+    st.begin_children(e);
+    st.begin_names(e);
 };
 
 inline auto const push_argument = [](auto& ctx) {
-    ast::Expr& e = x3::_val(ctx);
+    ParseState& st = state(ctx);
     Argument& a = x3::_attr(ctx);
-    if (a.named) {
-        e.arg_names.emplace_back(a.name.b, a.name.e);
-        e.arg_name_ranges.push_back(state(ctx).range(a.name));
-    } else {
-        e.arg_names.emplace_back();
-        e.arg_name_ranges.emplace_back();
-    }
-    e.children.push_back(std::move(a.value));
+    if (a.named)
+        st.scratch_names.push_back(
+            ast::Name{std::string_view(a.name.b, static_cast<std::size_t>(a.name.e - a.name.b)), st.range(a.name)});
+    else
+        st.scratch_names.push_back(ast::Name{});
+    st.scratch.push_back(a.value);
 };
 
 inline auto const set_arg_name = [](auto& ctx) {
@@ -245,46 +242,43 @@ inline auto const set_arg_name = [](auto& ctx) {
 };
 inline auto const set_arg_value = [](auto& ctx) { x3::_val(ctx).value = std::move(x3::_attr(ctx)); };
 
-// Sets the end of the node's range to just after the closing punctuation in _attr.
-// The node is complete: its lists get their exact sizes (a big flat graph keeps millions of
-// them, and the reservations above are upper guesses).
-inline void fit_node(ast::Expr& e) {
-    if (e.children.capacity() != e.children.size()) e.children.shrink_to_fit();
-    e.arg_names.shrink_to_fit();
-    e.arg_name_ranges.shrink_to_fit();
-}
+// Sets the end of the node's range to just after the closing punctuation in _attr. The node is
+// complete: its children (and names) move from the scratch runs into the arena.
 inline auto const end_node = [](auto& ctx) {
     ast::Expr& e = x3::_val(ctx);
+    ParseState& st = state(ctx);
     const char* p = x3::_attr(ctx);
-    e.range.end = state(ctx).range(p, p + 1).end;
-    fit_node(e);
+    e.range.end = st.range(p, p + 1).end;
+    st.finish_children(e);
+    if (e.kind == ast::ExprKind::invocation || e.kind == ast::ExprKind::comprehension) st.finish_names(e);
 };
 
 inline auto const begin_builtin = [](auto& ctx) {
     ast::Expr& e = x3::_val(ctx);
     tokens::keyword_choice const& k = x3::_attr(ctx);
     e.kind = ast::ExprKind::builtin;
-    e.text.assign(k.span.b, k.span.e);
+    e.text = std::string_view(k.span.b, static_cast<std::size_t>(k.span.e - k.span.b));
     e.range = state(ctx).range(k.span);
+    state(ctx).begin_children(e);
 };
 
-inline auto const push_child = [](auto& ctx) { x3::_val(ctx).children.push_back(std::move(x3::_attr(ctx))); };
+inline auto const push_child = [](auto& ctx) { state(ctx).scratch.push_back(x3::_attr(ctx)); };
 
-// `(`: starts a parenthesized expression or a tuple.
+// `(` or `[`: starts a parenthesized expression, a tuple or an array.
 inline auto const begin_bracket = [](auto& ctx) {
     ast::Expr& e = x3::_val(ctx);
+    ParseState& st = state(ctx);
     const char* p = x3::_attr(ctx);
-    e.range = state(ctx).range(p, p + 1);
+    e.range = st.range(p, p + 1);
+    st.begin_children(e);
 };
 inline auto const begin_paren = [](auto& ctx) {
     begin_bracket(ctx);
     x3::_val(ctx).kind = ast::ExprKind::paren;
-    x3::_val(ctx).children.reserve(2);
 };
 inline auto const begin_array = [](auto& ctx) {
     begin_bracket(ctx);
     x3::_val(ctx).kind = ast::ExprKind::array;
-    x3::_val(ctx).children.reserve(2);
 };
 inline auto const end_paren_or_tuple = [](auto& ctx) {
     end_node(ctx);
@@ -292,17 +286,18 @@ inline auto const end_paren_or_tuple = [](auto& ctx) {
     e.kind = e.children.size() > 1 ? ast::ExprKind::tuple : ast::ExprKind::paren;
 };
 
-inline auto const begin_comprehension = [](auto& ctx) { x3::_val(ctx).kind = ast::ExprKind::comprehension; };
+inline auto const begin_comprehension = [](auto& ctx) {
+    x3::_val(ctx).kind = ast::ExprKind::comprehension;
+    state(ctx).begin_names(x3::_val(ctx));
+};
 inline auto const push_loop_name = [](auto& ctx) {
-    ast::Expr& e = x3::_val(ctx);
+    ParseState& st = state(ctx);
     Span s = x3::_attr(ctx);
-    e.rare().names.emplace_back(s.b, s.e);
-    e.rare().name_ranges.push_back(state(ctx).range(s));
+    st.scratch_names.push_back(ast::Name{std::string_view(s.b, static_cast<std::size_t>(s.e - s.b)), st.range(s)});
 };
 inline auto const set_filter = [](auto& ctx) {
-    ast::Expr& e = x3::_val(ctx);
-    e.has_filter = true;
-    e.children.push_back(std::move(x3::_attr(ctx)));
+    x3::_val(ctx).has_filter = true;
+    state(ctx).scratch.push_back(x3::_attr(ctx));
 };
 
 }  // namespace act
@@ -403,11 +398,8 @@ struct operator_expr_parser : x3::parser<operator_expr_parser> {
         if (!kw_else.parse(first, last, ctx, x3::unused, x3::unused)) expected(first, "'else'");
         if (!expr.parse(first, last, ctx, x3::unused, other)) expected(first, "expression after 'else'");
         ast::Expr node = make_node(ast::ExprKind::if_else, "", 0, SourceRange{st.file, out.range.begin, other.range.end});
-        node.children.reserve(3);
-        node.children.push_back(std::move(out));
-        node.children.push_back(std::move(cond));
-        node.children.push_back(std::move(other));
-        out = std::move(node);
+        node.children = st.children({out, cond, other});
+        out = node;
     }
 
     // Left-associative binary operators of precedence >= min_prec.
@@ -439,10 +431,8 @@ struct operator_expr_parser : x3::parser<operator_expr_parser> {
             }
             ast::Expr node = make_node(ast::ExprKind::binary, op.text, op.len,
                                        SourceRange{st.file, lhs.range.begin, rhs.range.end});
-            node.children.reserve(2);
-            node.children.push_back(std::move(lhs));
-            node.children.push_back(std::move(rhs));
-            lhs = std::move(node);
+            node.children = st.children({lhs, rhs});
+            lhs = node;
         }
     }
 
@@ -475,7 +465,7 @@ struct operator_expr_parser : x3::parser<operator_expr_parser> {
         }
         out = make_node(ast::ExprKind::unary, op_pos, 1, st.range(op_pos, op_pos + 1));
         out.range.end = operand.range.end;
-        out.children.push_back(std::move(operand));
+        out.children = st.children({operand});
     }
 
     // postfix ['^' unary]  (right-associative through parse_unary)
@@ -503,10 +493,8 @@ struct operator_expr_parser : x3::parser<operator_expr_parser> {
             expected(first, "expression");
         }
         ast::Expr node = make_node(ast::ExprKind::binary, "^", 1, SourceRange{st.file, out.range.begin, rhs.range.end});
-        node.children.reserve(2);
-        node.children.push_back(std::move(out));
-        node.children.push_back(std::move(rhs));
-        out = std::move(node);
+        node.children = st.children({out, rhs});
+        out = node;
     }
 
     // primary ('[' index ']' | '[' [begin] ':' [end] ']')*
@@ -550,11 +538,15 @@ struct operator_expr_parser : x3::parser<operator_expr_parser> {
             node.range = SourceRange{st.file, out.range.begin, st.range(first, first).begin};
             node.has_begin = is_range && has_begin;
             node.has_end = has_end;
-            node.children.reserve(3);
-            node.children.push_back(std::move(out));
-            if (has_begin) node.children.push_back(std::move(begin));
-            if (has_end) node.children.push_back(std::move(end));
-            out = std::move(node);
+            if (has_begin && has_end)
+                node.children = st.children({out, begin, end});
+            else if (has_begin)
+                node.children = st.children({out, begin});
+            else if (has_end)
+                node.children = st.children({out, end});
+            else
+                node.children = st.children({out});
+            out = node;
         }
     }
 };

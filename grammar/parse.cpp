@@ -162,7 +162,7 @@ private:
                 return;
             case ast::ExprKind::array:
             case ast::ExprKind::tuple:
-                for (auto& c : e.children) check_default(c, p);
+                for (std::size_t i = 0; i < e.children.size(); ++i) check_default(e.children.mutable_at(i), p);
                 return;
             case ast::ExprKind::unary:
                 if (fold_negative_literal(e)) {
@@ -185,17 +185,18 @@ private:
     // `-` directly followed by a numeric literal becomes a negative literal (flat syntax).
     static bool fold_negative_literal(ast::Expr& e) {
         if (e.kind != ast::ExprKind::unary || e.op != "-" || e.children.size() != 1) return false;
-        ast::Expr& lit = e.children.front();
+        const ast::Expr& lit = e.children.front();
         if ((lit.kind != ast::ExprKind::integer && lit.kind != ast::ExprKind::scalar) || lit.negative_literal ||
             lit.range.begin != e.range.begin + 1)
             return false;
-        ast::Expr folded = std::move(lit);
+        ast::Expr folded = lit;
         folded.negative_literal = true;
         folded.ival = -folded.ival;
         folded.sval = -folded.sval;
-        folded.text.insert(folded.text.begin(), '-');
+        // The '-' is the character just before the literal's text in the source.
+        folded.text = std::string_view(lit.text.data() - 1, lit.text.size() + 1);
         folded.range.begin = e.range.begin;
-        e = std::move(folded);
+        e = folded;
         return true;
     }
 
@@ -207,7 +208,7 @@ private:
                 operator_error("a right-hand side that is not an operation invocation", a.rhs.range);
                 continue;
             }
-            for (auto& arg : a.rhs.children) check_flat_value(arg);
+            for (std::size_t i = 0; i < a.rhs.children.size(); ++i) check_flat_value(a.rhs.children.mutable_at(i));
         }
     }
 
@@ -227,7 +228,7 @@ private:
                 return;
             case ast::ExprKind::array:
             case ast::ExprKind::tuple:
-                for (auto& c : e.children) check_flat_value(c);
+                for (std::size_t i = 0; i < e.children.size(); ++i) check_flat_value(e.children.mutable_at(i));
                 return;
             case ast::ExprKind::unary:
                 if (fold_negative_literal(e)) return;
@@ -315,7 +316,7 @@ bool run_rule(Rule const& rule, ParseState& st, Diagnostics& diags, const char* 
 // A ParseState over the text of `file`; false (with a diagnostic) if the text is too large.
 bool init_state(ParseState& st, const SourceManager& sm, std::uint32_t file, const ParseOptions& opts,
                 Diagnostics& diags, const char* what) {
-    const std::string& text = sm.text(file);
+    const std::string_view text = sm.text(file);
     if (text.size() >= std::numeric_limits<std::uint32_t>::max()) {
         diags.error(Stage::syntax, "file-too-large", std::string(what) + " is larger than 4 GiB", SourceRange{file, 0, 0});
         return false;
@@ -338,6 +339,7 @@ std::optional<ast::Document> parse(const SourceManager& sm, std::uint32_t file, 
     ast::Document doc;
     doc.file = file;
     st.doc = &doc;
+    st.arena = doc.arena.get();
     if (!parse_cpp::run_rule(document_rule(), st, diags, "version statement")) return std::nullopt;
 
     std::size_t errors_before = diags.error_count();
@@ -354,6 +356,7 @@ std::optional<ast::QuantDocument> parse_quant(const SourceManager& sm, std::uint
     ast::QuantDocument doc;
     doc.file = file;
     st.quant = &doc;
+    st.arena = doc.arena.get();
     if (!parse_cpp::run_rule(quant_document_rule(), st, diags, "tensor identifier")) return std::nullopt;
     return doc;
 }

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +39,32 @@ struct ParseState {
     ast::Document* doc = nullptr;                  // the document being built
     ast::QuantDocument* quant = nullptr;           // the quantization file being built
     std::vector<SourceRange> extension_commas;     // `extension A, B;` (a dialect deviation)
+    ast::Arena* arena = nullptr;                   // where finished nodes go
+    // Children (and argument / loop names) of the nodes being built, innermost last: a node
+    // remembers where its run starts (Expr::build_mark, name_mark) and moves the run into the
+    // arena when it is complete (finish_children, finish_names).
+    std::vector<ast::Expr> scratch;
+    std::vector<ast::Name> scratch_names;
+
+    void begin_children(ast::Expr& e) { e.build_mark = static_cast<std::uint32_t>(scratch.size()); }
+    void begin_names(ast::Expr& e) { e.name_mark = static_cast<std::uint32_t>(scratch_names.size()); }
+    void finish_children(ast::Expr& e) {
+        const std::size_t mark = e.build_mark;
+        e.children = ast::List<ast::Expr>(arena->copy(scratch.data() + mark, scratch.size() - mark), scratch.size() - mark);
+        scratch.resize(mark);
+        e.build_mark = 0;
+    }
+    // The names pushed since begin_names, plus `extra` more slots (see ast::Expr::names_).
+    void finish_names(ast::Expr& e) {
+        const std::size_t mark = e.name_mark;
+        e.names_ = arena->copy(scratch_names.data() + mark, scratch_names.size() - mark);
+        scratch_names.resize(mark);
+        e.name_mark = 0;
+    }
+    // A node with exactly these children (operators), straight into the arena.
+    ast::List<ast::Expr> children(std::initializer_list<ast::Expr> items) {
+        return ast::List<ast::Expr>(arena->copy(items.begin(), items.size()), items.size());
+    }
 
     SourceRange range(const char* b, const char* e) const {
         return SourceRange{file, static_cast<std::uint32_t>(b - base), static_cast<std::uint32_t>(e - base)};

@@ -30,7 +30,7 @@ namespace act {
 inline auto const set_quant_tensor = [](auto& ctx) {
     ast::QuantEntry& q = x3::_val(ctx);
     tokens::string_token& t = x3::_attr(ctx);
-    q.tensor = std::move(t.value);
+    q.tensor = std::string(t.value);
     q.tensor_range = state(ctx).range(t.span);
     q.range = q.tensor_range;
 };
@@ -65,7 +65,7 @@ inline auto const set_empty_call = [](auto& ctx) {
     const char* close = boost::fusion::at_c<1>(attr);
     ParseState& st = state(ctx);
     e.kind = ast::ExprKind::invocation;
-    e.text.assign(name.b, name.e);
+    e.text = std::string_view(name.b, static_cast<std::size_t>(name.e - name.b));
     e.range = st.range(name.b, close + 1);
 };
 

@@ -227,10 +227,11 @@ struct number_parser : x3::parser<number_parser> {
 
 // ---- string literals ---------------------------------------------------------------------
 // '...' or "..." of printable ASCII; the start quote and `\` are escaped by `\` (the other quote
-// may be escaped too). The attribute holds the unescaped value.
+// may be escaped too). The attribute holds the unescaped value: a view into the source when there
+// is no escape, else into the parse state's arena.
 struct string_token {
     Span span;
-    std::string value;
+    std::string_view value;
 };
 struct string_parser : x3::parser<string_parser> {
     using attribute_type = string_token;
@@ -241,8 +242,9 @@ struct string_parser : x3::parser<string_parser> {
         if (first == last || (*first != '\'' && *first != '"')) return false;
         char quote = *first;
         It p = first + 1;
-        std::string value;
-        auto const& st = x3::get<state_tag>(ctx);
+        std::string value;  // only when there are escapes
+        bool escaped = false;
+        auto& st = x3::get<state_tag>(ctx);
         for (;;) {
             if (p == last || *p == '\n' || *p == '\r')
                 throw SyntaxError{first, "unterminated-string", "unterminated string literal", p};
@@ -257,6 +259,8 @@ struct string_parser : x3::parser<string_parser> {
                                           "' in string literal (a backslash must be escaped as '\\\\')",
                                       q == last ? q : q + 1};
                 }
+                if (!escaped) value.assign(first + 1, p);
+                escaped = true;
                 value.push_back(*q);
                 p = q + 1;
                 continue;
@@ -265,17 +269,18 @@ struct string_parser : x3::parser<string_parser> {
             if (u < 0x20 || u > 0x7E)
                 throw SyntaxError{p, "invalid-string-character",
                                   describe_char(c) + " is not allowed in a string literal (printable ASCII only)"};
-            value.push_back(c);
+            if (escaped) value.push_back(c);
             ++p;
         }
-        if (value.size() > st.max_string_length)
+        const std::size_t length = escaped ? value.size() : static_cast<std::size_t>(p - first - 1);
+        if (length > st.max_string_length)
             throw SyntaxError{first, "string-too-long",
                               "string literal is longer than the limit max_string_length = " +
                                   std::to_string(st.max_string_length)};
         ++p;
         if constexpr (!std::is_same_v<Attr, x3::unused_type>) {
             attr.span = Span{first, p};
-            attr.value = std::move(value);
+            attr.value = escaped ? st.arena->copy(value) : std::string_view(first + 1, length);
         }
         first = p;
         return true;

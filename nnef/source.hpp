@@ -1,6 +1,7 @@
 // Source buffers and positions. std-only.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,16 +22,20 @@ struct LineCol {
     std::uint32_t col = 0;   // 1-based, in bytes
 };
 
-// Owns source texts (and names of binary files) so that SourceRanges stay meaningful.
+// Owns source texts (and names of binary files) so that SourceRanges stay meaningful. A text never
+// moves once registered: views into it stay valid as long as the SourceManager.
 class SourceManager {
 public:
     // Registers a text buffer; returns its id (>= 1).
     std::uint32_t add(std::string name, std::string text);
+    // Registers a text that lives elsewhere for at least as long as this SourceManager (e.g. the
+    // embedded standard library) without copying it.
+    std::uint32_t add_view(std::string name, std::string_view text);
     // Registers a binary file by name only (diagnostics then use byte offsets).
     std::uint32_t add_binary(std::string name);
 
     const std::string& name(std::uint32_t file) const;
-    const std::string& text(std::uint32_t file) const;
+    std::string_view text(std::uint32_t file) const;
     bool is_binary(std::uint32_t file) const;
     LineCol line_col(std::uint32_t file, std::uint32_t offset) const;
     LineCol begin(const SourceRange& r) const { return line_col(r.file, r.begin); }
@@ -41,13 +46,14 @@ public:
 private:
     struct File {
         std::string name;
-        std::string text;
+        std::string owned;      // the text, when registered by add()
+        std::string_view text;  // the text (owned or not)
         bool binary = false;
         mutable std::vector<std::uint32_t> line_starts;  // computed lazily
     };
     const File& file(std::uint32_t id) const;
     void index_lines(const File& f) const;
-    std::vector<File> files_;
+    std::deque<File> files_;  // a deque: registering a file moves no other
 };
 
 }  // namespace nnef

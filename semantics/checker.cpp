@@ -675,7 +675,7 @@ private:
                 items.push_back(t);
             } else if (!t.is_array()) {
                 error("comprehension-not-array",
-                      "a comprehension iterates arrays; " + quoted(e.names()[i]) + " iterates a value of type " +
+                      "a comprehension iterates arrays; " + quoted(e.names()[i].text) + " iterates a value of type " +
                           describe(t),
                       e.children[i].range);
                 items.push_back(unknown_type());
@@ -684,7 +684,7 @@ private:
             }
         }
         const std::size_t mark = locals_.size();
-        for (std::size_t i = 0; i < n; ++i) locals_.emplace_back(e.names()[i], items[i]);
+        for (std::size_t i = 0; i < n; ++i) locals_.emplace_back(e.names()[i].text.str(), items[i]);
         if (e.has_filter) {
             const ast::Expr& filter = e.children[n];
             Type f = type_expr(filter);
@@ -789,8 +789,8 @@ private:
             Arg a;
             a.type = type_expr(e.children[i]);
             a.range = e.children[i].range;
-            if (i < e.arg_names.size()) a.name = e.arg_names[i];
-            if (i < e.arg_name_ranges.size()) a.name_range = e.arg_name_ranges[i];
+            a.name = e.arg_name(i).str();
+            a.name_range = e.arg_name_range(i);
             if (!a.name_range.valid()) a.name_range = a.range;
             args.push_back(std::move(a));
         }

@@ -412,7 +412,7 @@ private:
             inner.generic = s.generic;
             inner.prefix = s.prefix;
             inner.graph = s.graph;
-            for (std::size_t i = 0; i < n; ++i) inner.vars[e.names()[i]] = iterables[i][k];
+            for (std::size_t i = 0; i < n; ++i) inner.vars[e.names()[i].text.str()] = iterables[i][k];
             if (filter) {
                 Value c = eval(*filter, inner);
                 if (!c.is_logical()) fail("operand-type", "comprehension filter is not a logical value", filter->range);
@@ -569,7 +569,7 @@ private:
         std::vector<std::optional<Value>> values(decl->params.size());
         std::size_t positional = 0;
         for (std::size_t i = 0; i < e.children.size(); ++i) {
-            const std::string& name = i < e.arg_names.size() ? e.arg_names[i] : std::string();
+            const std::string_view name = e.arg_name(i);
             std::size_t idx = decl->params.size();
             if (name.empty()) {
                 idx = positional++;

@@ -27,7 +27,9 @@ constexpr char later_text[] =
 // Errors here are bugs in the embedded text.
 inline void parse_text(Stdlib& lib, SourceManager& sm, const char* name, std::string_view text, bool strict,
                        Diagnostics& diags) {
-    const std::uint32_t file = sm.add(name, std::string(text));
+    // The library's nodes point into the text: register the embedded (static) text itself, so
+    // that a library parsed once can serve every SourceManager.
+    const std::uint32_t file = sm.add_view(name, text);
     grammar::ParseOptions opts;
     opts.stdlib = true;
     opts.options.strict = strict;
@@ -84,8 +86,8 @@ std::shared_ptr<const Stdlib> load_stdlib(SourceManager& sm, bool strict, Diagno
     const std::lock_guard<std::mutex> lock(mutex);
     std::shared_ptr<const Stdlib>& cached = parsed[strict ? 1 : 0][before];
     if (cached) {
-        sm.add("<stdlib>", std::string(stdlib_rev3_text()));
-        if (!strict) sm.add("<stdlib-later>", std::string(stdlib_later_text()));
+        sm.add_view("<stdlib>", stdlib_rev3_text());
+        if (!strict) sm.add_view("<stdlib-later>", stdlib_later_text());
         return cached;
     }
     Diagnostics own(diags.max_errors());

@@ -308,7 +308,7 @@ private:
         Value::Items items;
         for (std::size_t k = 0; k < length; ++k) {
             VarsGuard guard{vars_, vars_.size()};
-            for (std::size_t i = 0; i < n; ++i) vars_.emplace_back(e.names()[i], iterables[i][k]);
+            for (std::size_t i = 0; i < n; ++i) vars_.emplace_back(e.names()[i].text.str(), iterables[i][k]);
             if (filter) {
                 Value c = eval(*filter);
                 if (!c.is_logical()) type_error("operand-type", "comprehension filter is " + type_name(c) + ", not logical", filter->range);
@@ -558,7 +558,7 @@ private:
 
         for (std::size_t i = 0; i < inv.children.size(); ++i) {
             const ast::Expr& arg = inv.children[i];
-            const std::string& name = inv.arg_names[i];
+            const std::string name = inv.arg_name(i).str();
             if (name.empty()) {
                 diags_.error(Stage::semantic, "positional-argument",
                              "positional argument to '" + inv.text +
@@ -566,7 +566,7 @@ private:
                              arg.range);
                 continue;
             }
-            const SourceRange name_range = inv.arg_name_ranges[i];
+            const SourceRange name_range = inv.arg_name_range(i);
             std::size_t p = 0;
             while (p < params.size() && params[p].name != name) ++p;
             if (p == 0) {

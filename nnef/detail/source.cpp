@@ -6,18 +6,24 @@
 namespace nnef {
 
 std::uint32_t SourceManager::add(std::string name, std::string text) {
-    File f;
+    File& f = files_.emplace_back();
     f.name = std::move(name);
-    f.text = std::move(text);
-    files_.push_back(std::move(f));
+    f.owned = std::move(text);
+    f.text = f.owned;  // after the move: a short string lives inside the File
+    return static_cast<std::uint32_t>(files_.size());
+}
+
+std::uint32_t SourceManager::add_view(std::string name, std::string_view text) {
+    File& f = files_.emplace_back();
+    f.name = std::move(name);
+    f.text = text;
     return static_cast<std::uint32_t>(files_.size());
 }
 
 std::uint32_t SourceManager::add_binary(std::string name) {
-    File f;
+    File& f = files_.emplace_back();
     f.name = std::move(name);
     f.binary = true;
-    files_.push_back(std::move(f));
     return static_cast<std::uint32_t>(files_.size());
 }
 
@@ -27,13 +33,13 @@ const SourceManager::File& SourceManager::file(std::uint32_t id) const {
 }
 
 const std::string& SourceManager::name(std::uint32_t id) const { return file(id).name; }
-const std::string& SourceManager::text(std::uint32_t id) const { return file(id).text; }
+std::string_view SourceManager::text(std::uint32_t id) const { return file(id).text; }
 bool SourceManager::is_binary(std::uint32_t id) const { return file(id).binary; }
 
 void SourceManager::index_lines(const File& f) const {
     if (!f.line_starts.empty()) return;
     f.line_starts.push_back(0);
-    const std::string& t = f.text;
+    const std::string_view t = f.text;
     for (std::size_t i = 0; i < t.size(); ++i) {
         // \n, \r\n and a lone \r all end a line.
         if (t[i] == '\n' || (t[i] == '\r' && (i + 1 >= t.size() || t[i + 1] != '\n')))
@@ -57,7 +63,7 @@ std::string_view SourceManager::line_text(std::uint32_t id, std::uint32_t line) 
     std::size_t b = f.line_starts[line - 1];
     std::size_t e = line < f.line_starts.size() ? f.line_starts[line] : f.text.size();
     while (e > b && (f.text[e - 1] == '\n' || f.text[e - 1] == '\r')) --e;
-    return std::string_view(f.text).substr(b, e - b);
+    return f.text.substr(b, e - b);
 }
 
 }  // namespace nnef

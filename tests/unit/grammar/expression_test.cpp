@@ -91,8 +91,10 @@ TEST_CASE("primaries") {
         auto p = grammar_test::parse(grammar_test::compositional("[for i in xs, j in ys if c yield i]"));
         REQUIRE(p->ok());
         const auto& e = grammar_test::rhs(*p);
-        CHECK(e.names() == std::vector<std::string>{"i", "j"});
-        CHECK(p->text(e.name_ranges()[1]) == "j");
+        REQUIRE(e.names().size() == 2);
+        CHECK(e.names()[0].text == "i");
+        CHECK(e.names()[1].text == "j");
+        CHECK(p->text(e.names()[1].range) == "j");
         CHECK(e.has_filter);
         REQUIRE(e.children.size() == 4);  // xs, ys, filter, yield
         CHECK(e.children[2].text == "c");
@@ -133,9 +135,11 @@ TEST_CASE("primaries") {
         REQUIRE(e.generic());
         CHECK(*e.generic() == nnef::Type::primitive(nnef::PrimType::integer));
         CHECK(p->text(e.generic_range()) == "integer");
-        CHECK(e.arg_names == std::vector<std::string>{"", "k"});
-        CHECK(p->text(e.arg_name_ranges[1]) == "k");
-        CHECK_FALSE(e.arg_name_ranges[0].valid());
+        REQUIRE(e.children.size() == 2);
+        CHECK(e.arg_name(0).empty());
+        CHECK(e.arg_name(1) == "k");
+        CHECK(p->text(e.arg_name_range(1)) == "k");
+        CHECK_FALSE(e.arg_name_range(0).valid());
     }
     SUBCASE("and / or are not operators") {
         auto p = grammar_test::parse(grammar_test::compositional("f(true and false)"));
@@ -173,3 +177,42 @@ TEST_CASE("expression errors") {
 }
 
 }  // TEST_SUITE
+
+TEST_CASE("nodes are views into the source; escaped strings and children are in the document's arena") {
+    auto p = grammar_test::parse(grammar_test::compositional("f(abc, 'plain', 'it\\'s', [1, 2])"));
+    REQUIRE_MESSAGE(p->ok(), p->rendered());
+    const std::string_view source = p->sm.text(p->file);
+    auto in_source = [&](std::string_view v) { return v.data() >= source.data() && v.data() + v.size() <= source.data() + source.size(); };
+    const auto& e = grammar_test::rhs(*p);
+    REQUIRE(e.children.size() == 4);
+    CHECK(in_source(e.text));
+    CHECK(e.children[0].text == "abc");
+    CHECK(in_source(e.children[0].text));
+    CHECK(e.children[1].text == "plain");
+    CHECK(in_source(e.children[1].text));  // no escape: the text between the quotes
+    CHECK(e.children[2].text == "it's");
+    CHECK_FALSE(in_source(e.children[2].text));  // unescaped copy
+    CHECK(p->doc->arena->bytes() > 0);
+    // Children of a node are one run; a copied node still refers to them.
+    const nnef::ast::Expr copy = e.children[3];
+    REQUIRE(copy.children.size() == 2);
+    CHECK(&copy.children[1] == &copy.children[0] + 1);
+    CHECK(copy.children[1].ival == 2);
+}
+
+TEST_CASE("arena: runs, text, reset") {
+    nnef::ast::Arena arena;
+    const int items[] = {1, 2, 3};
+    int* run = arena.copy(items, 3);
+    CHECK(run[2] == 3);
+    CHECK(arena.copy(items, 0) == nullptr);
+    std::string_view t = arena.copy(std::string_view("text"));
+    CHECK(t == "text");
+    for (int i = 0; i < 10000; ++i) arena.copy(std::string_view("0123456789"));  // several chunks
+    CHECK(arena.bytes() >= 100000);
+    void* big = arena.allocate(std::size_t(8) << 20, 64);  // larger than any chunk
+    CHECK(reinterpret_cast<std::uintptr_t>(big) % 64 == 0);
+    arena.reset();
+    CHECK(arena.bytes() == 0);
+    CHECK(arena.copy(std::string_view("again")) == "again");
+}

@@ -31,7 +31,7 @@ struct Parsed {
         return out;
     }
     // Text covered by a range.
-    std::string text(nnef::SourceRange r) const { return sm.text(file).substr(r.begin, r.end - r.begin); }
+    std::string text(nnef::SourceRange r) const { return std::string(sm.text(file).substr(r.begin, r.end - r.begin)); }
 };
 
 struct Mode {
@@ -100,12 +100,12 @@ inline std::string sexpr(const nnef::ast::Expr& e) {
             std::string out = "(call " + e.text;
             if (e.generic()) out += "<" + nnef::to_string(*e.generic()) + ">";
             for (std::size_t i = 0; i < e.children.size(); ++i)
-                out += " " + (e.arg_names[i].empty() ? std::string() : e.arg_names[i] + "=") + sexpr(e.children[i]);
+                out += " " + (e.arg_name(i).empty() ? std::string() : e.arg_name(i) + "=") + sexpr(e.children[i]);
             return out + ")";
         }
         case K::comprehension: {
             std::string out = "(for";
-            for (std::size_t i = 0; i < e.names().size(); ++i) out += " (" + e.names()[i] + " " + sexpr(e.children[i]) + ")";
+            for (std::size_t i = 0; i < e.names().size(); ++i) out += " (" + e.names()[i].text + " " + sexpr(e.children[i]) + ")";
             if (e.has_filter) out += " if " + sexpr(e.children[e.names().size()]);
             return out + " yield " + sexpr(e.children.back()) + ")";
         }
