@@ -156,7 +156,7 @@ inline std::string check_quant_text(const std::uint8_t* data, std::size_t size) 
     nnef::Graph graph = fixture.graph;
     const nnef::Options options = text_options();
     nnef::Diagnostics diags(options.limits.max_errors);
-    const bool ok = nnef::storage::apply_quantization(graph, fixture.program, sources, file, options, diags);
+    const bool ok = nnef::storage::apply_quantization(graph, fixture.program, nullptr, sources, file, options, diags);
     std::string why = check_diagnostics(diags, sources);
     if (!why.empty()) return why;
     if (ok != !diags.has_errors()) return "apply_quantization's result disagrees with the diagnostics";

@@ -130,18 +130,18 @@ inline auto const push_param = [](auto& ctx) { x3::_val(ctx).params.push_back(st
 inline auto const push_result = [](auto& ctx) { x3::_val(ctx).results.push_back(std::move(x3::_attr(ctx))); };
 inline auto const begin_fragment_body = [](auto& ctx) { x3::_val(ctx).body.emplace(); };
 inline auto const push_fragment_statement = [](auto& ctx) { x3::_val(ctx).body->push_back(std::move(x3::_attr(ctx))); };
-// `{` of the graph body: reserve one assignment per remaining `;` (an upper bound), so that the
-// body of a large flat graph is allocated once instead of regrown.
-inline auto const begin_graph_body = [](auto& ctx) {
-    ParseState& st = state(ctx);
-    const char* p = x3::_attr(ctx);
-    x3::_val(ctx).body.reserve(static_cast<std::size_t>(std::count(p, st.end, ';')));
-};
-inline auto const push_graph_statement = [](auto& ctx) { x3::_val(ctx).body.push_back(std::move(x3::_attr(ctx))); };
+// The graph body goes through the parse state's hooks (grammar/parse.cpp), which keep each
+// statement in the document or hand it to a statement sink.
+inline auto const begin_graph_body = [](auto& ctx) { state(ctx).hooks->begin_graph(x3::_val(ctx), x3::_attr(ctx)); };
+inline auto const push_graph_statement = [](auto& ctx) { state(ctx).hooks->statement(x3::_val(ctx), x3::_attr(ctx)); };
 // Closing `}` or `;` of a fragment / graph.
 inline auto const end_definition = [](auto& ctx) {
     const char* p = x3::_attr(ctx);
     x3::_val(ctx).range.end = state(ctx).range(p, p + 1).end;
+};
+inline auto const end_graph_body = [](auto& ctx) {
+    end_definition(ctx);
+    state(ctx).hooks->end_graph(x3::_val(ctx));
 };
 inline auto const push_graph_param = [](auto& ctx) {
     Span s = x3::_attr(ctx);
@@ -288,7 +288,7 @@ auto const graph_def_def = kw_graph[act::begin_fragment] > name[act::set_fragmen
                            name[act::push_graph_param] >> *(',' > name[act::push_graph_param]) > ')' > arrow > '(' >
                            name[act::push_graph_result] >> *(',' > name[act::push_graph_result]) > ')' > lbrace[act::begin_graph_body] >
                            assignment[act::push_graph_statement] >> *(body_end > assignment[act::push_graph_statement]) >
-                           rbrace[act::end_definition];
+                           rbrace[act::end_graph_body];
 auto const graph_opt_def = graph_def[act::set_graph] | stdlib_mode;
 auto const end_of_input_def = x3::eoi;
 

@@ -94,11 +94,15 @@ class Checker {
 public:
     Checker(const ParseOptions& opts, const ParseState& st, Diagnostics& diags) : opts_(opts), st_(st), diags_(diags) {}
 
-    void check(ast::Document& doc) {
+    // Everything before the graph: version, extensions, fragments.
+    void check_header(ast::Document& doc) {
         check_version(doc);
         check_extensions(doc);
         for (auto& f : doc.fragments) check_fragment(f);
-        if (doc.graph) check_body(doc.graph->body);
+    }
+    // One statement of the graph body (after check_header).
+    void check_statement(ast::Assignment& a) {
+        if (!operators_enabled_ && !diags_.limit_reached()) check_flat(a);
     }
 
 private:
@@ -204,12 +208,17 @@ private:
         if (operators_enabled_) return;
         for (auto& a : body) {
             if (diags_.limit_reached()) return;
-            if (a.rhs.kind != ast::ExprKind::invocation) {
-                operator_error("a right-hand side that is not an operation invocation", a.rhs.range);
-                continue;
-            }
-            for (std::size_t i = 0; i < a.rhs.children.size(); ++i) check_flat_value(a.rhs.children.mutable_at(i));
+            check_flat(a);
         }
+    }
+
+    // Flat syntax: the right-hand side is an invocation with flat values as arguments.
+    void check_flat(ast::Assignment& a) {
+        if (a.rhs.kind != ast::ExprKind::invocation) {
+            operator_error("a right-hand side that is not an operation invocation", a.rhs.range);
+            return;
+        }
+        for (std::size_t i = 0; i < a.rhs.children.size(); ++i) check_flat_value(a.rhs.children.mutable_at(i));
     }
 
     void operator_error(const std::string& what, SourceRange range) {
@@ -250,6 +259,55 @@ private:
     Diagnostics& diags_;
     bool fragments_enabled_ = false;
     bool operators_enabled_ = false;
+};
+
+// The graph body as the grammar reaches it: the dialect checks of everything before the graph at
+// its `{`, of each statement as it completes; then the statement is kept in the document, or given
+// to the sink and its nodes freed.
+class Hooks final : public GraphHooks {
+public:
+    Hooks(ParseState& st, Checker& checker, Diagnostics& syntax, ast::Document& doc, StatementSink* sink)
+        : st_(st), checker_(checker), syntax_(syntax), doc_(doc), sink_(sink) {}
+
+    bool header_checked() const { return header_checked_; }
+
+    void begin_graph(ast::GraphDef& graph, const char* body) override {
+        checker_.check_header(doc_);
+        header_checked_ = true;
+        if (sink_) {
+            sink_->begin_graph(doc_, graph, syntax_.has_errors());
+            st_.arena = &statements_;
+        } else {
+            // One assignment per remaining `;` at most: the body is allocated once.
+            graph.body.reserve(static_cast<std::size_t>(std::count(body, st_.end, ';')));
+        }
+    }
+
+    void statement(ast::GraphDef& graph, ast::Assignment& a) override {
+        checker_.check_statement(a);
+        if (!sink_) {
+            graph.body.push_back(a);
+            return;
+        }
+        sink_->statement(a, syntax_.has_errors());
+        statements_.reset();
+    }
+
+    void end_graph(ast::GraphDef&) override {
+        if (sink_) {
+            sink_->end_graph(syntax_.has_errors());
+            st_.arena = doc_.arena.get();
+        }
+    }
+
+private:
+    ParseState& st_;
+    Checker& checker_;
+    Diagnostics& syntax_;
+    ast::Document& doc_;
+    StatementSink* sink_;
+    ast::Arena statements_;  // the nodes of the statement being streamed
+    bool header_checked_ = false;
 };
 
 // Runs `rule` over the buffer of `st`, turning expectation failures and lexical errors into
@@ -333,18 +391,24 @@ bool init_state(ParseState& st, const SourceManager& sm, std::uint32_t file, con
 }  // namespace parse_cpp
 
 std::optional<ast::Document> parse(const SourceManager& sm, std::uint32_t file, const ParseOptions& opts,
-                                   Diagnostics& diags) {
+                                   Diagnostics& diags, StatementSink* sink) {
     ParseState st;
     if (!parse_cpp::init_state(st, sm, file, opts, diags, "document")) return std::nullopt;
     ast::Document doc;
     doc.file = file;
     st.doc = &doc;
     st.arena = doc.arena.get();
+    // The dialect checks run as the text is parsed; their diagnostics count only when the whole
+    // text parses (a grammar error is then the only diagnostic, as the parse stops there).
+    Diagnostics syntax(diags.max_errors());
+    parse_cpp::Checker checker(opts, st, syntax);
+    parse_cpp::Hooks hooks(st, checker, syntax, doc, sink);
+    st.hooks = &hooks;
     if (!parse_cpp::run_rule(document_rule(), st, diags, "version statement")) return std::nullopt;
+    if (!hooks.header_checked()) checker.check_header(doc);  // no graph (the standard library)
 
-    std::size_t errors_before = diags.error_count();
-    parse_cpp::Checker(opts, st, diags).check(doc);
-    if (diags.error_count() != errors_before || diags.limit_reached()) return std::nullopt;
+    diags.append(syntax);
+    if (syntax.has_errors() || syntax.limit_reached()) return std::nullopt;
     return doc;
 }
 

@@ -27,6 +27,19 @@ struct Span {
     const char* e = nullptr;
 };
 
+// What the graph rules call as the graph body is parsed (implemented in grammar/parse.cpp): at
+// its `{` (the header and everything before the graph are complete), for each statement, and at
+// its `}`.
+class GraphHooks {
+public:
+    virtual void begin_graph(ast::GraphDef& graph, const char* body) = 0;
+    virtual void statement(ast::GraphDef& graph, ast::Assignment& a) = 0;
+    virtual void end_graph(ast::GraphDef& graph) = 0;
+
+protected:
+    ~GraphHooks() = default;
+};
+
 // The one parse-time state object, injected into the X3 context under `state_tag`.
 struct ParseState {
     const char* base = nullptr;  // first byte of the buffer (offsets are relative to it)
@@ -40,6 +53,7 @@ struct ParseState {
     ast::QuantDocument* quant = nullptr;           // the quantization file being built
     std::vector<SourceRange> extension_commas;     // `extension A, B;` (a dialect deviation)
     ast::Arena* arena = nullptr;                   // where finished nodes go
+    GraphHooks* hooks = nullptr;                   // set for documents
     // Children (and argument / loop names) of the nodes being built, innermost last: a node
     // remembers where its run starts (Expr::build_mark, name_mark) and moves the run into the
     // arena when it is complete (finish_children, finish_names).

@@ -95,28 +95,25 @@ class Checker {
 public:
     Checker(const ast::Document& doc, std::shared_ptr<const Stdlib> stdlib, const Options& opts,
             Diagnostics& diags)
-        : doc_(doc), stdlib_(std::move(stdlib)), opts_(opts), diags_(&diags) {}
-
-    Program run() {
-        Program program;
-        program.document = &doc_;
-        program.stdlib = stdlib_;
-        if (stdlib_) program.fragments = stdlib_->fragments;
+        : doc_(doc), stdlib_(std::move(stdlib)), opts_(opts), diags_(&diags) {
+        program_.document = &doc_;
+        program_.stdlib = stdlib_;
+        if (stdlib_) program_.fragments = stdlib_->fragments;
         // The document's own fragments; the first of duplicates wins, and a document fragment
         // named like a standard one (an error) replaces it so its own body is what gets checked.
         std::unordered_set<std::string> own;
         for (const ast::Fragment& f : doc_.fragments)
-            if (own.insert(f.name).second) program.fragments[f.name] = &f;
-        program_ = &program;
+            if (own.insert(f.name).second) program_.fragments[f.name] = &f;
+    }
 
+    Program& program() { return program_; }
+
+    void check_declarations() {
         std::unordered_map<std::string, const ast::Fragment*> seen;
         for (const ast::Fragment& f : doc_.fragments) {
             if (stop()) break;
             check_fragment(f, seen);
         }
-        if (doc_.graph && !stop()) check_graph(*doc_.graph);
-        program_ = nullptr;
-        return program;
     }
 
 private:
@@ -331,9 +328,15 @@ private:
         fragment_ = nullptr;
     }
 
+public:
     // ---- graph ------------------------------------------------------------------------------
-    void check_graph(const ast::GraphDef& g) {
-        Scope scope;
+    // The graph is checked a statement at a time (a streaming parse hands them over as they come):
+    // begin_graph with the header, statement for each assignment, end_graph.
+    void begin_graph(const ast::GraphDef& g) {
+        graph_params_ = g.params;
+        graph_results_ = g.results;
+        Scope& scope = graph_scope_;
+        scope.clear();
         for (const ast::Identifier& p : g.params) {
             if (scope.count(p.name)) {
                 error("duplicate-graph-parameter", "graph parameter " + quoted(p.name) + " is listed twice", p.range);
@@ -360,32 +363,37 @@ private:
             s.result = true;
             scope.emplace(r.name, s);
         }
+        undefined_reported_.clear();
+    }
+
+    void statement(const ast::Assignment& a) {
+        if (stop()) return;
         fragment_ = nullptr;
         in_graph_ = true;
-        scope_ = &scope;
-        undefined_reported_.clear();
-        for (const ast::Assignment& a : g.body) {
-            if (stop()) break;
-            check_assignment(a);
-        }
-        if (!stop()) {
-            std::unordered_set<std::string> reported;
-            for (const ast::Identifier& p : g.params) {
-                const Symbol& s = scope.at(p.name);
-                if (!s.defined && reported.insert(p.name).second)
-                    error("graph-parameter-not-defined",
-                          "graph parameter " + quoted(p.name) + " is never defined by 'external'", p.range);
-            }
-            for (const ast::Identifier& r : g.results) {
-                const Symbol& s = scope.at(r.name);
-                if (!s.defined && reported.insert(r.name).second)
-                    error("graph-result-not-assigned", "graph result " + quoted(r.name) + " is never assigned", r.range);
-            }
-        }
+        scope_ = &graph_scope_;
+        check_assignment(a);
         scope_ = &empty_scope_;
         in_graph_ = false;
     }
 
+    void end_graph() {
+        if (stop()) return;
+        const Scope& scope = graph_scope_;
+        std::unordered_set<std::string> reported;
+        for (const ast::Identifier& p : graph_params_) {
+            const Symbol& s = scope.at(p.name);
+            if (!s.defined && reported.insert(p.name).second)
+                error("graph-parameter-not-defined",
+                      "graph parameter " + quoted(p.name) + " is never defined by 'external'", p.range);
+        }
+        for (const ast::Identifier& r : graph_results_) {
+            const Symbol& s = scope.at(r.name);
+            if (!s.defined && reported.insert(r.name).second)
+                error("graph-result-not-assigned", "graph result " + quoted(r.name) + " is never assigned", r.range);
+        }
+    }
+
+private:
     // ---- assignments ------------------------------------------------------------------------
     static bool is_external_call(const ast::Expr& e) {
         const ast::Expr& s = strip_parens(e);
@@ -808,7 +816,7 @@ private:
     // Types an invocation of `name` (explicit, or the fragment a tensor operator maps to).
     Type type_call(const std::string& name, const ast::Expr& e, const std::optional<Type>& explicit_generic,
                    SourceRange generic_range, const std::vector<Arg>& args) {
-        const ast::Fragment* decl = program_->find(name);
+        const ast::Fragment* decl = program_.find(name);
         if (!decl) {
             std::string msg = "unknown operation " + quoted(name);
             if (e.kind != ast::ExprKind::invocation) msg = "operator '" + e.op + "' needs operation " + quoted(name) + ", which is not declared";
@@ -970,7 +978,10 @@ private:
     std::shared_ptr<const Stdlib> stdlib_;
     const Options& opts_;
     Diagnostics* diags_;
-    const Program* program_ = nullptr;
+    Program program_;
+    Scope graph_scope_;
+    std::vector<ast::Identifier> graph_params_;
+    std::vector<ast::Identifier> graph_results_;
 
     Scope empty_scope_;
     Scope* scope_ = &empty_scope_;
@@ -986,10 +997,27 @@ private:
 
 }  // namespace checker_cpp
 
+Checking::Checking(const ast::Document& doc, std::shared_ptr<const Stdlib> stdlib, const Options& opts,
+                   Diagnostics& diags)
+    : impl_(std::make_unique<checker_cpp::Checker>(doc, std::move(stdlib), opts, diags)) {}
+Checking::~Checking() = default;
+void Checking::check_declarations() { impl_->check_declarations(); }
+const Program& Checking::program() const { return impl_->program(); }
+Program Checking::take_program() { return std::move(impl_->program()); }
+void Checking::begin_graph(const ast::GraphDef& header) { impl_->begin_graph(header); }
+void Checking::statement(const ast::Assignment& a) { impl_->statement(a); }
+void Checking::end_graph() { impl_->end_graph(); }
+
 Program check(const ast::Document& doc, std::shared_ptr<const Stdlib> stdlib, const Options& opts,
               Diagnostics& diags) {
-    checker_cpp::Checker checker(doc, std::move(stdlib), opts, diags);
-    return checker.run();
+    Checking checking(doc, std::move(stdlib), opts, diags);
+    checking.check_declarations();
+    if (doc.graph && !diags.limit_reached()) {
+        checking.begin_graph(*doc.graph);
+        for (const ast::Assignment& a : doc.graph->body) checking.statement(a);
+        checking.end_graph();
+    }
+    return checking.take_program();
 }
 
 }  // namespace nnef::sema

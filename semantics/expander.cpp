@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <deque>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -78,17 +79,16 @@ public:
             for (const ast::Document& doc : p.stdlib->documents) stdlib_files_.insert(doc.file);
     }
 
-    Expansion run() {
-        const ast::Document& doc = *prog_.document;
-        const ast::GraphDef& gd = *doc.graph;
+    // The graph is expanded a statement at a time (a streaming parse hands them over as they
+    // come): begin_graph with the header, statement for each assignment, finish.
+    void begin_graph(const ast::GraphDef& gd) {
         Graph& g = out_.graph;
         g.name = gd.name;
         for (const auto& p : gd.params) {
             g.inputs.push_back(p.name);
-            reserved_.insert(std::string_view(p.name));
+            reserved_.insert(std::string_view(params_.emplace_back(p.name)));
         }
         for (const auto& r : gd.results) g.outputs.push_back(r.name);
-        for (const ast::Assignment& a : gd.body) reserve_lvalue(a.lhs);
         for (const auto& [name, shape] : opts_.input_shapes) {
             bool found = false;
             for (const auto& p : gd.params) found = found || p.name == name;
@@ -96,26 +96,35 @@ public:
                 diags_.error(Stage::shape, "unknown-input", "--input-shape names '" + name + "', which is not a graph input",
                              gd.name_range);
         }
+        graph_scope_.graph = true;
+    }
 
-        Scope scope;
-        scope.graph = true;
-        ast::GraphDef* release = opts_.release_graph_values == &gd ? opts_.release_graph_values : nullptr;
-        for (std::size_t i = 0; i < gd.body.size(); ++i) {
-            const ast::Assignment& a = gd.body[i];
-            if (diags_.limit_reached()) break;
-            std::size_t op_start = g.operations.size();
-            scope.prefix = first_identifier(a.lhs);
-            try {
-                Value v = eval(a.rhs, scope, Hint{&a.lhs, true});
-                bind_graph(a.lhs, v, scope, op_start, a.range);
-            } catch (const Abort&) {
-                poison(a.lhs, scope);
-            } catch (const Poisoned&) {
-                poison(a.lhs, scope);
-            }
-            if (release) release->body[i].rhs = ast::Expr{};
+    void statement(const ast::Assignment& a) {
+        if (diags_.limit_reached()) return;
+        Graph& g = out_.graph;
+        claim_lvalue(a.lhs);
+        const std::size_t op_start = g.operations.size();
+        statement_starts_.push_back(op_start);
+        Scope& scope = graph_scope_;
+        scope.prefix = first_identifier(a.lhs);
+        try {
+            Value v = eval(a.rhs, scope, Hint{&a.lhs, true});
+            bind_graph(a.lhs, v, scope, op_start, a.range);
+        } catch (const Abort&) {
+            poison(a.lhs, scope);
+        } catch (const Poisoned&) {
+            poison(a.lhs, scope);
         }
+    }
+
+    Expansion finish() {
         if (!diags_.has_errors()) check_graph();
+        if (opts_.collect_exports) {
+            // Every graph-level name is reserved, and no temporary keeps a reserved name.
+            const std::vector<Tensor>& tensors = out_.graph.tensors;
+            out_.exported.resize(tensors.size());
+            for (std::size_t i = 0; i < tensors.size(); ++i) out_.exported[i] = reserved(tensors[i].name);
+        }
         return std::move(out_);
     }
 
@@ -149,11 +158,35 @@ private:
     }
 
     // ---- names ------------------------------------------------------------------------------
-    void reserve_lvalue(const ast::Expr& e) {
-        if (e.kind == ast::ExprKind::identifier)
-            reserved_.insert(std::string_view(e.text));
-        else
-            for (const ast::Expr& c : e.children) reserve_lvalue(c);
+    // Graph-level names (parameters and the identifiers a statement assigns) are never given to
+    // temporaries. A statement's names are claimed before it is expanded: a temporary of an
+    // earlier statement that took one of them (it could not know) is renamed first.
+    void claim_lvalue(const ast::Expr& e) {
+        if (e.kind != ast::ExprKind::identifier) {
+            for (const ast::Expr& c : e.children) claim_lvalue(c);
+            return;
+        }
+        const std::string_view name = e.text;  // a view into the source text: it stays valid
+        reserved_.insert(name);
+        if (!retired_.empty()) retired_.erase(std::string(name));
+        if (Tensor* t = out_.graph.tensor(name)) rename_temporary(*t);
+    }
+
+    // Gives a temporary a fresh name, in its tensor and in the operations of its statement (the
+    // only ones that refer to it).
+    void rename_temporary(Tensor& t) {
+        Graph& g = out_.graph;
+        const std::string from = t.name;
+        const std::string to = fresh_name(from);
+        const std::size_t producer = producers_.find(from);
+        g.rename_tensor(t, to);
+        if (producer == SIZE_MAX) return;
+        auto next = std::upper_bound(statement_starts_.begin(), statement_starts_.end(), producer);
+        const std::size_t end = next == statement_starts_.end() ? g.operations.size() : *next;
+        for (std::size_t i = producer; i < end; ++i) {
+            for (auto& [n, x] : g.operations[i].inputs) rename_in(x, from, to);
+            for (auto& [n, x] : g.operations[i].outputs) rename_in(x, from, to);
+        }
     }
 
     static std::string first_identifier(const ast::Expr& e) {
@@ -1008,7 +1041,10 @@ private:
     Expansion out_;
     std::unordered_set<std::uint32_t> stdlib_files_;
     std::unordered_set<std::string_view> reserved_;  // graph-level names (never used for temporaries;
-                                                     // they point into the graph's lvalues and params)
+                                                     // views into the source text and params_)
+    std::deque<std::string> params_;                 // the graph's parameter names
+    Scope graph_scope_;
+    std::vector<std::size_t> statement_starts_;      // index of each graph statement's first operation
     std::unordered_set<std::string> retired_;        // former names of renamed tensors (still taken)
     std::unordered_map<std::string, std::size_t> counters_;
     std::unordered_set<std::string> warned_;
@@ -1020,13 +1056,22 @@ private:
 
 }  // namespace expander_cpp
 
+Expanding::Expanding(const Program& program, const ExpandOptions& options, Diagnostics& diags)
+    : impl_(std::make_unique<expander_cpp::Expander>(program, options, diags)) {}
+Expanding::~Expanding() = default;
+void Expanding::begin_graph(const ast::GraphDef& header) { impl_->begin_graph(header); }
+void Expanding::statement(const ast::Assignment& a) { impl_->statement(a); }
+Expansion Expanding::finish() { return impl_->finish(); }
+
 Expansion expand(const Program& program, const ExpandOptions& options, Diagnostics& diags) {
     if (!program.document || !program.document->graph) {
         diags.error(Stage::semantic, "no-graph", "the document has no graph definition");
         return {};
     }
-    expander_cpp::Expander x(program, options, diags);
-    return x.run();
+    Expanding x(program, options, diags);
+    x.begin_graph(*program.document->graph);
+    for (const ast::Assignment& a : program.document->graph->body) x.statement(a);
+    return x.finish();
 }
 
 void infer_shapes(Graph& graph, const Program& program, const ExpandOptions& options, Diagnostics& diags) {

@@ -3,6 +3,7 @@
 // flat Graph. Errors of this stage have stage `shape` (SPEC_NOTES section 5).
 #pragma once
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -21,12 +22,7 @@ struct ExpandOptions {
     std::set<std::string> expand;     // standard compounds to expand (others stay atomic)
     std::map<std::string, Shape> input_shapes;  // overrides of external shapes, by graph input name
     const OpRegistry* custom = nullptr;  // shape functions for custom operations (optional)
-    // The graph definition of program.document, when the caller owns it and needs only its
-    // lvalues after expansion: the right-hand side of each graph-body statement is released as
-    // soon as it is expanded, so that the AST shrinks while the graph grows (peak memory of a big
-    // flat graph is then about the larger of the two, not their sum). Lvalues are kept (graph.quant
-    // checks exported names against them).
-    ast::GraphDef* release_graph_values = nullptr;
+    bool collect_exports = false;        // fill Expansion::exported
 };
 
 struct Expansion {
@@ -35,6 +31,32 @@ struct Expansion {
     // occur in the graph, in first-use order: their outputs and everything downstream have unknown
     // shapes.
     std::vector<std::string> custom_operations;
+    // With ExpandOptions::collect_exports: for each tensor (by position), whether it is exported
+    // (spec 3.3.4: a graph parameter or an identifier assigned in the graph body) rather than a
+    // temporary of an expansion.
+    std::vector<bool> exported;
+};
+
+namespace expander_cpp {
+class Expander;
+}
+
+// Expands a checked program a statement at a time: the graph's header, each statement of its body
+// in order (as a streaming parse delivers them), then finish().
+class Expanding {
+public:
+    // `program` (and the fragments it refers to) must outlive this object.
+    Expanding(const Program& program, const ExpandOptions& options, Diagnostics& diags);
+    ~Expanding();
+    Expanding(const Expanding&) = delete;
+    Expanding& operator=(const Expanding&) = delete;
+
+    void begin_graph(const ast::GraphDef& header);
+    void statement(const ast::Assignment& a);
+    Expansion finish();
+
+private:
+    std::unique_ptr<expander_cpp::Expander> impl_;
 };
 
 // Expands a checked program. The graph is complete only if no error was added.

@@ -442,9 +442,10 @@ void collect_lvalues(const ast::Expr& e, std::unordered_set<std::string>& out) {
 
 class EntryChecker {
 public:
-    EntryChecker(Graph& graph, const sema::Program& program, const Options& options, Diagnostics& diags)
-        : graph_(graph), program_(program), options_(options), diags_(diags), eval_(options.limits) {
-        if (program.document && program.document->graph) {
+    EntryChecker(Graph& graph, const sema::Program& program, const std::vector<bool>* exported, const Options& options,
+                 Diagnostics& diags)
+        : graph_(graph), program_(program), exported_(exported), options_(options), diags_(diags), eval_(options.limits) {
+        if (!exported_ && program.document && program.document->graph) {
             have_exports_ = true;
             for (const ast::Assignment& a : program.document->graph->body) collect_lvalues(a.lhs, exports_);
         }
@@ -470,7 +471,7 @@ private:
             return nullptr;
         }
         Tensor* t = graph_.tensor(id);
-        if (t && (!have_exports_ || exports_.count(id))) return t;
+        if (t && is_exported(*t)) return t;
         if (const std::string* name = variable_with_label(id)) {
             diags_.error(Stage::semantic, "variable-label",
                          "'" + id + "' is the label of variable '" + *name +
@@ -486,6 +487,14 @@ private:
                          "'" + id + "' does not name a tensor of graph '" + graph_.name + "'", entry.tensor_range);
         }
         return nullptr;
+    }
+
+    bool is_exported(const Tensor& t) const {
+        if (exported_) {
+            const auto i = static_cast<std::size_t>(&t - graph_.tensors.data());
+            return i < exported_->size() && (*exported_)[i];
+        }
+        return !have_exports_ || exports_.count(t.name) != 0;
     }
 
     // The output of the `variable` operation whose label is `label`, if any.
@@ -673,6 +682,7 @@ private:
 
     Graph& graph_;
     const sema::Program& program_;
+    const std::vector<bool>* exported_;  // by tensor position (Session); else exports_
     const Options& options_;
     Diagnostics& diags_;
     Evaluator eval_;
@@ -683,14 +693,14 @@ private:
 
 }  // namespace quant_file_cpp
 
-bool apply_quantization(Graph& graph, const sema::Program& program, const SourceManager& sm, std::uint32_t file,
-                        const Options& options, Diagnostics& diags) {
+bool apply_quantization(Graph& graph, const sema::Program& program, const std::vector<bool>* exported,
+                        const SourceManager& sm, std::uint32_t file, const Options& options, Diagnostics& diags) {
     grammar::ParseOptions po;
     po.options = options;
     std::optional<ast::QuantDocument> doc = grammar::parse_quant(sm, file, po, diags);
     if (!doc) return false;
     const std::size_t errors_before = diags.error_count();
-    quant_file_cpp::EntryChecker checker(graph, program, options, diags);
+    quant_file_cpp::EntryChecker checker(graph, program, exported, options, diags);
     std::vector<std::pair<Tensor*, Quantization>> checked;
     checked.reserve(doc->entries.size());
     for (const ast::QuantEntry& entry : doc->entries) {

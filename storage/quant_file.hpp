@@ -28,7 +28,9 @@ namespace nnef::storage {
 // located in the quantization file. Only when no error was added is every listed tensor given
 // its `quantization` (the algorithm and all its arguments but the tensor, in declaration order,
 // defaults filled in); returns true then.
-bool apply_quantization(Graph& graph, const sema::Program& program, const SourceManager& sm, std::uint32_t file,
-                        const Options& options, Diagnostics& diags);
+// `exported` (sema::Expansion::exported) tells which tensors the file may name; without it, the
+// identifiers assigned in program.document's graph body are.
+bool apply_quantization(Graph& graph, const sema::Program& program, const std::vector<bool>* exported,
+                        const SourceManager& sm, std::uint32_t file, const Options& options, Diagnostics& diags);
 
 }  // namespace nnef::storage

@@ -33,6 +33,7 @@ struct Session::Impl {
     std::optional<sema::Expansion> expansion;
     std::vector<std::string> no_custom;
     std::optional<storage::Container> container;
+    bool collect_exports = false;  // a graph.quant will name tensors
 
     explicit Impl(FlattenOptions o) : options(std::move(o)), diagnostics(options.options.limits.max_errors) {}
 
@@ -43,6 +44,7 @@ struct Session::Impl {
         x.expand.insert(options.expand.begin(), options.expand.end());
         x.input_shapes = options.input_shapes;
         x.custom = options.custom_shapes;
+        x.collect_exports = collect_exports;
         return x;
     }
 
@@ -82,6 +84,71 @@ struct Session::Impl {
     }
     static constexpr std::size_t kStackBytes = std::size_t(1) << 30;
 
+    // The front end in one pass over the text: the parser hands each statement of the graph body
+    // to the checker and then to the expander as soon as it is parsed, so the body's syntax tree
+    // never exists whole (a big flat graph needs memory for its graph, not for its text's tree).
+    // The diagnostics are those of the stages run one after the other: each stage's go to a
+    // buffer of their own, and a stage's count only when the stages before it have no error
+    // (spec chapter 6: a document with a syntax error gets syntax errors only, and so on).
+    class Pipeline final : public grammar::StatementSink {
+    public:
+        explicit Pipeline(Impl& session)
+            : semantic(session.options.options.limits.max_errors),
+              shape(session.options.options.limits.max_errors),
+              s_(session),
+              xo_(session.expand_options()) {}
+
+        void begin_graph(const ast::Document& doc, const ast::GraphDef& header, bool syntax_errors) override {
+            if (syntax_errors) return;
+            checking_.emplace(doc, s_.stdlib, s_.options.options, semantic);
+            checking_->check_declarations();
+            if (semantic.limit_reached()) return;
+            checking_->begin_graph(header);
+            if (semantic.has_errors()) return;
+            expanding_.emplace(checking_->program(), xo_, shape);
+            expanding_->begin_graph(header);
+        }
+
+        void statement(const ast::Assignment& a, bool syntax_errors) override {
+            if (syntax_errors) {  // only syntax diagnostics will count: stop the other stages
+                expanding_.reset();
+                return;
+            }
+            if (!checking_) return;
+            checking_->statement(a);
+            if (semantic.has_errors()) {
+                expanding_.reset();
+                return;
+            }
+            if (expanding_) expanding_->statement(a);
+        }
+
+        void end_graph(bool syntax_errors) override {
+            if (syntax_errors || !checking_) return;
+            checking_->end_graph();
+            if (semantic.has_errors() || !expanding_) return;
+            expansion = expanding_->finish();
+            expanding_.reset();
+        }
+
+        // The checked program (after a successful end_graph), pointing at `doc`.
+        sema::Program take_program(const ast::Document& doc) {
+            sema::Program p = checking_ ? checking_->take_program() : sema::Program{};
+            p.document = &doc;
+            return p;
+        }
+
+        Diagnostics semantic;
+        Diagnostics shape;
+        std::optional<sema::Expansion> expansion;
+
+    private:
+        Impl& s_;
+        sema::ExpandOptions xo_;
+        std::optional<sema::Checking> checking_;
+        std::optional<sema::Expanding> expanding_;  // before checking_ is destroyed: it refers to its program
+    };
+
     bool run_here(std::uint32_t file) {
         Diagnostics lib_diags;
         stdlib = sema::load_stdlib(sources, options.options.strict, lib_diags);
@@ -89,17 +156,15 @@ struct Session::Impl {
         if (!stdlib || lib_diags.has_errors()) return false;
         grammar::ParseOptions po;
         po.options = options.options;
-        document = grammar::parse(sources, file, po, diagnostics);
+        Pipeline pipeline(*this);
+        document = grammar::parse(sources, file, po, diagnostics, &pipeline);
         if (!document || diagnostics.has_errors()) return false;
-        program = sema::check(*document, stdlib, options.options, diagnostics);
-        if (diagnostics.has_errors()) return false;
-        sema::ExpandOptions xo = expand_options();
-        if (document->graph) xo.release_graph_values = &*document->graph;  // later stages need its lvalues only
-        expansion = sema::expand(program, xo, diagnostics);
-        if (diagnostics.has_errors()) {
-            expansion.reset();
-            return false;
-        }
+        diagnostics.append(pipeline.semantic);
+        if (pipeline.semantic.has_errors()) return false;
+        program = pipeline.take_program(*document);
+        diagnostics.append(pipeline.shape);
+        if (pipeline.shape.has_errors() || !pipeline.expansion) return false;
+        expansion = std::move(pipeline.expansion);
         return true;
     }
 };
@@ -132,12 +197,16 @@ bool Session::load_path(const std::string& path) {
     if (!c.value) return false;
     impl_->container = std::move(*c.value);
     const storage::Container& con = *impl_->container;
-    if (!load_text(con.graph_name, con.graph_text)) return false;
+    // graph.quant may name only exported tensors: the expander tells which they are.
+    impl_->collect_exports = con.quant_text.has_value();
+    // The text moves into the SourceManager (the container needs only its other members).
+    if (!load_text(con.graph_name, std::move(impl_->container->graph_text))) return false;
     // graph.quant (spec 5.3) is optional; when present its entries must name exported tensors
     // and use quantization fragments with well-typed arguments.
     if (con.quant_text) {
         std::uint32_t qfile = impl_->sources.add(con.quant_name.value_or("graph.quant"), *con.quant_text);
-        if (!storage::apply_quantization(impl_->expansion->graph, impl_->program, impl_->sources, qfile,
+        if (!storage::apply_quantization(impl_->expansion->graph, impl_->program, &impl_->expansion->exported,
+                                         impl_->sources, qfile,
                                          impl_->options.options, impl_->diagnostics)) {
             impl_->expansion.reset();
             return false;

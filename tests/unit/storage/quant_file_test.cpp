@@ -79,7 +79,7 @@ struct Loaded {
 
     bool apply(const std::string& quant_text) {
         quant_file = sm.add("graph.quant", quant_text);
-        return nnef::storage::apply_quantization(graph, program, sm, quant_file, options, diags);
+        return nnef::storage::apply_quantization(graph, program, nullptr, sm, quant_file, options, diags);
     }
 
     const nnef::Diagnostic* error() const {

@@ -1,0 +1,148 @@
+// The Session runs the front end in one pass (the parser streams each graph statement to the
+// checker and the expander). These tests hold it to the staged pipeline of the layer APIs
+// (grammar::parse of the whole document, then sema::check, then sema::expand): the same
+// diagnostics in the same order, and the same flat graph, on every document at hand.
+#include <doctest/doctest.h>
+
+#include <nnef/nnef.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "grammar/parse.hpp"
+#include "semantics/checker.hpp"
+#include "semantics/expander.hpp"
+#include "semantics/stdlib.hpp"
+#include "test_support.hpp"
+
+namespace streaming_test {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+    bool ok = false;
+    std::vector<std::string> diagnostics;  // rendered, in order
+    std::string flat;                      // when ok
+};
+
+std::vector<std::string> rendered(const nnef::Diagnostics& diags, const nnef::SourceManager& sm) {
+    std::vector<std::string> out;
+    for (const nnef::Diagnostic& d : diags) out.push_back(nnef::render(d, sm, false));
+    return out;
+}
+
+Outcome streamed(const std::string& name, const std::string& text, bool strict) {
+    nnef::FlattenOptions opts;
+    opts.options.strict = strict;
+    nnef::Session s(opts);
+    Outcome o;
+    o.ok = s.load_text(name, text);
+    o.diagnostics = rendered(s.diagnostics(), s.sources());
+    if (o.ok) o.flat = s.flat_text(true);
+    return o;
+}
+
+Outcome staged(const std::string& name, const std::string& text, bool strict) {
+    nnef::Options options;
+    options.strict = strict;
+    nnef::SourceManager sm;
+    nnef::Diagnostics diags(options.limits.max_errors);
+    const std::uint32_t file = sm.add(name, text);
+    Outcome o;
+    auto stdlib = nnef::sema::load_stdlib(sm, strict, diags);
+    nnef::grammar::ParseOptions po;
+    po.options = options;
+    std::optional<nnef::ast::Document> doc = nnef::grammar::parse(sm, file, po, diags);
+    if (doc && !diags.has_errors()) {
+        nnef::sema::Program program = nnef::sema::check(*doc, stdlib, options, diags);
+        if (!diags.has_errors()) {
+            nnef::sema::ExpandOptions xo;
+            xo.options = options;
+            nnef::sema::Expansion x = nnef::sema::expand(program, xo, diags);
+            if (!diags.has_errors()) {
+                o.ok = true;
+                nnef::sema::PrintOptions print;
+                print.shapes = true;
+                o.flat = nnef::sema::print_flat(x.graph, program, print);
+            }
+        }
+    }
+    o.diagnostics = rendered(diags, sm);
+    return o;
+}
+
+// Empty when both agree, else what differs.
+std::string compare(const std::string& name, const std::string& text, bool strict) {
+    const Outcome a = streamed(name, text, strict);
+    const Outcome b = staged(name, text, strict);
+    if (a.ok != b.ok) return std::string("streamed ") + (a.ok ? "accepts" : "rejects") + ", staged does not";
+    if (a.diagnostics != b.diagnostics) {
+        std::string why = "diagnostics differ:\n  streamed:";
+        for (const auto& d : a.diagnostics) why += "\n    " + d;
+        why += "\n  staged:";
+        for (const auto& d : b.diagnostics) why += "\n    " + d;
+        return why;
+    }
+    if (a.flat != b.flat) return "flat text differs:\n" + a.flat + "\n---\n" + b.flat;
+    return {};
+}
+
+const char* const written[] = {
+    // A temporary of an expansion takes a name that a later statement assigns: it is renamed.
+    "version 1.0;\nextension KHR_enable_fragment_definitions;\n"
+    "fragment f( x: tensor<scalar> ) -> ( y: tensor<scalar> )\n{\n    t = relu(x);\n    y = sigmoid(t);\n}\n"
+    "graph G( input ) -> ( out )\n{\n    input = external(shape = [1, 2]);\n    a = f(input);\n"
+    "    a_t = neg(input);\n    a_t_1 = abs(input);\n    b = add(a, a_t);\n    out = add(b, a_t_1);\n}\n",
+    // Errors of several stages: only the first stage with an error counts.
+    "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external(shape = [1]);\n    y = relu(z);\n    w = conv(x, x);\n}\n",
+    "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external(shape = [1]);\n    y = relu(x) + 1.0;\n    w = relu(q);\n}\n",
+    "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external(shape = [1, 2]);\n    y = conv(x, x);\n    z = relu(x);\n}\n",
+    "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external(shape = [1]);\n    y = relu(x);\n    z = relu(x) w\n}\n",
+    "version 1.0;\ngraph G( x, x ) -> ( y, q )\n{\n    x = external(shape = [1]);\n    y = relu(x);\n}\n",
+};
+
+}  // namespace streaming_test
+
+TEST_SUITE("frontend") {
+    TEST_CASE("the one-pass Session agrees with the staged layer APIs") {
+        using namespace streaming_test;
+        std::vector<std::pair<std::string, std::string>> docs;
+        for (const char* text : written) docs.emplace_back("written.nnef", text);
+        for (const auto& e : fs::directory_iterator(nnef_test::source_dir() / "samples"))
+            docs.emplace_back(e.path().filename().string(), nnef_test::read_text(e.path() / "graph.nnef"));
+        if (nnef_test::have_corpus()) {
+            for (const char* folder : {"conformance/valid", "conformance/invalid"})
+                for (const auto& e : fs::directory_iterator(nnef_test::corpus_dir() / folder))
+                    if (e.path().extension() == ".nnef")
+                        docs.emplace_back(e.path().filename().string(), nnef_test::read_text(e.path()));
+            for (const auto& e : fs::directory_iterator(nnef_test::corpus_dir() / "real"))
+                docs.emplace_back(e.path().filename().string(), nnef_test::read_text(e.path() / "graph.nnef"));
+        } else {
+            MESSAGE("corpus not found at " << nnef_test::corpus_dir().string() << ": written documents and samples only");
+        }
+        std::size_t compared = 0;
+        for (const auto& [name, text] : docs)
+            for (bool strict : {false, true}) {
+                CAPTURE(name);
+                CAPTURE(strict);
+                CHECK(compare(name, text, strict) == "");
+                ++compared;
+            }
+        MESSAGE(compared << " comparisons");
+        CHECK(compared >= 2 * (std::size(written) + 4));
+    }
+
+    TEST_CASE("a temporary that takes a later statement's name is renamed in its own operations") {
+        using namespace streaming_test;
+        const Outcome o = streamed("written.nnef", written[0], false);
+        REQUIRE(o.ok);
+        // The temporary of `a = f(input)` was named a_t; `a_t` is assigned later, so it became
+        // a_t_1; `a_t_1` is assigned after that, so it became a_t_1_1.
+        CHECK(o.flat.find("a_t_1_1 = relu(input);") != std::string::npos);
+        CHECK(o.flat.find("a = sigmoid(a_t_1_1);") != std::string::npos);
+        CHECK(o.flat.find("a_t = neg(input);") != std::string::npos);
+        CHECK(o.flat.find("a_t_1 = abs(input);") != std::string::npos);
+    }
+}
