@@ -30,6 +30,11 @@ struct FlattenOptions {
     // Model containers (folders, .tar, .tgz): load and check every variable's tensor data
     // (spec 6 step 4). A bare graph.nnef file has none to load.
     bool load_weights = true;
+    // Keep the graph's operations. Without, the front end checks every statement and drops its
+    // operations (a validator's mode: memory for the tensors only): graph() then has the tensors,
+    // inputs and outputs but no operations, and operation_count() tells how many there were. A
+    // model whose weights are loaded, or that has a graph.quant, keeps them regardless.
+    bool keep_operations = true;
     std::size_t max_archive_members = 100000;
     std::uint64_t max_archive_bytes = std::uint64_t(16) << 30;
 };
@@ -49,12 +54,14 @@ public:
     bool load_path(const std::string& path);
 
     const Graph* graph() const;  // null unless the front end got through expansion
+    std::size_t operation_count() const;  // operations of the graph (also when not kept)
     const Diagnostics& diagnostics() const;
     const SourceManager& sources() const;
     // Custom operations (body-less fragment declarations of the document) used by the graph that
     // have no shape function in FlattenOptions::custom_shapes: their outputs, and everything
     // computed from them, have unknown shapes.
     const std::vector<std::string>& custom_operations() const;
+    const std::vector<SourceRange>& custom_operation_sites() const;  // the first use of each
     // Flat NNEF text of the graph; with `shapes`, dtype and shape as trailing comments.
     std::string flat_text(bool shapes = false) const;
 

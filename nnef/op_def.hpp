@@ -28,8 +28,10 @@ public:
     // Shape of one tensor argument: an identifier's tensor shape; [] for a literal.
     virtual Shape shape_of(const Value& tensor) const = 0;
     virtual PrimType dtype_of(const Value& tensor) const = 0;
-    // The operation that produced a tensor (nullptr for literals).
-    virtual const Operation* producer(const Value& tensor) const = 0;
+    // The name of the operation that produced a tensor argument ("" for a literal). Operations
+    // of a graph checked without keeping them (Session, FlattenOptions::keep_operations) are gone
+    // by the time later ones are inferred: a shape function sees their names only.
+    virtual std::string_view producer(const Value& tensor) const = 0;
     // Reports an error; always returns false so that `return ctx.error(...)` reads well.
     virtual bool error(std::string message) = 0;
     // Sets the shape of a tensor result; for tensor-array results (split, unstack) set each item.

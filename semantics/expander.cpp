@@ -103,22 +103,34 @@ public:
         if (diags_.limit_reached()) return;
         Graph& g = out_.graph;
         claim_lvalue(a.lhs);
-        const std::size_t op_start = g.operations.size();
-        statement_starts_.push_back(op_start);
+        statements_.push_back(Mark{g.operations.size(), g.tensors.size()});
         Scope& scope = graph_scope_;
         scope.prefix = first_identifier(a.lhs);
         try {
             Value v = eval(a.rhs, scope, Hint{&a.lhs, true});
-            bind_graph(a.lhs, v, scope, op_start, a.range);
+            bind_graph(a.lhs, v, scope, a.range);
         } catch (const Abort&) {
             poison(a.lhs, scope);
         } catch (const Poisoned&) {
             poison(a.lhs, scope);
         }
+        if (!opts_.keep_operations) {
+            // Checked: the statement's operations have left what later ones need in the tensors,
+            // the producer names and the graph-level records (labels, updates).
+            out_.operation_count += g.operations.size();
+            g.operations.clear();
+            statements_.back().first_op = 0;
+        }
     }
 
     Expansion finish() {
-        if (!diags_.has_errors()) check_graph();
+        if (opts_.keep_operations) out_.operation_count = out_.graph.operations.size();
+        // The graph-level rules, recorded as the operations were made, count only for an
+        // otherwise valid graph: labels first, then updates.
+        if (!diags_.has_errors()) {
+            for (Diagnostic& d : label_errors_) diags_.add(std::move(d));
+            for (Diagnostic& d : update_errors_) diags_.add(std::move(d));
+        }
         if (opts_.collect_exports) {
             // Every graph-level name is reserved, and no temporary keeps a reserved name.
             const std::vector<Tensor>& tensors = out_.graph.tensors;
@@ -173,17 +185,20 @@ private:
     }
 
     // Gives a temporary a fresh name, in its tensor and in the operations of its statement (the
-    // only ones that refer to it).
+    // only ones that refer to it; none are left when operations are not kept).
     void rename_temporary(Tensor& t) {
         Graph& g = out_.graph;
         const std::string from = t.name;
         const std::string to = fresh_name(from);
-        const std::size_t producer = producers_.find(from);
+        const std::size_t index = static_cast<std::size_t>(&t - g.tensors.data());
         g.rename_tensor(t, to);
-        if (producer == SIZE_MAX) return;
-        auto next = std::upper_bound(statement_starts_.begin(), statement_starts_.end(), producer);
-        const std::size_t end = next == statement_starts_.end() ? g.operations.size() : *next;
-        for (std::size_t i = producer; i < end; ++i) {
+        if (!opts_.keep_operations) return;
+        // The statement that made the tensor: the last one whose first tensor is at or before it.
+        auto next = std::upper_bound(statements_.begin(), statements_.end(), index,
+                                     [](std::size_t i, const Mark& m) { return i < m.first_tensor; });
+        const std::size_t begin = std::prev(next)->first_op;
+        const std::size_t end = next == statements_.end() ? g.operations.size() : next->first_op;
+        for (std::size_t i = begin; i < end; ++i) {
             for (auto& [n, x] : g.operations[i].inputs) rename_in(x, from, to);
             for (auto& [n, x] : g.operations[i].outputs) rename_in(x, from, to);
         }
@@ -848,16 +863,17 @@ private:
         bool custom = !is_stdlib(decl.range);
         if (custom) {
             def = opts_.custom ? opts_.custom->find(decl.name) : nullptr;
-            if (!def && std::find(out_.custom_operations.begin(), out_.custom_operations.end(), decl.name) == out_.custom_operations.end())
+            if (!def && std::find(out_.custom_operations.begin(), out_.custom_operations.end(), decl.name) == out_.custom_operations.end()) {
                 out_.custom_operations.push_back(decl.name);
+                out_.custom_operation_sites.push_back(e.range);
+            }
         } else if (!def) {
             fail("internal", "standard operation '" + decl.name + "' has no shape definition", e.range);
         }
-        std::size_t index = g.operations.size();
         for (const auto& [n, v] : op.outputs)
-            for_each_identifier(v, [&](const std::string& t) { producers_.set(t, index); });
+            for_each_identifier(v, [&](const std::string& t) { producers_.set(tensor_index(t), &decl.name); });
         InferReport inferred = infer_report(opts_.options);
-        bool ok = infer_operation(g, producers_, g.operations, op, def, inferred);
+        bool ok = infer_operation(g, producers_, op, def, inferred);
         for (const std::string& w : inferred.warnings) warn_once("de-facto-form", w, e.range);
         const std::vector<std::string>& errors = inferred.errors;
         if (!ok) {
@@ -874,6 +890,7 @@ private:
             for (auto& [n, v] : op.outputs) results.push_back(v);
             result = Value::tuple(std::move(results));
         }
+        record_graph_rules(op);
         g.operations.push_back(std::move(op));
         return result;
     }
@@ -895,16 +912,16 @@ private:
         }
     }
 
-    void bind_graph(const ast::Expr& lhs, const Value& v, Scope& s, std::size_t op_start, SourceRange range) {
+    void bind_graph(const ast::Expr& lhs, const Value& v, Scope& s, SourceRange range) {
         using K = ast::ExprKind;
-        if (lhs.kind == K::paren) return bind_graph(lhs.children[0], v, s, op_start, range);
+        if (lhs.kind == K::paren) return bind_graph(lhs.children[0], v, s, range);
         if (lhs.kind != K::identifier) {
             if (!v.is_list() || v.size() != lhs.children.size())
                 fail("unpack-mismatch",
                      "cannot unpack " + (v.is_list() ? std::to_string(v.size()) + " values" : std::string("a single value")) +
                          " into " + std::to_string(lhs.children.size()) + " identifiers",
                      lhs.range);
-            for (std::size_t i = 0; i < lhs.children.size(); ++i) bind_graph(lhs.children[i], v[i], s, op_start, range);
+            for (std::size_t i = 0; i < lhs.children.size(); ++i) bind_graph(lhs.children[i], v[i], s, range);
             return;
         }
         const std::string& name = lhs.text;
@@ -915,14 +932,16 @@ private:
                 s.vars[name] = v;
                 return;
             }
-            const std::size_t p = producers_.find(t);
-            bool fresh = p != SIZE_MAX && p >= op_start && !reserved(t) && !used(name);
+            const Tensor* made = g.tensor(t);
+            const Mark& here = statements_.back();
+            bool fresh = made && static_cast<std::size_t>(made - g.tensors.data()) >= here.first_tensor && !reserved(t) &&
+                         !used(name);
             if (fresh) {
                 // A tensor made by this statement: it takes the graph's name (its producer entry
                 // follows the tensor; the old name stays taken).
                 retired_.insert(t);
                 g.rename_tensor(*g.tensor(t), name);
-                for (std::size_t i = op_start; i < g.operations.size(); ++i) {
+                for (std::size_t i = here.first_op; i < g.operations.size(); ++i) {
                     for (auto& [n, x] : g.operations[i].inputs) rename_in(x, t, name);
                     for (auto& [n, x] : g.operations[i].outputs) rename_in(x, t, name);
                 }
@@ -941,7 +960,7 @@ private:
 
     // Fails when the graph already has max_operations operations.
     void check_operation_limit(SourceRange at) {
-        if (out_.graph.operations.size() >= opts_.options.limits.max_operations)
+        if (out_.operation_count + out_.graph.operations.size() >= opts_.options.limits.max_operations)
             fail("limit-exceeded", "expansion exceeds limit max_operations (" + std::to_string(opts_.options.limits.max_operations) + ")",
                  at);
     }
@@ -967,66 +986,76 @@ private:
         op.outputs.emplace_back(decl && !decl->results.empty() ? decl->results[0].name : "y", Value::identifier(name));
         op.provenance.range = range;
         g.add_tensor(name, dtype);
-        std::size_t index = g.operations.size();
-        producers_.set(name, index);
+        producers_.set(g.tensors.size() - 1, decl ? &decl->name : nullptr);
         const OpDef* def = OpRegistry::standard().find(opname);
         InferReport report = infer_report(opts_.options);
-        if (!infer_operation(g, producers_, g.operations, op, def, report))
+        if (!infer_operation(g, producers_, op, def, report))
             fail(report.limit_exceeded ? "limit-exceeded" : "invalid-argument",
                  report.errors.empty() ? "invalid '" + opname + "'" : report.errors.back(), range);
         g.operations.push_back(std::move(op));
     }
 
-    // ---- whole-graph checks -------------------------------------------------------------------
-    void check_graph() {
-        Graph& g = out_.graph;
-        struct Label {
-            const Operation* op;
-            std::string tensor;
-        };
-        std::unordered_map<std::string, Label> labels;
-        std::unordered_map<std::string, std::string> label_of;  // variable tensor -> lower-case label
-        // label_of serves the update check only.
-        const bool updates = std::any_of(g.operations.begin(), g.operations.end(),
-                                         [](const Operation& op) { return op.name == "update"; });
-        for (const Operation& op : g.operations) {
-            if (op.name != "variable") continue;
-            const Value* label = op.attrib("label");
-            const Value* out = op.output("output");
-            if (!label || !label->is_string() || !out || !out->is_identifier()) continue;
-            std::string key = to_lower(label->as_string());
-            if (updates) label_of[out->as_identifier()] = key;
-            const Tensor* t = g.tensor(out->as_identifier());
-            auto it = labels.find(key);
-            if (it == labels.end()) {
-                labels.emplace(key, Label{&op, out->as_identifier()});
-                continue;
-            }
-            const Tensor* first = g.tensor(it->second.tensor);
-            if (t && first && t->shape && first->shape && *t->shape != *first->shape) {
-                Diagnostic& d = diags_.error(Stage::shape, "label-shape-mismatch",
-                                             "variables labelled '" + label->as_string() + "' share data but have shapes " +
-                                                 to_string(*first->shape) + " and " + to_string(*t->shape),
-                                             user_range(op.provenance));
-                d.notes.push_back({"the first variable with this label is here", user_range(it->second.op->provenance)});
-            }
-        }
-        std::unordered_map<std::string, const Operation*> updated;
-        for (const Operation& op : g.operations) {
-            if (op.name != "update") continue;
-            const Value* var = op.input("variable");
-            if (!var || !var->is_identifier()) continue;
-            auto l = label_of.find(var->as_identifier());
-            std::string key = l != label_of.end() ? "label:" + l->second : "tensor:" + var->as_identifier();
-            auto [it, inserted] = updated.emplace(key, &op);
-            if (!inserted) {
-                Diagnostic& d = diags_.error(Stage::shape, "variable-updated-twice",
+    // ---- graph-level rules ------------------------------------------------------------------
+    // Variables that share a label (case-insensitively) share data, so their shapes must be equal;
+    // a variable (all variables of a label) may be updated once. Recorded as each operation is
+    // made (its operations may not be kept); the diagnostics wait for finish(), since they count
+    // only for an otherwise valid graph.
+    std::size_t tensor_index(const Tensor* t) const { return static_cast<std::size_t>(t - out_.graph.tensors.data()); }
+    std::size_t tensor_index(std::string_view name) const {
+        const Tensor* t = out_.graph.tensor(name);
+        return t ? tensor_index(t) : SIZE_MAX;
+    }
+
+    static Diagnostic shape_error(const char* code, std::string message, SourceRange at, Note note) {
+        Diagnostic d;
+        d.severity = Severity::error;
+        d.stage = Stage::shape;
+        d.code = code;
+        d.message = std::move(message);
+        d.range = at;
+        d.notes.push_back(std::move(note));
+        return d;
+    }
+
+    void record_graph_rules(const Operation& op) {
+        if (op.name == "variable")
+            record_variable(op);
+        else if (op.name == "update")
+            record_update(op);
+    }
+
+    void record_variable(const Operation& op) {
+        const Value* label = op.attrib("label");
+        const Value* out = op.output("output");
+        if (!label || !label->is_string() || !out || !out->is_identifier()) return;
+        const Tensor* t = out_.graph.tensor(out->as_identifier());
+        if (!t) return;
+        const std::size_t index = tensor_index(t);
+        auto [it, first] = labels_.try_emplace(to_lower(label->as_string()), Label{index, user_range(op.provenance)});
+        label_of_[index] = &it->first;
+        if (first) return;
+        const Tensor& other = out_.graph.tensors[it->second.tensor];
+        if (t->shape && other.shape && *t->shape != *other.shape)
+            label_errors_.push_back(shape_error("label-shape-mismatch",
+                                                "variables labelled '" + label->as_string() + "' share data but have shapes " +
+                                                    to_string(*other.shape) + " and " + to_string(*t->shape),
+                                                user_range(op.provenance),
+                                                Note{"the first variable with this label is here", it->second.where}));
+    }
+
+    void record_update(const Operation& op) {
+        const Value* var = op.input("variable");
+        if (!var || !var->is_identifier()) return;
+        const std::size_t index = tensor_index(var->as_identifier());
+        auto l = label_of_.find(index);
+        const bool labelled = l != label_of_.end();
+        std::string key = labelled ? "label:" + *l->second : "tensor:" + std::to_string(index);
+        auto [it, first] = updated_.try_emplace(std::move(key), user_range(op.provenance));
+        if (first) return;
+        update_errors_.push_back(shape_error("variable-updated-twice",
                                              "variable '" + var->as_identifier() + "' is updated more than once" +
-                                                 (l != label_of.end() ? " (variables sharing a label are one variable)" : ""),
-                                             user_range(op.provenance));
-                d.notes.push_back({"first update is here", user_range(it->second->provenance)});
-            }
-        }
+                                                 (labelled ? " (variables sharing a label are one variable)" : ""),
+                                             user_range(op.provenance), Note{"first update is here", it->second}));
     }
 
     SourceRange user_range(const Provenance& p) const {
@@ -1044,11 +1073,25 @@ private:
                                                      // views into the source text and params_)
     std::deque<std::string> params_;                 // the graph's parameter names
     Scope graph_scope_;
-    std::vector<std::size_t> statement_starts_;      // index of each graph statement's first operation
     std::unordered_set<std::string> retired_;        // former names of renamed tensors (still taken)
     std::unordered_map<std::string, std::size_t> counters_;
     std::unordered_set<std::string> warned_;
-    ProducerMap producers_{out_.graph};
+    ProducerMap producers_;
+    // Where each graph statement's operations and tensors begin (operations: 0 once dropped).
+    struct Mark {
+        std::size_t first_op;
+        std::size_t first_tensor;
+    };
+    std::vector<Mark> statements_;
+    struct Label {
+        std::size_t tensor;  // the first variable with the label
+        SourceRange where;
+    };
+    std::unordered_map<std::string, Label> labels_;                 // lower-case label
+    std::unordered_map<std::size_t, const std::string*> label_of_;  // variable tensor -> its key in labels_
+    std::unordered_map<std::string, SourceRange> updated_;          // "label:..." or "tensor:N" -> first update
+    std::vector<Diagnostic> label_errors_;
+    std::vector<Diagnostic> update_errors_;
     std::unordered_map<const ast::Fragment*, const OpDef*> standard_defs_;
     std::vector<CallSite> chain_;  // outermost first
     std::uint64_t expansions_ = 0;  // fragment bodies expanded so far (bounded by max_expansions)
@@ -1075,10 +1118,13 @@ Expansion expand(const Program& program, const ExpandOptions& options, Diagnosti
 }
 
 void infer_shapes(Graph& graph, const Program& program, const ExpandOptions& options, Diagnostics& diags) {
-    ProducerMap producers(graph);
-    for (std::size_t i = 0; i < graph.operations.size(); ++i)
-        for (const auto& [n, v] : graph.operations[i].outputs)
-            for_each_identifier(v, [&](const std::string& t) { producers.set(t, i); });
+    ProducerMap producers;
+    for (const Operation& op : graph.operations)
+        for (const auto& [n, v] : op.outputs)
+            for_each_identifier(v, [&](const std::string& t) {
+                if (const Tensor* tensor = graph.tensor(t))
+                    producers.set(static_cast<std::size_t>(tensor - graph.tensors.data()), &op.name);
+            });
     for (Tensor& t : graph.tensors) t.shape.reset();
     for (Operation& op : graph.operations) {
         if (diags.limit_reached()) break;
@@ -1100,7 +1146,7 @@ void infer_shapes(Graph& graph, const Program& program, const ExpandOptions& opt
         const OpDef* def = OpRegistry::standard().find(op.name);
         if (!def && options.custom) def = options.custom->find(op.name);
         InferReport report = infer_report(options.options);
-        if (!infer_operation(graph, producers, graph.operations, op, def, report))
+        if (!infer_operation(graph, producers, op, def, report))
             for (const std::string& m : report.errors)
                 diags.error(Stage::shape, report.limit_exceeded ? "limit-exceeded" : "invalid-argument", m, op.provenance.range);
     }

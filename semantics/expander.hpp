@@ -23,6 +23,11 @@ struct ExpandOptions {
     std::map<std::string, Shape> input_shapes;  // overrides of external shapes, by graph input name
     const OpRegistry* custom = nullptr;  // shape functions for custom operations (optional)
     bool collect_exports = false;        // fill Expansion::exported
+    // Keep the operations in Expansion::graph. Without, each graph statement's operations are
+    // dropped once expanded and checked (a validator's mode: every check runs, every tensor keeps
+    // its dtype and shape, and memory grows with the tensors only); Expansion::operation_count
+    // still counts them.
+    bool keep_operations = true;
 };
 
 struct Expansion {
@@ -31,6 +36,8 @@ struct Expansion {
     // occur in the graph, in first-use order: their outputs and everything downstream have unknown
     // shapes.
     std::vector<std::string> custom_operations;
+    std::vector<SourceRange> custom_operation_sites;  // the first use of each
+    std::size_t operation_count = 0;                  // operations made (kept or not)
     // With ExpandOptions::collect_exports: for each tensor (by position), whether it is exported
     // (spec 3.3.4: a graph parameter or an identifier assigned in the graph body) rather than a
     // temporary of an expansion.

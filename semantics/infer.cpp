@@ -12,8 +12,8 @@ namespace infer_cpp {
 
 class Context final : public ShapeContext {
 public:
-    Context(Graph& g, const ProducerMap& producers, const std::vector<Operation>& ops, Operation& op, InferReport& report)
-        : graph_(g), producers_(producers), ops_(ops), op_(op), report_(report) {}
+    Context(Graph& g, const ProducerMap& producers, Operation& op, InferReport& report)
+        : graph_(g), producers_(producers), op_(op), report_(report) {}
 
     const Operation& op() const override { return op_; }
 
@@ -25,10 +25,10 @@ public:
         return {};
     }
     PrimType dtype_of(const Value& v) const override { return value_dtype(graph_, v); }
-    const Operation* producer(const Value& v) const override {
-        if (!v.is_identifier()) return nullptr;
-        const std::size_t i = producers_.find(v.as_identifier());
-        return i == SIZE_MAX ? nullptr : &ops_[i];
+    std::string_view producer(const Value& v) const override {
+        if (!v.is_identifier()) return {};
+        const Tensor* t = graph_.tensor(v.as_identifier());
+        return t ? producers_.find(static_cast<std::size_t>(t - graph_.tensors.data())) : std::string_view();
     }
     bool error(std::string message) override {
         report_.errors.push_back(std::move(message));
@@ -58,7 +58,6 @@ private:
     }
     Graph& graph_;
     const ProducerMap& producers_;
-    const std::vector<Operation>& ops_;
     Operation& op_;
     InferReport& report_;
 };
@@ -91,26 +90,6 @@ bool within_limits(const Tensor& t, InferReport& report) {
 }
 
 }  // namespace infer_cpp
-
-void ProducerMap::set(std::string_view tensor, std::size_t op) {
-    if (const Tensor* t = g_->tensor(tensor)) {
-        const std::size_t i = static_cast<std::size_t>(t - g_->tensors.data());
-        if (by_tensor_.size() <= i) by_tensor_.resize(std::max(i + 1, by_tensor_.size() * 2), SIZE_MAX);
-        by_tensor_[i] = op;
-    } else {
-        others_[std::string(tensor)] = op;
-    }
-}
-
-std::size_t ProducerMap::find(std::string_view tensor) const {
-    if (const Tensor* t = g_->tensor(tensor)) {
-        const std::size_t i = static_cast<std::size_t>(t - g_->tensors.data());
-        return i < by_tensor_.size() ? by_tensor_[i] : SIZE_MAX;
-    }
-    if (others_.empty()) return SIZE_MAX;
-    auto it = others_.find(std::string(tensor));
-    return it == others_.end() ? SIZE_MAX : it->second;
-}
 
 PrimType value_dtype(const Graph& g, const Value& v) {
     switch (v.kind()) {
@@ -157,8 +136,7 @@ InferReport infer_report(const Options& options) {
     return report;
 }
 
-bool infer_operation(Graph& g, const ProducerMap& producers, const std::vector<Operation>& ops, Operation& op,
-                     const OpDef* def, InferReport& report) {
+bool infer_operation(Graph& g, const ProducerMap& producers, Operation& op, const OpDef* def, InferReport& report) {
     std::vector<std::string>& errors = report.errors;
     // Unknown input shape (downstream of a custom operation): all outputs unknown, checks skipped.
     bool known = def != nullptr;
@@ -176,7 +154,7 @@ bool infer_operation(Graph& g, const ProducerMap& producers, const std::vector<O
             });
         return true;
     }
-    infer_cpp::Context ctx(g, producers, ops, op, report);
+    infer_cpp::Context ctx(g, producers, op, report);
     bool ok = def->infer(ctx);
     if (ok) {
         for (const auto& [name, v] : op.outputs) {

@@ -1,5 +1,6 @@
 // Per-operation dtype and shape inference (internal to semantics).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -12,20 +13,21 @@
 
 namespace nnef::sema {
 
-// Tensor -> index of the operation that produced it. Keyed by the tensor's position in the graph
-// (no copies of names; renaming a tensor keeps its entry); a name that is not a tensor of the
-// graph falls back to a map by name.
+// Tensor (by position in the graph) -> the name of the operation that produced it. The names
+// point into the declarations, which outlive the map; renaming a tensor keeps its entry.
 class ProducerMap {
 public:
-    explicit ProducerMap(const Graph& g) : g_(&g) {}
-    void set(std::string_view tensor, std::size_t op);
-    // The producing operation's index, or SIZE_MAX.
-    std::size_t find(std::string_view tensor) const;
+    void set(std::size_t tensor, const std::string* op_name) {
+        if (names_.size() <= tensor) names_.resize(std::max(tensor + 1, names_.size() * 2), nullptr);
+        names_[tensor] = op_name;
+    }
+    // "" when unknown.
+    std::string_view find(std::size_t tensor) const {
+        return tensor < names_.size() && names_[tensor] ? std::string_view(*names_[tensor]) : std::string_view();
+    }
 
 private:
-    const Graph* g_;
-    std::vector<std::size_t> by_tensor_;  // SIZE_MAX: none
-    std::unordered_map<std::string, std::size_t> others_;
+    std::vector<const std::string*> names_;
 };
 
 // dtype of an argument value: a tensor's dtype, or the literal's primitive type.
@@ -60,7 +62,6 @@ InferReport infer_report(const Options& options);
 
 // Runs the op's shape function (when every input shape is known; otherwise marks the outputs
 // unknown). Messages of failed checks go to report.errors. Returns false on failure.
-bool infer_operation(Graph& g, const ProducerMap& producers, const std::vector<Operation>& ops, Operation& op,
-                     const OpDef* def, InferReport& report);
+bool infer_operation(Graph& g, const ProducerMap& producers, Operation& op, const OpDef* def, InferReport& report);
 
 }  // namespace nnef::sema

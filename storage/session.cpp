@@ -34,6 +34,8 @@ struct Session::Impl {
     std::vector<std::string> no_custom;
     std::optional<storage::Container> container;
     bool collect_exports = false;  // a graph.quant will name tensors
+    bool need_operations = false;  // weights or a graph.quant will be attached to them
+    std::vector<SourceRange> no_sites;
 
     explicit Impl(FlattenOptions o) : options(std::move(o)), diagnostics(options.options.limits.max_errors) {}
 
@@ -45,6 +47,7 @@ struct Session::Impl {
         x.input_shapes = options.input_shapes;
         x.custom = options.custom_shapes;
         x.collect_exports = collect_exports;
+        x.keep_operations = options.keep_operations || need_operations;
         return x;
     }
 
@@ -199,6 +202,8 @@ bool Session::load_path(const std::string& path) {
     const storage::Container& con = *impl_->container;
     // graph.quant may name only exported tensors: the expander tells which they are.
     impl_->collect_exports = con.quant_text.has_value();
+    impl_->need_operations =
+        con.quant_text.has_value() || (impl_->options.load_weights && con.kind != storage::Container::Kind::graph_file);
     // The text moves into the SourceManager (the container needs only its other members).
     if (!load_text(con.graph_name, std::move(impl_->container->graph_text))) return false;
     // graph.quant (spec 5.3) is optional; when present its entries must name exported tensors
@@ -229,6 +234,10 @@ const SourceManager& Session::sources() const { return impl_->sources; }
 const std::vector<std::string>& Session::custom_operations() const {
     return impl_->expansion ? impl_->expansion->custom_operations : impl_->no_custom;
 }
+const std::vector<SourceRange>& Session::custom_operation_sites() const {
+    return impl_->expansion ? impl_->expansion->custom_operation_sites : impl_->no_sites;
+}
+std::size_t Session::operation_count() const { return impl_->expansion ? impl_->expansion->operation_count : 0; }
 
 std::string Session::flat_text(bool shapes) const {
     if (!impl_->expansion) return {};

@@ -10,10 +10,10 @@ bool update(ShapeContext& ctx) {
     Shape variable, value;
     if (!get_shape(ctx, "variable", variable) || !get_shape(ctx, "value", value)) return false;
     const Value& arg = ctx.input("variable");
-    const Operation* producer = ctx.producer(arg);
-    if (!producer || producer->name != "variable") {
+    const std::string_view producer = ctx.producer(arg);
+    if (producer != "variable") {
         std::string what = !arg.is_identifier() ? "a literal"
-                           : producer           ? "the result of '" + producer->name + "'"
+                           : !producer.empty()  ? "the result of '" + std::string(producer) + "'"
                                                 : "not produced by an operation";
         return fail(ctx, "'variable' " + (arg.is_identifier() ? q(arg.as_identifier()) + " " : std::string()) +
                              "is " + what + "; only tensors introduced by 'variable' can be updated");

@@ -19,6 +19,9 @@ int run(int argc, char** argv) {
     if (rc >= 0) return rc;
     int worst = cli::ok;
     std::string json = "[";
+    // A validator needs the graph's tensors, not its operations (kept only where weights or a
+    // graph.quant are attached to them).
+    opts.flatten.keep_operations = false;
     std::optional<Session> current;  // the last one is still alive at exit_now
     for (std::size_t pi = 0; pi < opts.paths.size(); ++pi) {
         const std::string& path = opts.paths[pi];
@@ -27,19 +30,13 @@ int run(int argc, char** argv) {
         bool good = session.load_path(path);
         Diagnostics extra;
         if (good) {
-            for (const std::string& op : session.custom_operations()) {
-                // Located at the first use in the graph.
-                SourceRange where;
-                for (const Operation& o : session.graph()->operations)
-                    if (o.name == op) {
-                        where = o.provenance.range;
-                        break;
-                    }
+            const auto& ops = session.custom_operations();
+            const auto& sites = session.custom_operation_sites();  // the first use of each
+            for (std::size_t i = 0; i < ops.size(); ++i)
                 extra.warning(Stage::shape, "custom-operation",
-                              "custom operation '" + op + "' has no shape function: shapes downstream of it are unknown "
-                              "and the checks that need them are skipped",
-                              where);
-            }
+                              "custom operation '" + ops[i] + "' has no shape function: shapes downstream of it are "
+                              "unknown and the checks that need them are skipped",
+                              i < sites.size() ? sites[i] : SourceRange{});
         }
         const Graph* g = session.graph();
         if (opts.json) {
@@ -50,7 +47,7 @@ int run(int argc, char** argv) {
             json += "{\"path\":" + cli::json_string(path) + ",\"valid\":" + (good ? "true" : "false") +
                     ",\"diagnostics\":" + diags;
             if (good && g) {
-                json += ",\"graph\":" + cli::json_string(g->name) + ",\"operations\":" + std::to_string(g->operations.size()) +
+                json += ",\"graph\":" + cli::json_string(g->name) + ",\"operations\":" + std::to_string(session.operation_count()) +
                         ",\"tensors\":" + std::to_string(g->tensors.size()) + ",\"inputs\":" + cli::tensors_json(*g, g->inputs) +
                         ",\"outputs\":" + cli::tensors_json(*g, g->outputs);
             }
@@ -60,7 +57,7 @@ int run(int argc, char** argv) {
             cli::print_diagnostics(std::cerr, extra, session.sources());
             if (good && g && !opts.quiet) {
                 std::ostringstream os;
-                os << path << ": valid: graph '" << g->name << "', " << g->operations.size() << " operations, "
+                os << path << ": valid: graph '" << g->name << "', " << session.operation_count() << " operations, "
                    << g->tensors.size() << " tensors; inputs:";
                 for (const std::string& n : g->inputs) os << ' ' << n << ' ' << cli::tensor_text(g->tensor(n));
                 os << "; outputs:";

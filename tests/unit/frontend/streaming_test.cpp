@@ -89,6 +89,36 @@ std::string compare(const std::string& name, const std::string& text, bool stric
     return {};
 }
 
+// A Session that drops its operations (a validator's mode) against one that keeps them: the
+// same verdict, diagnostics, tensors (names, dtypes, shapes) and operation count.
+std::string compare_kept(const std::string& name, const std::string& text, bool strict) {
+    std::optional<nnef::Session> sessions[2];
+    for (int keep = 0; keep < 2; ++keep) {
+        nnef::FlattenOptions opts;
+        opts.options.strict = strict;
+        opts.keep_operations = keep == 1;
+        sessions[keep].emplace(opts).load_text(name, text);
+    }
+    const nnef::Session& dropped = *sessions[0];
+    const nnef::Session& kept = *sessions[1];
+    if (rendered(dropped.diagnostics(), dropped.sources()) != rendered(kept.diagnostics(), kept.sources()))
+        return "diagnostics differ";
+    if (!kept.graph() || !dropped.graph()) return kept.graph() || dropped.graph() ? "one has a graph" : "";
+    const nnef::Graph& a = *dropped.graph();
+    const nnef::Graph& b = *kept.graph();
+    if (!a.operations.empty()) return "operations were kept";
+    if (dropped.operation_count() != b.operations.size() || kept.operation_count() != b.operations.size())
+        return "operation counts differ";
+    if (a.tensors.size() != b.tensors.size()) return "tensor counts differ";
+    for (std::size_t i = 0; i < a.tensors.size(); ++i) {
+        const nnef::Tensor& x = a.tensors[i];
+        const nnef::Tensor& y = b.tensors[i];
+        if (x.name != y.name || x.dtype != y.dtype || x.shape != y.shape) return "tensor " + y.name + " differs";
+    }
+    if (dropped.custom_operations() != kept.custom_operations()) return "custom operations differ";
+    return {};
+}
+
 const char* const written[] = {
     // A temporary of an expansion takes a name that a later statement assigns: it is renamed.
     "version 1.0;\nextension KHR_enable_fragment_definitions;\n"
@@ -101,11 +131,45 @@ const char* const written[] = {
     "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external(shape = [1, 2]);\n    y = conv(x, x);\n    z = relu(x);\n}\n",
     "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external(shape = [1]);\n    y = relu(x);\n    z = relu(x) w\n}\n",
     "version 1.0;\ngraph G( x, x ) -> ( y, q )\n{\n    x = external(shape = [1]);\n    y = relu(x);\n}\n",
+    // Graph-level rules: variables sharing a label, updates (checked as the operations are made).
+    "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external(shape = [2]);\n"
+    "    a = variable(shape = [2], label = 'w');\n    b = variable(shape = [3], label = 'W');\n"
+    "    c = variable(shape = [2], label = 'w');\n    y = add(x, a);\n    u = update(a, x);\n"
+    "    v = update(c, x);\n    d = variable(shape = [2], label = 'd');\n    e = update(d, x);\n    f = update(d, y);\n}\n",
+    "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external(shape = [2]);\n"
+    "    a = variable(shape = [2], label = 'w');\n    c = variable(shape = [2], label = 'W');\n"
+    "    y = add(x, a);\n    u = update(a, x);\n    q = update(x, x);\n}\n",
 };
 
 }  // namespace streaming_test
 
 TEST_SUITE("frontend") {
+    TEST_CASE("graph-level rules are checked as operations are made, and reported after them") {
+        using namespace streaming_test;
+        for (bool keep : {false, true}) {
+            CAPTURE(keep);
+            nnef::FlattenOptions opts;
+            opts.keep_operations = keep;
+            nnef::Session s(opts);
+            CHECK_FALSE(s.load_text("rules.nnef", written[6]));
+            const std::vector<std::string> d = rendered(s.diagnostics(), s.sources());
+            REQUIRE(d.size() == 3);
+            CHECK(d[0].rfind("rules.nnef:6:9: error[shape]: variables labelled 'W' share data but have shapes [2] and "
+                             "[3]\nrules.nnef:5:9: note: the first variable with this label is here",
+                             0) == 0);
+            CHECK(d[1].rfind("rules.nnef:10:9: error[shape]: variable 'c' is updated more than once (variables sharing "
+                             "a label are one variable)\nrules.nnef:9:9: note: first update is here",
+                             0) == 0);
+            CHECK(d[2].rfind("rules.nnef:13:9: error[shape]: variable 'd' is updated more than once", 0) == 0);
+        }
+        // Another stage's error hides them (they count for an otherwise valid graph only).
+        nnef::Session s;
+        CHECK_FALSE(s.load_text("rules.nnef", written[7]));
+        const std::vector<std::string> d = rendered(s.diagnostics(), s.sources());
+        REQUIRE(d.size() == 1);
+        CHECK(d[0].find("only tensors introduced by 'variable' can be updated") != std::string::npos);
+    }
+
     TEST_CASE("the one-pass Session agrees with the staged layer APIs") {
         using namespace streaming_test;
         std::vector<std::pair<std::string, std::string>> docs;
@@ -128,6 +192,7 @@ TEST_SUITE("frontend") {
                 CAPTURE(name);
                 CAPTURE(strict);
                 CHECK(compare(name, text, strict) == "");
+                CHECK(compare_kept(name, text, strict) == "");
                 ++compared;
             }
         MESSAGE(compared << " comparisons");

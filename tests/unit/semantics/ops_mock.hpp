@@ -108,10 +108,10 @@ public:
         if (v.is_logical()) return nnef::PrimType::logical;
         return nnef::PrimType::scalar;
     }
-    const nnef::Operation* producer(const Value& v) const override {
-        if (!v.is_identifier()) return nullptr;
+    std::string_view producer(const Value& v) const override {
+        if (!v.is_identifier()) return {};
         auto it = producers.find(v.as_identifier());
-        return it == producers.end() ? nullptr : &it->second;
+        return it == producers.end() ? std::string_view() : std::string_view(it->second.name);
     }
     bool error(std::string message) override {
         errors.push_back(std::move(message));
