@@ -17,6 +17,7 @@
 #include "grammar/parse_state.hpp"
 #include "grammar/quant.hpp"
 #include "grammar/tokens.hpp"
+#include "nnef/detail/deep_stack.hpp"
 
 namespace nnef::grammar {
 
@@ -388,10 +389,19 @@ bool init_state(ParseState& st, const SourceManager& sm, std::uint32_t file, con
     return true;
 }
 
+std::optional<ast::Document> parse_document(const SourceManager& sm, std::uint32_t file, const ParseOptions& opts,
+                                            Diagnostics& diags, StatementSink* sink);
+
 }  // namespace parse_cpp
 
 std::optional<ast::Document> parse(const SourceManager& sm, std::uint32_t file, const ParseOptions& opts,
                                    Diagnostics& diags, StatementSink* sink) {
+    return detail::on_deep_stack([&] { return parse_cpp::parse_document(sm, file, opts, diags, sink); });
+}
+
+std::optional<ast::Document> parse_cpp::parse_document(const SourceManager& sm, std::uint32_t file,
+                                                      const ParseOptions& opts, Diagnostics& diags,
+                                                      StatementSink* sink) {
     ParseState st;
     if (!parse_cpp::init_state(st, sm, file, opts, diags, "document")) return std::nullopt;
     ast::Document doc;

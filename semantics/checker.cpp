@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "nnef/detail/deep_stack.hpp"
 #include "semantics/types.hpp"
 
 namespace nnef::sema {
@@ -1010,14 +1011,16 @@ void Checking::end_graph() { impl_->end_graph(); }
 
 Program check(const ast::Document& doc, std::shared_ptr<const Stdlib> stdlib, const Options& opts,
               Diagnostics& diags) {
-    Checking checking(doc, std::move(stdlib), opts, diags);
-    checking.check_declarations();
-    if (doc.graph && !diags.limit_reached()) {
-        checking.begin_graph(*doc.graph);
-        for (const ast::Assignment& a : doc.graph->body) checking.statement(a);
-        checking.end_graph();
-    }
-    return checking.take_program();
+    return detail::on_deep_stack([&] {
+        Checking checking(doc, std::move(stdlib), opts, diags);
+        checking.check_declarations();
+        if (doc.graph && !diags.limit_reached()) {
+            checking.begin_graph(*doc.graph);
+            for (const ast::Assignment& a : doc.graph->body) checking.statement(a);
+            checking.end_graph();
+        }
+        return checking.take_program();
+    });
 }
 
 }  // namespace nnef::sema

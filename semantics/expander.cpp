@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "nnef/detail/deep_stack.hpp"
 #include "semantics/infer.hpp"
 
 namespace nnef::sema {
@@ -1111,10 +1112,12 @@ Expansion expand(const Program& program, const ExpandOptions& options, Diagnosti
         diags.error(Stage::semantic, "no-graph", "the document has no graph definition");
         return {};
     }
-    Expanding x(program, options, diags);
-    x.begin_graph(*program.document->graph);
-    for (const ast::Assignment& a : program.document->graph->body) x.statement(a);
-    return x.finish();
+    return detail::on_deep_stack([&] {
+        Expanding x(program, options, diags);
+        x.begin_graph(*program.document->graph);
+        for (const ast::Assignment& a : program.document->graph->body) x.statement(a);
+        return x.finish();
+    });
 }
 
 void infer_shapes(Graph& graph, const Program& program, const ExpandOptions& options, Diagnostics& diags) {

@@ -1,11 +1,10 @@
 // The front-end pipeline behind nnef::Session.
 #include <nnef/nnef.hpp>
 
-#include <pthread.h>
-
 #include <exception>
 
 #include "grammar/parse.hpp"
+#include "nnef/detail/deep_stack.hpp"
 #include "semantics/checker.hpp"
 #include "semantics/expander.hpp"
 #include "semantics/stdlib.hpp"
@@ -51,41 +50,11 @@ struct Session::Impl {
         return x;
     }
 
-    // Parsing, checking and expansion recurse as deep as the document nests and as fragments
-    // recurse (bounded by Limits::max_nesting and max_recursion). Those bounds must hold on any
-    // caller's stack, including small thread stacks and sanitizer builds whose frames are several
-    // times larger, so the pipeline runs on a thread of its own with a large stack (reserved
-    // address space: only the pages it touches are used). Falls back to the caller's stack when
-    // no thread can be made.
+    // The pipeline recurses as deep as the document nests and its fragments recurse: it runs on a
+    // large stack of its own (nnef/detail/deep_stack.hpp).
     bool run(std::uint32_t file) {
-        struct Call {
-            Impl* self;
-            std::uint32_t file;
-            bool ok = false;
-            std::exception_ptr error;
-        } call{this, file, false, nullptr};
-        auto body = [](void* p) -> void* {
-            auto* c = static_cast<Call*>(p);
-            try {
-                c->ok = c->self->run_here(c->file);
-            } catch (...) {
-                c->error = std::current_exception();
-            }
-            return nullptr;
-        };
-        pthread_attr_t attr;
-        pthread_t thread;
-        bool started = false;
-        if (pthread_attr_init(&attr) == 0) {
-            started = pthread_attr_setstacksize(&attr, kStackBytes) == 0 && pthread_create(&thread, &attr, body, &call) == 0;
-            pthread_attr_destroy(&attr);
-        }
-        if (!started) return run_here(file);
-        pthread_join(thread, nullptr);
-        if (call.error) std::rethrow_exception(call.error);
-        return call.ok;
+        return detail::on_deep_stack([&] { return run_here(file); });
     }
-    static constexpr std::size_t kStackBytes = std::size_t(1) << 30;
 
     // The front end in one pass over the text: the parser hands each statement of the graph body
     // to the checker and then to the expander as soon as it is parsed, so the body's syntax tree

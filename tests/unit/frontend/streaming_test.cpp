@@ -6,6 +6,8 @@
 
 #include <nnef/nnef.hpp>
 
+#include <pthread.h>
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -209,5 +211,45 @@ TEST_SUITE("frontend") {
         CHECK(o.flat.find("a = sigmoid(a_t_1_1);") != std::string::npos);
         CHECK(o.flat.find("a_t = neg(input);") != std::string::npos);
         CHECK(o.flat.find("a_t_1 = abs(input);") != std::string::npos);
+    }
+
+    TEST_CASE("the layer APIs hold their depth limits on a small caller stack") {
+        // Fragments recursing to Limits::max_recursion and brackets nesting to max_nesting: on a
+        // 64 KiB thread stack (a fraction of what that depth takes) the whole-document entry points
+        // still give the limit's diagnostic, as they run on a large stack of their own.
+        using namespace streaming_test;
+        struct Run {
+            std::string recursion, nesting;
+        } run;
+        auto body = [](void* p) -> void* {
+            auto* r = static_cast<Run*>(p);
+            const std::string ops =
+                "version 1.0;\nextension KHR_enable_fragment_definitions KHR_enable_operator_expressions;\n";
+            auto all = [](const Outcome& o) {
+                std::string text;
+                for (const std::string& d : o.diagnostics) text += d + "\n";
+                return text;
+            };
+            r->recursion = all(staged("deep.nnef",
+                                  ops + "fragment f( x: tensor<scalar>, n: integer ) -> ( y: tensor<scalar> )\n{\n"
+                                        "    y = x if n == 0 else f(x, n = n - 1) + x;\n}\n"
+                                        "graph G( x ) -> ( y )\n{\n    x = external(shape = [1]);\n"
+                                        "    y = f(x, n = 5000);\n}\n",
+                                  false));
+            r->nesting = all(staged("nest.nnef",
+                                ops + "graph G( x ) -> ( y )\n{\n    x = external(shape = [1]);\n    y = " +
+                                    std::string(600, '(') + "x" + std::string(600, ')') + ";\n}\n",
+                                false));
+            return nullptr;
+        };
+        pthread_attr_t attr;
+        REQUIRE(pthread_attr_init(&attr) == 0);
+        REQUIRE(pthread_attr_setstacksize(&attr, 64 * 1024) == 0);
+        pthread_t thread;
+        REQUIRE(pthread_create(&thread, &attr, body, &run) == 0);
+        pthread_attr_destroy(&attr);
+        REQUIRE(pthread_join(thread, nullptr) == 0);
+        CHECK_MESSAGE(run.recursion.find("max_recursion (1000)") != std::string::npos, run.recursion);
+        CHECK_MESSAGE(run.nesting.find("max_nesting = 512") != std::string::npos, run.nesting);
     }
 }
