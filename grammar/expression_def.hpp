@@ -577,9 +577,31 @@ auto const array_or_comprehension_def =
     ((kw_for[act::begin_comprehension] > comprehension_tail) |
      (-(expr[act::push_child] >> *(',' > expr[act::push_child])) > rbracket[act::end_node]));
 
-// `name =` (not `name ==`) starts a named argument.
-auto const named_prefix = identifier >> '=' >> !x3::lit('=');
-auto const argument_def = (named_prefix[act::set_arg_name] > expr[act::set_arg_value]) | expr[act::set_arg_value];
+// `name =` (not `name ==`) starts a named argument; anything else is a positional one. One scan
+// decides, so a positional argument is parsed once.
+struct argument_parser : x3::parser<argument_parser> {
+    using attribute_type = Argument;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, It const& last, Ctx const& ctx, RCtx&, Attr& attr) const {
+        Argument& a = attr;
+        It p = first;
+        Span name_span;
+        if (identifier.parse(p, last, ctx, x3::unused, name_span)) {
+            x3::skip_over(p, last, ctx);
+            if (p != last && *p == '=' && (p + 1 == last || p[1] != '=')) {
+                ++p;
+                a.name = name_span;
+                a.named = true;
+                if (!expr.parse(p, last, ctx, x3::unused, a.value)) ops::expected(p, "expression");
+                first = p;
+                return true;
+            }
+        }
+        return expr.parse(first, last, ctx, x3::unused, a.value);
+    }
+};
+auto const argument_def = argument_parser{};
 
 // `name`, `name(args)` or `name<type>(args)`; the `<type>` is taken only when `(` follows, so that
 // `a < b` stays a comparison.
@@ -589,8 +611,33 @@ auto const ident_or_call_def =
     -(-(invocation_generic[act::set_generic] | unknown_generic_parser{}) >> x3::lit('(')[act::begin_call] > argument[act::push_argument] >>
       *(',' > argument[act::push_argument]) > rparen[act::end_node]);
 
-auto const primary_def = number_lit | string_lit | logical_lit | builtin_call | paren_or_tuple |
-                         array_or_comprehension | ident_or_call;
+// A primary starts with a digit (number), a quote (string), `(`, `[`, or a word: `true`/`false`, a
+// built-in function's name, else an identifier or invocation. The first character (and the word)
+// picks the one alternative that can match, so no other is tried.
+struct primary_parser : x3::parser<primary_parser> {
+    using attribute_type = ast::Expr;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, It const& last, Ctx const& ctx, RCtx& rctx, Attr& attr) const {
+        It p = first;
+        x3::skip_over(p, last, ctx);
+        if (p == last) return false;
+        const char c = *p;
+        if (tokens::is_digit(c)) return number_lit.parse(first, last, ctx, rctx, attr);
+        if (c == '\'' || c == '"') return string_lit.parse(first, last, ctx, rctx, attr);
+        if (c == '(') return paren_or_tuple.parse(first, last, ctx, rctx, attr);
+        if (c == '[') return array_or_comprehension.parse(first, last, ctx, rctx, attr);
+        if (!tokens::is_ident_start(c)) return false;
+        It q = p;
+        while (q != last && tokens::is_ident_char(*q)) ++q;
+        const std::string_view word(p, static_cast<std::size_t>(q - p));
+        if (word == "true" || word == "false") return logical_lit.parse(first, last, ctx, rctx, attr);
+        for (const char* b : builtin_names)
+            if (word == b) return builtin_call.parse(first, last, ctx, rctx, attr);
+        return ident_or_call.parse(first, last, ctx, rctx, attr);
+    }
+};
+auto const primary_def = primary_parser{};
 
 BOOST_SPIRIT_DEFINE(expr, iter_expr, primary, number_lit, string_lit, logical_lit, builtin_call, paren_or_tuple,
                     array_or_comprehension, argument, ident_or_call)

@@ -21,7 +21,11 @@ public:
     Type() = default;
     static Type primitive(PrimType p) { return Type(Kind::primitive, p, {}); }
     static Type tensor(PrimType p) { return Type(Kind::tensor, p, {}); }
-    static Type array(Type item) { return Type(Kind::array, PrimType::none, {std::move(item)}); }
+    // Arrays of primitive and tensor types are shared instances (no allocation).
+    static Type array(Type item) {
+        if (!item.items_) return simple_array(item.kind_, item.prim_);
+        return Type(Kind::array, PrimType::none, {std::move(item)});
+    }
     static Type tuple(std::vector<Type> items) { return Type(Kind::tuple, PrimType::none, std::move(items)); }
 
     Kind kind() const { return kind_; }
@@ -49,6 +53,7 @@ public:
 private:
     Type(Kind k, PrimType p, std::vector<Type> items)
         : kind_(k), prim_(p), items_(items.empty() ? nullptr : std::make_shared<const std::vector<Type>>(std::move(items))) {}
+    static Type simple_array(Kind item_kind, PrimType item_prim);
     static const std::vector<Type>& no_items() {
         static const std::vector<Type> none;
         return none;

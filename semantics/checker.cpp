@@ -22,6 +22,8 @@
 //    whole right-hand side defining a graph parameter.
 #include "semantics/checker.hpp"
 
+#include <boost/container/small_vector.hpp>
+
 #include <algorithm>
 #include <string_view>
 #include <unordered_set>
@@ -56,12 +58,12 @@ const char* binary_fragment(const std::string& op) {
 bool is_prim(const Type& t, PrimType p) { return t.is_primitive() && t.prim() == p; }
 bool is_numeric(const Type& t) { return is_prim(t, PrimType::integer) || is_prim(t, PrimType::scalar); }
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 // True if the later-revision standard text declares `name` (for a helpful strict-mode message).
-bool is_later_revision_name(const std::string& name) {
+bool is_later_revision_name(std::string_view name) {
     const std::string_view text = stdlib_later_text();
-    const std::string key = "fragment " + name;
+    const std::string key = "fragment " + std::string(name);
     for (std::size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
         const std::size_t end = at + key.size();
         if (end < text.size() && (text[end] == '(' || text[end] == '<' || text[end] == ' ')) return true;
@@ -88,7 +90,7 @@ struct Symbol {
 struct Arg {
     Type type;
     SourceRange range;
-    std::string name;  // "" if positional
+    ast::Text name;  // "" if positional
     SourceRange name_range;
 };
 
@@ -798,7 +800,7 @@ private:
             Arg a;
             a.type = type_expr(e.children[i]);
             a.range = e.children[i].range;
-            a.name = e.arg_name(i).str();
+            a.name = e.arg_name(i);
             a.name_range = e.arg_name_range(i);
             if (!a.name_range.valid()) a.name_range = a.range;
             args.push_back(std::move(a));
@@ -815,9 +817,19 @@ private:
     }
 
     // Types an invocation of `name` (explicit, or the fragment a tensor operator maps to).
-    Type type_call(const std::string& name, const ast::Expr& e, const std::optional<Type>& explicit_generic,
+    // The declaration `name` resolves to. Names are views into the source (or static text), which
+    // outlives the checker: the memo is keyed by them.
+    const ast::Fragment* find_fragment(std::string_view name) {
+        auto it = fragment_memo_.find(name);
+        if (it != fragment_memo_.end()) return it->second;
+        const ast::Fragment* f = program_.find(std::string(name));
+        if (f) fragment_memo_.emplace(name, f);
+        return f;
+    }
+
+    Type type_call(ast::Text name, const ast::Expr& e, const std::optional<Type>& explicit_generic,
                    SourceRange generic_range, const std::vector<Arg>& args) {
-        const ast::Fragment* decl = program_.find(name);
+        const ast::Fragment* decl = find_fragment(name);
         if (!decl) {
             std::string msg = "unknown operation " + quoted(name);
             if (e.kind != ast::ExprKind::invocation) msg = "operator '" + e.op + "' needs operation " + quoted(name) + ", which is not declared";
@@ -848,8 +860,8 @@ private:
         }
 
         // Arguments to parameters.
-        std::vector<int> assigned(params.size(), -1);
-        std::vector<bool> misplaced(params.size(), false);  // attribute given positionally (reported)
+        boost::container::small_vector<int, 16> assigned(params.size(), -1);
+        boost::container::small_vector<bool, 16> misplaced(params.size(), false);  // attribute given positionally (reported)
         std::size_t position = 0;
         bool named_seen = false, too_many = false, misordered = false;
         for (std::size_t i = 0; i < args.size(); ++i) {
@@ -907,7 +919,9 @@ private:
             }
 
         // Generic binding: explicit, else the declared default, else deduced (spec 3.3.2).
-        if (decl->generic && !binding && !explicit_generic) {
+        if (decl->generic && !binding && !explicit_generic && decl->generic_default) {
+            binding = *decl->generic_default;
+        } else if (decl->generic && !binding && !explicit_generic) {
             std::vector<std::pair<Type, Type>> pairs;
             bool erroneous_arg = false;  // an argument whose error is already reported
             for (std::size_t p = 0; p < params.size(); ++p) {
@@ -994,6 +1008,7 @@ private:
     std::unordered_set<std::string> undefined_reported_;  // per body
     std::unordered_map<const ast::Param*, Type> default_types_;         // checked declarations
     std::unordered_map<const ast::Param*, Type> silent_default_types_;  // computed without diagnostics
+    std::unordered_map<std::string_view, const ast::Fragment*> fragment_memo_;
 };
 
 }  // namespace checker_cpp

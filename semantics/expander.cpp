@@ -653,6 +653,13 @@ private:
         }
     }
 
+    static bool invocation_free(const ast::Expr& e) {
+        if (e.kind == ast::ExprKind::invocation) return false;
+        for (const ast::Expr& c : e.children)
+            if (!invocation_free(c)) return false;
+        return true;
+    }
+
     // OpRegistry::standard().find(decl.name), remembered per declaration.
     const OpDef* standard_def(const ast::Fragment& decl) {
         auto [it, inserted] = standard_defs_.try_emplace(&decl, nullptr);
@@ -673,8 +680,17 @@ private:
             if (values[i]) continue;
             const ast::Param& p = decl.params[i];
             if (!p.default_value) fail("missing-argument", "argument '" + p.name + "' of '" + decl.name + "' is missing", e.range);
+            // A default without invocations has the same value at every call: it is evaluated once
+            // (values share their data).
+            auto memo = default_values_.find(&p);
+            if (memo != default_values_.end() && memo->second) {
+                values[i] = *memo->second;
+                continue;
+            }
             Scope empty;
             values[i] = eval(*p.default_value, empty);
+            if (memo == default_values_.end())
+                default_values_.emplace(&p, invocation_free(*p.default_value) ? values[i] : std::nullopt);
         }
         PrimType bound = PrimType::none;
         if (decl.generic) {
@@ -1094,6 +1110,7 @@ private:
     std::vector<Diagnostic> label_errors_;
     std::vector<Diagnostic> update_errors_;
     std::unordered_map<const ast::Fragment*, const OpDef*> standard_defs_;
+    std::unordered_map<const ast::Param*, std::optional<Value>> default_values_;  // evaluated defaults
     std::vector<CallSite> chain_;  // outermost first
     std::uint64_t expansions_ = 0;  // fragment bodies expanded so far (bounded by max_expansions)
 };

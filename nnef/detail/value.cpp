@@ -32,6 +32,19 @@ bool Type::is_generic() const {
     return false;
 }
 
+Type Type::simple_array(Kind item_kind, PrimType item_prim) {
+    constexpr std::size_t prims = static_cast<std::size_t>(PrimType::none) + 1;
+    static const std::vector<Type> cache = [] {
+        std::vector<Type> all;
+        all.reserve(2 * prims);
+        for (Kind k : {Kind::primitive, Kind::tensor})
+            for (std::size_t p = 0; p < prims; ++p)
+                all.push_back(Type(Kind::array, PrimType::none, {Type(k, static_cast<PrimType>(p), {})}));
+        return all;
+    }();
+    return cache[(item_kind == Kind::tensor ? prims : 0) + static_cast<std::size_t>(item_prim)];
+}
+
 Type Type::bind(PrimType p) const {
     if (!is_generic()) return *this;  // shares the items
     Type t = *this;
