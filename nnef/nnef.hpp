@@ -35,6 +35,12 @@ struct FlattenOptions {
     // inputs and outputs but no operations, and operation_count() tells how many there were. A
     // model whose weights are loaded, or that has a graph.quant, keeps them regardless.
     bool keep_operations = true;
+    // Without operations kept (and nothing to expand, no input shape overridden, no graph.quant),
+    // a plain flat document (version 1.0, no extension, no fragment, `id = op(args);` statements
+    // of standard operations) is checked by a lean fast path with the same rules and results
+    // (semantics/plain_flat.hpp); anything it does not take, and any document on which there is
+    // something to report, goes through the full front end. False: always the full front end.
+    bool plain_fast_path = true;
     std::size_t max_archive_members = 100000;
     std::uint64_t max_archive_bytes = std::uint64_t(16) << 30;
 };
@@ -62,6 +68,8 @@ public:
     // computed from them, have unknown shapes.
     const std::vector<std::string>& custom_operations() const;
     const std::vector<SourceRange>& custom_operation_sites() const;  // the first use of each
+    // True when the last load was checked by the plain flat fast path (FlattenOptions).
+    bool used_plain_fast_path() const;
     // Flat NNEF text of the graph; with `shapes`, dtype and shape as trailing comments.
     std::string flat_text(bool shapes = false) const;
 

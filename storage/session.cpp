@@ -7,6 +7,7 @@
 #include "nnef/detail/deep_stack.hpp"
 #include "semantics/checker.hpp"
 #include "semantics/expander.hpp"
+#include "semantics/plain_flat.hpp"
 #include "semantics/stdlib.hpp"
 #include "storage/container.hpp"
 #include "storage/model.hpp"
@@ -35,6 +36,7 @@ struct Session::Impl {
     bool collect_exports = false;  // a graph.quant will name tensors
     bool need_operations = false;  // weights or a graph.quant will be attached to them
     std::vector<SourceRange> no_sites;
+    bool used_plain_fast_path = false;
 
     explicit Impl(FlattenOptions o) : options(std::move(o)), diagnostics(options.options.limits.max_errors) {}
 
@@ -126,6 +128,20 @@ struct Session::Impl {
         stdlib = sema::load_stdlib(sources, options.options.strict, lib_diags);
         diagnostics.append(lib_diags);
         if (!stdlib || lib_diags.has_errors()) return false;
+        used_plain_fast_path = false;
+        const sema::ExpandOptions xo = expand_options();
+        if (options.plain_fast_path && sema::plain_flat_applies(xo)) {
+            if (auto fast = sema::check_plain_flat(sources, file, *stdlib, xo)) {
+                document = std::move(fast->document);
+                Diagnostics none(options.options.limits.max_errors);
+                sema::Checking checking(*document, stdlib, options.options, none);
+                program = checking.take_program();
+                program.document = &*document;
+                expansion = std::move(fast->expansion);
+                used_plain_fast_path = true;
+                return true;
+            }
+        }
         grammar::ParseOptions po;
         po.options = options.options;
         Pipeline pipeline(*this);
@@ -206,6 +222,7 @@ const std::vector<std::string>& Session::custom_operations() const {
 const std::vector<SourceRange>& Session::custom_operation_sites() const {
     return impl_->expansion ? impl_->expansion->custom_operation_sites : impl_->no_sites;
 }
+bool Session::used_plain_fast_path() const { return impl_->used_plain_fast_path; }
 std::size_t Session::operation_count() const { return impl_->expansion ? impl_->expansion->operation_count : 0; }
 
 std::string Session::flat_text(bool shapes) const {

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace nnef_test {
 
@@ -18,6 +20,30 @@ inline std::string read_text(const std::filesystem::path& p) {
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
+}
+
+// Every document at hand, as (name, text): the samples, then (with the corpus) the conformance
+// documents, valid and invalid, and each real model's graph.nnef (and optimized/graph.nnef).
+// Without the corpus, says so in a message.
+inline std::vector<std::pair<std::string, std::string>> documents_at_hand() {
+    namespace fs = std::filesystem;
+    std::vector<std::pair<std::string, std::string>> docs;
+    for (const auto& e : fs::directory_iterator(source_dir() / "samples"))
+        docs.emplace_back(e.path().filename().string(), read_text(e.path() / "graph.nnef"));
+    if (!have_corpus()) {
+        MESSAGE("corpus not found at " << corpus_dir().string() << ": written documents and samples only");
+        return docs;
+    }
+    for (const char* folder : {"conformance/valid", "conformance/invalid"})
+        for (const auto& e : fs::directory_iterator(corpus_dir() / folder))
+            if (e.path().extension() == ".nnef") docs.emplace_back(e.path().filename().string(), read_text(e.path()));
+    for (const auto& e : fs::directory_iterator(corpus_dir() / "real")) {
+        docs.emplace_back(e.path().filename().string(), read_text(e.path() / "graph.nnef"));
+        if (fs::exists(e.path() / "optimized" / "graph.nnef"))
+            docs.emplace_back(e.path().filename().string() + "/optimized",
+                              read_text(e.path() / "optimized" / "graph.nnef"));
+    }
+    return docs;
 }
 
 }  // namespace nnef_test

@@ -11,10 +11,12 @@
 
 #include "grammar/document.cpp"
 #include "grammar/parse.cpp"
+#include "grammar/plain_flat.cpp"
 
 #include "semantics/checker.cpp"
 #include "semantics/expander.cpp"
 #include "semantics/infer.cpp"
+#include "semantics/plain_flat.cpp"
 #include "semantics/printer.cpp"
 #include "semantics/stdlib.cpp"
 #include "semantics/summary.cpp"

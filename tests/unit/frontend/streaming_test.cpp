@@ -21,7 +21,6 @@
 
 namespace streaming_test {
 
-namespace fs = std::filesystem;
 
 struct Outcome {
     bool ok = false;
@@ -174,20 +173,8 @@ TEST_SUITE("frontend") {
 
     TEST_CASE("the one-pass Session agrees with the staged layer APIs") {
         using namespace streaming_test;
-        std::vector<std::pair<std::string, std::string>> docs;
+        std::vector<std::pair<std::string, std::string>> docs = nnef_test::documents_at_hand();
         for (const char* text : written) docs.emplace_back("written.nnef", text);
-        for (const auto& e : fs::directory_iterator(nnef_test::source_dir() / "samples"))
-            docs.emplace_back(e.path().filename().string(), nnef_test::read_text(e.path() / "graph.nnef"));
-        if (nnef_test::have_corpus()) {
-            for (const char* folder : {"conformance/valid", "conformance/invalid"})
-                for (const auto& e : fs::directory_iterator(nnef_test::corpus_dir() / folder))
-                    if (e.path().extension() == ".nnef")
-                        docs.emplace_back(e.path().filename().string(), nnef_test::read_text(e.path()));
-            for (const auto& e : fs::directory_iterator(nnef_test::corpus_dir() / "real"))
-                docs.emplace_back(e.path().filename().string(), nnef_test::read_text(e.path() / "graph.nnef"));
-        } else {
-            MESSAGE("corpus not found at " << nnef_test::corpus_dir().string() << ": written documents and samples only");
-        }
         std::size_t compared = 0;
         for (const auto& [name, text] : docs)
             for (bool strict : {false, true}) {

@@ -1,0 +1,38 @@
+// The front end's fast path for plain flat documents in check-only mode (what a validator runs).
+//
+// A plain flat document (grammar/plain_flat.hpp) whose every statement invokes a standard
+// operation that stays atomic is checked here in one lean pass: the scanner's compact statements
+// are matched to the standard declarations, typed, evaluated into the operation's arguments and
+// shape-inferred with the standard shape functions, and only the tensors are kept. The rules are
+// those of the full front end (semantics/checker.cpp, semantics/expander.cpp); where a statement
+// needs more than this path does (user fragments, compounds to expand, `update`, generic deduction,
+// ...) or where the full front end would report anything at all, error or warning, the answer is
+// nullopt and the caller runs the full front end from the start, which then says what it says.
+// tests/unit/frontend/plain_flat_test.cpp holds the two to the same results on every document of
+// the corpus, the samples and generated graphs.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include <nnef/source.hpp>
+#include "grammar/ast.hpp"
+#include "semantics/expander.hpp"
+#include "semantics/stdlib.hpp"
+
+namespace nnef::sema {
+
+struct PlainFlatResult {
+    ast::Document document;  // the version and the graph's header (the statements are not kept)
+    Expansion expansion;     // tensors, inputs, outputs and operation count; no operations
+};
+
+// True when the options allow the fast path: operations not kept, no exports to collect, nothing
+// to expand, no input shape overridden.
+bool plain_flat_applies(const ExpandOptions& options);
+
+// Checks the text registered as `file` (see above). nullopt: run the full front end.
+std::optional<PlainFlatResult> check_plain_flat(const SourceManager& sm, std::uint32_t file, const Stdlib& stdlib,
+                                                const ExpandOptions& options);
+
+}  // namespace nnef::sema

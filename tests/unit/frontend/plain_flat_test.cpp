@@ -1,0 +1,199 @@
+// The plain flat fast path (semantics/plain_flat.hpp) against the full front end: on every
+// document at hand, and on plain documents each broken in one way, a check-only Session with the
+// fast path gives what one without it gives (verdict, diagnostics, tensors with dtypes and shapes,
+// inputs, outputs, operation count), and the fast path is taken exactly where it should be.
+#include <doctest/doctest.h>
+
+#include <nnef/nnef.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace plain_flat_test {
+
+
+struct Run {
+    bool ok = false;
+    bool fast = false;
+    std::vector<std::string> diagnostics;
+    std::optional<nnef::Graph> graph;
+    std::size_t operations = 0;
+};
+
+Run run(const std::string& name, const std::string& text, bool strict, bool fast_path,
+        const nnef::Limits& limits = {}) {
+    nnef::FlattenOptions opts;
+    opts.options.strict = strict;
+    opts.options.limits = limits;
+    opts.keep_operations = false;
+    opts.plain_fast_path = fast_path;
+    nnef::Session s(opts);
+    Run r;
+    r.ok = s.load_text(name, text);
+    r.fast = s.used_plain_fast_path();
+    for (const nnef::Diagnostic& d : s.diagnostics()) r.diagnostics.push_back(nnef::render(d, s.sources(), false));
+    if (s.graph()) r.graph = *s.graph();
+    r.operations = s.operation_count();
+    return r;
+}
+
+// Empty when the fast path and the full front end agree; else what differs. `fast` tells whether
+// the fast path took the document.
+std::string compare(const std::string& name, const std::string& text, bool strict, bool& fast,
+                    const nnef::Limits& limits = {}) {
+    const Run a = run(name, text, strict, true, limits);
+    const Run b = run(name, text, strict, false, limits);
+    fast = a.fast;
+    if (b.fast) return "the fast path ran although it was switched off";
+    if (a.ok != b.ok) return std::string("fast path ") + (a.ok ? "accepts" : "rejects") + ", full front end does not";
+    if (a.fast && !a.diagnostics.empty()) return "the fast path took a document with diagnostics";
+    if (a.diagnostics != b.diagnostics) return "diagnostics differ";
+    if (a.graph.has_value() != b.graph.has_value()) return "one has a graph";
+    if (a.operations != b.operations) return "operation counts differ";
+    if (!a.graph) return {};
+    const nnef::Graph& x = *a.graph;
+    const nnef::Graph& y = *b.graph;
+    if (x.name != y.name || x.inputs != y.inputs || x.outputs != y.outputs) return "graph headers differ";
+    if (!x.operations.empty() || !y.operations.empty()) return "operations were kept";
+    if (x.tensors.size() != y.tensors.size()) return "tensor counts differ";
+    for (std::size_t i = 0; i < x.tensors.size(); ++i) {
+        const nnef::Tensor& p = x.tensors[i];
+        const nnef::Tensor& q = y.tensors[i];
+        if (p.name != q.name || p.dtype != q.dtype || p.shape != q.shape) return "tensor " + q.name + " differs";
+    }
+    for (const std::string& n : x.inputs)
+        if (!x.tensor(n)) return "input " + n + " is not indexed";
+    return {};
+}
+
+// A plain flat document in the shape of bench/'s generated graphs: every kind of operation they
+// use, variables, literal tensor arguments, a comment.
+std::string plain_graph(int blocks) {
+    std::string t = "version 1.0;\n# generated\ngraph net( input ) -> ( output )\n{\n"
+                    "    input = external(shape = [1, 4, 8, 8]);\n";
+    std::string x = "input";
+    for (int b = 1; b <= blocks; ++b) {
+        const std::string p = "b" + std::to_string(b) + "_";
+        const std::string v = "v" + std::to_string(b);
+        t += "    " + v + "a = variable(shape = [4, 4, 3, 3], label = 'block" + std::to_string(b) + "/filter');\n";
+        t += "    " + v + "b = variable<scalar>(shape = [1, 4], label = 'block" + std::to_string(b) + "/bias');\n";
+        t += "    " + p + "conv = conv(" + x + ", " + v + "a, " + v +
+             "b, border = 'constant', padding = [(1, 1), (1, 1)], stride = [1, 1], dilation = [1, 1]);\n";
+        t += "    " + p + "relu = relu(" + p + "conv);\n";
+        t += "    " + p + "clamp = clamp(" + p + "relu, 0.0, 6.0);\n";
+        t += "    " + p + "cat = concat([" + p + "clamp, " + x + "], axis = 1);\n";
+        t += "    " + v + "c = variable(shape = [4, 8, 1, 1], label = 'block" + std::to_string(b) + "/mix');\n";
+        t += "    " + p + "mix = conv(" + p + "cat, " + v + "c, 0.0, padding = [(0, 0), (0, 0)]);\n";
+        t += "    " + p + "pool = max_pool(" + p + "mix, size = [1, 1, 3, 3], stride = [1, 1, 1, 1], border = "
+             "'ignore', padding = [(0, 0), (0, 0), (1, 1), (1, 1)]);\n";
+        t += "    " + p + "gate = sigmoid(" + p + "pool);\n";
+        t += "    " + p + "mul = mul(" + p + "gate, " + x + ");\n";
+        t += "    " + p + "out = add(" + p + "mul, -1.5e-1);\n";
+        x = p + "out";
+    }
+    t += "    output = copy(" + x + ");\n}\n";
+    return t;
+}
+
+struct Mutation {
+    const char* what;
+    const char* from;
+    const char* to;
+};
+
+// Each turns the plain graph into a document the fast path must leave to the full front end.
+const Mutation mutations[] = {
+    {"undefined identifier", "relu(b2_conv)", "relu(b2_conf)"},
+    {"redefinition", "b2_relu = relu", "b1_relu = relu"},
+    {"graph parameter not by external", "input = external(shape = [1, 4, 8, 8])", "input = relu(1.0)"},
+    {"external of a non-parameter", "v1a = variable(shape = [4, 4, 3, 3], label = 'block1/filter')",
+     "v1a = external(shape = [4, 4, 3, 3])"},
+    {"attribute given positionally", "concat([b1_clamp, input], axis = 1)", "concat([b1_clamp, input], 1)"},
+    {"argument type", "axis = 1)", "axis = 1.0)"},
+    {"unknown operation", "b1_relu = relu(", "b1_relu = relux("},
+    {"unknown argument", "axis = 1)", "axes = 1)"},
+    {"duplicate argument", "stride = [1, 1], dilation", "stride = [1, 1], stride = [1, 1], dilation"},
+    {"missing argument", "concat([b1_clamp, input], axis = 1)", "concat([b1_clamp, input])"},
+    {"too many arguments", "b1_relu = relu(b1_conv)", "b1_relu = relu(b1_conv, b1_conv)"},
+    {"positional after named", "clamp(b1_relu, 0.0, 6.0)", "clamp(b1_relu, a = 0.0, 6.0)"},
+    {"generic argument on a non-generic operation", "relu(b1_conv)", "relu<scalar>(b1_conv)"},
+    {"integer tensor where scalar expected", "add(b1_mul, -1.5e-1)", "add(b1_mul, 2)"},
+    {"keyword as identifier", "b1_relu = relu(b1_conv);\n    b1_clamp = clamp(b1_relu",
+     "tensor = relu(b1_conv);\n    b1_clamp = clamp(tensor"},
+    {"integer literal out of range", "axis = 1)", "axis = 99999999999999999999)"},
+    {"scalar literal out of range", "-1.5e-1", "1e999"},
+    {"spaced minus", "-1.5e-1", "- 1.5e-1"},
+    {"shape check", "axis = 1)", "axis = 7)"},
+    {"label with a bad character", "label = 'block1/filter'", "label = 'block1 filter'"},
+    {"labels shared with other shapes", "label = 'block2/filter'", "label = 'BLOCK1/MIX'"},
+    {"rank limit", "shape = [1, 4, 8, 8]", "shape = [1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 8, 8]"},
+    {"update", "output = copy(", "u = update(v1a, v1a);\n    output = copy("},
+    {"newer minor version", "version 1.0;", "version 1.1;"},
+    {"extension", "version 1.0;", "version 1.0;\nextension KHR_enable_operator_expressions;"},
+    {"operator expression", "add(b1_mul, -1.5e-1)", "add(b1_mul, 1.0 + 2.0)"},
+    {"result never assigned", "output = copy(", "outputs = copy("},
+    {"parameter never defined", "graph net( input )", "graph net( input, extra )"},
+    {"graph parameter listed twice", "graph net( input )", "graph net( input, input )"},
+    {"syntax error", "b1_relu = relu(b1_conv);", "b1_relu = relu(b1_conv)"},
+    {"trailing text", "}\n", "}\nx"},
+};
+
+}  // namespace plain_flat_test
+
+TEST_SUITE("frontend") {
+    TEST_CASE("the plain flat fast path gives what the full front end gives") {
+        using namespace plain_flat_test;
+        const std::string base = plain_graph(3);
+        for (bool strict : {false, true}) {
+            CAPTURE(strict);
+            bool fast = false;
+            CHECK(compare("plain.nnef", base, strict, fast) == "");
+            CHECK(fast);
+            for (const Mutation& m : mutations) {
+                CAPTURE(m.what);
+                std::string text = base;
+                const std::size_t at = text.find(m.from);
+                REQUIRE(at != std::string::npos);
+                text.replace(at, std::string(m.from).size(), m.to);
+                CHECK(compare("plain.nnef", text, strict, fast) == "");
+                CHECK_FALSE(fast);
+            }
+        }
+        // Taken, and the same: an escape in a string, generic deduction, an explicit generic
+        // argument, a literal tensor argument, comments and odd white space.
+        const std::string odd =
+            "version 1.0; # a comment\ngraph g( x ) -> ( y )\n{\n\tx = external<scalar>(shape = [2, 3]);\v\f\n"
+            "    w = variable(shape = [2, 3], label = 'a\\\\b');\n    s = select(true, x, w);\n"
+            "    t = reshape(s, shape = [6], axis_start = 0, axis_count = -1);\n    y = copy(t);\n}\n";
+        bool fast = false;
+        CHECK(compare("odd.nnef", odd, false, fast) == "");
+        CHECK(fast);
+        // Limits: the fast path leaves max_operations to the full front end.
+        nnef::Limits few;
+        few.max_operations = 5;
+        CHECK(compare("plain.nnef", base, false, fast, few) == "");
+        CHECK_FALSE(fast);
+    }
+
+    TEST_CASE("the plain flat fast path agrees with the full front end on every document at hand") {
+        using namespace plain_flat_test;
+        std::vector<std::pair<std::string, std::string>> docs = nnef_test::documents_at_hand();
+        docs.emplace_back("generated.nnef", plain_graph(50));
+        std::size_t compared = 0, taken = 0;
+        for (const auto& [name, text] : docs)
+            for (bool strict : {false, true}) {
+                CAPTURE(name);
+                CAPTURE(strict);
+                bool fast = false;
+                CHECK(compare(name, text, strict, fast) == "");
+                ++compared;
+                taken += fast ? 1 : 0;
+            }
+        MESSAGE(compared << " comparisons, " << taken << " taken by the fast path");
+        CHECK(taken >= 2);  // the generated graph in both dialects, at least
+    }
+}
