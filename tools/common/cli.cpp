@@ -24,6 +24,8 @@ void help(const ToolSpec& spec) {
                  "                           and the de facto forms of exported models, with warnings)\n"
                  "  --input-shape NAME=D,... override the shape of graph input NAME (repeatable)\n"
                  "  --no-weights             check the structure only (do not load tensor files)\n"
+                 "  --no-fast-path           take plain flat documents through the full front end too\n"
+                 "                           (same results; for comparison)\n"
                  "  --max-errors N           stop after N errors (default 20; 0 = no limit)\n"
                  "  --max-recursion N        fragment expansion depth limit (default 1000)\n"
                  "  --max-nesting N          expression nesting depth limit (default 512)\n"
@@ -121,6 +123,8 @@ int parse_args(int argc, char** argv, const ToolSpec& spec, CommonOptions& out) 
             out.flatten.options.strict = true;
         } else if (a == "--no-weights") {
             out.flatten.load_weights = false;
+        } else if (a == "--no-fast-path") {
+            out.flatten.plain_fast_path = false;
         } else if (a == "--quiet" || a == "-q") {
             out.quiet = true;
         } else if (spec.has_shapes && a == "--shapes") {

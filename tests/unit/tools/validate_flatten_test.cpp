@@ -29,6 +29,30 @@ TEST_SUITE("tools") {
             CHECK(r.code == 0);
             CHECK(r.out.empty());
         }
+        SUBCASE("--no-fast-path: the same output and exit code through the full front end") {
+            std::string text = "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external(shape = [1, 4, 8, 8]);\n";
+            std::string prev = "x";
+            for (int i = 0; i < 40; ++i) {
+                const std::string n = "r" + std::to_string(i);
+                text += "    " + n + " = " + (i % 2 ? "relu(" : "sigmoid(") + prev + ");\n";
+                prev = n;
+            }
+            text += "    y = max_pool(" + prev + ", size = [1, 1, 2, 2], stride = [1, 1, 2, 2]);\n}\n";
+            auto good = nnef_test::write_scratch("plain/graph.nnef", text);
+            auto bad = nnef_test::write_scratch("plain_bad/graph.nnef", text.substr(0, text.size() - 4) + "z);\n}\n");
+            for (const auto& p : {good, bad}) {
+                auto fast = run_tool("nnef-validate", shell_quote(p.string()));
+                auto full = run_tool("nnef-validate", "--no-fast-path " + shell_quote(p.string()));
+                CHECK(fast.code == full.code);
+                CHECK(fast.out == full.out);
+                CHECK(fast.err == full.err);
+            }
+            auto r = run_tool("nnef-validate", shell_quote(good.string()));
+            CHECK(r.code == 0);
+            CHECK(r.out.find("42 operations, 42 tensors; inputs: x scalar[1,4,8,8]; outputs: y scalar[1,4,4,4]") !=
+                  std::string::npos);
+            CHECK(run_tool("nnef-validate", shell_quote(bad.string())).code == 1);
+        }
         SUBCASE("syntax error: file:line:col, caret, exit 1") {
             auto p = nnef_test::write_scratch("bad/graph.nnef",
                                               "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external(shape = [2])\n    y = relu(x);\n}\n");
