@@ -68,11 +68,6 @@ bool contains_tensor(const Value& v) {
     return false;
 }
 
-std::string to_lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
 class Expander {
 public:
     Expander(const Program& p, const ExpandOptions& o, Diagnostics& d) : prog_(p), opts_(o), diags_(d) {
@@ -1048,7 +1043,7 @@ private:
         const Tensor* t = out_.graph.tensor(out->as_identifier());
         if (!t) return;
         const std::size_t index = tensor_index(t);
-        auto [it, first] = labels_.try_emplace(to_lower(label->as_string()), Label{index, user_range(op.provenance)});
+        auto [it, first] = labels_.try_emplace(label_key(label->as_string()), Label{index, user_range(op.provenance)});
         label_of_[index] = &it->first;
         if (first) return;
         const Tensor& other = out_.graph.tensors[it->second.tensor];

@@ -3,6 +3,7 @@
 #include "semantics/infer.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "semantics/ops/common.hpp"
 
@@ -90,6 +91,12 @@ bool within_limits(const Tensor& t, InferReport& report) {
 }
 
 }  // namespace infer_cpp
+
+std::string label_key(std::string_view label) {
+    std::string key(label);
+    for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return key;
+}
 
 PrimType value_dtype(const Graph& g, const Value& v) {
     switch (v.kind()) {

@@ -30,6 +30,8 @@ private:
     std::vector<const std::string*> names_;
 };
 
+// Variables whose labels are equal up to case share data (spec 5.1): the key they share.
+std::string label_key(std::string_view label);
 // dtype of an argument value: a tensor's dtype, or the literal's primitive type.
 PrimType value_dtype(const Graph& g, const Value& v);
 // Every identifier inside a value, in order.

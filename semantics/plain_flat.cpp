@@ -4,7 +4,6 @@
 
 #include <boost/container/small_vector.hpp>
 
-#include <cctype>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -56,12 +55,6 @@ std::optional<Value> literal_value(const ast::Expr& e) {
 // Type::array out of line (GCC 12 inlining it into Checker::evaluate reports a false
 // -Wfree-nonheap-object).
 [[gnu::noinline]] Type array_of(Type item) { return Type::array(std::move(item)); }
-
-std::string to_lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
 
 class Checker final : public plain::Sink {
 public:
@@ -317,7 +310,7 @@ private:
         const Value* label = op_.attrib("label");
         if (!label || !label->is_string()) return false;
         const Graph& g = result_.expansion.graph;
-        auto [it, first] = labels_.try_emplace(to_lower(label->as_string()), index);
+        auto [it, first] = labels_.try_emplace(label_key(label->as_string()), index);
         if (first) return true;
         const Tensor& a = g.tensors[it->second];
         const Tensor& b = g.tensors[index];
