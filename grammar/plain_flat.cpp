@@ -5,7 +5,12 @@
 #include <boost/spirit/home/x3.hpp>
 
 #include <charconv>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include "grammar/ast.hpp"
 #include "grammar/config.hpp"
@@ -27,7 +32,8 @@ public:
     Scanner(const char* b, const char* e, const Ctx& ctx, std::size_t max_nesting)
         : p_(b), end_(e), ctx_(ctx), max_nesting_(max_nesting) {}
 
-    bool run(Sink& sink) {
+    bool run(Sink& sink, std::size_t parallel_from) {
+        sink_ = &sink;
         Header h;
         if (!word("version")) return false;
         skip();
@@ -45,21 +51,152 @@ public:
         ++p_;
         if (!names(h.results) || !punct('{')) return false;
         if (!sink.begin_graph(h)) return false;
-        Statement s;
         std::size_t count = 0;
-        for (;;) {
-            skip();
-            if (p_ != end_ && *p_ == '}') break;
-            if (!statement(s) || !sink.statement(s)) return false;
-            ++count;
+        if (parallel_from > 0 && static_cast<std::size_t>(end_ - p_) >= parallel_from) {
+            if (!statements_in_parallel(sink, count)) return false;
+        } else {
+            Statement s;
+            for (;;) {
+                skip();
+                if (p_ != end_ && *p_ == '}') break;
+                if (!statement(s) || !sink.statement(s)) return false;
+                ++count;
+            }
         }
-        ++p_;
+        ++p_;  // the '}'
         const char* graph_end = p_;
         skip();
         return count > 0 && p_ == end_ && sink.end_graph(graph_end);
     }
 
 private:
+    // ---- statements read on a second thread ---------------------------------------------------
+    // The graph body is read into batches of statements on a second thread while this thread
+    // hands them to the sink, in order: every sink call stays on the calling thread. At most
+    // `batches` batches are in flight; each keeps its statements' storage for reuse.
+    static constexpr std::size_t batch_size = 256;
+    static constexpr std::size_t batches = 4;
+
+    struct Batch {
+        std::vector<Statement> statements;
+        std::size_t count = 0;
+        bool closed = false;  // the body's '}' follows the last statement
+        bool failed = false;  // the text leaves the subset after the last statement
+    };
+
+    class Pipe {
+    public:
+        Pipe() {
+            for (Batch& b : store_) empty_.push_back(&b);
+        }
+        Batch* take_empty() { return take(empty_); }
+        Batch* take_full() { return take(full_); }
+        void put_empty(Batch* b) { put(empty_, b); }
+        void put_full(Batch* b) { put(full_, b); }
+        // Either side gives up: the other's take() answers nullptr from now on.
+        void stop(std::exception_ptr error = nullptr) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stopped_ = true;
+            if (error && !error_) error_ = error;
+            changed_.notify_all();
+        }
+        std::exception_ptr error() const { return error_; }  // after the producer has been joined
+
+    private:
+        Batch* take(std::deque<Batch*>& queue) {
+            std::unique_lock<std::mutex> lock(mutex_);
+            changed_.wait(lock, [&] { return stopped_ || !queue.empty(); });
+            if (queue.empty()) return nullptr;  // stopped, nothing left
+            Batch* b = queue.front();
+            queue.pop_front();
+            return b;
+        }
+        void put(std::deque<Batch*>& queue, Batch* b) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            queue.push_back(b);
+            changed_.notify_all();
+        }
+        Batch store_[batches];
+        std::deque<Batch*> empty_, full_;
+        std::mutex mutex_;
+        std::condition_variable changed_;
+        bool stopped_ = false;
+        std::exception_ptr error_;
+    };
+
+    // The producer: statements up to the body's '}' (left at p_), or up to the first that leaves
+    // the subset. Runs on the second thread; touches only the scanner and the batches.
+    void produce(Pipe& pipe) {
+        try {
+            for (;;) {
+                Batch* b = pipe.take_empty();
+                if (!b) return;  // the consumer stopped
+                b->count = 0;
+                b->closed = b->failed = false;
+                while (b->count < batch_size) {
+                    skip();
+                    if (p_ != end_ && *p_ == '}') {
+                        b->closed = true;
+                        break;
+                    }
+                    if (b->statements.size() == b->count) b->statements.emplace_back();
+                    if (!statement(b->statements[b->count])) {
+                        b->failed = true;
+                        break;
+                    }
+                    ++b->count;
+                }
+                const bool last = b->closed || b->failed;
+                pipe.put_full(b);
+                if (last) return;
+            }
+        } catch (const SyntaxError&) {
+            pipe.stop();  // the full grammar reports it
+        } catch (...) {
+            pipe.stop(std::current_exception());
+        }
+    }
+
+    // Announces a statement's names to the sink (its hint to start fetching them).
+    static void announce(Sink& sink, const Statement& s) {
+        sink.name_seen(s.lhs);
+        for (const Node& n : s.nodes)
+            if (n.kind == Kind::identifier) sink.name_seen(n.text);
+    }
+
+    bool statements_in_parallel(Sink& sink, std::size_t& count) {
+        sink_ = nullptr;  // the producer must not call the sink
+        Pipe pipe;
+        std::thread producer([&] { produce(pipe); });
+        struct Join {
+            Pipe& pipe;
+            std::thread& thread;
+            ~Join() {
+                pipe.stop();
+                if (thread.joinable()) thread.join();
+            }
+        } join{pipe, producer};
+        bool closed = false;
+        while (Batch* b = pipe.take_full()) {
+            bool taken = true;
+            if (b->count > 0) announce(sink, b->statements[0]);
+            for (std::size_t i = 0; i < b->count && taken; ++i) {
+                if (i + 1 < b->count) announce(sink, b->statements[i + 1]);
+                taken = sink.statement(b->statements[i]);
+                count += taken;
+            }
+            closed = b->closed;
+            const bool last = !taken || b->closed || b->failed;
+            pipe.put_empty(b);
+            if (!taken) return false;
+            if (last) break;
+        }
+        pipe.stop();
+        producer.join();  // p_ is the producer's again
+        if (pipe.error()) std::rethrow_exception(pipe.error());
+        return closed;
+    }
+
     void skip() { x3::skip_over(p_, end_, ctx_); }
 
     bool punct(char c) {
@@ -104,7 +241,9 @@ private:
         s.nodes.clear();
         s.generic = PrimType::none;
         s.begin = p_;
-        if (!identifier(s.lhs) || !punct('=')) return false;
+        if (!identifier(s.lhs)) return false;
+        if (sink_) sink_->name_seen(s.lhs);
+        if (!punct('=')) return false;
         skip();
         s.rhs_begin = p_;
         if (!identifier(s.op)) return false;
@@ -222,6 +361,7 @@ private:
             } else {
                 n.kind = Kind::identifier;
                 if (!identifier(n.text)) return false;  // a keyword
+                if (sink_) sink_->name_seen(n.text);
             }
         } else {
             return false;
@@ -232,13 +372,14 @@ private:
 
     const char* p_;
     const char* end_;
+    Sink* sink_ = nullptr;
     const Ctx& ctx_;
     std::size_t max_nesting_;
 };
 
 }  // namespace plain_flat_cpp
 
-bool scan_plain_flat(std::string_view text, const Options& options, Sink& sink) {
+bool scan_plain_flat(std::string_view text, const Options& options, Sink& sink, std::size_t parallel_from) {
     ast::Arena arena;  // string values with escapes
     ParseState st;
     st.base = text.data();
@@ -251,7 +392,7 @@ bool scan_plain_flat(std::string_view text, const Options& options, Sink& sink) 
     auto const context = x3::make_context<state_tag>(st, skipper_context);
     plain_flat_cpp::Scanner<std::decay_t<decltype(context)>> scanner(st.base, st.end, context, options.limits.max_nesting);
     try {
-        return scanner.run(sink);
+        return scanner.run(sink, parallel_from);
     } catch (const SyntaxError&) {
         return false;  // the full grammar reports it
     }

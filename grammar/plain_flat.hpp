@@ -74,6 +74,9 @@ public:
     virtual bool begin_graph(const Header& h) = 0;
     virtual bool statement(const Statement& s) = 0;
     virtual bool end_graph(const char* graph_end) = 0;  // just past the closing '}'
+    // Each statement's left-hand side and identifier values, as soon as they are read (before
+    // the statement is complete): a sink may start fetching what it will look up.
+    virtual void name_seen(std::string_view name) { (void)name; }
 
 protected:
     ~Sink() = default;
@@ -81,6 +84,10 @@ protected:
 
 // Scans `text` (the whole document) as a plain flat document. True only if the text is one (up to
 // its end) and the sink took every part of it.
-bool scan_plain_flat(std::string_view text, const Options& options, Sink& sink);
+//
+// With `parallel_from` > 0 and a graph body of at least that many bytes, the statements are read
+// on a second thread, a few hundred statements ahead of the sink; the sink still sees every call
+// on the calling thread and in the same order, so the outcome is the same either way.
+bool scan_plain_flat(std::string_view text, const Options& options, Sink& sink, std::size_t parallel_from = 0);
 
 }  // namespace nnef::grammar::plain

@@ -22,11 +22,28 @@ struct state_tag;
 
 namespace tokens {
 
-inline bool is_ident_start(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-inline bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
-inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+// Character classes by table (one load per character on the hot scanning loops).
+namespace chars {
+enum : unsigned char { ident_start = 1, ident = 2, digit = 4, space = 8, skip_start = 16 };
+struct Table {
+    unsigned char c[256] = {};
+    constexpr Table() {
+        for (int i = 0; i < 256; ++i) {
+            const bool letter = (i >= 'a' && i <= 'z') || (i >= 'A' && i <= 'Z') || i == '_';
+            const bool dig = i >= '0' && i <= '9';
+            const bool sp = i == ' ' || i == '\n' || i == '\t' || i == '\r' || i == '\v' || i == '\f';
+            c[i] = static_cast<unsigned char>((letter ? ident_start | ident : 0) | (dig ? digit | ident : 0) |
+                                              (sp ? space | skip_start : 0) | (i == '#' ? skip_start : 0));
+        }
+    }
+};
+inline constexpr Table table{};
+inline bool is(char c, unsigned char cls) { return (table.c[static_cast<unsigned char>(c)] & cls) != 0; }
+}  // namespace chars
+
+inline bool is_ident_start(char c) { return chars::is(c, chars::ident_start); }
+inline bool is_ident_char(char c) { return chars::is(c, chars::ident); }
+inline bool is_digit(char c) { return chars::is(c, chars::digit); }
 
 // Reserved words of spec 3.1 plus the logical literals.
 inline bool is_keyword(const char* s, std::size_t n) {
@@ -58,14 +75,11 @@ struct skipper_parser : x3::parser<skipper_parser> {
     template <class It, class Ctx, class RCtx, class Attr>
     bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
         It p = first;
-        while (p != last) {
-            char c = *p;
-            if (c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
+        while (p != last && chars::is(*p, chars::skip_start)) {
+            if (*p != '#') {
                 ++p;
-            } else if (c == '#') {
-                while (p != last && *p != '\n' && *p != '\f') ++p;
             } else {
-                break;
+                while (p != last && *p != '\n' && *p != '\f') ++p;
             }
         }
         bool moved = p != first;

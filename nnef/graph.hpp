@@ -72,6 +72,10 @@ struct Graph {
     const Tensor* tensor(std::string_view n) const;
     // Adds a tensor (name must be new) and returns it.
     Tensor& add_tensor(std::string n, PrimType dtype = PrimType::none, std::optional<Shape> shape = {});
+    // A hint that `n` will be looked up or added soon: starts fetching its place in the index.
+    void prefetch(std::string_view n) const;
+    // Adds a tensor unless the name is taken (then nullptr): one look-up for both.
+    Tensor* try_add_tensor(std::string_view n, PrimType dtype = PrimType::none);
     // Renames a tensor of this graph (it keeps its position), keeping the name index current.
     void rename_tensor(Tensor& t, std::string n);
     void rebuild_index();
@@ -89,6 +93,7 @@ private:
     static std::uint32_t hash_name(std::string_view n);
     std::size_t find_slot(std::string_view n, std::uint32_t h) const;
     void insert_index(std::size_t i);
+    void grow_index();  // room for one more name at load factor <= 1/2
     void erase_index(std::size_t i);
 };
 

@@ -41,6 +41,9 @@ struct FlattenOptions {
     // (semantics/plain_flat.hpp); anything it does not take, and any document on which there is
     // something to report, goes through the full front end. False: always the full front end.
     bool plain_fast_path = true;
+    // The fast path reads a large graph body (1 MiB and more) on a second thread, ahead of the
+    // checks, which stay on the calling thread; the outcome is the same. False: one thread.
+    bool parallel_scan = true;
     std::size_t max_archive_members = 100000;
     std::uint64_t max_archive_bytes = std::uint64_t(16) << 30;
 };

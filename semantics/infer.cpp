@@ -13,22 +13,31 @@ namespace infer_cpp {
 
 class Context final : public ShapeContext {
 public:
-    Context(Graph& g, const ProducerMap& producers, Operation& op, InferReport& report)
-        : graph_(g), producers_(producers), op_(op), report_(report) {}
+    Context(Graph& g, const ProducerMap& producers, Operation& op, InferReport& report, const KnownTensor* known,
+            std::size_t known_count)
+        : graph_(g), producers_(producers), op_(op), report_(report) {
+        for (std::size_t i = 0; i < known_count && count_ < memo_size; ++i) memo_[count_++] = known[i];
+    }
 
     const Operation& op() const override { return op_; }
 
     Shape shape_of(const Value& v) const override {
         if (v.is_identifier()) {
-            const Tensor* t = graph_.tensor(v.as_identifier());
+            const Tensor* t = find(v.as_identifier());
             if (t && t->shape) return *t->shape;
         }
         return {};
     }
-    PrimType dtype_of(const Value& v) const override { return value_dtype(graph_, v); }
+    PrimType dtype_of(const Value& v) const override {
+        if (v.is_identifier()) {
+            const Tensor* t = find(v.as_identifier());
+            return t ? t->dtype : PrimType::none;
+        }
+        return value_dtype(graph_, v);
+    }
     std::string_view producer(const Value& v) const override {
         if (!v.is_identifier()) return {};
-        const Tensor* t = graph_.tensor(v.as_identifier());
+        const Tensor* t = find(v.as_identifier());
         return t ? producers_.find(static_cast<std::size_t>(t - graph_.tensors.data())) : std::string_view();
     }
     bool error(std::string message) override {
@@ -53,14 +62,27 @@ public:
         return out->is_list() ? out->size() : 1;
     }
 
+    // The tensor named by an identifier of op: a name object seen before is not looked up again.
+    Tensor* find(const std::string& name) const {
+        for (std::size_t i = 0; i < count_; ++i)
+            if (memo_[i].name == &name) return &graph_.tensors[memo_[i].index];
+        Tensor* t = graph_.tensor(name);
+        if (t && count_ < memo_size)
+            memo_[count_++] = KnownTensor{&name, static_cast<std::uint32_t>(t - graph_.tensors.data())};
+        return t;
+    }
+
 private:
     void set(const std::string& name, Shape shape) {
-        if (Tensor* t = graph_.tensor(name)) t->shape = std::move(shape);
+        if (Tensor* t = find(name)) t->shape = std::move(shape);
     }
+    static constexpr std::size_t memo_size = 16;
     Graph& graph_;
     const ProducerMap& producers_;
     Operation& op_;
     InferReport& report_;
+    mutable KnownTensor memo_[memo_size];
+    mutable std::size_t count_ = 0;
 };
 
 void collect_identifiers(const Value& v, std::vector<std::string>& out) {
@@ -143,32 +165,33 @@ InferReport infer_report(const Options& options) {
     return report;
 }
 
-bool infer_operation(Graph& g, const ProducerMap& producers, Operation& op, const OpDef* def, InferReport& report) {
+bool infer_operation(Graph& g, const ProducerMap& producers, Operation& op, const OpDef* def, InferReport& report,
+                     const KnownTensor* known, std::size_t known_count) {
     std::vector<std::string>& errors = report.errors;
+    infer_cpp::Context ctx(g, producers, op, report, known, known_count);
     // Unknown input shape (downstream of a custom operation): all outputs unknown, checks skipped.
-    bool known = def != nullptr;
+    bool is_known = def != nullptr;
     for (const auto& [name, v] : op.inputs) {
-        if (!known) break;
+        if (!is_known) break;
         for_each_identifier(v, [&](const std::string& n) {
-            const Tensor* t = g.tensor(n);
-            if (!t || !t->shape) known = false;
+            const Tensor* t = ctx.find(n);
+            if (!t || !t->shape) is_known = false;
         });
     }
-    if (!known) {
+    if (!is_known) {
         for (const auto& [name, v] : op.outputs)
             for_each_identifier(v, [&](const std::string& n) {
-                if (Tensor* t = g.tensor(n)) t->shape.reset();
+                if (Tensor* t = ctx.find(n)) t->shape.reset();
             });
         return true;
     }
-    infer_cpp::Context ctx(g, producers, op, report);
     bool ok = def->infer(ctx);
     if (ok) {
         for (const auto& [name, v] : op.outputs) {
             bool failed = false;
             for_each_identifier(v, [&](const std::string& n) {
                 if (failed) return;
-                const Tensor* t = g.tensor(n);
+                const Tensor* t = ctx.find(n);
                 if (t && !t->shape) {
                     errors.push_back("internal: shape function of '" + op.name + "' did not set the shape of '" + n + "'");
                     failed = true;

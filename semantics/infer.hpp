@@ -62,8 +62,18 @@ struct InferReport {
 // A report with the dialect and limits of `options`.
 InferReport infer_report(const Options& options);
 
+// An identifier the caller has already resolved: the name object of an identifier Value (copies
+// of a Value share it) and the tensor's position in the graph. Lookups of that name object then
+// skip the graph's name index.
+struct KnownTensor {
+    const std::string* name = nullptr;
+    std::uint32_t index = 0;
+};
+
 // Runs the op's shape function (when every input shape is known; otherwise marks the outputs
-// unknown). Messages of failed checks go to report.errors. Returns false on failure.
-bool infer_operation(Graph& g, const ProducerMap& producers, Operation& op, const OpDef* def, InferReport& report);
+// unknown). Messages of failed checks go to report.errors. Returns false on failure. `known`
+// (`known_count` entries) may list identifiers of op already resolved.
+bool infer_operation(Graph& g, const ProducerMap& producers, Operation& op, const OpDef* def, InferReport& report,
+                     const KnownTensor* known = nullptr, std::size_t known_count = 0);
 
 }  // namespace nnef::sema

@@ -4,6 +4,9 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -27,8 +30,64 @@ struct OpInfo {
     const OpDef* def = nullptr;
     bool usable = false;  // atomic, one tensor result, literal defaults
     std::vector<bool> tensor_param;              // per parameter: a tensor type (an input)
+    std::vector<std::size_t> slot;               // per parameter: its place in op.inputs or op.attribs
     std::vector<std::optional<Value>> defaults;  // per parameter
     PrimType result = PrimType::none;            // the result's data type (generic: the binding)
+    // The operation the shape function sees, reused by every statement of this operation: the
+    // parameter names stay, the values are replaced.
+    Operation op;
+    // Per generic binding (by PrimType value): the parameters' types with the binding applied.
+    std::vector<Type> bound[6];
+
+    const std::vector<Type>& param_types(PrimType binding) {
+        std::vector<Type>& types = bound[static_cast<std::size_t>(binding)];
+        if (types.empty())
+            for (const ast::Param& p : decl->params) types.push_back(p.type.bind(binding));
+        return types;
+    }
+};
+
+// Variables sharing a label up to case (spec 5.1) must have equal shapes. The labels are only
+// collected while the statements are checked (appended in order: no look-up, no allocation per
+// label); check() sorts them by the hash of their key once at the end and compares neighbours.
+class LabelTable {
+public:
+    void add(std::string_view label, std::size_t tensor) {
+        std::uint64_t h = 1469598103934665603ull;  // FNV-1a of the key (the label in lower case)
+        for (char c : label) h = (h ^ static_cast<unsigned char>(lower(c))) * 1099511628211ull;
+        entries_.push_back(Entry{h, static_cast<std::uint32_t>(tensor), static_cast<std::uint32_t>(keys_.size()),
+                                 static_cast<std::uint32_t>(label.size())});
+        for (char c : label) keys_.push_back(lower(c));
+    }
+
+    // True when variables with equal keys have equal shapes. Also false (and the full front end
+    // decides) for two different keys with the same 64-bit hash.
+    bool check(const Graph& g) {
+        std::sort(entries_.begin(), entries_.end(),
+                  [](const Entry& a, const Entry& b) { return a.hash != b.hash ? a.hash < b.hash : a.tensor < b.tensor; });
+        for (std::size_t i = 1; i < entries_.size(); ++i) {
+            const Entry& first = entries_[i - 1];
+            const Entry& e = entries_[i];
+            if (e.hash != first.hash) continue;
+            if (e.length != first.length || keys_.compare(e.offset, e.length, keys_, first.offset, first.length) != 0)
+                return false;
+            const Tensor& a = g.tensors[first.tensor];
+            const Tensor& b = g.tensors[e.tensor];
+            if (a.shape && b.shape && *a.shape != *b.shape) return false;
+        }
+        return true;
+    }
+
+private:
+    struct Entry {
+        std::uint64_t hash;
+        std::uint32_t tensor;
+        std::uint32_t offset;  // of the key in keys_
+        std::uint32_t length;
+    };
+    static char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+    std::vector<Entry> entries_;
+    std::string keys_;
 };
 
 // A parameter default (a literal expression) as a value; nullopt for anything else.
@@ -96,6 +155,7 @@ public:
             if (!g.tensor(n)) return false;  // never defined by `external`
         for (const std::string& n : g.outputs)
             if (!g.tensor(n)) return false;  // never assigned
+        if (!labels_.check(g)) return false;
         result_.expansion.operation_count = operations_;
         return true;
     }
@@ -103,14 +163,14 @@ public:
     // ---- a statement --------------------------------------------------------------------------
     bool statement(const plain::Statement& s) override {
         if (operations_ >= options_.options.limits.max_operations) return false;
-        const OpInfo* info = op_info(s.op);
+        OpInfo* info = op_info(s.op);
         if (!info) return false;
         const ast::Fragment& decl = *info->decl;
         const std::vector<ast::Param>& params = decl.params;
         Graph& g = result_.expansion.graph;
 
-        // The left-hand side: a new name; a graph parameter exactly when defined by `external`.
-        if (g.tensor(s.lhs)) return false;
+        // The left-hand side (a new name, checked where it is added below): a graph parameter
+        // exactly when defined by `external`.
         if ((params_.count(s.lhs) != 0) != (decl.name == "external")) return false;
 
         // Arguments to parameters: tensors by position, anything by name, once each.
@@ -132,6 +192,7 @@ public:
         // The arguments' values and types.
         values_.resize(s.args.size());
         types_.resize(s.args.size());
+        known_.clear();
         for (std::size_t i = 0; i < s.args.size(); ++i)
             if (!evaluate(s, s.args[i].node, values_[i], types_[i])) return false;
 
@@ -153,16 +214,14 @@ public:
         }
 
         // Values in declaration order, each argument castable to its parameter's type.
-        op_.name = decl.name;
-        op_.dtype = decl.generic ? bound : PrimType::none;
-        op_.inputs.clear();
-        op_.attribs.clear();
-        op_.outputs.clear();
+        Operation& op = info->op;
+        op.dtype = decl.generic ? bound : PrimType::none;
+        const std::vector<Type>& types = info->param_types(bound);
         for (std::size_t p = 0; p < params.size(); ++p) {
-            Value v;
+            Value& v = (info->tensor_param[p] ? op.inputs : op.attribs)[info->slot[p]].second;
             if (assigned[p] >= 0) {
                 const std::size_t a = static_cast<std::size_t>(assigned[p]);
-                if (!castable(types_[a], params[p].type.bind(bound), true)) return false;
+                if (!castable(types_[a], types[p], true)) return false;
                 v = std::move(values_[a]);
             } else if (info->defaults[p]) {
                 // A generic parameter's default must match the binding: not checked here.
@@ -171,25 +230,30 @@ public:
             } else {
                 return false;  // a missing argument
             }
-            (info->tensor_param[p] ? op_.inputs : op_.attribs).emplace_back(params[p].name, std::move(v));
         }
 
         // The result.
         const std::size_t index = g.tensors.size();
         PrimType dtype = info->result == PrimType::generic ? bound : info->result;
-        g.add_tensor(std::string(s.lhs), dtype);
-        identifiers_.push_back(Value::identifier(std::string(s.lhs)));
+        if (!g.try_add_tensor(s.lhs, dtype)) return false;  // redefined
+        const Value& out = identifier(index);
+        known_.push_back(KnownTensor{&out.as_identifier(), static_cast<std::uint32_t>(index)});
         producers_.set(index, &decl.name);
-        op_.outputs.emplace_back(decl.results[0].name, identifiers_.back());
-        op_.provenance.range = range(s.rhs_begin, s.rhs_end);
+        op.outputs[0].second = out;
+        op.provenance.range = range(s.rhs_begin, s.rhs_end);
         ++operations_;
 
         InferReport report = infer_report(options_.options);
-        if (!infer_operation(g, producers_, op_, info->def, report)) return false;
+        if (!infer_operation(g, producers_, op, info->def, report, known_.data(), known_.size())) return false;
         if (!report.warnings.empty() || !report.errors.empty()) return false;
-        if (decl.name == "variable" && !record_label(index)) return false;
+        if (decl.name == "variable" && !record_label(op, index)) return false;
         return true;
     }
+
+    // Room for about `statements` tensors (a count of ';' in the text: at least the statements).
+    void reserve(std::size_t statements) { result_.expansion.graph.tensors.reserve(statements); }
+
+    void name_seen(std::string_view name) override { result_.expansion.graph.prefetch(name); }
 
     PlainFlatResult take() { return std::move(result_); }
 
@@ -198,7 +262,7 @@ private:
     SourceRange range(const char* b, const char* e) const { return SourceRange{file_, offset(b), offset(e)}; }
     SourceRange range(const char* b, std::size_t n) const { return range(b, b + n); }
 
-    const OpInfo* op_info(std::string_view name) {
+    OpInfo* op_info(std::string_view name) {
         auto it = ops_.find(name);
         if (it != ops_.end()) return it->second.usable ? &it->second : nullptr;
         const ast::Fragment* decl = stdlib_.find(name);
@@ -211,8 +275,14 @@ private:
         if (!info.def || decl->name == "update" || decl->results.size() != 1 || !decl->results[0].type.is_tensor())
             return nullptr;
         info.result = decl->results[0].type.prim();
+        info.op.name = decl->name;
+        info.op.outputs.emplace_back(decl->results[0].name, Value());
         for (const ast::Param& p : decl->params) {
-            info.tensor_param.push_back(p.type.contains_tensor());
+            const bool tensor = p.type.contains_tensor();
+            info.tensor_param.push_back(tensor);
+            NamedValues& list = tensor ? info.op.inputs : info.op.attribs;
+            info.slot.push_back(list.size());
+            list.emplace_back(p.name, Value());
             if (p.default_value) {
                 info.defaults.push_back(literal_value(*p.default_value));
                 if (!info.defaults.back()) return nullptr;
@@ -260,7 +330,8 @@ private:
                 const Tensor* tensor = result_.expansion.graph.tensor(n.text);
                 if (!tensor) return false;  // undefined (or a graph parameter before its `external`)
                 const std::size_t i = static_cast<std::size_t>(tensor - result_.expansion.graph.tensors.data());
-                v = identifiers_[i];
+                v = identifier(i);
+                known_.push_back(KnownTensor{&v.as_identifier(), static_cast<std::uint32_t>(i)});
                 t = Type::tensor(tensor->dtype);
                 return true;
             }
@@ -305,16 +376,23 @@ private:
         return true;
     }
 
-    // Variables sharing a label (case-insensitively) must have equal shapes.
-    bool record_label(std::size_t index) {
-        const Value* label = op_.attrib("label");
+    // Variables sharing a label (case-insensitively) must have equal shapes: checked at the end.
+    bool record_label(const Operation& op, std::size_t index) {
+        const Value* label = op.attrib("label");
         if (!label || !label->is_string()) return false;
-        const Graph& g = result_.expansion.graph;
-        auto [it, first] = labels_.try_emplace(label_key(label->as_string()), index);
-        if (first) return true;
-        const Tensor& a = g.tensors[it->second];
-        const Tensor& b = g.tensors[index];
-        return !(a.shape && b.shape && *a.shape != *b.shape);
+        labels_.add(label->as_string(), index);
+        return true;
+    }
+
+    // The identifier value of tensor i. Only recent tensors keep theirs (statements mostly refer
+    // to recent results): a direct-mapped cache instead of one value per tensor.
+    const Value& identifier(std::size_t i) {
+        IdSlot& slot = ids_[i % id_slots];
+        if (slot.tensor != i) {
+            slot.tensor = i;
+            slot.id = Value::identifier(result_.expansion.graph.tensors[i].name);
+        }
+        return slot.id;
     }
 
     std::uint32_t file_;
@@ -324,12 +402,18 @@ private:
     PlainFlatResult result_;
     std::unordered_set<std::string_view> params_;
     std::unordered_map<std::string_view, OpInfo> ops_;
-    std::vector<Value> identifiers_;  // per tensor: its identifier value
+    struct IdSlot {
+        std::size_t tensor = SIZE_MAX;
+        Value id;
+    };
+    static constexpr std::size_t id_slots = 1024;
+    std::vector<IdSlot> ids_ = std::vector<IdSlot>(id_slots);
+    std::vector<KnownTensor> known_;  // identifiers of the current statement
     std::unordered_map<std::string_view, Value> strings_;
     std::unordered_map<std::string_view, std::pair<Value, Type>> lists_;  // keyed by source spelling
-    std::unordered_map<std::string, std::size_t> labels_;                 // lower-case label -> first variable
+    LabelTable labels_;
     ProducerMap producers_;
-    Operation op_;  // reused, as the scratch lists below: they keep their capacity
+    // Scratch lists, reused: they keep their capacity.
     std::vector<Value> values_;
     std::vector<Type> types_;
     std::vector<std::pair<Type, Type>> pairs_;
@@ -344,10 +428,16 @@ bool plain_flat_applies(const ExpandOptions& options) {
 }
 
 std::optional<PlainFlatResult> check_plain_flat(const SourceManager& sm, std::uint32_t file, const Stdlib& stdlib,
-                                                const ExpandOptions& options) {
+                                                const ExpandOptions& options, std::size_t parallel_from) {
     if (!plain_flat_applies(options)) return std::nullopt;
     plain_flat_cpp::Checker checker(sm, file, stdlib, options);
-    if (!grammar::plain::scan_plain_flat(sm.text(file), options.options, checker)) return std::nullopt;
+    const std::string_view text = sm.text(file);
+    std::size_t semicolons = 0;
+    for (const char *p = text.data(), *e = p + text.size(); (p = static_cast<const char*>(std::memchr(p, ';', e - p)));
+         ++p)
+        ++semicolons;
+    checker.reserve(std::min<std::size_t>(semicolons, std::size_t(1) << 21));
+    if (!grammar::plain::scan_plain_flat(text, options.options, checker, parallel_from)) return std::nullopt;
     return checker.take();
 }
 

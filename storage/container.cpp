@@ -34,13 +34,24 @@ Diagnostic io_error(const std::string& path, std::string code, std::string messa
     return d;
 }
 
+// Reads a whole file into `out` with one buffer of the file's size (no growing copies: large
+// graphs would otherwise pass through memory three times and peak at twice their size).
 bool read_file(const std::string& path, std::string& out) {
-    std::ifstream in(path, std::ios::binary);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) return false;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    out = ss.str();
-    return static_cast<bool>(in) || in.eof();
+    const std::streamoff size = in.tellg();
+    out.clear();
+    if (size < 0) in.clear();  // not seekable
+    if (size > 0) {
+        in.seekg(0);
+        out.resize(static_cast<std::size_t>(size));
+        in.read(out.data(), size);
+        if (in.gcount() != size) return false;
+    }
+    // A file that grew meanwhile, or one whose size is not known up front (a pipe): the rest.
+    char buffer[4096];
+    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) out.append(buffer, static_cast<std::size_t>(in.gcount()));
+    return in.eof();
 }
 
 std::string lower(std::string s) {

@@ -131,7 +131,8 @@ struct Session::Impl {
         used_plain_fast_path = false;
         const sema::ExpandOptions xo = expand_options();
         if (options.plain_fast_path && sema::plain_flat_applies(xo)) {
-            if (auto fast = sema::check_plain_flat(sources, file, *stdlib, xo)) {
+            if (auto fast = sema::check_plain_flat(sources, file, *stdlib, xo,
+                                                   options.parallel_scan ? sema::plain_parallel_from : 0)) {
                 document = std::move(fast->document);
                 Diagnostics none(options.options.limits.max_errors);
                 sema::Checking checking(*document, stdlib, options.options, none);

@@ -33,21 +33,24 @@ std::size_t Graph::find_slot(std::string_view n, std::uint32_t h) const {
     }
 }
 
-void Graph::insert_index(std::size_t i) {
-    if ((indexed_ + 1) * 2 > index_.size()) {  // keep the load factor <= 1/2
-        std::vector<Slot> old;
-        old.swap(index_);
-        std::size_t cap = 16;
-        while (cap < (indexed_ + 1) * 2) cap *= 2;
-        index_.assign(cap, Slot{});
-        const std::size_t mask = cap - 1;
-        for (const Slot& s : old) {
-            if (s.index == 0) continue;
-            std::size_t k = s.hash & mask;
-            while (index_[k].index != 0) k = (k + 1) & mask;
-            index_[k] = s;
-        }
+void Graph::grow_index() {
+    if ((indexed_ + 1) * 2 <= index_.size()) return;
+    std::vector<Slot> old;
+    old.swap(index_);
+    std::size_t cap = 16;
+    while (cap < (indexed_ + 1) * 2) cap *= 2;
+    index_.assign(cap, Slot{});
+    const std::size_t mask = cap - 1;
+    for (const Slot& s : old) {
+        if (s.index == 0) continue;
+        std::size_t k = s.hash & mask;
+        while (index_[k].index != 0) k = (k + 1) & mask;
+        index_[k] = s;
     }
+}
+
+void Graph::insert_index(std::size_t i) {
+    grow_index();
     const std::string& n = tensors[i].name;
     const std::uint32_t h = hash_name(n);
     Slot& s = index_[find_slot(n, h)];
@@ -73,6 +76,25 @@ Tensor& Graph::add_tensor(std::string n, PrimType dtype, std::optional<Shape> sh
     tensors.push_back(std::move(t));
     insert_index(tensors.size() - 1);
     return tensors.back();
+}
+
+void Graph::prefetch(std::string_view n) const {
+    if (index_.empty()) return;
+    __builtin_prefetch(&index_[hash_name(n) & (index_.size() - 1)]);
+}
+
+Tensor* Graph::try_add_tensor(std::string_view n, PrimType dtype) {
+    if (indexed_ != tensors.size()) rebuild_index();
+    grow_index();
+    const std::uint32_t h = hash_name(n);
+    Slot& s = index_[find_slot(n, h)];
+    if (s.index != 0) return nullptr;
+    Tensor& t = tensors.emplace_back();
+    t.name = n;
+    t.dtype = dtype;
+    s = Slot{static_cast<std::uint32_t>(tensors.size()), h};
+    ++indexed_;
+    return &t;
 }
 
 // Removes tensor i from the index (backward-shift deletion keeps probe sequences unbroken).

@@ -25,6 +25,7 @@ void help(const ToolSpec& spec) {
                  "  --input-shape NAME=D,... override the shape of graph input NAME (repeatable)\n"
                  "  --no-weights             check the structure only (do not load tensor files)\n"
                  "  --no-fast-path           take plain flat documents through the full front end too\n"
+                 "  --single-thread          read large plain flat documents on the calling thread only\n"
                  "                           (same results; for comparison)\n"
                  "  --max-errors N           stop after N errors (default 20; 0 = no limit)\n"
                  "  --max-recursion N        fragment expansion depth limit (default 1000)\n"
@@ -125,6 +126,8 @@ int parse_args(int argc, char** argv, const ToolSpec& spec, CommonOptions& out) 
             out.flatten.load_weights = false;
         } else if (a == "--no-fast-path") {
             out.flatten.plain_fast_path = false;
+        } else if (a == "--single-thread") {
+            out.flatten.parallel_scan = false;
         } else if (a == "--quiet" || a == "-q") {
             out.quiet = true;
         } else if (spec.has_shapes && a == "--shapes") {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "semantics/plain_flat.hpp"
+#include "semantics/stdlib.hpp"
 #include "test_support.hpp"
 
 namespace plain_flat_test {
@@ -142,6 +144,25 @@ const Mutation mutations[] = {
     {"trailing text", "}\n", "}\nx"},
 };
 
+// check_plain_flat on `text` with the statements read on the calling thread (parallel_from 0)
+// or on a second one (any body of at least parallel_from bytes): "-" when it declines, else the
+// tensors it gives (name, dtype, shape) and the operation count.
+std::string scan_outcome(const std::string& text, std::size_t parallel_from) {
+    nnef::SourceManager sm;
+    nnef::Diagnostics diags(20);
+    std::shared_ptr<const nnef::sema::Stdlib> stdlib = nnef::sema::load_stdlib(sm, false, diags);
+    REQUIRE(stdlib);
+    const std::uint32_t file = sm.add("plain.nnef", text);
+    nnef::sema::ExpandOptions xo;
+    xo.keep_operations = false;
+    std::optional<nnef::sema::PlainFlatResult> r = nnef::sema::check_plain_flat(sm, file, *stdlib, xo, parallel_from);
+    if (!r) return "-";
+    std::string out = std::to_string(r->expansion.operation_count) + " operations;";
+    for (const nnef::Tensor& t : r->expansion.graph.tensors)
+        out += " " + t.name + ":" + nnef::to_string(t.dtype) + (t.shape ? nnef::to_string(*t.shape) : "?");
+    return out;
+}
+
 }  // namespace plain_flat_test
 
 TEST_SUITE("frontend") {
@@ -195,5 +216,30 @@ TEST_SUITE("frontend") {
             }
         MESSAGE(compared << " comparisons, " << taken << " taken by the fast path");
         CHECK(taken >= 2);  // the generated graph in both dialects, at least
+    }
+
+    TEST_CASE("the plain flat fast path gives the same outcome reading on one thread or on two") {
+        using namespace plain_flat_test;
+        // 400 blocks: about 4800 statements, many batches of the second thread.
+        const std::string big = plain_graph(400);
+        std::vector<std::pair<std::string, std::string>> cases = {{"taken", big}};
+        for (const Mutation& m : mutations) {
+            std::string text = big;
+            const std::size_t at = text.find(m.from);
+            REQUIRE(at != std::string::npos);
+            cases.emplace_back(m.what, text.replace(at, std::string(m.from).size(), m.to));
+        }
+        // Declined late: in the last batch, by the checks and by the scanner.
+        const std::size_t last = big.rfind("output = copy(");
+        cases.emplace_back("late unknown operation", std::string(big).replace(last, 14, "output = copx("));
+        cases.emplace_back("late syntax error", std::string(big).replace(big.rfind(");"), 2, ")"));
+        cases.emplace_back("late bad label", std::string(big).replace(big.rfind("/mix'"), 5, "/m x'"));
+        for (const auto& [what, text] : cases) {
+            CAPTURE(what);
+            const std::string one = scan_outcome(text, 0);
+            CHECK(scan_outcome(text, 1) == one);
+            CHECK(scan_outcome(text, 4096) == one);
+            CHECK((what == "taken") == (one != "-"));
+        }
     }
 }
