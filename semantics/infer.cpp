@@ -36,6 +36,7 @@ public:
         return value_dtype(graph_, v);
     }
     std::string_view producer(const Value& v) const override {
+        report_.asked_producer = true;
         if (!v.is_identifier()) return {};
         const Tensor* t = find(v.as_identifier());
         return t ? producers_.find(static_cast<std::size_t>(t - graph_.tensors.data())) : std::string_view();

@@ -56,6 +56,9 @@ struct InferReport {
     std::size_t max_rank = SIZE_MAX;
     std::uint64_t max_volume = UINT64_MAX;
     bool limit_exceeded = false;  // out
+    // out: the shape function asked for the producer of an argument (its outcome depends on more
+    // than the argument values, shapes and dtypes).
+    bool asked_producer = false;
     std::vector<std::string> errors;
     std::vector<std::string> warnings;
 };

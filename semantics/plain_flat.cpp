@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "grammar/plain_flat.hpp"
+#include "nnef/detail/huge_pages.hpp"
 #include "semantics/infer.hpp"
 #include "semantics/types.hpp"
 
@@ -36,6 +37,7 @@ struct OpInfo {
     // The operation the shape function sees, reused by every statement of this operation: the
     // parameter names stay, the values are replaced.
     Operation op;
+    std::size_t memo_tries = 0, memo_hits = 0;  // see Checker::infer
     // Per generic binding (by PrimType value): the parameters' types with the binding applied.
     std::vector<Type> bound[6];
 
@@ -243,15 +245,17 @@ public:
         op.provenance.range = range(s.rhs_begin, s.rhs_end);
         ++operations_;
 
-        InferReport report = infer_report(options_.options);
-        if (!infer_operation(g, producers_, op, info->def, report, known_.data(), known_.size())) return false;
-        if (!report.warnings.empty() || !report.errors.empty()) return false;
+        if (!infer(*info, op, index)) return false;
         if (decl.name == "variable" && !record_label(op, index)) return false;
         return true;
     }
 
     // Room for about `statements` tensors (a count of ';' in the text: at least the statements).
-    void reserve(std::size_t statements) { result_.expansion.graph.tensors.reserve(statements); }
+    void reserve(std::size_t statements) {
+        std::vector<Tensor>& tensors = result_.expansion.graph.tensors;
+        tensors.reserve(statements);
+        detail::advise_huge_pages(tensors.data(), tensors.capacity() * sizeof(Tensor));
+    }
 
     void name_seen(std::string_view name) override { result_.expansion.graph.prefetch(name); }
 
@@ -384,6 +388,93 @@ private:
         return true;
     }
 
+    // Shape inference of the statement's operation, with a memo: a shape function's outcome is a
+    // function of the operation, its generic binding, its attribute values and its arguments'
+    // values, dtypes and shapes (tensor names play no part, and one that asks for an argument's
+    // producer is not memoized). Only clean outcomes are kept (anything else declines the
+    // document), so an operation seen before with an equal key gets the same output shape without
+    // running the shape function again. Operations whose keys rarely repeat (a variable's label
+    // is new each time) stop being memoized after a while.
+    bool infer(OpInfo& info, Operation& op, std::size_t index) {
+        Graph& g = result_.expansion.graph;
+        const bool memo = info.memo_tries < 64 || info.memo_hits * 4 >= info.memo_tries;
+        if (memo) {
+            key_.clear();
+            key_.push_back(static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(&info)));
+            key_.push_back(static_cast<std::int64_t>(op.dtype));
+            for (const auto& [name, v] : op.inputs) put_key(v);
+            for (const auto& [name, v] : op.attribs) put_key(v);
+            ++info.memo_tries;
+            auto it = memo_.find(key_);
+            if (it != memo_.end()) {
+                ++info.memo_hits;
+                g.tensors[index].shape = it->second;
+                return true;
+            }
+        }
+        InferReport report = infer_report(options_.options);
+        if (!infer_operation(g, producers_, op, info.def, report, known_.data(), known_.size())) return false;
+        if (!report.warnings.empty() || !report.errors.empty()) return false;
+        if (memo && !report.asked_producer && g.tensors[index].shape && memo_.size() < max_memo)
+            memo_.emplace(key_, *g.tensors[index].shape);
+        return true;
+    }
+
+    // Appends a value to the memo key: its kind, then its content; for an identifier, its
+    // tensor's dtype and shape.
+    void put_key(const Value& v) {
+        key_.push_back(static_cast<std::int64_t>(v.kind()));
+        switch (v.kind()) {
+            case Value::Kind::none: return;
+            case Value::Kind::integer: key_.push_back(v.as_integer()); return;
+            case Value::Kind::scalar: {
+                std::int64_t bits = 0;
+                const double d = v.as_scalar();
+                std::memcpy(&bits, &d, sizeof bits);
+                key_.push_back(bits);
+                return;
+            }
+            case Value::Kind::logical: key_.push_back(v.as_logical()); return;
+            case Value::Kind::string: {
+                const std::string& text = v.as_string();
+                key_.push_back(static_cast<std::int64_t>(text.size()));
+                for (std::size_t i = 0; i < text.size(); i += 8) {
+                    std::int64_t word = 0;
+                    std::memcpy(&word, text.data() + i, std::min<std::size_t>(8, text.size() - i));
+                    key_.push_back(word);
+                }
+                return;
+            }
+            case Value::Kind::identifier: {
+                const Tensor* t = nullptr;
+                for (const KnownTensor& k : known_)
+                    if (k.name == &v.as_identifier()) t = &result_.expansion.graph.tensors[k.index];
+                if (!t) t = result_.expansion.graph.tensor(v.as_identifier());
+                key_.push_back(t ? static_cast<std::int64_t>(t->dtype) : -1);
+                if (!t || !t->shape) {
+                    key_.push_back(-1);
+                    return;
+                }
+                key_.push_back(static_cast<std::int64_t>(t->shape->size()));
+                key_.insert(key_.end(), t->shape->begin(), t->shape->end());
+                return;
+            }
+            case Value::Kind::array:
+            case Value::Kind::tuple:
+                key_.push_back(static_cast<std::int64_t>(v.size()));
+                for (const Value& item : v.items()) put_key(item);
+                return;
+        }
+    }
+
+    struct KeyHash {
+        std::size_t operator()(const std::vector<std::int64_t>& key) const {
+            std::uint64_t h = 0x9E3779B97F4A7C15ull;
+            for (std::int64_t x : key) h = (h ^ static_cast<std::uint64_t>(x)) * 0xFF51AFD7ED558CCDull;
+            return static_cast<std::size_t>(h ^ (h >> 29));
+        }
+    };
+
     // The identifier value of tensor i. Only recent tensors keep theirs (statements mostly refer
     // to recent results): a direct-mapped cache instead of one value per tensor.
     const Value& identifier(std::size_t i) {
@@ -409,6 +500,9 @@ private:
     static constexpr std::size_t id_slots = 1024;
     std::vector<IdSlot> ids_ = std::vector<IdSlot>(id_slots);
     std::vector<KnownTensor> known_;  // identifiers of the current statement
+    static constexpr std::size_t max_memo = 1 << 16;
+    std::unordered_map<std::vector<std::int64_t>, Shape, KeyHash> memo_;  // see infer()
+    std::vector<std::int64_t> key_;
     std::unordered_map<std::string_view, Value> strings_;
     std::unordered_map<std::string_view, std::pair<Value, Type>> lists_;  // keyed by source spelling
     LabelTable labels_;

@@ -1,5 +1,6 @@
 #include "storage/container.hpp"
 #include "storage/memory.hpp"
+#include "nnef/detail/huge_pages.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -44,6 +45,8 @@ bool read_file(const std::string& path, std::string& out) {
     if (size < 0) in.clear();  // not seekable
     if (size > 0) {
         in.seekg(0);
+        out.reserve(static_cast<std::size_t>(size));
+        detail::advise_huge_pages(out.data(), static_cast<std::size_t>(size));
         out.resize(static_cast<std::size_t>(size));
         in.read(out.data(), size);
         if (in.gcount() != size) return false;

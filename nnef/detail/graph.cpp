@@ -1,6 +1,8 @@
 #include <nnef/graph.hpp>
 #include <nnef/op_def.hpp>
 
+#include "nnef/detail/huge_pages.hpp"
+
 namespace nnef {
 
 std::string to_string(const Shape& s) {
@@ -39,7 +41,9 @@ void Graph::grow_index() {
     old.swap(index_);
     std::size_t cap = 16;
     while (cap < (indexed_ + 1) * 2) cap *= 2;
-    index_.assign(cap, Slot{});
+    index_.reserve(cap);
+    detail::advise_huge_pages(index_.data(), cap * sizeof(Slot));
+    index_.resize(cap);
     const std::size_t mask = cap - 1;
     for (const Slot& s : old) {
         if (s.index == 0) continue;

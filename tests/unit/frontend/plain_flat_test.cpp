@@ -234,6 +234,11 @@ TEST_SUITE("frontend") {
         cases.emplace_back("late unknown operation", std::string(big).replace(last, 14, "output = copx("));
         cases.emplace_back("late syntax error", std::string(big).replace(big.rfind(");"), 2, ")"));
         cases.emplace_back("late bad label", std::string(big).replace(big.rfind("/mix'"), 5, "/m x'"));
+        // The 400th conv like the 399 before it but for its filter's shape: its shape function
+        // must run again (memoized outcomes are keyed by the argument shapes).
+        const std::size_t filter = big.rfind("variable(shape = [4, 4, 3, 3]");
+        cases.emplace_back("late conv with another filter shape",
+                           std::string(big).replace(filter, 29, "variable(shape = [4, 5, 3, 3]"));
         for (const auto& [what, text] : cases) {
             CAPTURE(what);
             const std::string one = scan_outcome(text, 0);
