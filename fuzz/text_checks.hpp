@@ -167,7 +167,7 @@ inline std::string check_quant_text(const std::uint8_t* data, std::size_t size) 
         const nnef::Tensor& before = fixture.graph.tensors[i];
         if (t.name != before.name || t.shape != before.shape || t.dtype != before.dtype)
             return "apply_quantization changed tensor '" + before.name + "'";
-        if (!ok && t.quantization.has_value() != before.quantization.has_value())
+        if (!ok && (t.quantization != nullptr) != (before.quantization != nullptr))
             return "a refused graph.quant quantized '" + t.name + "'";
         if (ok && t.quantization && t.quantization->algorithm.empty())
             return "tensor '" + t.name + "' quantized without an algorithm";

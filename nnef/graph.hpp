@@ -44,7 +44,8 @@ struct Tensor {
     std::string name;
     PrimType dtype = PrimType::none;  // none: unknown
     std::optional<Shape> shape;       // nullopt: unknown (e.g. downstream of a custom operation)
-    std::optional<Quantization> quantization;
+    // Set from graph.quant; shared, so that a tensor stays small when (as mostly) there is none.
+    std::shared_ptr<const Quantization> quantization;
     std::shared_ptr<const TensorData> data;  // variables with loaded weights
 };
 

@@ -708,7 +708,7 @@ bool apply_quantization(Graph& graph, const sema::Program& program, const std::v
         if (auto r = checker.check(entry)) checked.push_back(std::move(*r));
     }
     if (diags.error_count() != errors_before || diags.limit_reached()) return false;
-    for (auto& [tensor, q] : checked) tensor->quantization = std::move(q);
+    for (auto& [tensor, q] : checked) tensor->quantization = std::make_shared<const Quantization>(std::move(q));
     return true;
 }
 
