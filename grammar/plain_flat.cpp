@@ -159,9 +159,9 @@ private:
 
     // Announces a statement's names to the sink (its hint to start fetching them).
     static void announce(Sink& sink, const Statement& s) {
-        sink.name_seen(s.lhs);
+        sink.name_seen(s.lhs, s.lhs_hash);
         for (const Node& n : s.nodes)
-            if (n.kind == Kind::identifier) sink.name_seen(n.text);
+            if (n.kind == Kind::identifier) sink.name_seen(n.text, n.hash);
     }
 
     bool statements_in_parallel(Sink& sink, std::size_t& count) {
@@ -242,7 +242,8 @@ private:
         s.generic = PrimType::none;
         s.begin = p_;
         if (!identifier(s.lhs)) return false;
-        if (sink_) sink_->name_seen(s.lhs);
+        s.lhs_hash = Graph::hash_name(s.lhs);
+        if (sink_) sink_->name_seen(s.lhs, s.lhs_hash);
         if (!punct('=')) return false;
         skip();
         s.rhs_begin = p_;
@@ -361,7 +362,8 @@ private:
             } else {
                 n.kind = Kind::identifier;
                 if (!identifier(n.text)) return false;  // a keyword
-                if (sink_) sink_->name_seen(n.text);
+                n.hash = Graph::hash_name(n.text);
+                if (sink_) sink_->name_seen(n.text, n.hash);
             }
         } else {
             return false;

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include <nnef/graph.hpp>
 #include <nnef/options.hpp>
 #include <nnef/value.hpp>
 
@@ -35,6 +36,7 @@ struct Node {
     double sval = 0.0;
     std::string_view text;  // identifiers: the name; strings: the value (no escapes); lists and
                             // numbers: the source text as written
+    std::uint32_t hash = 0;  // identifiers: Graph::hash_name of the name
 };
 
 struct Arg {
@@ -44,6 +46,7 @@ struct Arg {
 
 struct Statement {
     std::string_view lhs;
+    std::uint32_t lhs_hash = 0;  // Graph::hash_name(lhs)
     std::string_view op;
     PrimType generic = PrimType::none;  // an explicit `<type>`, none when absent
     const char* begin = nullptr;        // the statement, through its ';'
@@ -76,7 +79,11 @@ public:
     virtual bool end_graph(const char* graph_end) = 0;  // just past the closing '}'
     // Each statement's left-hand side and identifier values, as soon as they are read (before
     // the statement is complete): a sink may start fetching what it will look up.
-    virtual void name_seen(std::string_view name) { (void)name; }
+    // `hash` is Graph::hash_name(name).
+    virtual void name_seen(std::string_view name, std::uint32_t hash) {
+        (void)name;
+        (void)hash;
+    }
 
 protected:
     ~Sink() = default;

@@ -74,9 +74,17 @@ struct Graph {
     // Adds a tensor (name must be new) and returns it.
     Tensor& add_tensor(std::string n, PrimType dtype = PrimType::none, std::optional<Shape> shape = {});
     // A hint that `n` will be looked up or added soon: starts fetching its place in the index.
-    void prefetch(std::string_view n) const;
+    void prefetch(std::string_view n) const { prefetch_hashed(hash_name(n)); }
     // Adds a tensor unless the name is taken (then nullptr): one look-up for both.
-    Tensor* try_add_tensor(std::string_view n, PrimType dtype = PrimType::none);
+    Tensor* try_add_tensor(std::string_view n, PrimType dtype = PrimType::none) {
+        return try_add_tensor_hashed(n, hash_name(n), dtype);
+    }
+    // The hash of a name in the index, and the above with it computed beforehand (possibly on
+    // another thread).
+    static std::uint32_t hash_name(std::string_view n);
+    void prefetch_hashed(std::uint32_t hash) const;
+    Tensor* tensor_hashed(std::string_view n, std::uint32_t hash);
+    Tensor* try_add_tensor_hashed(std::string_view n, std::uint32_t hash, PrimType dtype = PrimType::none);
     // Renames a tensor of this graph (it keeps its position), keeping the name index current.
     void rename_tensor(Tensor& t, std::string n);
     void rebuild_index();
@@ -91,7 +99,6 @@ private:
     };
     std::vector<Slot> index_;
     std::size_t indexed_ = 0;
-    static std::uint32_t hash_name(std::string_view n);
     std::size_t find_slot(std::string_view n, std::uint32_t h) const;
     void insert_index(std::size_t i);
     void grow_index();  // room for one more name at load factor <= 1/2

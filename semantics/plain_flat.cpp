@@ -237,7 +237,7 @@ public:
         // The result.
         const std::size_t index = g.tensors.size();
         PrimType dtype = info->result == PrimType::generic ? bound : info->result;
-        if (!g.try_add_tensor(s.lhs, dtype)) return false;  // redefined
+        if (!g.try_add_tensor_hashed(s.lhs, s.lhs_hash, dtype)) return false;  // redefined
         const Value& out = identifier(index);
         known_.push_back(KnownTensor{&out.as_identifier(), static_cast<std::uint32_t>(index)});
         producers_.set(index, &decl.name);
@@ -257,7 +257,7 @@ public:
         detail::advise_huge_pages(tensors.data(), tensors.capacity() * sizeof(Tensor));
     }
 
-    void name_seen(std::string_view name) override { result_.expansion.graph.prefetch(name); }
+    void name_seen(std::string_view, std::uint32_t hash) override { result_.expansion.graph.prefetch_hashed(hash); }
 
     PlainFlatResult take() { return std::move(result_); }
 
@@ -331,7 +331,7 @@ private:
                 return true;
             }
             case plain::Kind::identifier: {
-                const Tensor* tensor = result_.expansion.graph.tensor(n.text);
+                const Tensor* tensor = result_.expansion.graph.tensor_hashed(n.text, n.hash);
                 if (!tensor) return false;  // undefined (or a graph parameter before its `external`)
                 const std::size_t i = static_cast<std::size_t>(tensor - result_.expansion.graph.tensors.data());
                 v = identifier(i);

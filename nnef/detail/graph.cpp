@@ -62,10 +62,12 @@ void Graph::insert_index(std::size_t i) {
     ++indexed_;
 }
 
-Tensor* Graph::tensor(std::string_view n) {
+Tensor* Graph::tensor(std::string_view n) { return tensor_hashed(n, hash_name(n)); }
+
+Tensor* Graph::tensor_hashed(std::string_view n, std::uint32_t hash) {
     if (indexed_ != tensors.size()) rebuild_index();
     if (index_.empty()) return nullptr;
-    const Slot& s = index_[find_slot(n, hash_name(n))];
+    const Slot& s = index_[find_slot(n, hash)];
     return s.index == 0 ? nullptr : &tensors[s.index - 1];
 }
 
@@ -82,15 +84,14 @@ Tensor& Graph::add_tensor(std::string n, PrimType dtype, std::optional<Shape> sh
     return tensors.back();
 }
 
-void Graph::prefetch(std::string_view n) const {
+void Graph::prefetch_hashed(std::uint32_t hash) const {
     if (index_.empty()) return;
-    __builtin_prefetch(&index_[hash_name(n) & (index_.size() - 1)]);
+    __builtin_prefetch(&index_[hash & (index_.size() - 1)]);
 }
 
-Tensor* Graph::try_add_tensor(std::string_view n, PrimType dtype) {
+Tensor* Graph::try_add_tensor_hashed(std::string_view n, std::uint32_t h, PrimType dtype) {
     if (indexed_ != tensors.size()) rebuild_index();
     grow_index();
-    const std::uint32_t h = hash_name(n);
     Slot& s = index_[find_slot(n, h)];
     if (s.index != 0) return nullptr;
     Tensor& t = tensors.emplace_back();
