@@ -56,3 +56,5 @@
 #include "exec/kernels/shape_ops.cpp"
 #include "exec/kernels/sliding_window.cpp"
 #include "exec/kernels/tensor_intro.cpp"
+
+#include "lowering/tosa/ir.cpp"
