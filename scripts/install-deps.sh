@@ -2,9 +2,11 @@
 # Installs the Debian 12 packages the build needs, only when something is missing.
 #   scripts/install-deps.sh          the build and the tests
 #   scripts/install-deps.sh fuzz     also clang and libFuzzer (the fuzz targets, scripts/fuzz.sh)
+#   scripts/install-deps.sh mlir     also MLIR's tools (the tests that validate and run emitted TOSA)
 set -euo pipefail
-packages=(g++ cmake make libboost-dev libboost-filesystem-dev libarchive-dev doctest-dev)
+packages=(g++ cmake make libboost-dev libboost-filesystem-dev libarchive-dev doctest-dev nlohmann-json3-dev)
 if [ "${1:-}" = fuzz ]; then packages+=(clang libclang-rt-14-dev); fi
+if [ "${1:-}" = mlir ]; then packages+=(mlir-22-tools); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

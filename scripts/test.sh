@@ -5,7 +5,7 @@
 # (set NNEF_SKIP_FUZZ=1 to skip that part; clang and libFuzzer are installed only for it).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/install-deps.sh"
+"$root/scripts/install-deps.sh" mlir
 "$root/scripts/build.sh"
 build=${NNEF_BUILD_DIR:-$root/build}
 (cd "$build" && ctest --output-on-failure -j"$(nproc)")
