@@ -557,6 +557,8 @@ public:
     const OpInfo& info_;
     const ValidateOptions* opts_;  // null: inferring only (no level checks, no comparison)
     ProducerLookup producers_;
+    // VARIABLE declarations by name (validate collects them once); null: look them up.
+    const std::map<std::string, std::pair<std::uint32_t, std::uint32_t>>* variables = nullptr;
     std::vector<TensorType> out;  // expected result types
     bool outputs_free = false;    // CUSTOM: no expectation
     std::optional<Failure> failure;
@@ -1290,6 +1292,8 @@ void check_resize(OpCheck& c) {
     if (c.expect_rank(0, DType::none, 4, "rank(output) != 4") || c.expect_dim(0, 0, x[0], "output N != input N") ||
         c.expect_dim(0, 3, x[3], "output C != input C"))
         return;
+    if (c.error_if(std::max(x[1], x[2]) >= 16384, "max(OH,OW,IH,IW) >= 16384", "input is " + to_string(c.in(0))))
+        return;
     if (!scale || !offset || !border) return;
     const I64 yn = (*scale)[0], yd = (*scale)[1], xn = (*scale)[2], xd = (*scale)[3];
     const I64 oy = (*offset)[0], ox = (*offset)[1], by = (*border)[0], bx = (*border)[1];
@@ -1504,7 +1508,12 @@ void check_while(OpCheck& c) {
 }
 
 // The VARIABLE declaring `name` (first in block order), or null.
-const Op* find_variable(const Graph& g, const std::string& name) {
+const Op* find_variable(const Graph& g, const std::string& name,
+                        const std::map<std::string, std::pair<std::uint32_t, std::uint32_t>>* declared) {
+    if (declared) {
+        auto it = declared->find(name);
+        return it == declared->end() ? nullptr : &g.blocks[it->second.first].ops[it->second.second];
+    }
     for (const Block& b : g.blocks)
         for (const Op& op : b.ops)
             if (op.kind == OpKind::VARIABLE) {
@@ -1533,7 +1542,7 @@ void check_variable(OpCheck& c) {
 // VARIABLE_WRITE / VARIABLE_READ: the declaration and its shape and type.
 void check_variable_access(OpCheck& c, bool write) {
     const std::string& name = c.op_.get<std::string>(AttrName::name);
-    const Op* decl = find_variable(c.g_, name);
+    const Op* decl = find_variable(c.g_, name, c.variables);
     if (c.require(decl != nullptr, write ? "variable_tensor" : "variable_tensor != NULL",
                   "no VARIABLE declares '" + name + "'"))
         return;
@@ -2142,6 +2151,7 @@ private:
         const Op& op = g_.blocks[b].ops[i];
         auto fail = [&](const Failure& f) { report(b, i, op, f); };
         OpCheck c(g_, op, &opts_, ProducerLookup{g_, &producers_});
+        c.variables = &variables_;
         bool structure_ok = check_structure(c);
         // SSA: operands defined before, in this block.
         if (structure_ok) {
@@ -2221,11 +2231,12 @@ private:
         if (!(ctc.profiles & enabled_)) return;
         for (std::size_t i : ctc.inputs) {
             const Op* p = producers_[c.op_.inputs[i]];
-            const bool ok = p && (p->kind == OpKind::CONST || p->kind == OpKind::CONST_SHAPE);
-            if (!ok) {
+            // shape_t operands come from CONST_SHAPE, tensors from CONST.
+            const OpKind want = c.idt(i) == DType::shape ? OpKind::CONST_SHAPE : OpKind::CONST;
+            if (!p || p->kind != want) {
                 c.fail("tosa-ctc", "Compile Time Constant Status: " + c.iname(i) + " is a CTC input (2.1)",
                        c.iname(i) + " is " + (p ? std::string("the result of ") + to_string(p->kind) : std::string("a graph input")) +
-                           ", not of CONST / CONST_SHAPE (EXT-DYNAMIC is not enabled)");
+                           ", not of " + to_string(want) + " (EXT-DYNAMIC is not enabled)");
                 return;
             }
         }

@@ -658,6 +658,11 @@ TEST_SUITE("tosa") {
             b.out(b.op(OpKind::LOGICAL_LEFT_SHIFT, {b.in(DType::i8, {3}), b.cst(DType::i8, {3}, {1, 8, 2})}, T(DType::i8, {3})));
         });
         CHECK(has(errors(sh, opts(Profile::pro_int)), "REQUIRE(is_same<in_out_t,i8_t>() && 0 <= value2 && value2 <= 7)"));
+        Graph ash = build([](G& b) {
+            b.out(b.op(OpKind::ARITHMETIC_RIGHT_SHIFT, {b.in(DType::i32, {1}), b.cst(DType::i32, {1}, {32})}, T(DType::i32, {1}),
+                       {{AttrName::round, false}}));
+        });
+        CHECK(has(errors(ash, opts(Profile::pro_int)), "value2 <= 31): input2 holds 32"));
         Graph div = build([](G& b) {
             b.out(b.op(OpKind::INTDIV, {b.in(DType::i32, {3}), b.cst(DType::i32, {3}, {1, 0, 2})}, T(DType::i32, {3})));
         });
@@ -805,6 +810,13 @@ TEST_SUITE("tosa") {
         CHECK(has(errors(cast(DType::i8, DType::bool_)), "needs PRO-INT"));
         CHECK(has(errors(cast(f32, DType::bool_)), "no row has in_t=fp32_t, out_t=bool_t"));
         CHECK(has(errors(cast(f32, DType::bf16)), "needs EXT-BF16"));
+        // EXT-INT16 adds i16 rows to PRO-INT operators.
+        Graph am16 = build([](G& b) {
+            b.out(b.op(OpKind::ARGMAX, {b.in(DType::i16, {4})}, T(DType::i32, {}), {{AttrName::axis, i(0)}, {AttrName::nan_mode, NanMode::PROPAGATE}}));
+        });
+        CHECK(has(errors(am16, opts(Profile::pro_int)), "in_t=i16_t, out_t=i32_t needs EXT-INT16"));
+        CHECK(errors(am16, opts(Profile::pro_int, {"EXT-INT16"})) == "");
+        check_inference(am16);
         // FFT needs EXT-FFT.
         Graph fft = build([](G& b) { b.op_n(OpKind::RFFT2D, {b.in(f32, {1, 4, 4})}, {T(f32, {1, 4, 3}), T(f32, {1, 4, 3})}); });
         CHECK(has(errors(fft), "needs EXT-FFT"));
@@ -852,6 +864,14 @@ TEST_SUITE("tosa") {
         });
         CHECK(has(errors(cc), "LEVEL_CHECK(tensor_list_shape(input1) <= MAX_TENSOR_LIST_SIZE): 65 exceeds 64"));
         CHECK(errors(cc, none) == "");
+        Graph cu = build([](G& b) {
+            std::vector<TensorType> outs(65, T(f32, {1}));
+            b.op_n(OpKind::CUSTOM, {b.in(f32, {1})}, outs,
+                   {{AttrName::operator_name, std::string("many")}, {AttrName::domain_name, std::string("x")},
+                    {AttrName::implementation_attrs, std::string("")}});
+        });
+        CHECK(has(errors(cu), "LEVEL_CHECK(tensor_list_shape(output_list) <= MAX_TENSOR_LIST_SIZE): 65 exceeds 64"));
+        CHECK(errors(cu, none) == "");
         // MAX_LOG2_SIZE: 2^29 fp32 items are 2^31 bytes, not a tensor_size_t at 8K (31 bits).
         Graph big = build([](G& b) { b.out(b.op(OpKind::ABS, {b.in(f32, {I64(1) << 29})}, T(f32, {I64(1) << 29}))); });
         CHECK(has(errors(big), "below 2^MAX_LOG2_SIZE = 2^31 at level 8K"));
@@ -950,8 +970,20 @@ TEST_SUITE("tosa") {
             b.out(b.op(OpKind::CONV2D, {x, b.cst(f32, {1, 1, 1, 1}), b.cst(f32, {1}), zp, b.zp(f32)}, T(f32, {1, 3, 3, 1}),
                        conv_attrs({0, 0, 0, 0}, {1, 1}, {1, 1})));
         });
-        CHECK(has(errors(dyn), "Compile Time Constant Status: input_zp is a CTC input (2.1)"));
+        CHECK(has(errors(dyn), "Compile Time Constant Status: input_zp is a CTC input (2.1): input_zp is a graph input, not of CONST"));
         CHECK(errors(dyn, opts(Profile::pro_fp, {"EXT-DYNAMIC"})) == "");
+        // Every operator with a problem is reported, each once.
+        Graph two = build([](G& b) {
+            ValueId x = b.in(f32, {2, 3});
+            ValueId y = b.op(OpKind::ABS, {x}, T(f32, {3, 2}));
+            b.out(b.op(OpKind::REDUCE_SUM, {y}, T(f32, {3, 1}), {{AttrName::axis, i(2)}}));
+        });
+        Diagnostics d2;
+        CHECK_FALSE(validate(two, opts(), d2));
+        REQUIRE(d2.size() == 2);
+        CHECK(has(d2.list()[0].message, "ABS (operator 0"));
+        CHECK(has(d2.list()[1].message, "REDUCE_SUM (operator 1"));
+        CHECK(has(d2.list()[1].message, "ERROR_IF(axis < 0 || axis >= rank(shape1))"));
         // Inputs of shape_t are not allowed (2.2).
         Graph shape_in = build([](G& b) {
             ValueId s = b.in(DType::shape, {2});
