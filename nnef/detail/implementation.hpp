@@ -58,3 +58,4 @@
 #include "exec/kernels/tensor_intro.cpp"
 
 #include "lowering/tosa/ir.cpp"
+#include "lowering/tosa/mlir.cpp"
