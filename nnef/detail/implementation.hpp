@@ -58,4 +58,5 @@
 #include "exec/kernels/tensor_intro.cpp"
 
 #include "lowering/tosa/ir.cpp"
+#include "lowering/tosa/json.cpp"
 #include "lowering/tosa/mlir.cpp"
