@@ -57,4 +57,5 @@
 #include "exec/kernels/sliding_window.cpp"
 #include "exec/kernels/tensor_intro.cpp"
 
+#include "lowering/tosa/interpreter.cpp"
 #include "lowering/tosa/ir.cpp"
