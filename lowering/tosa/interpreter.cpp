@@ -1009,6 +1009,16 @@ double num_attr(const Ctx& c, AttrName n) {
     unsupported(std::string("attribute '") + to_string(n) + "' is missing");
 }
 
+// A double bound as T, beyond the range of float as an infinity (not an undefined conversion).
+template <class T>
+T bound_as(double v) {
+    if constexpr (std::is_same_v<T, float>) {
+        if (v > std::numeric_limits<float>::max()) return std::numeric_limits<float>::infinity();
+        if (v < -std::numeric_limits<float>::max()) return -std::numeric_limits<float>::infinity();
+    }
+    return static_cast<T>(v);
+}
+
 void op_clamp(Ctx& c) {
     const DType t = c.in_type(0).dtype;
     const NanMode nm = c.nan_mode();
@@ -1018,7 +1028,7 @@ void op_clamp(Ctx& c) {
         error_if(std::isnan(lo) || std::isnan(hi), "isNaN(min_val) || isNaN(max_val)");
         return float_unary(c, [&](auto v) {
             using T = decltype(v);
-            return apply_min_f(apply_max_f(v, static_cast<T>(lo), nm), static_cast<T>(hi), nm);
+            return apply_min_f(apply_max_f(v, bound_as<T>(lo), nm), bound_as<T>(hi), nm);
         });
     }
     if (!is_integer(t)) unsupported(std::string("CLAMP has no ") + to_string(t) + " form");
