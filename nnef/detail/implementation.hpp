@@ -59,3 +59,6 @@
 
 #include "lowering/tosa/interpreter.cpp"
 #include "lowering/tosa/ir.cpp"
+#include "lowering/tosa/validator.cpp"
+#include "lowering/tosa/json.cpp"
+#include "lowering/tosa/mlir.cpp"
