@@ -57,6 +57,7 @@
 #include "exec/kernels/sliding_window.cpp"
 #include "exec/kernels/tensor_intro.cpp"
 
+#include "lowering/tosa/interpreter.cpp"
 #include "lowering/tosa/ir.cpp"
 #include "lowering/tosa/validator.cpp"
 #include "lowering/tosa/json.cpp"
