@@ -58,5 +58,6 @@
 #include "exec/kernels/tensor_intro.cpp"
 
 #include "lowering/tosa/ir.cpp"
+#include "lowering/tosa/validator.cpp"
 #include "lowering/tosa/json.cpp"
 #include "lowering/tosa/mlir.cpp"
