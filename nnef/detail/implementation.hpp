@@ -58,3 +58,9 @@
 #include "exec/kernels/tensor_intro.cpp"
 
 #include "lowering/tosa/ir.cpp"
+
+#include "lowering/vpu/target.cpp"
+#include "lowering/vpu/task_list.cpp"
+#include "lowering/vpu/sim_values.cpp"
+#include "lowering/vpu/simulator.cpp"
+#include "lowering/vpu/svg.cpp"
