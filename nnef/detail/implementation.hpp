@@ -78,3 +78,9 @@
 #include "lowering/tosa/passes/eliminate_dead_code.cpp"
 #include "lowering/tosa/passes/fold_constant_layouts.cpp"
 #include "lowering/tosa/passes/push_transposes.cpp"
+
+#include "lowering/vpu/target.cpp"
+#include "lowering/vpu/task_list.cpp"
+#include "lowering/vpu/sim_values.cpp"
+#include "lowering/vpu/simulator.cpp"
+#include "lowering/vpu/svg.cpp"
