@@ -560,9 +560,9 @@ struct Emitter {
 };
 
 }  // namespace tosa_mlir_cpp
-using namespace tosa_mlir_cpp;
 
 std::string mlir_element_type(DType t) {
+    using namespace tosa_mlir_cpp;
     switch (t) {
         case DType::bool_: return "i1";
         case DType::i8: return "i8";
@@ -579,6 +579,7 @@ std::string mlir_element_type(DType t) {
 }
 
 std::string mlir_type(const TensorType& t) {
+    using namespace tosa_mlir_cpp;
     if (t.dtype == DType::shape) return "!tosa.shape<" + std::to_string(t.shape.empty() ? 0 : t.shape[0]) + ">";
     std::string s = "tensor<";
     for (std::int64_t e : t.shape) s += std::to_string(e) + "x";
@@ -586,6 +587,7 @@ std::string mlir_type(const TensorType& t) {
 }
 
 std::vector<std::string> mlir_extensions(const Graph& g) {
+    using namespace tosa_mlir_cpp;
     std::set<std::string> ext;
     for (const Value& v : g.values) {
         if (v.type.dtype == DType::bf16) ext.insert("bf16");
@@ -617,6 +619,7 @@ std::vector<std::string> mlir_extensions(const Graph& g) {
 }
 
 std::vector<std::string> mlir_profiles(const Graph& g) {
+    using namespace tosa_mlir_cpp;
     if (g.profile == Profile::pro_fp) return {"pro_fp"};
     for (const Value& v : g.values)
         if (is_float(v.type.dtype)) return {"pro_int", "pro_fp"};
@@ -624,6 +627,7 @@ std::vector<std::string> mlir_profiles(const Graph& g) {
 }
 
 std::string mlir_dense_attr(const ConstData& c) {
+    using namespace tosa_mlir_cpp;
     Graph empty;
     MlirOptions inline_only;
     Emitter e(empty, inline_only);
@@ -633,6 +637,7 @@ std::string mlir_dense_attr(const ConstData& c) {
 }
 
 std::string to_mlir(const Graph& g, const MlirOptions& options) {
+    using namespace tosa_mlir_cpp;
     Emitter e(g, options);
     return e.run();
 }

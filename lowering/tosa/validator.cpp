@@ -50,11 +50,11 @@ std::string upper(std::string_view s) {
 }
 
 }  // namespace tosa_validator_cpp
-using namespace tosa_validator_cpp;
 
-const char* to_string(Extension e) { return extension_names[static_cast<std::size_t>(e)]; }
+const char* to_string(Extension e) { return tosa_validator_cpp::extension_names[static_cast<std::size_t>(e)]; }
 
 std::optional<Extension> extension_from_string(std::string_view s) {
+    using namespace tosa_validator_cpp;
     std::string u = upper(s);
     if (u.rfind("EXT-", 0) != 0) u = "EXT-" + u;
     for (std::size_t i = 0; i < extension_names.size(); ++i)
@@ -63,6 +63,7 @@ std::optional<Extension> extension_from_string(std::string_view s) {
 }
 
 bool extension_allowed(Extension e, Profile p) {
+    using namespace tosa_validator_cpp;
     return (extension_profiles[static_cast<std::size_t>(e)] & (p == Profile::pro_int ? atom_pro_int : atom_pro_fp)) != 0;
 }
 
