@@ -2292,4 +2292,19 @@ bool validate(const Graph& g, const ValidateOptions& options, Diagnostics& diags
     return tosa_validator_cpp::Validator(g, options, diags).run();
 }
 
+bool validate_after_pass(const Graph& g, const ValidateOptions& options, const std::string& after_pass,
+                         Diagnostics& diags) {
+    // The errors still allowed (at least one, as 0 would mean no cap); diags drops the rest.
+    const std::size_t cap = diags.max_errors();
+    Diagnostics local(cap == 0 ? 0 : std::max<std::size_t>(1, cap - std::min(cap, diags.error_count())));
+    const bool ok = validate(g, options, local);
+    const std::string note = after_pass.empty() ? std::string("in the input of the lowering pipeline")
+                                                : "after the lowering pass '" + after_pass + "'";
+    for (Diagnostic d : local) {
+        d.notes.push_back(Note{note, {}});
+        diags.add(std::move(d));
+    }
+    return ok;
+}
+
 }  // namespace nnef::tosa

@@ -61,6 +61,12 @@ struct ValidateOptions {
 // whether there was none. Unknown or profile-incompatible extension names are errors too.
 bool validate(const Graph& g, const ValidateOptions& options, Diagnostics& diags);
 
+// validate() as the verifier of a lowering::Pipeline<Graph> (pass_manager.hpp): each diagnostic
+// gets a note naming the pass after which the graph broke the rule (`after_pass` empty: the input
+// of the pipeline).
+bool validate_after_pass(const Graph& g, const ValidateOptions& options, const std::string& after_pass,
+                         Diagnostics& diags);
+
 // The result types the spec implies for `op` of `g`, from its operands' types, its attributes and
 // its constant shape operands (the argument tables and the ERROR_IF formulas), independent of the
 // profile and level. Where the spec leaves an element type open (CAST's out_t, the accumulator of

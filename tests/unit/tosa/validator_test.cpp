@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "lowering/pass_manager.hpp"
 #include "lowering/tosa/validator.hpp"
 #include "unit/mlir/zoo_graphs.hpp"
 #include "unit/tosa/validator_cases.hpp"
@@ -625,6 +626,35 @@ TEST_SUITE("tosa") {
         // The CONV2D follows the CONSTs of its weight, bias and two zero points: operator 4.
         CHECK(has(x.message, "CONV2D (operator 4 of the main graph, from NNEF conv 'y'): ERROR_IF(OH != idiv_check("));
         CHECK(has(x.message, "output is fp32[1,4,4,4], the rule gives 3 for dimension 1"));
+    }
+
+    TEST_CASE("validator: as the verifier of a lowering pipeline") {
+        Graph bad = build([](G& b) { b.out(b.op(OpKind::ABS, {b.in(f32, {2})}, T(f32, {3}))); });
+        nnef::lowering::Pipeline<Graph> p;
+        p.passes.push_back({"noop", "changes nothing", [](Graph&, Diagnostics&) { return true; }});
+        p.verify = [](const Graph& g, const std::string& after, Diagnostics& d) {
+            return validate_after_pass(g, opts(), after, d);
+        };
+        nnef::lowering::PassOptions po;
+        Diagnostics d;
+        CHECK_FALSE(p.run(bad, po, d));
+        REQUIRE(d.size() == 1);
+        CHECK(has(d.list()[0].message, "ERROR_IF(shape(output) != shape(input))"));
+        REQUIRE(d.list()[0].notes.size() == 1);
+        CHECK(d.list()[0].notes[0].message == "in the input of the lowering pipeline");
+        // A pass that breaks the graph is named.
+        Graph good = build([](G& b) { b.out(b.op(OpKind::ABS, {b.in(f32, {2})}, T(f32, {2}))); });
+        p.passes.push_back({"break-it", "a wrong result shape", [](Graph& g, Diagnostics&) {
+                                g.values[g.main().outputs[0]].type.shape = {3};
+                                return true;
+                            }});
+        Diagnostics d2;
+        CHECK_FALSE(p.run(good, po, d2));
+        REQUIRE(d2.size() == 1);
+        CHECK(d2.list()[0].notes.back().message == "after the lowering pass 'break-it'");
+        Diagnostics d3;
+        CHECK(validate_after_pass(build([](G& b) { b.out(b.op(OpKind::ABS, {b.in(f32, {2})}, T(f32, {2}))); }), opts(), "x", d3));
+        CHECK(d3.empty());
     }
 
     TEST_CASE("validator: infer_output_types where the spec leaves a choice") {
