@@ -2010,6 +2010,9 @@ private:
 
     bool check_options() {
         enabled_ = opts_.profile == Profile::pro_int ? atom_pro_int : atom_pro_fp;
+        for (Profile p : opts_.also_profiles) enabled_ |= p == Profile::pro_int ? atom_pro_int : atom_pro_fp;
+        std::string profiles = to_string(opts_.profile);
+        if ((enabled_ & (atom_pro_int | atom_pro_fp)) == (atom_pro_int | atom_pro_fp)) profiles = "PRO-INT and PRO-FP";
         bool ok = true;
         for (const std::string& name : opts_.extensions) {
             auto e = extension_from_string(name);
@@ -2018,10 +2021,9 @@ private:
                 ok = false;
                 continue;
             }
-            if (!extension_allowed(*e, opts_.profile)) {
+            if (!(extension_profiles[static_cast<std::size_t>(*e)] & enabled_)) {
                 diags_.error(Stage::tosa, "tosa-options",
-                             std::string(to_string(*e)) + " is not allowed with " + to_string(opts_.profile) +
-                                 " (spec 1.6, table 3)");
+                             std::string(to_string(*e)) + " is not allowed with " + profiles + " (spec 1.6, table 3)");
                 ok = false;
                 continue;
             }

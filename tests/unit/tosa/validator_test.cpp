@@ -439,6 +439,12 @@ TEST_SUITE("tosa") {
         CHECK(extension_from_string("INT16") == Extension::int16);
         CHECK_FALSE(extension_from_string("EXT-FOO").has_value());
         CHECK(has(errors(add(DType::i32), opts(Profile::pro_int, {"EXT-BF16"})), "EXT-BF16 is not allowed with PRO-INT"));
+        // A target with both profiles takes the rows of either.
+        ValidateOptions both = opts(Profile::pro_int, {"EXT-BF16"});
+        both.also_profiles = {Profile::pro_fp};
+        CHECK(errors(add(f32), both) == "");
+        CHECK(errors(add(DType::bf16), both) == "");
+        CHECK(errors(cast(DType::i8, DType::bool_), both) == "");
         CHECK(has(errors(add(DType::i32), opts(Profile::pro_fp, {"EXT-FOO"})), "unknown TOSA extension 'EXT-FOO'"));
         // Out of the IR's element types: their rows exist but never match.
         CHECK(errors(conv_t(DType::i8, DType::i8, DType::i32, AccType::INT32), opts(Profile::pro_int, {"EXT-INT4"})) == "");
