@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <random>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -632,6 +633,83 @@ TEST_SUITE("tosa") {
         // The CONV2D follows the CONSTs of its weight, bias and two zero points: operator 4.
         CHECK(has(x.message, "CONV2D (operator 4 of the main graph, from NNEF conv 'y'): ERROR_IF(OH != idiv_check("));
         CHECK(has(x.message, "output is fp32[1,4,4,4], the rule gives 3 for dimension 1"));
+    }
+
+    TEST_CASE("validator: corrupted graphs get diagnostics, never a crash") {
+        std::mt19937 rng(12345);
+        auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % std::max<std::size_t>(n, 1)); };
+        const std::vector<Attr> odd = {Attr(I64(5)), Attr(I64(-3)), Attr(std::vector<I64>{}), Attr(std::vector<I64>{0, -1, 70000}),
+                                       Attr(2.5), Attr(true), Attr(std::string("x")), Attr(DType::i8), Attr(BlockRef{7}),
+                                       Attr(BlockRef{0}), Attr(AccType::INT48), Attr(ConstPtr(ConstData::allocate(T(DType::i32, {2}))))};
+        std::size_t reported = 0, runs = 0;
+        for (const ValidCase& vc : valid_cases()) {
+            for (int trial = 0; trial < 60; ++trial) {
+                G b;
+                vc.build(b);
+                Graph& g = b.g;
+                for (int m = 0, n = 1 + static_cast<int>(pick(3)); m < n; ++m) {
+                    Block& block = g.blocks[pick(g.blocks.size())];
+                    const std::size_t nv = g.values.size();
+                    switch (pick(9)) {
+                        case 0:
+                            if (!block.ops.empty()) {
+                                Op& op = block.ops[pick(block.ops.size())];
+                                if (!op.inputs.empty()) op.inputs[pick(op.inputs.size())] = static_cast<ValueId>(pick(nv + 3));
+                            }
+                            break;
+                        case 1: {
+                            Shape s(pick(8));
+                            for (auto& e : s) e = static_cast<I64>(pick(7)) - 1;
+                            g.values[pick(nv)].type.shape = s;
+                            break;
+                        }
+                        case 2: g.values[pick(nv)].type.dtype = static_cast<DType>(pick(10)); break;
+                        case 3:
+                            if (!block.ops.empty()) {
+                                Op& op = block.ops[pick(block.ops.size())];
+                                if (!op.attrs.empty()) op.attrs.erase(op.attrs.begin() + static_cast<std::ptrdiff_t>(pick(op.attrs.size())));
+                            }
+                            break;
+                        case 4:
+                            if (!block.ops.empty()) {
+                                Op& op = block.ops[pick(block.ops.size())];
+                                if (!op.attrs.empty()) op.attrs[pick(op.attrs.size())].second = odd[pick(odd.size())];
+                            }
+                            break;
+                        case 5:
+                            if (!block.ops.empty()) block.ops[pick(block.ops.size())].inputs.push_back(static_cast<ValueId>(pick(nv)));
+                            break;
+                        case 6:
+                            if (!block.ops.empty() && !block.ops[0].inputs.empty()) block.ops[pick(block.ops.size())].inputs.clear();
+                            break;
+                        case 7:
+                            if (!block.ops.empty()) block.ops[pick(block.ops.size())].outputs.clear();
+                            break;
+                        default:
+                            if (!block.outputs.empty()) block.outputs[pick(block.outputs.size())] = static_cast<ValueId>(pick(nv + 2));
+                            else block.inputs.push_back(static_cast<ValueId>(pick(nv + 2)));
+                            break;
+                    }
+                }
+                CAPTURE(to_text(g));
+                Diagnostics d(50);
+                bool ok = true;
+                CHECK_NOTHROW(ok = validate(g, opts(vc.profile, vc.extensions), d));
+                CHECK(ok == !d.has_errors());
+                reported += ok ? 0 : 1;
+                ++runs;
+                for (const Block& blk : g.blocks)
+                    for (const Op& op : blk.ops) {
+                        std::string why;
+                        std::optional<std::vector<TensorType>> t;
+                        CHECK_NOTHROW(t = infer_output_types(g, op, &why));
+                        if (!t) CHECK_FALSE(why.empty());
+                    }
+            }
+        }
+        // Most mutations break a rule (some are harmless: an attribute replaced by an equal one).
+        MESSAGE(reported << " of " << runs << " corrupted graphs were refused");
+        CHECK(reported * 10 > runs * 8);
     }
 
     TEST_CASE("validator: as the verifier of a lowering pipeline") {
