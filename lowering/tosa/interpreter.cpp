@@ -2036,6 +2036,7 @@ void op_const(Ctx& c) {
 void op_const_shape(Ctx& c) {
     const std::vector<I64>& v = c.attr<std::vector<I64>>(AttrName::values);
     auto y = c.alloc(0);
+    error_if(y->type.dtype != DType::shape || y->type.rank() != 1, "the output is not a shape_t value");
     error_if(static_cast<I64>(v.size()) != y->type.volume(), "length(values) != the rank of the shape value");
     for (std::size_t i = 0; i < v.size(); ++i) y->mutable_items<I64>()[i] = v[i];
     c.set(0, y);
