@@ -74,3 +74,6 @@
 #include "lowering/tosa/passes/eliminate_dead_code.cpp"
 #include "lowering/tosa/passes/fold_constant_layouts.cpp"
 #include "lowering/tosa/passes/push_transposes.cpp"
+#include "lowering/tosa/validator.cpp"
+#include "lowering/tosa/json.cpp"
+#include "lowering/tosa/mlir.cpp"

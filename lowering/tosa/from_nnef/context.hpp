@@ -83,7 +83,7 @@ public:
     // The data of a value a CONST made in this legalization; null otherwise.
     ConstPtr constant_of(ValueId v) const;
     // A constant of `shape` with every item `value` (converted to dtype: fp32, i32, i8, i16, bool).
-    ValueId splat(DType dtype, const Shape& shape, double value);
+    ValueId splat(DType dtype, Shape shape, double value);
     // A rank-`rank` constant [1,...,1] holding `value`.
     ValueId scalar(DType dtype, double value, std::size_t rank) { return splat(dtype, Shape(rank, 1), value); }
     ValueId f32(const Shape& shape, const std::vector<float>& items);
@@ -91,13 +91,13 @@ public:
     // The zero points of CONV2D, AVG_POOL2D, NEGATE...: [1] zeros of the dtype.
     ValueId zero_point(DType dtype) { return splat(dtype, {1}, 0.0); }
 
-    ValueId reshape(ValueId v, const Shape& shape);  // v itself when the shape is equal
+    ValueId reshape(ValueId v, Shape shape);  // v itself when the shape is equal
     ValueId transpose(ValueId v, const Ints& perms);  // v itself for the identity
     ValueId to_channels_last(ValueId v);   // [N,C,d1..dk] -> [N,d1..dk,C]
     ValueId to_channels_first(ValueId v);  // [N,d1..dk,C] -> [N,C,d1..dk]
     // NNEF broadcasting aligns leading dimensions: a lower rank gets trailing 1 extents.
     ValueId extend_rank(ValueId v, std::size_t rank);
-    ValueId slice(ValueId v, const Ints& start, const Ints& size);
+    ValueId slice(ValueId v, Ints start, Ints size);
     ValueId pad(ValueId v, const Pairs& padding, double value);  // constant border
     ValueId slice_axis(ValueId v, std::size_t axis, std::int64_t begin, std::int64_t end);
     ValueId concat(const std::vector<ValueId>& vs, std::int64_t axis);  // MAX_TENSOR_LIST_SIZE respected
@@ -133,6 +133,10 @@ public:
 
     // Result shape of NNEF broadcasting of two shapes (trailing 1s for the lower rank).
     static Shape broadcast_shape(const Shape& a, const Shape& b);
+
+    // PRO-FP moves integer tensors (indices) through the layout operators only as fp32 (CAST there
+    // and back; exact for items up to 2^24 in magnitude): the layout builders do so for these.
+    bool int_via_float(ValueId v) const;
 
 private:
     const nnef::Graph& model_;

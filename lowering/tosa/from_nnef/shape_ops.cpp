@@ -127,11 +127,25 @@ bool gather(Context& c) {
     for (std::size_t i = 0; i < axis; ++i) before *= xs[i];
     for (std::size_t i = axis + 1; i < xs.size(); ++i) after *= xs[i];
     const std::int64_t W = c.type(idx).volume();
-    // negative indices count from the end
-    const ValueId zero = c.scalar(DType::i32, 0.0, c.rank(idx));
-    idx = c.select(c.compare(OpKind::GREATER, zero, idx), c.binary(OpKind::ADD, idx, c.scalar(DType::i32, double(K), c.rank(idx))),
-                   idx);
-    ValueId idx2 = c.tile(c.reshape(idx, {1, W}), {before, 1});
+    // negative indices count from the end: folded for constant indices; otherwise computed in i32
+    // (PRO-INT) or fp32 (PRO-FP has no i32 comparison; exact for indices up to 2^24)
+    ValueId idx2;
+    if (ConstPtr data = c.constant_of(idx)) {
+        auto fixed = ConstData::allocate(TensorType{DType::i32, {before, W}});
+        for (std::int64_t b = 0; b < before; ++b)
+            for (std::int64_t i = 0; i < W; ++i) {
+                const std::int32_t v = data->items<std::int32_t>()[i];
+                fixed->mutable_items<std::int32_t>()[b * W + i] = v < 0 ? std::int32_t(v + K) : v;
+            }
+        idx2 = c.constant(std::move(fixed));
+    } else {
+        const DType work = c.options().profile == Profile::pro_fp ? DType::fp32 : DType::i32;
+        idx = c.cast(idx, work);
+        const ValueId zero = c.scalar(work, 0.0, c.rank(idx));
+        idx = c.select(c.compare(OpKind::GREATER, zero, idx),
+                       c.binary(OpKind::ADD, idx, c.scalar(work, double(K), c.rank(idx))), idx);
+        idx2 = c.cast(c.tile(c.reshape(idx, {1, W}), {before, 1}), DType::i32);
+    }
     const ValueId values = c.reshape(x, {before, K, after});
     const ValueId y = c.add(OpKind::GATHER, {values, idx2}, TensorType{c.type(x).dtype, {before, W, after}});
     return c.bind("output", c.reshape(y, out.shape));
