@@ -457,6 +457,32 @@ ValueId Context::clamp(ValueId a, double lo, double hi) {
                {{AttrName::min_val, min_val}, {AttrName::max_val, max_val}, {AttrName::nan_mode, NanMode::PROPAGATE}});
 }
 
+bool Context::nan_free_constant(ValueId v) const {
+    const ConstPtr c = constant_of(v);
+    if (!c) return false;
+    if (c->type.dtype != DType::fp32) return !is_float(c->type.dtype);
+    const float* f = c->items<float>();
+    for (std::int64_t i = 0, n = c->type.volume(); i < n; ++i)
+        if (std::isnan(f[i])) return false;
+    return true;
+}
+
+ValueId Context::nnef_min(ValueId x, ValueId y) {
+    if (!is_float(type(x).dtype)) return minimum(x, y);
+    // a NaN x gives y; y is never NaN
+    if (nan_free_constant(y)) return binary(OpKind::MINIMUM, x, y, {{AttrName::nan_mode, NanMode::IGNORE}});
+    // x is never NaN; a NaN y gives NaN
+    if (nan_free_constant(x)) return minimum(x, y);
+    return select(compare(OpKind::GREATER, y, x), x, y);
+}
+
+ValueId Context::nnef_max(ValueId x, ValueId y) {
+    if (!is_float(type(x).dtype)) return maximum(x, y);
+    if (nan_free_constant(y)) return binary(OpKind::MAXIMUM, x, y, {{AttrName::nan_mode, NanMode::IGNORE}});
+    if (nan_free_constant(x)) return maximum(x, y);
+    return select(compare(OpKind::GREATER, x, y), x, y);
+}
+
 ValueId Context::select(ValueId c, ValueId a, ValueId b) {
     const std::size_t r = std::max({rank(c), rank(a), rank(b)});
     c = extend_rank(c, r);

@@ -120,7 +120,13 @@ public:
     ValueId negate(ValueId a);
     ValueId maximum(ValueId a, ValueId b) { return binary(OpKind::MAXIMUM, a, b, {{AttrName::nan_mode, NanMode::PROPAGATE}}); }
     ValueId minimum(ValueId a, ValueId b) { return binary(OpKind::MINIMUM, a, b, {{AttrName::nan_mode, NanMode::PROPAGATE}}); }
-    ValueId clamp(ValueId a, double lo, double hi);
+    ValueId clamp(ValueId a, double lo, double hi);  // CLAMP, NaN propagated
+    // NNEF's min(x, y) = select(x < y, x, y) and max(x, y) = select(x > y, x, y), NaN items included
+    // (a NaN x gives y, a NaN y gives NaN): MINIMUM / MAXIMUM when a constant operand decides the
+    // NaN rule, else the comparison and SELECT.
+    ValueId nnef_min(ValueId x, ValueId y);
+    ValueId nnef_max(ValueId x, ValueId y);
+    bool nan_free_constant(ValueId v) const;
     ValueId select(ValueId c, ValueId a, ValueId b);
     ValueId compare(OpKind kind, ValueId a, ValueId b);  // EQUAL, GREATER, GREATER_EQUAL: bool result
     // REDUCE_* over the given axes, one operator per axis (keeping the reduced dimensions as 1).

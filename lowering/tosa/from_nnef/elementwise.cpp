@@ -79,15 +79,8 @@ bool select_op(Context& c) {
 bool clamp(Context& c) {
     const std::size_t r = c.result_type("y").rank();
     const ValueId x = c.input("x", r);
-    const nnef::Value& a = c.argument("a");
-    const nnef::Value& b = c.argument("b");
-    if ((a.is_scalar() || a.is_integer()) && (b.is_scalar() || b.is_integer()) && c.rank(x) == r) {
-        const double lo = a.is_scalar() ? a.as_scalar() : double(a.as_integer());
-        const double hi = b.is_scalar() ? b.as_scalar() : double(b.as_integer());
-        if (lo <= hi) return c.bind("y", c.clamp(x, lo, hi));
-    }
-    // y = max(min(x, b), a)
-    return c.bind("y", c.maximum(c.minimum(x, c.input("b", r)), c.input("a", r)));
+    // y = max(min(x, b), a), with NNEF's NaN rule (a NaN x gives b: CLAMP would give a)
+    return c.bind("y", c.nnef_max(c.nnef_min(x, c.input("b", r)), c.input("a", r)));
 }
 
 bool cast(Context& c) {
@@ -176,8 +169,8 @@ void add_elementwise(Registry& r) {
     bf("ne", [](Context& c, ValueId x, ValueId y) { return c.unary(OpKind::LOGICAL_NOT, c.compare(OpKind::EQUAL, x, y)); });
     b("and", OpKind::LOGICAL_AND);
     b("or", OpKind::LOGICAL_OR);
-    bf("min", [](Context& c, ValueId x, ValueId y) { return c.minimum(x, y); });
-    bf("max", [](Context& c, ValueId x, ValueId y) { return c.maximum(x, y); });
+    bf("min", [](Context& c, ValueId x, ValueId y) { return c.nnef_min(x, y); });
+    bf("max", [](Context& c, ValueId x, ValueId y) { return c.nnef_max(x, y); });
 
     r.push_back({"select", "elementwise", select_op, {}});
     r.push_back({"clamp", "elementwise", clamp, {}});
