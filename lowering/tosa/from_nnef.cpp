@@ -24,8 +24,27 @@ std::vector<Legalization> make_registry() {
     from_nnef::add_shape_ops(r);
     from_nnef::add_reduce(r);
     from_nnef::add_normalization(r);
+    from_nnef::add_quantization(r);
+    from_nnef::add_variable_update(r);
+    from_nnef::add_sampling(r);
+    from_nnef::add_roi(r);
     std::sort(r.begin(), r.end(), [](const Legalization& a, const Legalization& b) { return a.op < b.op; });
     return r;
+}
+
+// The validator's options for a graph: the lowering's profile and level, and the extensions the
+// graph needs (EXT-VARIABLE for the variables that NNEF updates).
+ValidateOptions validate_options(const LowerOptions& options, const Graph& g) {
+    ValidateOptions vo;
+    vo.profile = options.profile;
+    vo.level = options.level;
+    for (const Block& b : g.blocks)
+        for (const Op& op : b.ops)
+            if (op.kind == OpKind::VARIABLE) {
+                vo.extensions.push_back("EXT-VARIABLE");
+                return vo;
+            }
+    return vo;
 }
 
 }  // namespace tosa_from_nnef_cpp
@@ -136,10 +155,9 @@ std::optional<Graph> legalize_nnef(const nnef::Graph& model, const LowerOptions&
 lowering::Pipeline<Graph> layout_pipeline(const LowerOptions& options) {
     lowering::Pipeline<Graph> p;
     p.passes = passes::layout_passes(options);
-    ValidateOptions vo;
-    vo.profile = options.profile;
-    vo.level = options.level;
-    p.verify = [vo](const Graph& g, const std::string&, Diagnostics& d) { return validate(g, vo, d); };
+    p.verify = [options](const Graph& g, const std::string&, Diagnostics& d) {
+        return validate(g, tosa_from_nnef_cpp::validate_options(options, g), d);
+    };
     p.printer = [](const Graph& g) { return to_text(g); };
     return p;
 }
@@ -151,10 +169,8 @@ std::optional<Graph> lower_to_tosa(const nnef::Graph& model, const LowerOptions&
     if (options.print && (options.print_after.count(legalize) || options.print_after.count("all")))
         options.print(legalize, to_text(*g));
     if (!options.layout_passes) {
-        ValidateOptions vo;
-        vo.profile = options.profile;
-        vo.level = options.level;
-        if (options.verify_each && !validate(*g, vo, diags)) return std::nullopt;
+        if (options.verify_each && !validate(*g, tosa_from_nnef_cpp::validate_options(options, *g), diags))
+            return std::nullopt;
         return g;
     }
     lowering::PassOptions po;

@@ -46,6 +46,16 @@ const std::set<std::string>& Context::positive_variables() {
     return *positive_;
 }
 
+const std::set<std::string>& Context::updated_variables() {
+    if (!updated_) {
+        updated_.emplace();
+        for (const Operation& op : model_.operations)
+            if (op.name == "update")
+                if (const nnef::Value* v = op.input("variable"); v && v->is_identifier()) updated_->insert(v->as_identifier());
+    }
+    return *updated_;
+}
+
 void Context::begin(const Operation& op) {
     op_ = &op;
     std::string first;

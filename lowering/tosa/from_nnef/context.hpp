@@ -136,6 +136,9 @@ public:
     // the variables read as variances or scales (positive random weights; storage/random_data.hpp).
     std::map<std::string, ConstPtr> weights_by_label;
     const std::set<std::string>& positive_variables();
+    // The variables some `update` writes (TOSA variables), and the label of each variable tensor.
+    const std::set<std::string>& updated_variables();
+    std::map<std::string, std::string> variable_labels;
 
     // Result shape of NNEF broadcasting of two shapes (trailing 1s for the lower rank).
     static Shape broadcast_shape(const Shape& a, const Shape& b);
@@ -152,7 +155,7 @@ private:
     const Operation* op_ = nullptr;
     std::uint32_t origin_ = no_origin;
     std::unordered_map<std::string, ValueId> values_;
-    std::optional<std::set<std::string>> positive_;
+    std::optional<std::set<std::string>> positive_, updated_;
     std::unordered_map<ValueId, ConstPtr> constants_;
 };
 
@@ -162,6 +165,14 @@ ConstPtr weights_constant(const TensorData& data, const TensorType& type, std::s
 // The initial value of the variable `t` (its tensor data, or random weights with
 // LowerOptions::random_weights), shared by label; null after reporting an error.
 ConstPtr variable_weights(Context& c, const Tensor& t, const std::string& label);
+
+// NNEF's sign (1, -1, or x itself for 0, -0 and NaN) and round (floor(x + 0.5)), and a constant
+// like `like` (its dtype, rank-many extents 1) holding v (elementwise.cpp).
+ValueId sign(Context& c, ValueId x);
+ValueId round_half_up(Context& c, ValueId x);
+ValueId one_like(Context& c, ValueId like, double v);
+// Every stride-th item of [begin, begin + count * stride) along axis (shape_ops.cpp).
+ValueId strided(Context& c, ValueId x, std::size_t axis, std::int64_t begin, std::int64_t count, std::int64_t stride);
 
 // ---- the families (one file each in lowering/tosa/from_nnef/) -----------------------------------
 
@@ -177,5 +188,6 @@ void add_normalization(Registry& r);   // batch_normalization, local_*_normaliza
 void add_sampling(Registry& r);        // up/down-sampling
 void add_roi(Registry& r);             // RoI pooling and alignment
 void add_quantization(Registry& r);    // the quantize fragments
+void add_variable_update(Registry& r); // update (with variable: TOSA variables)
 
 }  // namespace nnef::tosa::from_nnef

@@ -6,6 +6,24 @@
 
 namespace nnef::tosa::from_nnef {
 
+// Every `stride`-th item of [begin, begin + count * stride) along axis (begin + (count - 1) *
+// stride inside the extent): a slice, padded at the end to a whole number of strides, reshaped to
+// [count, stride] and the first of each stride taken.
+ValueId strided(Context& c, ValueId x, std::size_t axis, std::int64_t begin, std::int64_t count, std::int64_t stride) {
+    const std::int64_t extent = c.shape(x)[axis];
+    if (stride == 1) return c.slice_axis(x, axis, begin, begin + count);
+    const std::int64_t span = count * stride;
+    ValueId v = c.slice_axis(x, axis, begin, std::min(extent, begin + span));
+    const std::int64_t have = c.shape(v)[axis];
+    if (have < span) v = c.pad_border(v, axis, 0, span - have, "constant", 0.0);
+    Shape s = c.shape(v);
+    s[axis] = count;
+    s.insert(s.begin() + std::ptrdiff_t(axis) + 1, stride);
+    v = c.slice_axis(c.reshape(v, s), axis + 1, 0, 1);
+    s.erase(s.begin() + std::ptrdiff_t(axis) + 1);
+    return c.reshape(v, s);
+}
+
 namespace tosa_from_nnef_shape_ops_cpp {
 
 // reshape, squeeze, unsqueeze: a RESHAPE to the inferred result shape
@@ -55,24 +73,6 @@ bool unstack(Context& c) {
         c.bind("values", c.reshape(c.slice_axis(x, axis, std::int64_t(i), std::int64_t(i) + 1), t.shape), i);
     }
     return true;
-}
-
-// Every `stride`-th item of [begin, begin + count * stride) along axis (begin + (count - 1) *
-// stride inside the extent): a slice, padded at the end to a whole number of strides, reshaped to
-// [count, stride] and the first of each stride taken.
-ValueId strided(Context& c, ValueId x, std::size_t axis, std::int64_t begin, std::int64_t count, std::int64_t stride) {
-    const std::int64_t extent = c.shape(x)[axis];
-    if (stride == 1) return c.slice_axis(x, axis, begin, begin + count);
-    const std::int64_t span = count * stride;
-    ValueId v = c.slice_axis(x, axis, begin, std::min(extent, begin + span));
-    const std::int64_t have = c.shape(v)[axis];
-    if (have < span) v = c.pad_border(v, axis, 0, span - have, "constant", 0.0);
-    Shape s = c.shape(v);
-    s[axis] = count;
-    s.insert(s.begin() + std::ptrdiff_t(axis) + 1, stride);
-    v = c.slice_axis(c.reshape(v, s), axis + 1, 0, 1);
-    s.erase(s.begin() + std::ptrdiff_t(axis) + 1);
-    return c.reshape(v, s);
 }
 
 bool slice(Context& c) {
@@ -167,6 +167,9 @@ void add_shape_ops(Registry& r) {
     r.push_back({"tile", "shape_ops", tile, {}});
     r.push_back({"pad", "shape_ops", pad, {}});
     r.push_back({"gather", "shape_ops", gather, {}});
+    r.push_back({"_unsqueeze_shape", "shape_ops", nullptr,
+                 "a compile-time helper of unsqueeze on integer arrays, evaluated by the front end; it never is an "
+                 "operation of a graph"});
 }
 
 }  // namespace nnef::tosa::from_nnef
