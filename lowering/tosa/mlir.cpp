@@ -1,6 +1,7 @@
 #include "lowering/tosa/mlir.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -52,6 +53,37 @@ void append_hex_item(std::string& out, std::uint64_t bits, std::size_t bytes) {
         out += digits[v >> 4];
         out += digits[v & 15];
     }
+}
+
+bool little_endian_host() {
+    const std::uint16_t one = 1;
+    unsigned char first;
+    std::memcpy(&first, &one, 1);
+    return first == 1;
+}
+
+// Appends the hexadecimal form of n items of c from item 0, each as `bytes` little-endian bytes.
+void append_hex_items(std::string& out, const ConstData& c, std::size_t n, std::size_t bytes) {
+    if (bytes == storage_bytes(c.type.dtype) && little_endian_host()) {
+        // The items are the bytes as stored: one table look-up per byte into a sized buffer.
+        static const auto pairs = [] {
+            std::array<char, 512> t{};
+            const char* digits = "0123456789ABCDEF";
+            for (int b = 0; b < 256; ++b) {
+                t[static_cast<std::size_t>(2 * b)] = digits[b >> 4];
+                t[static_cast<std::size_t>(2 * b + 1)] = digits[b & 15];
+            }
+            return t;
+        }();
+        const auto* p = static_cast<const unsigned char*>(c.data);
+        const std::size_t count = n * bytes, at = out.size();
+        out.resize(at + 2 * count);
+        char* d = &out[at];
+        for (std::size_t i = 0; i < count; ++i) std::memcpy(d + 2 * i, &pairs[2 * static_cast<std::size_t>(p[i])], 2);
+        return;
+    }
+    out.reserve(out.size() + 2 * n * bytes);
+    for (std::size_t i = 0; i < n; ++i) append_hex_item(out, item_bits(c, i), bytes);
 }
 
 bool all_items_equal(const ConstData& c) {
@@ -215,40 +247,45 @@ struct Emitter {
 
     void indent(int depth) { out.append(static_cast<std::size_t>(2 * depth), ' '); }
 
-    // `dense<...> : tensor<...>` (or dense_resource) for a constant.
-    std::string dense(const ConstData& c, const std::string& resource_name) {
+    // Appends `dense<...> : tensor<...>` (or dense_resource) for a constant to `o`.
+    void append_dense(std::string& o, const ConstData& c, const std::string& resource_name) {
         const std::size_t n = static_cast<std::size_t>(c.type.volume());
-        std::string t = mlir_type(c.type);
-        if (opt.elide_weights && n > opt.elide_above) return "dense_resource<__elided__> : " + t;
+        const std::string t = mlir_type(c.type);
+        if (opt.elide_weights && n > opt.elide_above) {
+            o += "dense_resource<__elided__> : " + t;
+            return;
+        }
         const std::size_t w = hex_item_bytes(c.type.dtype);
-        if (n == 0) return "dense<> : " + t;
+        if (n == 0) {
+            o += "dense<> : " + t;
+            return;
+        }
         if (w == 0) {  // bool
-            if (all_items_equal(c)) return std::string("dense<") + (c.items<std::uint8_t>()[0] ? "true" : "false") + "> : " + t;
-            std::string s = "dense<";
-            std::size_t index = 0;
-            append_bool_list(s, c, 0, index);
-            return s + "> : " + t;
+            o += "dense<";
+            if (all_items_equal(c)) {
+                o += c.items<std::uint8_t>()[0] ? "true" : "false";
+            } else {
+                std::size_t index = 0;
+                append_bool_list(o, c, 0, index);
+            }
+            o += "> : " + t;
+            return;
         }
         if (opt.resource_blobs && n > opt.resource_above && w != 6) {
             // Blob: a 32-bit little-endian alignment, then the items.
             resources += "      " + resource_name + ": \"0x";
             append_hex_item(resources, std::max<std::size_t>(w, 4), 4);
-            resources.reserve(resources.size() + 2 * n * w + 4);
-            for (std::size_t i = 0; i < n; ++i) append_hex_item(resources, item_bits(c, i), w);
+            append_hex_items(resources, c, n, w);
             resources += "\",\n";
-            return "dense_resource<" + resource_name + "> : " + t;
+            o += "dense_resource<" + resource_name + "> : " + t;
+            return;
         }
-        std::string s = "dense<\"0x";
-        if (all_items_equal(c)) {
-            append_hex_item(s, item_bits(c, 0), w);  // one item: a splat
-        } else {
-            s.reserve(s.size() + 2 * n * w + 32);
-            for (std::size_t i = 0; i < n; ++i) append_hex_item(s, item_bits(c, i), w);
-        }
-        return s + "\"> : " + t;
+        o += "dense<\"0x";
+        append_hex_items(o, c, all_items_equal(c) ? 1 : n, w);  // one item: a splat
+        o += "\"> : " + t;
     }
 
-    std::string attr_text(const Op& op, const AttrSpec& spec, const Attr& a, ValueId first_value) {
+    std::string attr_text(const Op& op, const AttrSpec& spec, const Attr& a) {
         switch (spec.kind) {
             case AttrKind::i32: return std::to_string(std::get<std::int64_t>(a)) + " : i32";
             case AttrKind::boolean: return std::get<bool>(a) ? "true" : "false";
@@ -275,19 +312,17 @@ struct Emitter {
             case AttrKind::resize: return std::string("#tosa.resize_mode<") + to_string(std::get<ResizeMode>(a)) + ">";
             case AttrKind::str: return escape(std::get<std::string>(a));
             case AttrKind::dtype: return mlir_element_type(std::get<DType>(a));
-            case AttrKind::tensor: {
-                const ConstPtr& c = std::get<ConstPtr>(a);
-                if (!c) throw std::logic_error(std::string("TOSA to MLIR: ") + to_string(op.kind) + " without data");
-                return dense(*c, "c" + std::to_string(first_value));
-            }
+            case AttrKind::tensor: break;  // append_properties writes it
             case AttrKind::graph: break;
         }
         return {};
     }
 
     // The properties dictionary `<{...}>` of an operator (graph attributes excluded), or "".
-    std::string properties(const Op& op, ValueId first_value) {
-        std::string s;
+    // Appends the properties dictionary ` <{...}>` of an operator (graph attributes excluded), if
+    // any, to `o` (constants go straight into it: they may be large).
+    void append_properties(std::string& o, const Op& op, ValueId first_value) {
+        bool first = true;
         for (const AttrSpec& spec : op.info().attributes) {
             if (spec.kind == AttrKind::graph) continue;
             const Attr* a = op.attr(spec.name);
@@ -296,11 +331,19 @@ struct Emitter {
                 throw std::logic_error(std::string("TOSA to MLIR: ") + to_string(op.kind) + " lacks attribute '" +
                                        to_string(spec.name) + "'");
             }
-            std::string name = to_string(spec.name);
-            if (op.kind == OpKind::VARIABLE && spec.name == AttrName::name) name = "sym_name";
-            s += (s.empty() ? "" : ", ") + name + " = " + attr_text(op, spec, *a, first_value);
+            o += first ? " <{" : ", ";
+            first = false;
+            o += op.kind == OpKind::VARIABLE && spec.name == AttrName::name ? "sym_name" : to_string(spec.name);
+            o += " = ";
+            if (spec.kind == AttrKind::tensor) {
+                const ConstPtr& c = std::get<ConstPtr>(*a);
+                if (!c) throw std::logic_error(std::string("TOSA to MLIR: ") + to_string(op.kind) + " without data");
+                append_dense(o, *c, "c" + std::to_string(first_value));
+            } else {
+                o += attr_text(op, spec, *a);
+            }
         }
-        return s.empty() ? s : " <{" + s + "}>";
+        if (!first) o += "}>";
     }
 
     std::string signature(const std::vector<ValueId>& ins, const std::vector<ValueId>& outs) const {
@@ -408,12 +451,16 @@ struct Emitter {
         if (op.kind == OpKind::VARIABLE) return;  // a module-level symbol (emit_variables)
         if (op.kind == OpKind::CONST_SHAPE && op.outputs.size() == 1 && split_pad_shapes[op.outputs[0]]) return;
         if (splits(op)) return emit_split_pad(depth, op);
-        const std::string props = properties(op, op.outputs.empty() ? 0 : op.outputs[0]);
         const std::string args = operands(op.inputs);
         const std::string sig = signature(op.inputs, op.outputs);
         const std::string loc = location(op);
         indent(depth);
-        out += define(op.outputs) + "\"tosa." + op.info().mnemonic + "\"" + args + props;
+        out += define(op.outputs);
+        out += "\"tosa.";
+        out += op.info().mnemonic;
+        out += "\"";
+        out += args;
+        append_properties(out, op, op.outputs.empty() ? 0 : op.outputs[0]);
         if (op.kind == OpKind::COND_IF || op.kind == OpKind::WHILE_LOOP) {
             const bool cond = op.kind == OpKind::COND_IF;
             const BlockRef first = op.get<BlockRef>(cond ? AttrName::then_graph : AttrName::cond_graph);
@@ -438,7 +485,9 @@ struct Emitter {
             for (const Op& op : b.ops) {
                 if (op.kind != OpKind::VARIABLE) continue;
                 indent(depth);
-                out += "\"tosa.variable\"()" + properties(op, 0) + " : () -> ()" + location(op) + "\n";
+                out += "\"tosa.variable\"()";
+                append_properties(out, op, 0);
+                out += " : () -> ()" + location(op) + "\n";
             }
         }
     }
@@ -461,6 +510,20 @@ struct Emitter {
 
     std::string run() {
         prepare();
+        // Room for the constants' hexadecimal data (twice their bytes) and the operators' text.
+        std::size_t bytes = 0, ops = 0;
+        for (const Block& b : g.blocks) {
+            for (const Op& op : b.ops) {
+                ++ops;
+                for (const auto& [name, a] : op.attrs)
+                    if (const auto* c = std::get_if<ConstPtr>(&a);
+                        c && *c && !(opt.elide_weights && static_cast<std::size_t>((*c)->type.volume()) > opt.elide_above))
+                        bytes += (*c)->byte_size();
+            }
+        }
+        (opt.resource_blobs ? resources : out).reserve(2 * bytes + 4096);
+        if (opt.resource_blobs) out.reserve(256 * ops + 4096);
+        else out.reserve(2 * bytes + 256 * ops + 4096);
         std::string env = target_env();
         const bool attach = opt.target_env && env.rfind("//", 0) != 0;
         if (!attach && opt.target_env) out += env;
@@ -564,7 +627,9 @@ std::string mlir_dense_attr(const ConstData& c) {
     Graph empty;
     MlirOptions inline_only;
     Emitter e(empty, inline_only);
-    return e.dense(c, {});
+    std::string s;
+    e.append_dense(s, c, {});
+    return s;
 }
 
 std::string to_mlir(const Graph& g, const MlirOptions& options) {

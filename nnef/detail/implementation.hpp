@@ -58,6 +58,7 @@
 #include "exec/kernels/sliding_window.cpp"
 #include "exec/kernels/tensor_intro.cpp"
 
+#include "lowering/tosa/interpreter.cpp"
 #include "lowering/tosa/ir.cpp"
 #include "lowering/tosa/from_nnef.cpp"
 #include "lowering/tosa/from_nnef/activation.cpp"
@@ -81,3 +82,9 @@
 #include "lowering/tosa/validator.cpp"
 #include "lowering/tosa/json.cpp"
 #include "lowering/tosa/mlir.cpp"
+
+#include "lowering/vpu/target.cpp"
+#include "lowering/vpu/task_list.cpp"
+#include "lowering/vpu/sim_values.cpp"
+#include "lowering/vpu/simulator.cpp"
+#include "lowering/vpu/svg.cpp"

@@ -235,7 +235,7 @@ ValueId pool2d(Context& c, OpKind kind, ValueId xn, const Window& w, const Shape
 
 // The max or the mean (border 'constant': divided by the window volume; 'ignore': by the number of
 // input items) of each window of x, with the current operation's stride, padding and dilation.
-std::optional<ValueId> pool_value(Context& c, ValueId x, bool max, const Shape& out_shape, const std::string& border,
+std::optional<ValueId> pool_value(Context& c, ValueId x, bool max, Shape out_shape, const std::string& border,
                                   const Ints& size) {
     Shape out = out_shape;
     Window full = make_window(c, c.shape(x), out, size, 0);
@@ -276,7 +276,7 @@ bool pool(Context& c, bool max, const char* result) {
 
 // box: the window sums, or their mean with `normalize`. A sum is the mean with border 'constant'
 // (divisor: the window volume) times the volume; with 'ignore' the padded items add nothing either.
-std::optional<ValueId> box_value(Context& c, ValueId x, const Shape& out, const Ints& size, std::string border,
+std::optional<ValueId> box_value(Context& c, ValueId x, Shape out, const Ints& size, std::string border,
                                  bool normalize) {
     if (!normalize && border == "ignore") border = "constant";
     const auto mean = pool_value(c, x, false, out, border, size);

@@ -7,7 +7,10 @@
 #include <set>
 #include <string>
 
+#include <nnef/diagnostics.hpp>
+
 #include "lowering/tosa/mlir.hpp"
+#include "lowering/tosa/validator.hpp"
 #include "mlir_support.hpp"
 #include "zoo_graphs.hpp"
 
@@ -34,6 +37,19 @@ TEST_SUITE("mlir") {
             const std::string name = to_string(static_cast<OpKind>(k));
             CAPTURE(name);
             CHECK(kinds.count(static_cast<OpKind>(k)) == 1);
+        }
+    }
+
+    TEST_CASE("the test graphs are valid TOSA by our own validator too") {
+        const std::vector<std::pair<Graph, ValidateOptions>> cases = {
+            {fp32_zoo(), {Profile::pro_fp, Level::eight_k(), {}}},
+            {int_zoo(), {Profile::pro_int, Level::eight_k(), {}}},
+            {extension_zoo(), {Profile::pro_fp, Level::eight_k(), {"EXT-CONTROLFLOW", "EXT-VARIABLE", "EXT-FFT"}}}};
+        for (const auto& [g, options] : cases) {
+            CAPTURE(g.name);
+            nnef::Diagnostics d;
+            CHECK(validate(g, options, d));
+            CHECK(d.empty());
         }
     }
 
