@@ -166,6 +166,68 @@ bool conv(Context& c) {
     return c.bind("output", c.reshape(y, out_type.shape));
 }
 
+// deconv (the reverse of conv): TRANSPOSE_CONV2D, where output oy = iy * s + out_pad_top + ky and
+// NNEF's output i = ii * s + j * d - p: out_pad_top = -p. Padding that TOSA cannot express (p at
+// least the kernel) is computed with a larger output and sliced; a dilated kernel is the kernel
+// with d - 1 zeros between taps (a constant filter). Filters (C, O / groups, KH, KW) become OHWI.
+bool deconv(Context& c) {
+    ValueId x = c.input("input");
+    const ValueId filter = c.input("filter");
+    const TensorType out_type = c.result_type("output");
+    const std::string border = c.string_attr("border", "constant");
+    if (c.rank(x) != 4) return c.refuse("only 2-D deconvolutions (rank-4 inputs) have a TOSA form here");
+    if (border != "constant")
+        return c.refuse("TRANSPOSE_CONV2D adds nothing outside the input, which is border 'constant' only");
+    const Shape xs = c.shape(x), fs = c.shape(filter), out = out_type.shape;
+    Window w = make_window(c, out, xs, Ints(fs.begin() + 2, fs.end()), 2);
+    const std::int64_t C = xs[1], O = out[1];
+    std::int64_t groups = c.int_attr("groups", 1);
+    if (groups == 0) groups = C;
+    const std::int64_t cg = C / groups, og = O / groups;
+    // the kernel, dilated: [C, O / groups, K'H, K'W]
+    ValueId kernel = filter;
+    Ints k{fs[2], fs[3]};
+    if (w.dilation[0] != 1 || w.dilation[1] != 1) {
+        const ConstPtr f = c.constant_of(filter);
+        if (!f) return c.refuse("a dilated deconvolution needs a constant filter here (its kernel is spread with zeros)");
+        k = {(fs[2] - 1) * w.dilation[0] + 1, (fs[3] - 1) * w.dilation[1] + 1};
+        auto spread = ConstData::allocate(TensorType{DType::fp32, {fs[0], fs[1], k[0], k[1]}});
+        for (std::int64_t a = 0; a < fs[0] * fs[1]; ++a)
+            for (std::int64_t y = 0; y < fs[2]; ++y)
+                for (std::int64_t z = 0; z < fs[3]; ++z)
+                    spread->mutable_items<float>()[(a * k[0] + y * w.dilation[0]) * k[1] + z * w.dilation[1]] =
+                        f->items<float>()[(a * fs[2] + y) * fs[3] + z];
+        kernel = c.constant(std::move(spread));
+    }
+    Ints out_pad(4), start(2);
+    Shape full{out[0], 0, 0, O};
+    for (std::size_t d = 0; d < 2; ++d) {
+        const std::int64_t p = w.padding[d].first, base = (xs[2 + d] - 1) * w.stride[d] + k[d];
+        const std::int64_t top = std::max<std::int64_t>(-p, 0);
+        start[d] = std::max<std::int64_t>(p, 0);
+        const std::int64_t bottom = std::max<std::int64_t>(start[d] + out[2 + d] - (base + top), 0);
+        out_pad[2 * d] = top;
+        out_pad[2 * d + 1] = bottom;
+        full[1 + d] = base + top + bottom;
+    }
+    const ValueId bias = conv_bias(c, O);
+    const bool per_channel_bias = c.type(bias).volume() == O;
+    const ValueId xn = c.to_channels_last(x);
+    std::vector<ValueId> parts;
+    for (std::int64_t g = 0; g < groups; ++g) {
+        const ValueId xg = groups == 1 ? xn : c.slice_axis(xn, 3, g * cg, (g + 1) * cg);
+        const ValueId kg = groups == 1 ? kernel : c.slice_axis(kernel, 0, g * cg, (g + 1) * cg);
+        const ValueId wt = c.transpose(kg, {1, 2, 3, 0});  // [IC, OC, KH, KW] -> [OC, KH, KW, IC]
+        const ValueId bg = per_channel_bias && groups > 1 ? c.slice_axis(bias, 0, g * og, (g + 1) * og) : bias;
+        parts.push_back(c.add(OpKind::TRANSPOSE_CONV2D, {xg, wt, bg, c.zero_point(DType::fp32), c.zero_point(DType::fp32)},
+                              TensorType{DType::fp32, {full[0], full[1], full[2], og}},
+                              {{AttrName::out_pad, out_pad}, {AttrName::stride, w.stride}, {AttrName::acc_type, AccType::FP32}}));
+    }
+    ValueId y = c.concat(parts, 3);
+    y = c.slice(y, {0, start[0], start[1], 0}, {out[0], out[2], out[3], O});
+    return c.bind("output", c.to_channels_first(y));
+}
+
 // The pooling window of a rank-3 or rank-4 input as TOSA's [kernel_y, kernel_x] over NCHW: the
 // batch and channel dimensions must have size 1, stride 1 and no padding.
 bool pool_window(Context& c, const Window& w, std::size_t rank, std::string& why) {
@@ -370,9 +432,7 @@ void add_sliding_window(Registry& r) {
     r.push_back({"desample", "sliding_window", nullptr, positions});
     r.push_back({"debox", "sliding_window", nullptr,
                  "the reverse box filter is not lowered (its TRANSPOSE_CONV2D form with a ones filter is not written)"});
-    r.push_back({"deconv", "sliding_window", nullptr,
-                 "not lowered yet (TRANSPOSE_CONV2D with NNEF's padding, output_shape, dilation and groups is not "
-                 "written)"});
+    r.push_back({"deconv", "sliding_window", deconv, {}});
     const std::string separable =
         "not lowered as one operation; expand it (--expand separable_conv,separable_deconv) into its convolutions";
     r.push_back({"separable_conv", "sliding_window", nullptr, separable});

@@ -49,6 +49,18 @@ TEST_CASE("legalize ops: conv with every border mode and window parameter") {
           "1-D conv");
 }
 
+TEST_CASE("legalize ops: deconv with output_shape, padding, stride, dilation, groups") {
+    const std::string x = "    x = external<scalar>(shape = [1,4,5,6]);\n";
+    for (const char* args : {"", ", stride = [2,2]", ", stride = [2,3], padding = [(1,1),(2,0)]", ", stride = [2,2], output_shape = [1,3,10,12]",
+                             ", stride = [2,2], padding = [(0,0),(0,0)], output_shape = [1,3,12,13]", ", dilation = [2,2]", ", padding = [(3,3),(0,4)]",
+                             ", stride = [3,2], dilation = [1,2], padding = [(0,0),(1,1)]"})
+        check(document("x", x + "    w = variable<scalar>(shape = [4,3,3,3], label = 'w');\n    b = variable<scalar>(shape = [1,3], label = 'b');\n"
+                                 "    out = deconv(x, w, b" + args + ");\n"),
+              std::string("deconv") + args);
+    check(document("x", x + "    w = variable<scalar>(shape = [4,2,3,3], label = 'w');\n    out = deconv(x, w, groups = 2, stride = [2,2]);\n"),
+          "deconv, two groups");
+}
+
 TEST_CASE("legalize ops: pooling and box filters with every border mode") {
     for (const char* op : {"max_pool", "avg_pool", "rms_pool"})
         for (const char* border : {"ignore", "constant", "replicate", "reflect", "reflect-even"})
