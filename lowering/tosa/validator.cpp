@@ -536,10 +536,11 @@ struct ProducerLookup {
     const std::vector<const Op*>* table = nullptr;
     const Op* operator()(ValueId v) const {
         if (table) return v < table->size() ? (*table)[v] : nullptr;
+        // Backwards: a builder usually creates the constants of an operator just before it.
         for (const Block& b : g.blocks)
-            for (const Op& op : b.ops)
-                for (ValueId o : op.outputs)
-                    if (o == v) return &op;
+            for (auto op = b.ops.rbegin(); op != b.ops.rend(); ++op)
+                for (ValueId o : op->outputs)
+                    if (o == v) return &*op;
         return nullptr;
     }
 };

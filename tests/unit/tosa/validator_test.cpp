@@ -516,6 +516,24 @@ TEST_SUITE("tosa") {
                   "ERROR_IF(kernel_y < 1 || kernel_x < 1)"));
         CHECK(has(errors(pool(OpKind::MAX_POOL2D, {1, 6, 6, 1}, {1, 3, 2, 1}, {2, 2}, {2, 2}, {0, 0, 0, 0})),
                   "ERROR_IF(OW != idiv_check(IW + pad_left + pad_right - kernel_x, stride_x) + 1)"));
+        CHECK(has(errors(pool(OpKind::AVG_POOL2D, {1, 6, 6, 1}, {1, 3, 4, 1}, {2, 2}, {2, 2}, {0, 0, 0, 2})),
+                  "ERROR_IF(pad_right >= kernel_x || pad_left >= kernel_x)"));
+        // DEPTHWISE_CONV2D: bias of C*M or 1; CONV3D: the depth formula.
+        auto dw = [](I64 bias) {
+            return build([&](G& b) {
+                ValueId x = b.in(f32, {1, 3, 3, 2});
+                b.out(b.op(OpKind::DEPTHWISE_CONV2D, {x, b.cst(f32, {1, 1, 2, 3}), b.cst(f32, {bias}), b.zp(f32), b.zp(f32)},
+                           T(f32, {1, 3, 3, 6}), conv_attrs({0, 0, 0, 0}, {1, 1}, {1, 1})));
+            });
+        };
+        CHECK(errors(dw(6)) == "");
+        CHECK(has(errors(dw(2)), "ERROR_IF(BC != C*M && BC != 1)"));
+        Graph c3 = build([](G& b) {
+            ValueId x = b.in(f32, {1, 5, 4, 4, 1});
+            b.out(b.op(OpKind::CONV3D, {x, b.cst(f32, {1, 2, 1, 1, 1}), b.cst(f32, {1}), b.zp(f32), b.zp(f32)}, T(f32, {1, 2, 4, 4, 1}),
+                       conv_attrs({0, 0, 0, 0, 0, 0}, {2, 1, 1}, {1, 1, 1})));
+        });
+        CHECK(has(errors(c3), "ERROR_IF(OD != idiv_check(ID - 1 + pad_d0 + pad_d1 - (KD - 1) * dilation_d, stride_d) + 1)"));
         // TRANSPOSE_CONV2D: out_pad > -KH.
         Graph tc = build([](G& b) {
             b.out(b.op(OpKind::TRANSPOSE_CONV2D, {b.in(f32, {1, 3, 3, 2}), b.cst(f32, {4, 3, 3, 2}), b.cst(f32, {4}), b.zp(f32), b.zp(f32)},
@@ -687,6 +705,31 @@ TEST_SUITE("tosa") {
                        T(DType::i32, {1, 2, 4})));
         });
         CHECK(errors(mm8, opts(Profile::pro_int)) == "");
+        // Argument table shapes.
+        Graph mmn = build([](G& b) {
+            b.out(b.op(OpKind::MATMUL, {b.in(f32, {1, 2, 3}), b.in(f32, {2, 3, 4}), b.zp(f32), b.zp(f32)}, T(f32, {1, 2, 4})));
+        });
+        CHECK(has(errors(mmn), "A is [N,H,C] and B is [N,C,W] (argument table)"));
+        Graph gn = build([](G& b) {
+            b.out(b.op(OpKind::GATHER, {b.in(f32, {2, 5, 3}), b.in(DType::i32, {1, 2})}, T(f32, {2, 2, 3})));
+        });
+        CHECK(has(errors(gn), "values [N,K,C] and indices [N,W] share N"));
+        Graph t8 = build([](G& b) { b.out(b.op(OpKind::TABLE, {b.in(DType::i8, {4}), b.cst(DType::i8, {255})}, T(DType::i8, {4}))); });
+        CHECK(has(errors(t8, opts(Profile::pro_int)), "table is i8[255], TABLE_SIZE is 256 for i8"));
+        Graph pc = build([](G& b) {
+            b.out(b.op(OpKind::RESCALE, {b.in(DType::i8, {}), b.cst(DType::i32, {1}, {1 << 30}), b.cst(DType::i8, {1}, {30}), b.zp(DType::i8), b.zp(DType::i8)},
+                       T(DType::i8, {}),
+                       {{AttrName::scale32, true}, {AttrName::rounding_mode, RoundingMode::SINGLE_ROUND}, {AttrName::per_channel, true},
+                        {AttrName::input_unsigned, false}, {AttrName::output_unsigned, false}}));
+        });
+        CHECK(has(errors(pc, opts(Profile::pro_int)), "ERROR_IF(per_channel && rank(input) < 1)"));
+        Graph m16 = build([](G& b) {
+            b.out(b.op(OpKind::RESCALE, {b.in(DType::i8, {2}), b.cst(DType::i16, {1}, {1 << 14}), b.cst(DType::i8, {1}, {14}), b.zp(DType::i8), b.zp(DType::i8)},
+                       T(DType::i8, {2}),
+                       {{AttrName::scale32, true}, {AttrName::rounding_mode, RoundingMode::SINGLE_ROUND}, {AttrName::per_channel, false},
+                        {AttrName::input_unsigned, false}, {AttrName::output_unsigned, false}}));
+        });
+        CHECK(has(errors(m16, opts(Profile::pro_int)), "multiplier is T<mul_t>, mul_t = scale32 ? i32_t : i16_t"));
         // NEGATE zero points.
         Graph ng = build([](G& b) { b.out(b.op(OpKind::NEGATE, {b.in(f32, {2}), b.zp(f32, 1), b.zp(f32)}, T(f32, {2}))); });
         CHECK(has(errors(ng), "ERROR_IF(!is_same<in_out_t,i8_t>() && input1_zp != 0)"));
@@ -725,6 +768,19 @@ TEST_SUITE("tosa") {
             b.out(b.op(OpKind::WHILE_LOOP, {x}, T(f32, {1}), {{AttrName::cond_graph, BlockRef{cb}}, {AttrName::body_graph, BlockRef{bb}}}));
         });
         CHECK(has(errors(wl, cf), "ERROR_IF(tosa_output_type(cond_graph) != bool_t)"));
+        Graph body = build([](G& b) {
+            ValueId x = b.in(f32, {1});
+            const std::uint32_t cb = b.g.add_block("cond"), bb = b.g.add_block("body");
+            b.cur = cb;
+            b.in(f32, {1});
+            b.out(b.cst(DType::bool_, {1}, {1}));
+            b.cur = bb;
+            b.in(f32, {1});
+            b.out(b.cst(f32, {2}, {1, 2}));
+            b.cur = 0;
+            b.out(b.op(OpKind::WHILE_LOOP, {x}, T(f32, {1}), {{AttrName::cond_graph, BlockRef{cb}}, {AttrName::body_graph, BlockRef{bb}}}));
+        });
+        CHECK(has(errors(body, cf), "ERROR_IF(tensor_list_shape(input_list) != tosa_output_shape(body_graph))"));
         // Nesting: 6 levels pass at 8K (depths 0..5), 7 need level none.
         CHECK(errors(nested_cond_if(6), cf) == "");
         const std::string deep = errors(nested_cond_if(7), cf);
@@ -751,6 +807,11 @@ TEST_SUITE("tosa") {
                     {AttrName::initial_value, ConstPtr(ConstData::allocate(T(f32, {3})))}});
         });
         CHECK(has(errors(bad_init, var), "REQUIRE(var_shape == shape)"));
+        Graph read16 = build([](G& b) {
+            b.op_n(OpKind::VARIABLE, {}, {}, {{AttrName::name, std::string("v")}, {AttrName::var_shape, is({2})}, {AttrName::type, f32}});
+            b.out(b.op_n(OpKind::VARIABLE_READ, {}, {T(DType::fp16, {2})}, {{AttrName::name, std::string("v")}}).outputs[0]);
+        });
+        CHECK(has(errors(read16, var), "REQUIRE(is_same<variable_tensor.type,out_t>())"));
         Graph i8var = build([](G& b) {
             b.op_n(OpKind::VARIABLE, {}, {}, {{AttrName::name, std::string("v")}, {AttrName::var_shape, is({2})}, {AttrName::type, DType::i8}});
         });
@@ -1041,6 +1102,12 @@ TEST_SUITE("tosa") {
         rs.inputs = {x, b.in(DType::shape, {2})};
         CHECK_FALSE(infer_output_types(b.g, rs, &why).has_value());
         CHECK(has(why, "not a CONST_SHAPE"));
+        // PAD with padding from a graph input (EXT-DYNAMIC): rank known, extents not.
+        Op pd;
+        pd.kind = OpKind::PAD;
+        pd.inputs = {x, b.in(DType::shape, {4}), b.zp(f32)};
+        CHECK_FALSE(infer_output_types(b.g, pd, &why).has_value());
+        CHECK(has(why, "PAD: the result shape depends on a shape operand that is not a CONST_SHAPE"));
         // CUSTOM results are implementation defined.
         Op custom;
         custom.kind = OpKind::CUSTOM;
