@@ -1,0 +1,163 @@
+// Models lowered by lower_to_tosa and emitted as MLIR, checked by MLIR 22: every sample and corpus
+// model passes mlir-opt's strict validation (weights elided where large); a model that ships
+// reference/ runs through mlir-runner and matches the PyTorch output; the classifier sample runs
+// through mlir-runner and matches nnef-run on the same (random) weights and input.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nnef/nnef.hpp>
+
+#include "lowering/tosa/from_nnef.hpp"
+#include "lowering/tosa/mlir.hpp"
+#include "graph_builder.hpp"
+#include "mlir_support.hpp"
+#include "storage/tensor_file.hpp"
+#include "unit/tools/tool_runner.hpp"
+
+using namespace nnef::tosa;
+using namespace nnef_test;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Lowered {
+    nnef::Session session;
+    nnef::Diagnostics diags;
+    std::optional<Graph> graph;
+};
+
+// Loads and lowers a model (with pseudo-random weights from `seed` when given).
+std::unique_ptr<Lowered> lower(const fs::path& model, std::optional<std::uint64_t> seed) {
+    nnef::FlattenOptions fo;
+    if (seed) fo.load_weights = false;
+    auto l = std::make_unique<Lowered>();
+    l->session = nnef::Session(fo);
+    if (!l->session.load_path(model.string())) return l;
+    LowerOptions lo;
+    lo.random_weights = seed;
+    l->graph = lower_to_tosa(*l->session.graph(), lo, l->diags);
+    return l;
+}
+
+std::string rendered(const Lowered& l) {
+    std::string s;
+    for (const auto& d : l.session.diagnostics()) s += nnef::render(d, l.session.sources());
+    for (const auto& d : l.diags) s += nnef::render(d, l.session.sources());
+    return s;
+}
+
+// The float32 items of a tensor file.
+std::vector<float> read_floats(const fs::path& p) {
+    auto r = nnef::storage::read_tensor_file(p.string());
+    REQUIRE_MESSAGE(r, "cannot read " << p.string());
+    const nnef::TensorData& t = **r;
+    REQUIRE(t.bits == 32);
+    std::vector<float> v(t.count);
+    std::memcpy(v.data(), t.bytes.data(), t.count * sizeof(float));
+    return v;
+}
+
+double relative_l2(const std::vector<double>& got, const std::vector<float>& want) {
+    double d = 0, n = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        d += (got[i] - want[i]) * (got[i] - want[i]);
+        n += static_cast<double>(want[i]) * want[i];
+    }
+    return std::sqrt(d / (n > 0 ? n : 1));
+}
+
+fs::path classifier_dir() { return source_dir() / "samples" / "classifier"; }
+
+}  // namespace
+
+TEST_SUITE("mlir") {
+    TEST_CASE("mlir-opt accepts the emitted samples and corpus models") {
+        NNEF_REQUIRE_MLIR_OPT();
+        std::vector<fs::path> models;
+        for (const char* s : {"classifier", "composite"}) models.push_back(source_dir() / "samples" / s);
+        if (have_corpus())
+            for (const char* m : {"squeezenet1_0", "mobilenet_v2", "resnet18", "shufflenet_v2_x1_0", "googlenet", "convnext_tiny"})
+                models.push_back(corpus_dir() / "real" / m);
+        else
+            MESSAGE("corpus not found at " << corpus_dir().string() << ": samples only");
+        for (const fs::path& m : models) {
+            CAPTURE(m.string());
+            auto l = lower(m, 1);
+            REQUIRE_MESSAGE(l->graph.has_value(), rendered(*l));
+            MlirOptions mo;
+            mo.elide_weights = true;  // the structure is what the validator checks
+            mo.elide_above = 1024;
+            const CommandResult r = mlir_validate(to_mlir(*l->graph, mo), "pro_fp");
+            CHECK_MESSAGE(r.code == 0, r.err.substr(0, 2000));
+        }
+    }
+
+    TEST_CASE("mlir-runner: squeezenet1_0 matches the PyTorch reference") {
+        NNEF_REQUIRE_CORPUS();
+        NNEF_REQUIRE_MLIR_RUNNER();
+        const fs::path model = corpus_dir() / "real" / "squeezenet1_0";
+        auto l = lower(model, std::nullopt);
+        REQUIRE_MESSAGE(l->graph.has_value(), rendered(*l));
+        const std::vector<float> input = read_floats(model / "reference" / "input.dat");
+        const std::vector<float> want = read_floats(model / "reference" / "output.dat");
+        const Graph& g = *l->graph;
+        REQUIRE(g.main().inputs.size() == 1);
+        const TensorType in_type = g.type(g.main().inputs[0]);
+        REQUIRE(static_cast<std::size_t>(in_type.volume()) == input.size());
+        MlirOptions mo;
+        mo.resource_blobs = true;
+        mo.extra_ops.push_back(mlir_driver(g, {TosaBuilder::data<float>(DType::fp32, in_type.shape, input)}));
+        const CommandResult r = mlir_execute(to_mlir(g, mo));
+        REQUIRE_MESSAGE(r.code == 0, r.err.substr(0, 2000));
+        const auto results = printed_results(r.out);
+        REQUIRE(results.size() == 1);
+        REQUIRE(results[0].size() == want.size());
+        const double err = relative_l2(results[0], want);
+        MESSAGE("squeezenet1_0 through MLIR: relative L2 " << err);
+        CHECK(err <= 1e-4);
+    }
+
+    TEST_CASE("mlir-runner: the classifier sample matches nnef-run (same random weights and input)") {
+        NNEF_REQUIRE_MLIR_RUNNER();
+        auto l = lower(classifier_dir(), 7);
+        REQUIRE_MESSAGE(l->graph.has_value(), rendered(*l));
+        const Graph& g = *l->graph;
+        REQUIRE(g.main().inputs.size() == 1);
+        const TensorType in_type = g.type(g.main().inputs[0]);
+        std::vector<float> input(static_cast<std::size_t>(in_type.volume()));
+        for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)));
+        const fs::path dir = mlir_scratch("classifier_run");
+        fs::create_directories(dir);
+        auto t = nnef::storage::make_float_tensor(in_type.shape, input);
+        REQUIRE(t.value);
+        REQUIRE(nnef::storage::write_tensor_file((dir / "image.dat").string(), **t.value).value);
+        const RunResult run = run_tool("nnef-run", shell_quote(classifier_dir().string()) + " --random-weights 7 --input image=" +
+                                                        shell_quote((dir / "image.dat").string()) + " --output-dir " +
+                                                        shell_quote(dir.string()));
+        REQUIRE_MESSAGE(run.code == 0, run.err);
+        const std::string output_name = l->session.graph()->outputs.at(0);
+        const std::vector<float> want = read_floats(dir / (output_name + ".dat"));
+
+        MlirOptions mo;
+        mo.extra_ops.push_back(mlir_driver(g, {TosaBuilder::data<float>(DType::fp32, in_type.shape, input)}));
+        const CommandResult r = mlir_execute(to_mlir(g, mo));
+        REQUIRE_MESSAGE(r.code == 0, r.err.substr(0, 2000));
+        const auto results = printed_results(r.out);
+        REQUIRE(results.size() == 1);
+        REQUIRE(results[0].size() == want.size());
+        double max_ref = 0, max_diff = 0;
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            max_ref = std::max(max_ref, std::fabs(static_cast<double>(want[i])));
+            max_diff = std::max(max_diff, std::fabs(results[0][i] - want[i]));
+        }
+        MESSAGE("classifier through MLIR vs nnef-run: max |difference| " << max_diff << ", max |reference| " << max_ref);
+        CHECK(max_ref > 0);
+        CHECK(max_diff <= 1e-4 * max_ref);
+    }
+}
