@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include <nnef/diagnostics.hpp>
+
+#include "lowering/tosa/interpreter.hpp"
 #include "lowering/tosa/mlir.hpp"
 #include "mlir_support.hpp"
 #include "zoo_graphs.hpp"
@@ -109,5 +112,34 @@ TEST_SUITE("mlir") {
             CHECK(results[0][i] == doctest::Approx(sum_ref[i]).epsilon(1e-5));
         }
         CHECK(results[1] == table_ref);
+    }
+
+    TEST_CASE("mlir-runner and our TOSA interpreter agree bit for bit on the integer graph") {
+        const Graph g = int_zoo();
+        std::vector<std::int8_t> x(32);
+        for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::int8_t>(static_cast<int>((i * 37 + 11) % 256) - 128);
+        const ConstPtr input = TosaBuilder::data<std::int8_t>(DType::i8, {1, 4, 4, 2}, x);
+        nnef::Diagnostics d;
+        auto expected = interpret(g, {input}, {}, d);
+        REQUIRE_MESSAGE(expected.has_value(), (d.empty() ? "" : d.list().front().message));
+        NNEF_REQUIRE_MLIR_RUNNER();
+        MlirOptions opt;
+        opt.extra_ops.push_back(mlir_driver(g, {input}));
+        const CommandResult r = mlir_execute(to_mlir(g, opt));
+        REQUIRE_MESSAGE(r.code == 0, r.err);
+        const auto results = printed_results(r.out);
+        REQUIRE(results.size() == expected->size());
+        for (std::size_t k = 0; k < results.size(); ++k) {
+            const ConstData& want = *(*expected)[k];
+            CAPTURE(k);
+            CAPTURE(to_string(want.type));
+            REQUIRE(results[k].size() == static_cast<std::size_t>(want.type.volume()));
+            std::size_t differ = 0;
+            for (std::size_t i = 0; i < results[k].size(); ++i) {
+                const double w = want.type.dtype == DType::i8 ? want.items<std::int8_t>()[i] : want.items<std::int32_t>()[i];
+                if (results[k][i] != w) ++differ;
+            }
+            CHECK(differ == 0);
+        }
     }
 }
