@@ -1,11 +1,12 @@
-// Models lowered by lower_to_tosa and emitted as MLIR, checked by MLIR 22: every sample and corpus
-// model passes mlir-opt's strict validation (weights elided where large); a model that ships
-// reference/ runs through mlir-runner and matches the PyTorch output; the classifier sample runs
+// Models lowered by lower_to_tosa and emitted as MLIR, checked by MLIR 22: the samples and corpus
+// models pass mlir-opt's strict validation (weights elided where large); the models that ship
+// reference/ run through mlir-runner and match the PyTorch output; the classifier sample runs
 // through mlir-runner and matches nnef-run on the same (random) weights and input.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -98,29 +99,44 @@ TEST_SUITE("mlir") {
         }
     }
 
-    TEST_CASE("mlir-runner: squeezenet1_0 matches the PyTorch reference") {
+    TEST_CASE("mlir-runner: the corpus models with a reference match PyTorch") {
         NNEF_REQUIRE_CORPUS();
         NNEF_REQUIRE_MLIR_RUNNER();
-        const fs::path model = corpus_dir() / "real" / "squeezenet1_0";
-        auto l = lower(model, std::nullopt);
-        REQUIRE_MESSAGE(l->graph.has_value(), rendered(*l));
-        const std::vector<float> input = read_floats(model / "reference" / "input.dat");
-        const std::vector<float> want = read_floats(model / "reference" / "output.dat");
-        const Graph& g = *l->graph;
-        REQUIRE(g.main().inputs.size() == 1);
-        const TensorType in_type = g.type(g.main().inputs[0]);
-        REQUIRE(static_cast<std::size_t>(in_type.volume()) == input.size());
-        MlirOptions mo;
-        mo.resource_blobs = true;
-        mo.extra_ops.push_back(mlir_driver(g, {TosaBuilder::data<float>(DType::fp32, in_type.shape, input)}));
-        const CommandResult r = mlir_execute(to_mlir(g, mo));
-        REQUIRE_MESSAGE(r.code == 0, r.err.substr(0, 2000));
-        const auto results = printed_results(r.out);
-        REQUIRE(results.size() == 1);
-        REQUIRE(results[0].size() == want.size());
-        const double err = relative_l2(results[0], want);
-        MESSAGE("squeezenet1_0 through MLIR: relative L2 " << err);
-        CHECK(err <= 1e-4);
+        // The three that ship reference/ (about 10 s each); NNEF_MLIR_MODELS (comma-separated)
+        // chooses others.
+        std::vector<std::string> names = {"squeezenet1_0", "mobilenet_v2", "shufflenet_v2_x1_0"};
+        if (const char* env = std::getenv("NNEF_MLIR_MODELS")) {
+            names.clear();
+            std::string list = env;
+            for (std::size_t at = 0; at <= list.size();) {
+                const std::size_t comma = std::min(list.find(',', at), list.size());
+                if (comma > at) names.push_back(list.substr(at, comma - at));
+                at = comma + 1;
+            }
+        }
+        for (const std::string& name : names) {
+            CAPTURE(name);
+            const fs::path model = corpus_dir() / "real" / name;
+            auto l = lower(model, std::nullopt);
+            REQUIRE_MESSAGE(l->graph.has_value(), rendered(*l));
+            const std::vector<float> input = read_floats(model / "reference" / "input.dat");
+            const std::vector<float> want = read_floats(model / "reference" / "output.dat");
+            const Graph& g = *l->graph;
+            REQUIRE(g.main().inputs.size() == 1);
+            const TensorType in_type = g.type(g.main().inputs[0]);
+            REQUIRE(static_cast<std::size_t>(in_type.volume()) == input.size());
+            MlirOptions mo;
+            mo.resource_blobs = true;
+            mo.extra_ops.push_back(mlir_driver(g, {TosaBuilder::data<float>(DType::fp32, in_type.shape, input)}));
+            const CommandResult r = mlir_execute(to_mlir(g, mo));
+            REQUIRE_MESSAGE(r.code == 0, r.err.substr(0, 2000));
+            const auto results = printed_results(r.out);
+            REQUIRE(results.size() == 1);
+            REQUIRE(results[0].size() == want.size());
+            const double err = relative_l2(results[0], want);
+            MESSAGE(name << " through MLIR: relative L2 " << err << " against PyTorch");
+            CHECK(err <= 1e-4);
+        }
     }
 
     TEST_CASE("mlir-runner: the classifier sample matches nnef-run (same random weights and input)") {
