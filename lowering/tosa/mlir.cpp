@@ -565,7 +565,10 @@ struct Emitter {
         out += "}\n";
         if (!resources.empty()) {
             resources.erase(resources.size() - 2, 1);  // the last comma
-            out += "\n{-#\n  dialect_resources: {\n    builtin: {\n" + resources + "    }\n  }\n#-}\n";
+            out.reserve(out.size() + resources.size() + 64);
+            out += "\n{-#\n  dialect_resources: {\n    builtin: {\n";
+            out += resources;
+            out += "    }\n  }\n#-}\n";
         }
         return std::move(out);
     }
