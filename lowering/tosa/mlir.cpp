@@ -179,6 +179,7 @@ struct Emitter {
     std::vector<std::uint32_t> uses;      // how many operands use each value
     std::vector<bool> split_pad_shapes;   // CONST_SHAPE values only split PADs use (not written)
     std::size_t fresh = 0;                // counter for the helper values of split PADs
+    std::set<std::string> reserved_names;  // "%name" of every named value
 
     Emitter(const Graph& graph, const MlirOptions& o) : g(graph), opt(o) {}
 
@@ -203,6 +204,8 @@ struct Emitter {
         ref.assign(g.values.size(), std::string());
         uses.assign(g.values.size(), 0);
         split_pad_shapes.assign(g.values.size(), false);
+        for (const Value& v : g.values)
+            if (!v.name.empty()) reserved_names.insert("%" + v.name);
         std::vector<std::uint32_t> split_uses(g.values.size(), 0);
         for (const Block& b : g.blocks) {
             for (const Op& op : b.ops) {
@@ -372,7 +375,16 @@ struct Emitter {
         return base + ":" + std::to_string(outs.size()) + " = ";
     }
 
-    std::string fresh_name() { return "%pad_view" + std::to_string(fresh++); }
+    // A name for a helper value of a split PAD, unlike any value's.
+    std::string fresh_name() {
+        std::string n;
+        do n = "%pad_view" + std::to_string(fresh++);
+        while (used_names.count(n) || names_taken(n));
+        used_names.insert(n);
+        return n;
+    }
+    // Whether a value not yet named would take `n` (its NNEF tensor name).
+    bool names_taken(const std::string& n) const { return reserved_names.count(n) > 0; }
 
     void emit_const_shape(int depth, const std::string& name, const std::vector<std::int64_t>& v) {
         indent(depth);
@@ -553,7 +565,10 @@ struct Emitter {
         out += "}\n";
         if (!resources.empty()) {
             resources.erase(resources.size() - 2, 1);  // the last comma
-            out += "\n{-#\n  dialect_resources: {\n    builtin: {\n" + resources + "    }\n  }\n#-}\n";
+            out.reserve(out.size() + resources.size() + 64);
+            out += "\n{-#\n  dialect_resources: {\n    builtin: {\n";
+            out += resources;
+            out += "    }\n  }\n#-}\n";
         }
         return std::move(out);
     }
