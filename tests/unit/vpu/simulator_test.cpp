@@ -369,3 +369,116 @@ TEST_SUITE("vpu") {
         }
     }
 }
+
+namespace {
+
+// input DDR -> CMX, weights and table DDR -> CMX, one NCE task, output CMX -> DDR; all on cluster 0.
+TaskList single_nce(const Task& nce_template, DataType in_t, std::vector<std::int64_t> in_shape, DataType w_t,
+                    std::vector<std::int64_t> w_shape, std::shared_ptr<const std::vector<std::uint8_t>> w_data,
+                    std::shared_ptr<const std::vector<std::uint8_t>> table, DataType out_t, std::vector<std::int64_t> out_shape) {
+    using vpu_test::buffer;
+    auto bytes = [](const std::vector<std::int64_t>& s, DataType t) {
+        std::int64_t n = element_bytes(t);
+        for (auto e : s) n *= e;
+        return n;
+    };
+    TaskList l;
+    l.graph = "single";
+    const std::int64_t ib = bytes(in_shape, in_t), wb = bytes(w_shape, w_t), tb = std::int64_t(table->size()), ob = bytes(out_shape, out_t);
+    l.buffers = {buffer("x", Memory::DDR, 0, 0, ib, in_t, Role::input), buffer("w", Memory::DDR, 0, 4096, wb, w_t, Role::weights),
+                 buffer("t", Memory::DDR, 0, 8192, tb, DataType::int32, Role::table), buffer("y", Memory::DDR, 0, 12288, ob, out_t, Role::output),
+                 buffer("cx", Memory::CMX, 0, 0, ib, in_t, Role::activation), buffer("cw", Memory::CMX, 0, 4096, wb, w_t, Role::weights),
+                 buffer("ct", Memory::CMX, 0, 8192, tb, DataType::int32, Role::table), buffer("cy", Memory::CMX, 0, 12288, ob, out_t, Role::activation)};
+    l.buffers[1].data = w_data;
+    l.buffers[2].data = table;
+    l.inputs = {{"x", "x", in_shape, "NHWC", in_t}};
+    l.outputs = {{"y", "y", out_shape, "NHWC", out_t}};
+    l.barriers = {{0, 0}, {1, 1}};
+    const std::int64_t ie = element_bytes(in_t), we = element_bytes(w_t), oe = element_bytes(out_t);
+    const Target t;
+    l.tasks.push_back(vpu_test::dma(0, "DMA0", Access::dense("x", 0, in_shape, ie), Access::dense("cx", 0, in_shape, ie), {}, {0}, dma_cycles(t, ib, true), "x"));
+    l.tasks.push_back(vpu_test::dma(1, "DMA1", Access::dense("w", 0, w_shape, we), Access::dense("cw", 0, w_shape, we), {}, {0}, dma_cycles(t, wb, true), "w"));
+    l.tasks.push_back(vpu_test::dma(2, "DMA0", Access::dense("t", 0, {tb / 16, 4}, 4), Access::dense("ct", 0, {tb / 16, 4}, 4), {}, {0}, dma_cycles(t, tb, true), "t"));
+    Task n = nce_template;
+    n.id = 3;
+    n.queue = "NCE0";
+    n.kind = TaskKind::NCE;
+    n.reads.insert(n.reads.begin(), Access::dense("cx", 0, in_shape, ie));
+    if (n.op == "conv" || n.op == "dwconv") n.reads.push_back(Access::dense("cw", 0, w_shape, we));
+    n.reads.push_back(Access::dense("ct", 0, {tb / 16, 4}, 4));
+    n.writes = {Access::dense("cy", 0, out_shape, oe)};
+    n.wait = {0};
+    n.update = {1};
+    n.cycles = *task_cycles(l, n, t);
+    l.tasks.push_back(n);
+    l.tasks.push_back(vpu_test::dma(4, "DMA0", Access::dense("cy", 0, out_shape, oe), Access::dense("y", 0, out_shape, oe), {1}, {}, dma_cycles(t, ob, true), "y"));
+    return l;
+}
+
+std::shared_ptr<const std::vector<std::uint8_t>> int8_bytes(const std::vector<int>& v) {
+    auto out = std::make_shared<std::vector<std::uint8_t>>();
+    for (int x : v) out->push_back(std::uint8_t(std::int8_t(x)));
+    return out;
+}
+
+}  // namespace
+
+TEST_SUITE("vpu") {
+    TEST_CASE("simulator: int8 conv with per-channel requantization (TOSA apply_scale_32)") {
+        // 1x1 conv of 2 int8 channels to 1, input_zp 1, output_zp -3; table: scale 2^30 / 2^32 = 0.25, bias 10.
+        Task c;
+        c.op = "conv";
+        c.nce.post_op = PostOp::relu;
+        c.nce.quantized = true;
+        c.nce.input_zp = 1;
+        c.nce.output_zp = -3;
+        const TaskList l = single_nce(c, DataType::int8, {1, 2, 2, 2}, DataType::int8, {1, 1, 1, 2}, int8_bytes({2, -1}),
+                                      vpu_test::int32_bytes({0, 32, 1 << 30, 10}), DataType::int8, {1, 2, 2, 1});
+        SimulateOptions o;
+        o.values = true;
+        auto x = nnef::tosa::ConstData::allocate({nnef::tosa::DType::i32, {1, 2, 2, 2}});  // NCHW
+        const int nhwc[8] = {5, -3, 7, 0, 2, 2, -128, 127};
+        for (int h = 0; h < 2; ++h)
+            for (int w = 0; w < 2; ++w)
+                for (int ch = 0; ch < 2; ++ch) x->mutable_items<std::int32_t>()[(ch * 2 + h) * 2 + w] = nhwc[(h * 2 + w) * 2 + ch];
+        o.inputs["x"] = x;
+        nnef::Diagnostics d(0);
+        const SimulationResult r = simulate(l, l.target, o, d);
+        std::string messages;
+        for (const auto& e : d) messages += e.message + "\n";
+        CAPTURE(messages);
+        REQUIRE(r.valid);
+        // By hand: acc = (x0 - 1) 2 + (x1 - 1)(-1) + 10; (acc 2^30 + 2^31) >> 32; -3; relu at the zero point -3.
+        // (5,-3): 22 -> 6 -> 3. (7,0): 23 -> 6 -> 3. (2,2): 11 -> 3 -> 0. (-128,127): -374 -> -93 -> -96 -> -3.
+        const auto& y = *r.outputs.at("y");
+        CHECK(y.type.dtype == nnef::tosa::DType::i32);
+        CHECK(std::vector<std::int32_t>(y.items<std::int32_t>(), y.items<std::int32_t>() + 4) == std::vector<std::int32_t>{3, 3, 0, -3});
+        CHECK(r.cycles[3] == 300 + 4 * 4 * 16 * 16 / 2048);
+    }
+
+    TEST_CASE("simulator: fp16 avgpool counts only the taps inside the input") {
+        // 3x3 average, stride 1, padding 1 on a 2x2 single-channel image: every window holds all 4 pixels.
+        Task p;
+        p.op = "avgpool";
+        p.nce.kernel = {3, 3};
+        p.nce.pad = {1, 1, 1, 1};
+        const TaskList l = single_nce(p, DataType::fp16, {1, 2, 2, 1}, DataType::fp16, {1}, vpu_test::fp16_bytes({0}),
+                                      vpu_test::int32_bytes({0, 0, vpu_test::float_bits(2.0f), vpu_test::float_bits(-1.0f)}), DataType::fp16,
+                                      {1, 2, 2, 1});
+        SimulateOptions o;
+        o.values = true;
+        auto x = nnef::tosa::ConstData::allocate({nnef::tosa::DType::fp32, {1, 1, 2, 2}});
+        const float v[4] = {1, 2, 3, 6};
+        for (int i = 0; i < 4; ++i) x->mutable_items<float>()[i] = v[i];
+        o.inputs["x"] = x;
+        nnef::Diagnostics d(0);
+        const SimulationResult r = simulate(l, l.target, o, d);
+        std::string messages;
+        for (const auto& e : d) messages += e.message + "\n";
+        CAPTURE(messages);
+        REQUIRE(r.valid);
+        // (1 + 2 + 3 + 6) / 4 = 3, times the table's scale 2 plus its bias -1 = 5.
+        const auto& y = *r.outputs.at("y");
+        for (int i = 0; i < 4; ++i) CHECK(y.items<float>()[i] == 5.0f);
+    }
+}
