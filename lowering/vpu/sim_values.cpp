@@ -4,7 +4,10 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <limits>
+#include <map>
+#include <new>
 #include <unordered_map>
 
 namespace nnef::vpu {
@@ -30,27 +33,47 @@ std::pair<std::int64_t, std::int64_t> reciprocal_scale(std::uint32_t value) {
     return {numerator / std::int64_t(value), 30 + k};
 }
 
+// Byte images of the memories, allocated only where buffers lie: for each memory (DDR, CMX of each
+// cluster) one block per group of overlapping buffers, so buffers that share addresses share bytes.
 class Memories {
 public:
-    Memories(const TaskList& l, const Target& t) : list_(l) {
-        std::int64_t ddr = 0;
+    Memories(const TaskList& l, const Target&) : list_(l) {
+        std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::int64_t>>> ranges;  // memory -> [lo, hi)
         for (std::size_t i = 0; i < l.buffers.size(); ++i) {
-            index_[l.buffers[i].id] = i;
-            if (l.buffers[i].memory == Memory::DDR) ddr = std::max(ddr, l.buffers[i].offset + l.buffers[i].size);
+            const Buffer& b = l.buffers[i];
+            index_[b.id] = i;
+            ranges[key(b)].push_back({b.offset, b.offset + b.size});
         }
-        ddr_.assign(std::size_t(ddr), 0);
-        cmx_.assign(std::size_t(t.clusters), std::vector<std::uint8_t>(std::size_t(t.cmx_bytes), 0));
+        for (auto& [k, list] : ranges) {
+            std::sort(list.begin(), list.end());
+            auto& blocks = blocks_[k];
+            for (const auto& [lo, hi] : list) {
+                if (!blocks.empty() && lo < blocks.back().hi) {
+                    blocks.back().hi = std::max(blocks.back().hi, hi);
+                    continue;
+                }
+                blocks.push_back({lo, hi, {}});
+            }
+            for (Block& b : blocks) b.bytes.assign(std::size_t(b.hi - b.lo), 0);
+        }
     }
     const Buffer& buffer(const std::string& id) const { return list_.buffers[index_.at(id)]; }
     std::uint8_t* base(const Buffer& b) {
-        return (b.memory == Memory::DDR ? ddr_.data() : cmx_[std::size_t(b.cluster)].data()) + b.offset;
+        auto& blocks = blocks_.at(key(b));
+        auto it = std::upper_bound(blocks.begin(), blocks.end(), b.offset, [](std::int64_t v, const Block& x) { return v < x.lo; });
+        --it;
+        return it->bytes.data() + (b.offset - it->lo);
     }
 
 private:
+    struct Block {
+        std::int64_t lo, hi;
+        std::vector<std::uint8_t> bytes;
+    };
+    static std::int64_t key(const Buffer& b) { return b.memory == Memory::DDR ? -1 : b.cluster; }
     const TaskList& list_;
     std::unordered_map<std::string, std::size_t> index_;
-    std::vector<std::uint8_t> ddr_;
-    std::vector<std::vector<std::uint8_t>> cmx_;
+    std::map<std::int64_t, std::vector<Block>> blocks_;
 };
 
 double load(DataType t, const std::uint8_t* p) {
@@ -537,7 +560,14 @@ bool compute_values(const TaskList& list, const Target& target, const std::vecto
                     const std::map<std::string, tosa::ConstPtr>& inputs, std::map<std::string, tosa::ConstPtr>& outputs,
                     Diagnostics& diags) {
     using namespace sim_values_cpp;
-    Memories mem(list, target);
+    std::optional<Memories> memories;
+    try {
+        memories.emplace(list, target);
+    } catch (const std::bad_alloc&) {
+        diags.error(Stage::vpu, "too-large", "the buffers of the task list do not fit in this machine's memory for computing values");
+        return false;
+    }
+    Memories& mem = *memories;
     for (const Buffer& b : list.buffers) {
         if (!is_constant(b.role) || b.memory != Memory::DDR) continue;
         if (!b.data || std::int64_t(b.data->size()) != b.size) {
