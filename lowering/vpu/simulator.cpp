@@ -930,6 +930,12 @@ SimulationResult simulate(const TaskList& list, const Target& target, const Simu
     return r;
 }
 
+bool check_task_list(const TaskList& list, const Target& target, Diagnostics& diags) {
+    SimulateOptions o;
+    o.timing = false;
+    return simulate(list, target, o, diags).valid;
+}
+
 std::string report_text(const TaskList& list, const Target& target, const SimulationResult& r) {
     std::ostringstream os;
     char buf[256];

@@ -118,6 +118,9 @@ struct SimulationResult {
 // `valid` false; timing and values are computed only for a valid list.
 SimulationResult simulate(const TaskList& list, const Target& target, const SimulateOptions& options, Diagnostics& diags);
 
+// The checks alone (no timing, no values): true when the list has no violation. For verifiers.
+bool check_task_list(const TaskList& list, const Target& target, Diagnostics& diags);
+
 // A report: makespan and lower bound, queues, DDR traffic, CMX.
 std::string report_text(const TaskList& list, const Target& target, const SimulationResult& r);
 

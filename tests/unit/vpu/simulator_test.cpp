@@ -198,7 +198,12 @@ TEST_SUITE("vpu") {
 
     TEST_CASE("simulator: a missing barrier is a race naming both tasks, the buffer and the bytes") {
         TaskList l = vpu_test::conv_list();
+        nnef::Diagnostics ok;
+        CHECK(check_task_list(l, l.target, ok));
+        CHECK(ok.empty());
         l.tasks[1].update.clear();  // the weights DMA no longer signals the conv
+        nnef::Diagnostics bad;
+        CHECK_FALSE(check_task_list(l, l.target, bad));
         Run r = simulate_list(l);
         CAPTURE(r.messages());
         CHECK_FALSE(r.result.valid);
