@@ -33,6 +33,25 @@ std::pair<std::int64_t, std::int64_t> reciprocal_scale(std::uint32_t value) {
     return {numerator / std::int64_t(value), 30 + k};
 }
 
+template <class F>
+void for_each_element_offset(const Access& a, F&& f) {
+    const std::size_t r = a.shape.size();
+    std::vector<std::int64_t> idx(r, 0);
+    std::int64_t off = a.offset;
+    const std::int64_t n = a.elements();
+    for (std::int64_t i = 0; i < n; ++i) {
+        f(off);
+        for (std::size_t d = r; d-- > 0;) {
+            if (++idx[d] < a.shape[d]) {
+                off += a.strides[d];
+                break;
+            }
+            off -= (a.shape[d] - 1) * a.strides[d];
+            idx[d] = 0;
+        }
+    }
+}
+
 // Byte images of the memories, allocated only where buffers lie: for each memory (DDR, CMX of each
 // cluster) one block per group of overlapping buffers, so buffers that share addresses share bytes.
 class Memories {
@@ -52,24 +71,49 @@ public:
                     blocks.back().hi = std::max(blocks.back().hi, hi);
                     continue;
                 }
-                blocks.push_back({lo, hi, {}});
+                blocks.push_back({lo, hi, {}, {}});
             }
-            for (Block& b : blocks) b.bytes.assign(std::size_t(b.hi - b.lo), 0);
+            for (Block& b : blocks) {
+                b.bytes.assign(std::size_t(b.hi - b.lo), 0);
+                b.written.assign(std::size_t(b.hi - b.lo), 0);
+            }
         }
     }
     const Buffer& buffer(const std::string& id) const { return list_.buffers[index_.at(id)]; }
-    std::uint8_t* base(const Buffer& b) {
-        auto& blocks = blocks_.at(key(b));
-        auto it = std::upper_bound(blocks.begin(), blocks.end(), b.offset, [](std::int64_t v, const Block& x) { return v < x.lo; });
-        --it;
-        return it->bytes.data() + (b.offset - it->lo);
+    std::uint8_t* base(const Buffer& b) { return block(b).bytes.data() + (b.offset - block(b).lo); }
+    // One flag per byte: written by a task, an input or a constant.
+    std::uint8_t* written(const Buffer& b) { return block(b).written.data() + (b.offset - block(b).lo); }
+    // Throws when an element of `a` holds bytes nothing wrote before `what` reads them.
+    void expect_written(const Access& a, const std::string& what) {
+        const Buffer& b = buffer(a.buffer);
+        const std::uint8_t* w = written(b);
+        const std::int64_t eb = element_bytes(b.dtype);
+        for_each_element_offset(a, [&](std::int64_t off) {
+            for (std::int64_t k = 0; k < eb; ++k)
+                if (!w[off + k])
+                    throw ValueError{what + " byte " + std::to_string(off + k) + " of buffer " + b.id + " (" +
+                                     (b.memory == Memory::DDR ? std::string("DDR") : "CMX" + std::to_string(b.cluster)) + " byte " +
+                                     std::to_string(b.offset + off + k) + "), which no task, input or constant wrote before"};
+        });
     }
+    void mark_written(const Access& a) {
+        const Buffer& b = buffer(a.buffer);
+        std::uint8_t* w = written(b);
+        const std::int64_t eb = element_bytes(b.dtype);
+        for_each_element_offset(a, [&](std::int64_t off) { std::memset(w + off, 1, std::size_t(eb)); });
+    }
+    void mark_written(const Buffer& b, std::int64_t bytes) { std::memset(written(b), 1, std::size_t(bytes)); }
 
 private:
     struct Block {
         std::int64_t lo, hi;
-        std::vector<std::uint8_t> bytes;
+        std::vector<std::uint8_t> bytes, written;
     };
+    Block& block(const Buffer& b) {
+        auto& blocks = blocks_.at(key(b));
+        auto it = std::upper_bound(blocks.begin(), blocks.end(), b.offset, [](std::int64_t v, const Block& x) { return v < x.lo; });
+        return *--it;
+    }
     static std::int64_t key(const Buffer& b) { return b.memory == Memory::DDR ? -1 : b.cluster; }
     const TaskList& list_;
     std::unordered_map<std::string, std::size_t> index_;
@@ -128,24 +172,6 @@ void store(DataType t, std::uint8_t* p, double v) {
 
 bool is_int(DataType t) { return t == DataType::int8 || t == DataType::uint8 || t == DataType::int32; }
 
-template <class F>
-void for_each_offset(const Access& a, F&& f) {
-    const std::size_t r = a.shape.size();
-    std::vector<std::int64_t> idx(r, 0);
-    std::int64_t off = a.offset;
-    const std::int64_t n = a.elements();
-    for (std::int64_t i = 0; i < n; ++i) {
-        f(off);
-        for (std::size_t d = r; d-- > 0;) {
-            if (++idx[d] < a.shape[d]) {
-                off += a.strides[d];
-                break;
-            }
-            off -= (a.shape[d] - 1) * a.strides[d];
-            idx[d] = 0;
-        }
-    }
-}
 
 // A box read into a dense row-major array of doubles (exact for every element type).
 struct Dense {
@@ -158,13 +184,14 @@ struct Dense {
 };
 
 Dense gather(Memories& mem, const Access& a) {
+    mem.expect_written(a, "reads");
     const Buffer& b = mem.buffer(a.buffer);
     Dense d;
     d.shape = a.shape;
     d.dtype = b.dtype;
     d.v.reserve(std::size_t(a.elements()));
     std::uint8_t* base = mem.base(b);
-    for_each_offset(a, [&](std::int64_t off) { d.v.push_back(load(b.dtype, base + off)); });
+    for_each_element_offset(a, [&](std::int64_t off) { d.v.push_back(load(b.dtype, base + off)); });
     return d;
 }
 
@@ -172,7 +199,8 @@ void scatter(Memories& mem, const Access& a, const std::vector<double>& values) 
     const Buffer& b = mem.buffer(a.buffer);
     std::uint8_t* base = mem.base(b);
     std::size_t i = 0;
-    for_each_offset(a, [&](std::int64_t off) { store(b.dtype, base + off, values[i++]); });
+    for_each_element_offset(a, [&](std::int64_t off) { store(b.dtype, base + off, values[i++]); });
+    mem.mark_written(a);
 }
 
 // ---- NCE ------------------------------------------------------------------------------------------
@@ -489,16 +517,18 @@ void run_dma(Memories& mem, const Task& t) {
     const Buffer& rb = mem.buffer(t.reads[0].buffer);
     const Buffer& wb = mem.buffer(t.writes[0].buffer);
     const std::int64_t eb = element_bytes(rb.dtype);
+    mem.expect_written(t.reads[0], "reads");
     std::vector<std::uint8_t> bytes;
     bytes.reserve(std::size_t(t.reads[0].elements() * eb));
     const std::uint8_t* src = mem.base(rb);
-    for_each_offset(t.reads[0], [&](std::int64_t off) { bytes.insert(bytes.end(), src + off, src + off + eb); });
+    for_each_element_offset(t.reads[0], [&](std::int64_t off) { bytes.insert(bytes.end(), src + off, src + off + eb); });
     std::uint8_t* dst = mem.base(wb);
     std::size_t i = 0;
-    for_each_offset(t.writes[0], [&](std::int64_t off) {
+    for_each_element_offset(t.writes[0], [&](std::int64_t off) {
         std::memcpy(dst + off, bytes.data() + i, std::size_t(eb));
         i += std::size_t(eb);
     });
+    mem.mark_written(t.writes[0]);
 }
 
 double const_item(const tosa::ConstData& c, std::int64_t i) {
@@ -577,6 +607,7 @@ bool compute_values(const TaskList& list, const Target& target, const std::vecto
             return false;
         }
         std::memcpy(mem.base(b), b.data->data(), std::size_t(b.size));
+        mem.mark_written(b, b.size);
     }
     for (const IoEntry& e : list.inputs) {
         auto it = inputs.find(e.name);
@@ -606,6 +637,9 @@ bool compute_values(const TaskList& list, const Target& target, const std::vecto
         for_each_index(e.shape, [&](std::int64_t i, const std::vector<std::int64_t>& idx) {
             store(e.dtype, base + i * eb, const_item(c, nnef_index(idx, e.shape, perm)));
         });
+        std::int64_t bytes = eb;
+        for (std::int64_t d : e.shape) bytes *= d;
+        mem.mark_written(b, bytes);
     }
     try {
         for (std::size_t ti : order) {

@@ -212,6 +212,15 @@ TEST_SUITE("vpu") {
                     "and no chain of queue order and barriers orders them"));
     }
 
+    TEST_CASE("simulator: values catch a read of CMX bytes nothing wrote") {
+        TaskList l = vpu_test::conv_list();
+        l.tasks.erase(l.tasks.begin() + 2);  // the table is never DMA'd into CMX
+        Run r = simulate_list(l, true);
+        CAPTURE(r.messages());
+        CHECK_FALSE(r.result.valid);
+        CHECK(r.has("bad-values", "task 3 (NCE0 conv): reads byte 0 of buffer ct (CMX0 byte 192), which no task, input or constant wrote before"));
+    }
+
     TEST_CASE("simulator: an overlapping CMX buffer is a race") {
         TaskList l = vpu_test::conv_list();
         l.buffers[6].offset = 128;  // the table's CMX copy [128, 160) overlaps the weights' [64, 136)
