@@ -496,3 +496,36 @@ TEST_SUITE("vpu") {
         for (int i = 0; i < 4; ++i) CHECK(y.items<float>()[i] == 5.0f);
     }
 }
+
+TEST_SUITE("vpu") {
+    TEST_CASE("simulator: a SHAVE kernel run by the TOSA interpreter (transpose)") {
+        // The conv replaced by SHAVE0.0 `transpose` (TOSA TRANSPOSE, perms NHWC -> NCHW): the output,
+        // stated in layout NCHW, is the NNEF input itself.
+        TaskList l = vpu_test::conv_list();
+        Task& s = l.tasks[3];
+        s.queue = "SHAVE0.0";
+        s.kind = TaskKind::SHAVE;
+        s.op = s.shave.kernel = "transpose";
+        s.shave.attrs = {{"attributes", {{"perms", {0, 3, 1, 2}}}}};
+        s.reads = {Access::dense("cx", 0, {1, 4, 4, 2}, 2)};
+        s.writes = {Access::dense("cy", 0, {1, 2, 4, 4}, 2)};
+        s.cycles = 1200 + 16;
+        l.tasks[4].reads[0] = Access::dense("cy", 0, {1, 2, 4, 4}, 2);
+        l.tasks[4].writes[0] = Access::dense("y", 0, {1, 2, 4, 4}, 2);
+        l.outputs[0].shape = {1, 2, 4, 4};
+        l.outputs[0].layout = "NCHW";
+        l.tasks.erase(l.tasks.begin() + 1, l.tasks.begin() + 3);  // no weights, no table
+        l.tasks[0].update = {0};
+        Run r = simulate_list(l, true);
+        CAPTURE(r.messages());
+        REQUIRE(r.result.valid);
+        const auto& y = *r.result.outputs.at("y");
+        const auto input = vpu_test::conv_input();
+        const auto& x = *input;
+        for (int i = 0; i < 32; ++i) CHECK(y.items<float>()[i] == x.items<float>()[i]);
+        // An attribute TRANSPOSE does not have.
+        l.tasks[1].shave.attrs = {{"attributes", {{"perms", {0, 3, 1, 2}}, {"axis", 1}}}};
+        Run bad = simulate_list(l, true);
+        CHECK(bad.has("bad-values", "task 3 (SHAVE0.0 transpose): SHAVE kernel 'transpose': TRANSPOSE has no attribute 'axis'"));
+    }
+}
