@@ -156,6 +156,7 @@ std::string json(const std::string& path, const Graph& g, const GraphSummary& s,
 int run(int argc, char** argv) {
     cli::ToolSpec spec{"nnef-info", "PATH", description, false, true, false, true};
     cli::CommonOptions opts;
+    cli::tune_allocator();
     int rc = cli::parse_args(argc, argv, spec, opts);
     if (rc >= 0) return rc;
     Session session(opts.flatten);
