@@ -11,34 +11,23 @@
 
 #include "exec/kernel.hpp"
 #include "semantics/stdlib.hpp"
+#include "storage/random_data.hpp"
 
 namespace nnef::NNEF_EXEC_NS {
 
 namespace exec_executor_cpp {
 
-// ---- pseudo-random numbers (splitmix64: the same sequence on every platform) -------------------
-
-struct Random {
-    std::uint64_t state;
-    std::uint64_t next() {
-        std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        return z ^ (z >> 31);
-    }
-    // uniform in [0, 1)
-    double uniform() { return double(next() >> 11) * (1.0 / 9007199254740992.0); }
-    double normal() {
-        // Box-Muller; 1 - u is in (0, 1]
-        const double u = 1.0 - uniform(), v = uniform();
-        return std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * v);
-    }
-};
-
-std::uint64_t hash(const std::string& s, std::uint64_t seed) {
-    std::uint64_t h = 1469598103934665603ull ^ seed;
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-    return h;
+// Float32 items from `fill` (storage/random_data.hpp) as run-time scalars: in place in the float32
+// build, widened in the float64 build (the same values in both).
+template <class F>
+void random_items(float* out, std::int64_t, F&& fill) {
+    fill(out);
+}
+template <class F>
+void random_items(double* out, std::int64_t n, F&& fill) {
+    std::vector<float> items(static_cast<std::size_t>(n));
+    fill(items.data());
+    std::copy(items.begin(), items.end(), out);
 }
 
 std::string lower(std::string s) {
@@ -92,31 +81,19 @@ std::optional<TensorValue> from_tensor_data(const TensorData& data, PrimType dty
 // ---- random data -------------------------------------------------------------------------------
 
 TensorValue random_tensor(PrimType dtype, const Shape& shape, std::uint64_t seed) {
-    exec_executor_cpp::Random rng{seed};
     TensorValue t(dtype, shape);
     const std::int64_t n = t.volume();
-    dispatch(dtype, [&](auto tag) {
-        using T = decltype(tag);
-        T* d = t.data<T>();
-        for (std::int64_t i = 0; i < n; ++i) {
-            if constexpr (std::is_same_v<T, Real>) d[i] = static_cast<float>(rng.normal());
-            else if constexpr (std::is_same_v<T, std::int64_t>) d[i] = static_cast<std::int64_t>(rng.next() % 10);
-            else d[i] = (rng.next() >> 63) != 0;
-        }
-    });
+    if (dtype == PrimType::integer) storage::random_integers(t.data<std::int64_t>(), n, seed);
+    else if (dtype == PrimType::logical) storage::random_logicals(t.data<bool>(), n, seed);
+    else exec_executor_cpp::random_items(t.data<Real>(), n, [&](float* out) { storage::random_normal(out, n, seed); });
     return t;
 }
 
 TensorValue random_weights(PrimType dtype, const Shape& shape, std::uint64_t seed, bool positive) {
     TensorValue t(dtype, shape);
     if (dtype != PrimType::scalar) return t;
-    exec_executor_cpp::Random rng{seed};
-    const std::int64_t n = t.volume();
-    const std::int64_t fan_in = shape.size() >= 2 && shape[0] > 0 ? n / shape[0] : 1;
-    const double a = std::sqrt(3.0 / double(std::max<std::int64_t>(fan_in, 1)));
-    Real* d = t.data<Real>();
-    for (std::int64_t i = 0; i < n; ++i)
-        d[i] = static_cast<float>(positive ? 0.5 + rng.uniform() : (2.0 * rng.uniform() - 1.0) * a);
+    exec_executor_cpp::random_items(t.data<Real>(), t.volume(),
+                                    [&](float* out) { storage::random_weights(out, shape, seed, positive); });
     return t;
 }
 
@@ -285,7 +262,7 @@ void Executor::Impl::init_variable(const Operation& op, bool positive, Diagnosti
     const Tensor* t = graph.tensor(name);
     if (!t || !t->shape || state.count(key)) return;
     if (options.random_weights) {
-        state[key] = random_weights(t->dtype, *t->shape, hash(key, *options.random_weights), positive);
+        state[key] = random_weights(t->dtype, *t->shape, storage::variable_seed(key, *options.random_weights), positive);
     } else if (!t->data) {
         error(diags, &op, "missing-weights",
               "variable '" + name + "' (label '" + label->as_string() +
@@ -305,11 +282,7 @@ bool Executor::Impl::prepare(Diagnostics& diags) {
     using namespace exec_executor_cpp;
     const KernelRegistry& kernels = KernelRegistry::standard();
     const std::vector<std::string> compounds = compounds_without_kernel();
-    std::set<std::string> positive;  // variables read as variances or scales
-    for (const Operation& op : graph.operations)
-        for (const auto& [param, v] : op.inputs)
-            if (param == "variance" || param == "scale")
-                if (v.is_identifier()) positive.insert(v.as_identifier());
+    const std::set<std::string> positive = storage::positive_variables(graph);  // variances, scales
 
     std::vector<std::size_t> last_use;
     std::set<std::string> unknown;  // tensors without dtype and shape, reported at their first cause

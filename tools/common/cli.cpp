@@ -240,15 +240,12 @@ std::string json_string(const std::string& s) {
     return out + "\"";
 }
 
-std::string diagnostics_json(const Diagnostics& diags, const SourceManager& sm) {
-    std::string out = "[";
-    bool first = true;
-    for (const Diagnostic& d : diags) {
-        if (!first) out += ',';
-        first = false;
-        out += render_json(d, sm);
-    }
-    return out + "]";
+Json diagnostics_json(const Diagnostics& diags, const SourceManager& sm) {
+    // The std-only core has its own small writer for one diagnostic; read back, it joins the
+    // tools' documents as a value.
+    Json out = Json::array();
+    for (const Diagnostic& d : diags) out.push_back(Json::parse(render_json(d, sm)));
+    return out;
 }
 
 int failure_code(const Diagnostics& diags) {

@@ -5,9 +5,14 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include <nnef/nnef.hpp>
 
 namespace nnef::cli {
+
+// The tools write JSON with nlohmann-json; members keep the order in which they are set.
+using Json = nlohmann::ordered_json;
 
 enum Exit : int { ok = 0, invalid = 1, usage = 2 };
 
@@ -35,9 +40,10 @@ struct ToolSpec {
 // which it has printed).
 int parse_args(int argc, char** argv, const ToolSpec& spec, CommonOptions& out);
 
-// Prints diagnostics to `err` (text) or returns them as a JSON array (json).
+// Prints diagnostics to `err` (text) or returns them as a JSON array of the objects that
+// nnef::render_json describes (severity, stage, code, message, location, notes).
 void print_diagnostics(std::ostream& err, const Diagnostics& diags, const SourceManager& sm);
-std::string diagnostics_json(const Diagnostics& diags, const SourceManager& sm);
+Json diagnostics_json(const Diagnostics& diags, const SourceManager& sm);
 std::string json_string(const std::string& s);
 
 // Exit code for a failed load: usage (2) for I/O problems, invalid (1) otherwise.

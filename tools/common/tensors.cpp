@@ -10,17 +10,17 @@ std::string tensor_text(const Tensor* t) {
     return s + (t->shape ? to_string(*t->shape) : std::string("[unknown]"));
 }
 
-std::string tensors_json(const Graph& g, const std::vector<std::string>& names) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < names.size(); ++i) {
-        const Tensor* t = g.tensor(names[i]);
-        if (i) out += ',';
-        out += "{\"name\":" + json_string(names[i]) + ",\"dtype\":" +
-               json_string(t && t->dtype != PrimType::none ? to_string(t->dtype) : "") + ",\"shape\":";
-        out += t && t->shape ? to_string(*t->shape) : std::string("null");
-        out += '}';
+Json tensors_json(const Graph& g, const std::vector<std::string>& names) {
+    Json out = Json::array();
+    for (const std::string& name : names) {
+        const Tensor* t = g.tensor(name);
+        Json shape = nullptr;
+        if (t && t->shape) shape = *t->shape;
+        out.push_back({{"name", name},
+                       {"dtype", t && t->dtype != PrimType::none ? to_string(t->dtype) : ""},
+                       {"shape", std::move(shape)}});
     }
-    return out + "]";
+    return out;
 }
 
 }  // namespace nnef::cli

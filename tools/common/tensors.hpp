@@ -5,6 +5,8 @@
 
 #include <nnef/graph.hpp>
 
+#include "cli.hpp"
+
 namespace nnef::cli {
 
 // A tensor's dtype and shape as "scalar[1,3,224,224]" ("?" for an unknown dtype, "[unknown]" for
@@ -12,6 +14,6 @@ namespace nnef::cli {
 std::string tensor_text(const Tensor* t);
 // The named tensors of a graph as a JSON array of {"name", "dtype" ("" if unknown), "shape"
 // (null if unknown)}.
-std::string tensors_json(const Graph& g, const std::vector<std::string>& names);
+Json tensors_json(const Graph& g, const std::vector<std::string>& names);
 
 }  // namespace nnef::cli

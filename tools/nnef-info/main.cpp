@@ -128,7 +128,7 @@ std::string cost_json(const CostTotal& c) {
 
 std::string json(const std::string& path, const Graph& g, const GraphSummary& s, const std::string& diagnostics) {
     std::string out = "{\"path\":" + cli::json_string(path) + ",\"graph\":" + cli::json_string(g.name) +
-                      ",\"inputs\":" + cli::tensors_json(g, g.inputs) + ",\"outputs\":" + cli::tensors_json(g, g.outputs);
+                      ",\"inputs\":" + cli::tensors_json(g, g.inputs).dump() + ",\"outputs\":" + cli::tensors_json(g, g.outputs).dump();
     out += ",\"operations\":{\"total\":" + std::to_string(s.operation_total) + ",\"histogram\":" +
            counts_json(s.operations) + "},\"custom_operations\":" + counts_json(s.custom_operations);
     out += ",\"parameters\":{\"tensors\":" + std::to_string(s.parameter_tensors) +
@@ -162,7 +162,7 @@ int run(int argc, char** argv) {
     Session session(opts.flatten);
     const std::string& path = opts.paths.front();
     bool good = session.load_path(path);
-    const std::string diagnostics = opts.json ? cli::diagnostics_json(session.diagnostics(), session.sources()) : "";
+    const std::string diagnostics = opts.json ? cli::diagnostics_json(session.diagnostics(), session.sources()).dump() : "";
     if (!good) {
         if (opts.json) std::cerr << diagnostics << "\n";
         else cli::print_diagnostics(std::cerr, session.diagnostics(), session.sources());

@@ -19,7 +19,7 @@ int run(int argc, char** argv) {
     int rc = cli::parse_args(argc, argv, spec, opts);
     if (rc >= 0) return rc;
     int worst = cli::ok;
-    std::string json = "[";
+    cli::Json json = cli::Json::array();
     // A validator needs the graph's tensors, not its operations (kept only where weights or a
     // graph.quant are attached to them).
     opts.flatten.keep_operations = false;
@@ -41,18 +41,17 @@ int run(int argc, char** argv) {
         }
         const Graph* g = session.graph();
         if (opts.json) {
-            if (pi) json += ',';
-            std::string diags = cli::diagnostics_json(session.diagnostics(), session.sources());
-            std::string more = cli::diagnostics_json(extra, session.sources());
-            if (more != "[]") diags = diags == "[]" ? more : diags.substr(0, diags.size() - 1) + "," + more.substr(1);
-            json += "{\"path\":" + cli::json_string(path) + ",\"valid\":" + (good ? "true" : "false") +
-                    ",\"diagnostics\":" + diags;
+            cli::Json diags = cli::diagnostics_json(session.diagnostics(), session.sources());
+            for (auto& d : cli::diagnostics_json(extra, session.sources())) diags.push_back(std::move(d));
+            cli::Json entry = {{"path", path}, {"valid", good}, {"diagnostics", std::move(diags)}};
             if (good && g) {
-                json += ",\"graph\":" + cli::json_string(g->name) + ",\"operations\":" + std::to_string(session.operation_count()) +
-                        ",\"tensors\":" + std::to_string(g->tensors.size()) + ",\"inputs\":" + cli::tensors_json(*g, g->inputs) +
-                        ",\"outputs\":" + cli::tensors_json(*g, g->outputs);
+                entry["graph"] = g->name;
+                entry["operations"] = session.operation_count();
+                entry["tensors"] = g->tensors.size();
+                entry["inputs"] = cli::tensors_json(*g, g->inputs);
+                entry["outputs"] = cli::tensors_json(*g, g->outputs);
             }
-            json += '}';
+            json.push_back(std::move(entry));
         } else {
             cli::print_diagnostics(std::cerr, session.diagnostics(), session.sources());
             cli::print_diagnostics(std::cerr, extra, session.sources());
@@ -69,7 +68,7 @@ int run(int argc, char** argv) {
         int code = good ? cli::ok : cli::failure_code(session.diagnostics());
         worst = std::max(worst, code);
     }
-    if (opts.json) std::cout << json << "]\n";
+    if (opts.json) std::cout << json.dump() << "\n";
     cli::exit_now(worst);
 }
 

@@ -1,0 +1,84 @@
+// Lowering a flat NNEF graph (as loaded, with its weights) to a TOSA 1.0.1 graph
+// (specs/tosa-1.0.1.md): the legalization of each NNEF operation (lowering/tosa/from_nnef/, one
+// place per operation, by family), then the layout passes (lowering/tosa/passes/) that fold and
+// cancel the TRANSPOSE operators the legalization puts around every NHWC operator.
+//
+// The result's main block has the NNEF graph's externals as inputs and its outputs as outputs, in
+// order, with NNEF's shapes and layout (NCHW); the layout changes happen inside. Values that stand
+// for NNEF tensors carry their names. Every operator has an Origin: the NNEF operation it came from
+// and its source range, which diagnostics of later stages name.
+//
+// An NNEF operation without a TOSA form (a custom operation, an operation whose TOSA form this
+// lowering refuses for a documented reason) is an error (stage tosa, code `unsupported-operation`)
+// that names it, its source line and why; never a silent skip.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nnef/diagnostics.hpp>
+#include <nnef/graph.hpp>
+
+#include "lowering/pass_manager.hpp"
+#include "lowering/tosa/ir.hpp"
+
+namespace nnef::tosa {
+
+struct LowerOptions {
+    Profile profile = Profile::pro_fp;
+    Level level = Level::eight_k();
+    // Verify the graph after the legalization and after every pass.
+    bool verify_each = true;
+    // Pass names ("legalize-nnef-to-tosa", the layout passes, or "all") after which `print`
+    // receives the graph as text.
+    std::set<std::string> print_after;
+    std::function<void(const std::string& pass, const std::string& text)> print;
+    // Variables get pseudo-random weights from this seed instead of their tensor data (the same
+    // values `nnef-run --random-weights SEED` uses; storage/random_data.hpp).
+    std::optional<std::uint64_t> random_weights;
+    // Run the layout passes (off: the legalized graph, with a TRANSPOSE around every NHWC operator).
+    bool layout_passes = true;
+};
+
+// The whole lowering: legalization, then the layout pipeline, with the verifier after each step
+// (LowerOptions::verify_each). Errors are stage tosa diagnostics; nullopt after any error.
+std::optional<Graph> lower_to_tosa(const nnef::Graph& model, const LowerOptions& options, Diagnostics& diags);
+
+// The legalization alone (the pass named "legalize-nnef-to-tosa").
+std::optional<Graph> legalize_nnef(const nnef::Graph& model, const LowerOptions& options, Diagnostics& diags);
+
+// The passes after the legalization, in order (lowering/tosa/passes/), with the verifier.
+lowering::Pipeline<Graph> layout_pipeline(const LowerOptions& options);
+
+// The structural invariants every pass keeps: operand and result counts and the required
+// attributes of each operator (ops.def), every operand defined before its use and every value
+// defined once, block inputs and outputs defined. Reports violations (stage tosa, code
+// `invalid-graph`) naming the operator and its NNEF origin. (The full validator of the spec's
+// ERROR_IF rules, data types and levels is lowering/tosa/validator.hpp.)
+bool verify_structure(const Graph& g, Diagnostics& diags, const std::string& after_pass = {});
+
+// ---- the registry of legalizations -----------------------------------------------------------
+
+namespace from_nnef {
+class Context;
+}
+
+// One NNEF operation: how it becomes TOSA operators, or why it does not.
+struct Legalization {
+    std::string op;      // the NNEF operation (fragment) name
+    std::string family;  // the file of lowering/tosa/from_nnef/ that handles it, e.g. "sliding_window"
+    // Emits the TOSA operators for the context's current operation and binds its results; returns
+    // false after reporting an error. Null for a refusal.
+    std::function<bool(from_nnef::Context&)> lower;
+    std::string refusal;  // a refusal: why there is no TOSA form (set exactly when `lower` is null)
+};
+
+// Every entry, sorted by operation name.
+const std::vector<Legalization>& legalizations();
+const Legalization* find_legalization(std::string_view op);
+
+}  // namespace nnef::tosa

@@ -1,0 +1,92 @@
+// Matrix multiplication (NNEF spec 4.7) and `linear` (4.9.2). matmul becomes TOSA's batched MATMUL
+// ([N,H,C] x [N,C,W]); linear becomes a 1x1 CONV2D, whose weight layout OHWI is the NNEF filter
+// [O, C] as it is (no transpose) and which adds the bias.
+#include "lowering/tosa/from_nnef/context.hpp"
+
+namespace nnef::tosa::from_nnef {
+
+namespace tosa_from_nnef_matmul_cpp {
+
+ValueId transpose_last(Context& c, ValueId v) {
+    const std::size_t r = c.rank(v);
+    Ints perms;
+    for (std::size_t i = 0; i < r; ++i) perms.push_back(std::int64_t(i));
+    std::swap(perms[r - 2], perms[r - 1]);
+    return c.transpose(v, perms);
+}
+
+bool matmul(Context& c) {
+    ValueId a = c.input("A"), b = c.input("B");
+    if (c.logical_attr("transposeA")) a = transpose_last(c, a);
+    if (c.logical_attr("transposeB")) b = transpose_last(c, b);
+    const TensorType out = c.result_type("C");
+    const std::size_t r = c.rank(a);
+    const Shape as = c.shape(a), bs = c.shape(b);
+    const std::int64_t M = as[r - 2], K = as[r - 1], N = bs[r - 1];
+    const Shape a_batch(as.begin(), as.end() - 2), b_batch(bs.begin(), bs.end() - 2);
+    std::int64_t a_volume = 1, b_volume = 1;
+    for (std::int64_t e : a_batch) a_volume *= e;
+    for (std::int64_t e : b_batch) b_volume *= e;
+    ValueId y;
+    if (b_volume == 1) {
+        // every batch of A times the one B: the batches of A are rows of one product
+        const ValueId a3 = c.reshape(a, {1, a_volume * M, K});
+        const ValueId b3 = c.reshape(b, {1, K, N});
+        y = c.add(OpKind::MATMUL, {a3, b3, c.zero_point(DType::fp32), c.zero_point(DType::fp32)},
+                  TensorType{DType::fp32, {1, a_volume * M, N}});
+    } else {
+        // batch dimensions broadcast by tiling
+        const Shape batch = Context::broadcast_shape(a_batch, b_batch);
+        std::int64_t volume = 1;
+        Ints ta, tb;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            volume *= batch[i];
+            ta.push_back(batch[i] / a_batch[i]);
+            tb.push_back(batch[i] / b_batch[i]);
+        }
+        ta.push_back(1), ta.push_back(1), tb.push_back(1), tb.push_back(1);
+        const ValueId a3 = c.reshape(c.tile(a, ta), {volume, M, K});
+        const ValueId b3 = c.reshape(c.tile(b, tb), {volume, K, N});
+        y = c.add(OpKind::MATMUL, {a3, b3, c.zero_point(DType::fp32), c.zero_point(DType::fp32)},
+                  TensorType{DType::fp32, {volume, M, N}});
+    }
+    return c.bind("C", c.reshape(y, out.shape));
+}
+
+bool linear(Context& c) {
+    const ValueId x = c.input("input");
+    const ValueId filter = c.input("filter");
+    const TensorType out = c.result_type("output");
+    const Shape xs = c.shape(x), fs = c.shape(filter);
+    if (xs.size() != 2 || fs.size() != 2) return c.refuse("linear needs a rank-2 input and filter");
+    const std::int64_t N = xs[0], C = xs[1], O = fs[0];
+    ValueId bias;
+    if (c.input_is_literal("bias")) {
+        const nnef::Value& b = c.argument("bias");
+        bias = c.splat(DType::fp32, {1}, b.is_scalar() ? b.as_scalar() : b.is_integer() ? double(b.as_integer()) : 0.0);
+    } else {
+        const ValueId b = c.input("bias");
+        const std::int64_t n = c.type(b).volume();
+        if (n != O && n != 1) return c.refuse("the bias must have one item or one per output channel");
+        bias = c.reshape(b, {n});
+    }
+    const ValueId x4 = c.reshape(x, {N, 1, 1, C});
+    const ValueId w4 = c.reshape(filter, {O, 1, 1, C});
+    const ValueId y = c.add(OpKind::CONV2D, {x4, w4, bias, c.zero_point(DType::fp32), c.zero_point(DType::fp32)},
+                            TensorType{DType::fp32, {N, 1, 1, O}},
+                            {{AttrName::pad, Ints{0, 0, 0, 0}},
+                             {AttrName::stride, Ints{1, 1}},
+                             {AttrName::dilation, Ints{1, 1}},
+                             {AttrName::acc_type, AccType::FP32}});
+    return c.bind("output", c.reshape(y, out.shape));
+}
+
+}  // namespace tosa_from_nnef_matmul_cpp
+
+void add_matmul(Registry& r) {
+    using namespace tosa_from_nnef_matmul_cpp;
+    r.push_back({"matmul", "matmul", matmul, {}});
+    r.push_back({"linear", "matmul", linear, {}});
+}
+
+}  // namespace nnef::tosa::from_nnef

@@ -1,0 +1,279 @@
+// Sliding-window operations (NNEF spec 4.3, 4.9.3): conv (groups, depthwise, dilation, padding
+// including the automatic one, every border mode), pooling and box filters, on TOSA's NHWC
+// CONV2D / DEPTHWISE_CONV2D / AVG_POOL2D / MAX_POOL2D.
+//
+// Padding: TOSA operators pad with zeros (convolutions) or not at all (pooling ignores padded
+// positions), need non-negative padding, and need the window to end exactly at the padded input's
+// end. So negative (automatic) padding crops the input, padding the last window does not reach is
+// dropped (or the input cropped), and border modes TOSA cannot express implicitly are explicit
+// pads before the operator: 'constant' for pooling (PAD with zeros, so the divisor of avg_pool
+// counts the padded items), 'replicate', 'reflect' and 'reflect-even' (Context::pad_border).
+// 'ignore' pooling is TOSA's own (AVG_POOL2D's divisor counts only the input items).
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "lowering/tosa/from_nnef/context.hpp"
+#include "lowering/tosa/from_nnef/window.hpp"
+
+namespace nnef::tosa::from_nnef {
+
+Window make_window(Context& c, const Shape& in, const Shape& out, Ints size, std::size_t offset) {
+    Window w;
+    w.offset = offset;
+    const std::size_t dims = in.size() - offset;
+    w.size = std::move(size);
+    w.size.resize(dims, 1);
+    w.stride = c.ints_attr("stride");
+    w.stride.resize(dims, 1);
+    w.dilation = c.ints_attr("dilation");
+    w.dilation.resize(dims, 1);
+    w.padding = c.pairs_attr("padding");
+    if (!w.padding.empty()) {
+        w.padding.resize(dims, {0, 0});
+        return w;
+    }
+    // automatic padding (spec 4.3): t = (x - 1) * s + (f - 1) * d + 1 - X, p = floor(t / 2)
+    w.padding.resize(dims);
+    for (std::size_t k = 0; k < dims; ++k) {
+        const std::int64_t fd = (w.size[k] - 1) * w.dilation[k] + 1;
+        const std::int64_t t = (out[offset + k] - 1) * w.stride[k] + fd - in[offset + k];
+        const std::int64_t p = t >= 0 ? t / 2 : -((-t + 1) / 2);
+        w.padding[k] = {p, t - p};
+    }
+    return w;
+}
+
+ValueId fit_window(Context& c, ValueId x, Window& w, const Shape& out) {
+    for (std::size_t k = 0; k < w.size.size(); ++k) {
+        const std::size_t axis = w.offset + k;
+        std::int64_t in = c.shape(x)[axis];
+        auto [p, q] = w.padding[k];
+        if (p < 0) {
+            x = c.slice_axis(x, axis, -p, in);
+            in += p;
+            p = 0;
+        }
+        if (q < 0) {
+            x = c.slice_axis(x, axis, 0, in + q);
+            in += q;
+            q = 0;
+        }
+        const std::int64_t need = (out[axis] - 1) * w.stride[k] + (w.size[k] - 1) * w.dilation[k] + 1;
+        std::int64_t extra = in + p + q - need;
+        if (extra < 0) throw std::logic_error("the windows reach beyond the padded input");
+        const std::int64_t r = std::min(q, extra);
+        q -= r;
+        extra -= r;
+        if (extra > 0) {
+            x = c.slice_axis(x, axis, 0, in - extra);
+            in -= extra;
+        }
+        w.padding[k] = {p, q};
+    }
+    return x;
+}
+
+ValueId pad_window(Context& c, ValueId x, Window& w, const Shape& out, const std::string& border, double value) {
+    for (std::size_t k = 0; k < w.size.size(); ++k) {
+        auto& [p, q] = w.padding[k];
+        x = c.pad_border(x, w.offset + k, std::max<std::int64_t>(p, 0), std::max<std::int64_t>(q, 0), border, value);
+        p = std::min<std::int64_t>(p, 0);
+        q = std::min<std::int64_t>(q, 0);
+    }
+    return fit_window(c, x, w, out);
+}
+
+namespace tosa_from_nnef_sliding_window_cpp {
+
+// The TOSA bias of a conv: [OC] from an NNEF bias [1,OC] (or [OC]), [1] from a literal or [1,1].
+ValueId conv_bias(Context& c, std::int64_t oc) {
+    if (c.input_is_literal("bias")) {
+        const nnef::Value& b = c.argument("bias");
+        return c.splat(DType::fp32, {1}, b.is_scalar() ? b.as_scalar() : b.is_integer() ? double(b.as_integer()) : 0.0);
+    }
+    const ValueId b = c.input("bias");
+    const std::int64_t n = c.type(b).volume();
+    return c.reshape(b, {n == oc ? oc : 1});
+}
+
+bool conv(Context& c) {
+    ValueId x = c.input("input");
+    ValueId filter = c.input("filter");
+    TensorType out_type = c.result_type("output");
+    const std::string border = c.string_attr("border", "constant");
+    const std::size_t rank = c.rank(x);
+    if (rank < 3 || rank > 4)
+        return c.refuse("only 1-D and 2-D convolutions (rank-3 and rank-4 inputs) have a TOSA form here; this input has rank " +
+                        std::to_string(rank));
+    if (border == "ignore") return c.refuse("border 'ignore' is not defined for conv");
+    Shape out = out_type.shape;
+    Window w = make_window(c, c.shape(x), out, Ints(c.shape(filter).begin() + 2, c.shape(filter).end()), 2);
+    if (rank == 3) {
+        // 1-D: a 2-D convolution over [N, C, 1, W]
+        const Shape xs = c.shape(x), fs = c.shape(filter);
+        x = c.reshape(x, {xs[0], xs[1], 1, xs[2]});
+        filter = c.reshape(filter, {fs[0], fs[1], 1, fs[2]});
+        out = {out[0], out[1], 1, out[2]};
+        w.size.insert(w.size.begin(), 1);
+        w.stride.insert(w.stride.begin(), 1);
+        w.dilation.insert(w.dilation.begin(), 1);
+        w.padding.insert(w.padding.begin(), {0, 0});
+    }
+    // the window in NHWC: spatial dimensions from 1
+    ValueId xn = c.to_channels_last(x);
+    const Shape on_full{out[0], out[2], out[3], out[1]};
+    w.offset = 1;
+    xn = border == "constant" ? fit_window(c, xn, w, on_full) : pad_window(c, xn, w, on_full, border, 0.0);
+    const Shape fs = c.shape(filter);
+    const std::int64_t C = c.shape(xn)[3], O = fs[0];
+    std::int64_t groups = c.int_attr("groups", 1);
+    if (groups == 0) groups = C;
+    const Ints pad{w.padding[0].first, w.padding[0].second, w.padding[1].first, w.padding[1].second};
+    const std::vector<std::pair<AttrName, Attr>> attrs{{AttrName::pad, pad},
+                                                       {AttrName::stride, w.stride},
+                                                       {AttrName::dilation, w.dilation},
+                                                       {AttrName::acc_type, AccType::FP32}};
+    const ValueId bias = conv_bias(c, O);
+    const Shape on{out[0], out[2], out[3], O};
+    ValueId y;
+    if (groups == 1) {
+        const ValueId wt = c.transpose(filter, {0, 2, 3, 1});  // OIHW -> OHWI
+        y = c.add(OpKind::CONV2D, {xn, wt, bias, c.zero_point(DType::fp32), c.zero_point(DType::fp32)},
+                  TensorType{DType::fp32, on}, attrs);
+    } else if (groups == C && fs[1] == 1 && O % C == 0) {
+        // depthwise: output channel c * M + m reads input channel c; weight [KH, KW, C, M]
+        const std::int64_t M = O / C;
+        const ValueId wt = c.transpose(c.reshape(filter, {C, M, fs[2], fs[3]}), {2, 3, 0, 1});
+        y = c.add(OpKind::DEPTHWISE_CONV2D, {xn, wt, bias, c.zero_point(DType::fp32), c.zero_point(DType::fp32)},
+                  TensorType{DType::fp32, on}, attrs);
+    } else {
+        // grouped: one CONV2D per group on its slice of channels and filters, concatenated
+        const std::int64_t cg = C / groups, og = O / groups;
+        const bool per_channel_bias = c.type(bias).volume() == O;
+        std::vector<ValueId> parts;
+        for (std::int64_t g = 0; g < groups; ++g) {
+            const ValueId xg = c.slice_axis(xn, 3, g * cg, (g + 1) * cg);
+            const ValueId fg = c.transpose(c.slice_axis(filter, 0, g * og, (g + 1) * og), {0, 2, 3, 1});
+            const ValueId bg = per_channel_bias ? c.slice_axis(bias, 0, g * og, (g + 1) * og) : bias;
+            parts.push_back(c.add(OpKind::CONV2D, {xg, fg, bg, c.zero_point(DType::fp32), c.zero_point(DType::fp32)},
+                                  TensorType{DType::fp32, {on[0], on[1], on[2], og}}, attrs));
+        }
+        y = c.concat(parts, 3);
+    }
+    y = c.to_channels_first(y);
+    return c.bind("output", c.reshape(y, out_type.shape));
+}
+
+// The pooling window of a rank-3 or rank-4 input as TOSA's [kernel_y, kernel_x] over NCHW: the
+// batch and channel dimensions must have size 1, stride 1 and no padding.
+bool pool_window(Context& c, const Window& w, std::size_t rank, std::string& why) {
+    for (std::size_t k = 0; k < 2; ++k)
+        if (w.size[k] != 1 || w.stride[k] != 1 || w.padding[k] != std::make_pair<std::int64_t, std::int64_t>(0, 0)) {
+            why = "TOSA pools over the spatial dimensions only; this window has size " + std::to_string(w.size[k]) +
+                  ", stride " + std::to_string(w.stride[k]) + " or padding in dimension " + std::to_string(k);
+            return false;
+        }
+    for (std::int64_t d : w.dilation)
+        if (d != 1) {
+            why = "TOSA's pooling operators have no dilation";
+            return false;
+        }
+    if (rank < 3 || rank > 4) {
+        why = "only 1-D and 2-D pooling (rank-3 and rank-4 inputs) has a TOSA form here; this input has rank " +
+              std::to_string(rank);
+        return false;
+    }
+    (void)c;
+    return true;
+}
+
+// A rank-3 input [N, C, W] as [N, C, 1, W], with its window.
+void as_2d(Context& c, ValueId& x, Window& w, Shape& out) {
+    if (c.rank(x) != 3) return;
+    const Shape xs = c.shape(x);
+    x = c.reshape(x, {xs[0], xs[1], 1, xs[2]});
+    out = {out[0], out[1], 1, out[2]};
+    w.size.insert(w.size.begin() + 2, 1);
+    w.stride.insert(w.stride.begin() + 2, 1);
+    w.dilation.insert(w.dilation.begin() + 2, 1);
+    w.padding.insert(w.padding.begin() + 2, {0, 0});
+}
+
+bool implicit_fits(const Window& w) {
+    for (std::size_t k = 0; k < w.size.size(); ++k)
+        if (w.padding[k].first >= w.size[k] || w.padding[k].second >= w.size[k]) return false;
+    return true;
+}
+
+// The spatial part of a pooling window over NCHW, as a window over NHWC (dimensions 1 and 2).
+Window spatial_nhwc(const Window& w) {
+    Window s;
+    s.offset = 1;
+    for (std::size_t k = 2; k < 4; ++k) {
+        s.size.push_back(w.size[k]);
+        s.stride.push_back(w.stride[k]);
+        s.dilation.push_back(w.dilation[k]);
+        s.padding.push_back(w.padding[k]);
+    }
+    return s;
+}
+
+ValueId pool2d(Context& c, OpKind kind, ValueId xn, const Window& w, const Shape& on) {
+    const Ints pad{w.padding[0].first, w.padding[0].second, w.padding[1].first, w.padding[1].second};
+    const TensorType t{c.type(xn).dtype, on};
+    const DType dt = c.type(xn).dtype;
+    if (kind == OpKind::MAX_POOL2D)
+        return c.add(kind, {xn}, t,
+                     {{AttrName::kernel, w.size}, {AttrName::stride, w.stride}, {AttrName::pad, pad},
+                      {AttrName::nan_mode, NanMode::PROPAGATE}});
+    return c.add(kind, {xn, c.zero_point(dt), c.zero_point(dt)}, t,
+                 {{AttrName::kernel, w.size}, {AttrName::stride, w.stride}, {AttrName::pad, pad},
+                  {AttrName::acc_type, AccType::FP32}});
+}
+
+// max_pool and avg_pool / box with normalize (the mean of each window).
+bool pool(Context& c, bool max, const char* result) {
+    ValueId x = c.input("input");
+    const TensorType out_type = c.result_type(result);
+    Shape out = out_type.shape;
+    const std::string border = c.string_attr("border", "constant");
+    Window full = make_window(c, c.shape(x), out, c.ints_attr("size"), 0);
+    std::string why;
+    if (!pool_window(c, full, c.rank(x), why)) return c.refuse(why);
+    as_2d(c, x, full, out);
+    Window w = spatial_nhwc(full);
+    const Shape on{out[0], out[2], out[3], out[1]};
+    ValueId xn = c.to_channels_last(x);
+    if (border == "ignore") {
+        // TOSA's pooling: padded positions take no part (nor count in the divisor)
+        Window fitted = w;
+        const ValueId xf = fit_window(c, xn, fitted, on);
+        if (implicit_fits(fitted)) {
+            xn = xf;
+            w = fitted;
+        } else if (max) {
+            xn = pad_window(c, xn, w, on, "constant", -double(std::numeric_limits<float>::infinity()));
+        } else {
+            return c.refuse("with border 'ignore', TOSA's AVG_POOL2D needs padding smaller than the window");
+        }
+    } else {
+        xn = pad_window(c, xn, w, on, border, 0.0);
+    }
+    const ValueId y = c.to_channels_first(pool2d(c, max ? OpKind::MAX_POOL2D : OpKind::AVG_POOL2D, xn, w, on));
+    return c.bind(result, c.reshape(y, out_type.shape));
+}
+
+bool max_pool(Context& c) { return pool(c, true, "output"); }
+bool avg_pool(Context& c) { return pool(c, false, "output"); }
+
+}  // namespace tosa_from_nnef_sliding_window_cpp
+
+void add_sliding_window(Registry& r) {
+    using namespace tosa_from_nnef_sliding_window_cpp;
+    r.push_back({"conv", "sliding_window", conv, {}});
+    r.push_back({"max_pool", "sliding_window", max_pool, {}});
+    r.push_back({"avg_pool", "sliding_window", avg_pool, {}});
+}
+
+}  // namespace nnef::tosa::from_nnef

@@ -1,0 +1,138 @@
+// Tensor introducing operations (NNEF spec 4.1): external (a block input, made by the driver),
+// variable (its weights as a CONST that views the loaded tensor data, or pseudo-random weights),
+// constant (a CONST). Variables that an `update` writes are TOSA variables (variable_update.cpp).
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+#include <nnef/tensor_data.hpp>
+
+#include "lowering/tosa/from_nnef/context.hpp"
+#include "storage/random_data.hpp"
+
+namespace nnef::tosa::from_nnef {
+
+namespace tosa_from_nnef_tensor_intro_cpp {
+
+std::string lower_case(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+bool external(Context& c) {
+    const Tensor& t = c.result("output");
+    if (c.value_of(t.name) == no_value)
+        return c.error("not-an-input", "external '" + t.name + "' is not an input of the graph");
+    return true;
+}
+
+}  // namespace tosa_from_nnef_tensor_intro_cpp
+
+// The items of a variable's tensor data as a constant of `type` (fp32 data in place, without a copy).
+ConstPtr weights_constant(const TensorData& data, const TensorType& type, std::string& why) {
+    if (!data.has_values()) {
+        why = "its tensor data has an encoding of unknown meaning (vendor code)";
+        return nullptr;
+    }
+    if (type.dtype == DType::fp32) {
+        if (data.float32_data()) {
+            auto owner = std::make_shared<TensorData>(data);  // shares the bytes
+            return ConstData::view(type, owner, owner->float32_data());
+        }
+        auto out = ConstData::allocate(type);
+        float* y = out->mutable_items<float>();
+        for (std::uint64_t i = 0; i < data.count; ++i) y[i] = static_cast<float>(data.as_double(i));
+        return out;
+    }
+    if (type.dtype == DType::i32) {
+        auto out = ConstData::allocate(type);
+        std::int32_t* y = out->mutable_items<std::int32_t>();
+        for (std::uint64_t i = 0; i < data.count; ++i) {
+            const std::int64_t v = data.as_int64(i);
+            if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) {
+                why = "item " + std::to_string(i) + " (" + std::to_string(v) + ") is outside the range of i32";
+                return nullptr;
+            }
+            y[i] = static_cast<std::int32_t>(v);
+        }
+        return out;
+    }
+    if (type.dtype == DType::bool_) {
+        auto out = ConstData::allocate(type);
+        std::uint8_t* y = out->mutable_items<std::uint8_t>();
+        for (std::uint64_t i = 0; i < data.count; ++i) y[i] = data.as_bool(i) ? 1 : 0;
+        return out;
+    }
+    why = "its data type has no TOSA form";
+    return nullptr;
+}
+
+// The initial value of a variable: its tensor data or random weights (shared by label).
+ConstPtr variable_weights(Context& c, const Tensor& t, const std::string& label) {
+    const std::string key = tosa_from_nnef_tensor_intro_cpp::lower_case(label);
+    auto it = c.weights_by_label.find(key);
+    if (it != c.weights_by_label.end() && it->second->type.shape == *t.shape) return it->second;
+    const TensorType type{dtype_of(t.dtype), *t.shape};
+    ConstPtr data;
+    if (c.options().random_weights) {
+        auto out = ConstData::allocate(type);
+        if (type.dtype == DType::fp32)
+            storage::random_weights(out->mutable_items<float>(), type.shape,
+                                    storage::variable_seed(key, *c.options().random_weights),
+                                    c.positive_variables().count(t.name) > 0);
+        data = std::move(out);
+    } else if (!t.data) {
+        c.error("missing-weights", "variable '" + t.name + "' (label '" + label +
+                                       "') has no tensor data (load the model with its weights, or use random weights)");
+        return nullptr;
+    } else {
+        std::string why;
+        data = weights_constant(*t.data, type, why);
+        if (!data) {
+            c.error("bad-weights", "the tensor data of variable '" + t.name + "' (label '" + label + "') cannot be a TOSA constant: " + why);
+            return nullptr;
+        }
+    }
+    c.weights_by_label[key] = data;
+    return data;
+}
+
+namespace tosa_from_nnef_tensor_intro_cpp {
+
+bool variable(Context& c) {
+    const Tensor& t = c.result("output");
+    ConstPtr data = variable_weights(c, t, c.string_attr("label"));
+    if (!data) return false;
+    return c.bind("output", c.constant(data, t.name));
+}
+
+bool constant(Context& c) {
+    const TensorType type = c.result_type("output");
+    const std::vector<double> items = c.scalars_attr("value");
+    const std::int64_t n = type.volume();
+    if (items.size() != 1 && std::int64_t(items.size()) != n)
+        return c.error("bad-constant", "constant '" + c.result("output").name + "' has " + std::to_string(items.size()) +
+                                           " values for " + std::to_string(n) + " items");
+    auto data = ConstData::allocate(type);
+    for (std::int64_t i = 0; i < n; ++i) {
+        const double v = items.size() == 1 ? items[0] : items[std::size_t(i)];
+        switch (type.dtype) {
+            case DType::fp32: data->mutable_items<float>()[i] = static_cast<float>(v); break;
+            case DType::i32: data->mutable_items<std::int32_t>()[i] = static_cast<std::int32_t>(v); break;
+            case DType::bool_: data->mutable_items<std::uint8_t>()[i] = v != 0.0 ? 1 : 0; break;
+            default: return c.refuse("its data type has no TOSA form");
+        }
+    }
+    return c.bind("output", c.constant(std::move(data)));
+}
+
+}  // namespace tosa_from_nnef_tensor_intro_cpp
+
+void add_tensor_intro(Registry& r) {
+    using namespace tosa_from_nnef_tensor_intro_cpp;
+    r.push_back({"external", "tensor_intro", external, {}});
+    r.push_back({"variable", "tensor_intro", variable, {}});
+    r.push_back({"constant", "tensor_intro", constant, {}});
+}
+
+}  // namespace nnef::tosa::from_nnef

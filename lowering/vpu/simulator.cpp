@@ -1,0 +1,952 @@
+#include "lowering/vpu/simulator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "lowering/vpu/sim_values.hpp"
+
+namespace nnef::vpu {
+
+// ---- cost model ------------------------------------------------------------------------------
+
+namespace simulator_cpp {
+
+std::int64_t align_up(std::int64_t v, std::int64_t a) { return (v + a - 1) / a * a; }
+std::int64_t ceil_div_double(double work, double rate) { return static_cast<std::int64_t>(std::ceil(work / rate - 1e-9)); }
+bool is_int8(DataType t) { return t == DataType::int8 || t == DataType::uint8; }
+
+}  // namespace simulator_cpp
+
+std::int64_t dma_cycles(const Target& t, std::int64_t bytes, bool touches_ddr) {
+    const double rate = touches_ddr ? std::min(t.dma_bytes_per_cycle, t.ddr_bytes_per_cycle) : t.dma_bytes_per_cycle;
+    return t.dma_latency_cycles + simulator_cpp::ceil_div_double(double(bytes), rate);
+}
+
+std::int64_t nce_cycles(const Target& t, const std::string& op, bool int8, const std::vector<std::int64_t>& output,
+                        const std::vector<std::int64_t>& weights, std::array<std::int64_t, 2> kernel) {
+    using simulator_cpp::align_up;
+    const std::int64_t n = output.size() == 4 ? output[0] : 1;
+    const std::int64_t oh = output.size() == 4 ? output[1] : 1, ow = output.size() == 4 ? output[2] : 1;
+    const std::int64_t c = output.empty() ? 1 : output.back();
+    const double plane = double(n) * double(align_up(oh, 4)) * double(align_up(ow, 4));
+    const std::int64_t a = t.nce_channel_alignment;
+    double work = 0.0, rate = 1.0;
+    if (op == "conv") {
+        const std::int64_t kh = weights.size() == 4 ? weights[1] : 1, kw = weights.size() == 4 ? weights[2] : 1;
+        const std::int64_t ci = weights.size() == 4 ? weights[3] : 1;
+        work = plane * double(align_up(c, a)) * double(kh * kw) * double(align_up(ci, a));
+        rate = int8 ? t.nce_macs_per_cycle.int8 : t.nce_macs_per_cycle.fp16;
+    } else if (op == "dwconv" || op == "maxpool" || op == "avgpool") {
+        work = plane * double(align_up(c, a)) * double(kernel[0] * kernel[1]);
+        rate = int8 ? t.nce_dw_macs_per_cycle.int8 : t.nce_dw_macs_per_cycle.fp16;
+    } else {
+        work = plane * double(align_up(c, a));
+        rate = int8 ? t.nce_eltwise_per_cycle.int8 : t.nce_eltwise_per_cycle.fp16;
+    }
+    return t.nce_overhead_cycles + simulator_cpp::ceil_div_double(work, rate);
+}
+
+std::int64_t shave_cycles(const Target& t, const std::string& kernel, std::int64_t output_elements) {
+    return t.shave_overhead_cycles + simulator_cpp::ceil_div_double(double(output_elements) * t.shave_rate(kernel), 1.0);
+}
+
+namespace simulator_cpp {
+
+// Indices of a task list: buffers by id, tasks by queue, barriers by id.
+struct Model {
+    const TaskList& list;
+    const Target& target;
+    std::unordered_map<std::string, std::size_t> buffer_index;
+    std::vector<std::vector<long>> read_buffer, write_buffer;  // per task, per access: buffer index or -1
+    std::vector<std::string> queues;                           // the target's queues
+    std::vector<long> queue_of;                                // per task: index into queues, or -1
+    std::vector<std::int64_t> pos;                             // per task: position in its queue
+    std::vector<std::vector<std::size_t>> queue_tasks;
+    std::unordered_map<std::int64_t, std::size_t> barrier_index;
+    std::vector<std::vector<std::size_t>> producers, consumers;  // per barrier: task indices
+    std::vector<std::vector<std::size_t>> waits, updates;        // per task: barrier indices
+
+    Model(const TaskList& l, const Target& t) : list(l), target(t) {}
+
+    const Buffer* buf(long i) const { return i < 0 ? nullptr : &list.buffers[std::size_t(i)]; }
+    std::string task_name(std::size_t i) const {
+        const Task& t = list.tasks[i];
+        return "task " + std::to_string(t.id) + " (" + t.queue + " " + t.op + (t.source.empty() ? "" : " '" + t.source + "'") + ")";
+    }
+    // Memory key: 0 for DDR, 1 + k for CMX of cluster k.
+    static std::int64_t memory_key(const Buffer& b) { return b.memory == Memory::DDR ? 0 : 1 + b.cluster; }
+    static std::string memory_name(std::int64_t key) { return key == 0 ? "DDR" : "CMX" + std::to_string(key - 1); }
+};
+
+std::string range_text(std::int64_t lo, std::int64_t hi) { return "[" + std::to_string(lo) + ", " + std::to_string(hi) + ")"; }
+
+std::string dims(const std::vector<std::int64_t>& v) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+    return s + "]";
+}
+
+// Counts violations per kind and reports the first few.
+struct Reporter {
+    Diagnostics& diags;
+    std::size_t limit;
+    std::map<std::string, std::size_t> counts;
+    std::size_t total = 0;
+
+    void operator()(const std::string& code, const std::string& message) {
+        ++total;
+        if (limit && counts[code]++ >= limit) {
+            if (counts[code] == limit + 1)
+                diags.error(Stage::vpu, code, "further '" + code + "' violations are not listed");
+            return;
+        }
+        diags.error(Stage::vpu, code, message);
+    }
+};
+
+// ---- NCE task shapes --------------------------------------------------------------------------
+
+// What is wrong with an NCE task's reads/writes/params, or empty. Also used for its cost.
+std::string nce_problem(const Model& m, std::size_t ti) {
+    const Task& t = m.list.tasks[ti];
+    const NceParams& p = t.nce;
+    const bool pool = t.op == "maxpool" || t.op == "avgpool";
+    const std::size_t want_reads = t.op == "conv" || t.op == "dwconv" || t.op == "eltwise" ? 3 : 2;
+    if (t.reads.size() != want_reads || t.writes.size() != 1)
+        return t.op + " reads " + std::to_string(want_reads) + " boxes (" +
+               (t.op == "eltwise" ? "a, b, table" : pool ? "input, table" : "input, weights, table") +
+               ") and writes 1, not " + std::to_string(t.reads.size()) + " and " + std::to_string(t.writes.size());
+    for (long b : m.read_buffer[ti])
+        if (b < 0) return "unknown buffer";
+    if (m.write_buffer[ti][0] < 0) return "unknown buffer";
+    const Access& in = t.reads[0];
+    const Access& out = t.writes[0];
+    const Access& table = t.reads.back();
+    if (in.shape.size() != 4 || out.shape.size() != 4)
+        return "input and output boxes must be 4-d NHWC, not " + dims(in.shape) + " and " + dims(out.shape);
+    const DataType in_t = m.buf(m.read_buffer[ti][0])->dtype, out_t = m.buf(m.write_buffer[ti][0])->dtype;
+    const bool q = is_int8(out_t);
+    if (in_t != DataType::fp16 && !is_int8(in_t)) return std::string("input dtype ") + to_string(in_t) + " (fp16, int8 or uint8)";
+    if (is_int8(in_t) != q)
+        return std::string("input ") + to_string(in_t) + " and output " + to_string(out_t) + " are not both fp16 or both 8-bit";
+    if (q != p.quantized)
+        return q ? "an 8-bit output needs params.quantization" : "params.quantization is only for 8-bit outputs";
+    const Buffer* tb = m.buf(m.read_buffer[ti].back());
+    if (tb->dtype != DataType::int32 || table.shape.size() != 2 || table.shape[1] != 4 || table.shape[0] != out.shape[3])
+        return "the weights table must be an int32 box [" + std::to_string(out.shape[3]) + ",4] (one row of 4 words per output channel), not " +
+               std::string(to_string(tb->dtype)) + dims(table.shape);
+    if (in.shape[0] != out.shape[0]) return "input and output batch differ";
+    if (t.op == "eltwise") {
+        const Access& b = t.reads[1];
+        if (in.shape != out.shape || b.shape != out.shape)
+            return "eltwise boxes must have one shape: " + dims(in.shape) + ", " + dims(b.shape) + " -> " + dims(out.shape);
+        if (m.buf(m.read_buffer[ti][1])->dtype != in_t) return "eltwise inputs of different dtypes";
+        return {};
+    }
+    std::array<std::int64_t, 2> kernel = p.kernel;
+    if (t.op == "conv" || t.op == "dwconv") {
+        const Access& w = t.reads[1];
+        const DataType w_t = m.buf(m.read_buffer[ti][1])->dtype;
+        if (is_int8(w_t) != q) return std::string("weights dtype ") + to_string(w_t) + " does not match the input's";
+        if (w.shape.size() != 4) return "weights must be a 4-d OHWI box, not " + dims(w.shape);
+        if (t.op == "conv" && (w.shape[0] != out.shape[3] || w.shape[3] != in.shape[3]))
+            return "conv weights " + dims(w.shape) + " do not fit input " + dims(in.shape) + " and output " + dims(out.shape) +
+                   " (OHWI: O = output channels, I = input channels)";
+        if (t.op == "dwconv" && (w.shape[0] != out.shape[3] || w.shape[3] != 1 || in.shape[3] != out.shape[3]))
+            return "dwconv weights " + dims(w.shape) + " must be [C,KH,KW,1] with C = input channels = output channels";
+        if (w.shape[1] != kernel[0] || w.shape[2] != kernel[1])
+            return "params.kernel [" + std::to_string(kernel[0]) + "," + std::to_string(kernel[1]) + "] differs from the weights' " +
+                   dims(w.shape);
+    } else if (in.shape[3] != out.shape[3]) {
+        return "pooling keeps the channels: input " + dims(in.shape) + ", output " + dims(out.shape);
+    }
+    if (kernel[0] > m.target.nce_max_kernel || kernel[1] > m.target.nce_max_kernel)
+        return "kernel larger than nce_max_kernel " + std::to_string(m.target.nce_max_kernel);
+    if (p.stride[0] > m.target.nce_max_stride || p.stride[1] > m.target.nce_max_stride)
+        return "stride larger than nce_max_stride " + std::to_string(m.target.nce_max_stride);
+    for (int d = 0; d < 2; ++d) {
+        const std::int64_t extent = in.shape[1 + d] + p.pad[2 * d] + p.pad[2 * d + 1] - p.dilation[d] * (kernel[d] - 1) - 1;
+        const std::int64_t want = extent < 0 ? 0 : extent / p.stride[d] + 1;
+        if (extent < 0 || want != out.shape[1 + d])
+            return std::string("output ") + (d ? "width " : "height ") + std::to_string(out.shape[1 + d]) + " does not follow from input " +
+                   dims(in.shape) + ", kernel, stride, dilation and pad (expected " + std::to_string(want) + ")";
+    }
+    if (q && p.post_op == PostOp::leaky_relu) return "leaky_relu post-op on an 8-bit output";
+    return {};
+}
+
+}  // namespace simulator_cpp
+
+std::optional<std::int64_t> task_cycles(const TaskList& list, const Task& task, const Target& t, std::string* why) {
+    auto fail = [&](const std::string& w) -> std::optional<std::int64_t> {
+        if (why) *why = w;
+        return std::nullopt;
+    };
+    auto buffer = [&](const Access& a) { return list.buffer(a.buffer); };
+    for (const auto* v : {&task.reads, &task.writes})
+        for (const Access& a : *v)
+            if (!buffer(a)) return fail("unknown buffer '" + a.buffer + "'");
+    switch (task.kind) {
+        case TaskKind::DMA: {
+            if (task.reads.size() != 1 || task.writes.size() != 1) return fail("a DMA copy reads 1 box and writes 1");
+            const Buffer* r = buffer(task.reads[0]);
+            const Buffer* w = buffer(task.writes[0]);
+            return dma_cycles(t, task.reads[0].elements() * element_bytes(r->dtype),
+                              r->memory == Memory::DDR || w->memory == Memory::DDR);
+        }
+        case TaskKind::NCE: {
+            if (task.writes.size() != 1 || task.reads.size() < 2) return fail("an NCE task reads 2 or 3 boxes and writes 1");
+            const bool int8 = simulator_cpp::is_int8(buffer(task.reads[0])->dtype);
+            const std::vector<std::int64_t> none;
+            return nce_cycles(t, task.op, int8, task.writes[0].shape, task.op == "conv" ? task.reads[1].shape : none,
+                              task.nce.kernel);
+        }
+        case TaskKind::SHAVE: {
+            std::int64_t n = 0;
+            for (const Access& a : task.writes) n += a.elements();
+            return shave_cycles(t, task.shave.kernel, n);
+        }
+    }
+    return fail("unknown task kind");
+}
+
+namespace simulator_cpp {
+
+// ---- structure ----------------------------------------------------------------------------------
+
+// Buffers, entries, barriers, tasks: references, placement, shapes, cycles. Fills the model.
+void check_structure(Model& m, Reporter& report, std::vector<std::int64_t>& cycles) {
+    const TaskList& l = m.list;
+    const Target& t = m.target;
+    for (std::size_t i = 0; i < l.buffers.size(); ++i) {
+        const Buffer& b = l.buffers[i];
+        if (!m.buffer_index.emplace(b.id, i).second) report("duplicate-buffer", "buffer id '" + b.id + "' is used twice");
+        if (b.memory == Memory::CMX) {
+            if (b.cluster >= t.clusters)
+                report("cmx-capacity", "buffer " + b.id + " is in CMX of cluster " + std::to_string(b.cluster) + ", but the target has " +
+                                           std::to_string(t.clusters) + " clusters");
+            if (b.offset % t.cmx_alignment != 0)
+                report("cmx-alignment", "buffer " + b.id + " (CMX" + std::to_string(b.cluster) + " offset " + std::to_string(b.offset) +
+                                            ") is not aligned to cmx_alignment " + std::to_string(t.cmx_alignment) + " (offset mod " +
+                                            std::to_string(t.cmx_alignment) + " = " + std::to_string(b.offset % t.cmx_alignment) + ")");
+            if (b.offset + b.size > t.cmx_bytes)
+                report("cmx-capacity", "buffer " + b.id + " (CMX" + std::to_string(b.cluster) + " bytes " +
+                                           range_text(b.offset, b.offset + b.size) + ") lies past the cluster's CMX of " +
+                                           std::to_string(t.cmx_bytes) + " bytes, by " +
+                                           std::to_string(b.offset + b.size - t.cmx_bytes) + " bytes");
+            if (b.role == Role::input || b.role == Role::output)
+                report("bad-buffer", "buffer " + b.id + " has role " + to_string(b.role) + " but lies in CMX (graph inputs and outputs are in DDR)");
+        } else if (b.offset + b.size > t.ddr_bytes) {
+            report("ddr-capacity", "buffer " + b.id + " (DDR bytes " + range_text(b.offset, b.offset + b.size) +
+                                       ") lies past the DDR of " + std::to_string(t.ddr_bytes) + " bytes");
+        }
+        if (b.size % element_bytes(b.dtype) != 0)
+            report("bad-buffer", "buffer " + b.id + " has " + std::to_string(b.size) + " bytes, not a multiple of its " +
+                                     to_string(b.dtype) + " elements");
+    }
+    for (const auto* group : {&l.inputs, &l.outputs}) {
+        const char* what = group == &l.inputs ? "input" : "output";
+        std::set<std::string> names;
+        for (const IoEntry& e : *group) {
+            if (!names.insert(e.name).second) report("bad-entry", std::string(what) + " '" + e.name + "' is listed twice");
+            auto it = m.buffer_index.find(e.buffer);
+            if (it == m.buffer_index.end()) {
+                report("unknown-buffer", std::string(what) + " '" + e.name + "' names unknown buffer '" + e.buffer + "'");
+                continue;
+            }
+            const Buffer& b = l.buffers[it->second];
+            std::int64_t bytes = element_bytes(e.dtype);
+            for (std::int64_t d : e.shape) bytes *= d;
+            if (b.memory != Memory::DDR || b.dtype != e.dtype || bytes > b.size)
+                report("bad-entry", std::string(what) + " '" + e.name + "' (" + to_string(e.dtype) + dims(e.shape) + ", " +
+                                        std::to_string(bytes) + " bytes) does not fit buffer " + b.id + " (" + to_string(b.memory) + ", " +
+                                        to_string(b.dtype) + ", " + std::to_string(b.size) + " bytes)");
+        }
+    }
+    for (std::size_t i = 0; i < l.barriers.size(); ++i) {
+        const Barrier& b = l.barriers[i];
+        if (!m.barrier_index.emplace(b.id, i).second) report("duplicate-barrier", "barrier id " + std::to_string(b.id) + " is used twice");
+        if (b.physical >= t.barriers)
+            report("barrier-physical", "barrier " + std::to_string(b.id) + " has physical id " + std::to_string(b.physical) +
+                                           "; the target has " + std::to_string(t.barriers) + " physical barriers");
+    }
+    m.producers.assign(l.barriers.size(), {});
+    m.consumers.assign(l.barriers.size(), {});
+    m.queues = t.queue_names();
+    std::unordered_map<std::string, std::size_t> queue_index;
+    for (std::size_t i = 0; i < m.queues.size(); ++i) queue_index[m.queues[i]] = i;
+    m.queue_tasks.assign(m.queues.size(), {});
+    const std::size_t n = l.tasks.size();
+    m.queue_of.assign(n, -1);
+    m.pos.assign(n, 0);
+    m.read_buffer.assign(n, {});
+    m.write_buffer.assign(n, {});
+    m.waits.assign(n, {});
+    m.updates.assign(n, {});
+    cycles.assign(n, 0);
+    std::set<std::int64_t> task_ids;
+    for (std::size_t ti = 0; ti < n; ++ti) {
+        const Task& task = l.tasks[ti];
+        const std::string name = m.task_name(ti);
+        if (!task_ids.insert(task.id).second) report("duplicate-task", "task id " + std::to_string(task.id) + " is used twice");
+        auto q = queue_index.find(task.queue);
+        if (q == queue_index.end()) {
+            report("unknown-queue", name + ": the target '" + t.name + "' has no queue " + task.queue);
+        } else {
+            m.queue_of[ti] = long(q->second);
+            m.pos[ti] = std::int64_t(m.queue_tasks[q->second].size());
+            m.queue_tasks[q->second].push_back(ti);
+        }
+        const QueueRef qr = parse_queue(task.queue).value_or(QueueRef{});
+        for (int side = 0; side < 2; ++side) {
+            const auto& accesses = side ? task.writes : task.reads;
+            auto& indices = side ? m.write_buffer[ti] : m.read_buffer[ti];
+            for (std::size_t ai = 0; ai < accesses.size(); ++ai) {
+                const Access& a = accesses[ai];
+                auto it = m.buffer_index.find(a.buffer);
+                if (it == m.buffer_index.end()) {
+                    report("unknown-buffer", name + " " + (side ? "writes" : "reads") + " unknown buffer '" + a.buffer + "'");
+                    indices.push_back(-1);
+                    continue;
+                }
+                indices.push_back(long(it->second));
+                const Buffer& b = l.buffers[it->second];
+                const auto [lo, hi] = a.span(element_bytes(b.dtype));
+                bool ok = a.shape.size() == a.strides.size() && !a.shape.empty();
+                if (ok && (lo < 0 || hi > b.size))
+                    report("access-bounds", name + " " + (side ? "writes" : "reads") + " bytes " + range_text(lo, hi) + " of buffer " + b.id +
+                                                ", which has " + std::to_string(b.size) + " bytes (box " + dims(a.shape) + " strides " +
+                                                dims(a.strides) + " at offset " + std::to_string(a.offset) + ")");
+                if (!ok) report("bad-access", name + ": an access of buffer " + b.id + " needs a shape and one stride per dimension");
+                if (task.kind != TaskKind::DMA && (b.memory != Memory::CMX || b.cluster != qr.cluster))
+                    report("wrong-memory", name + " " + (side ? "writes" : "reads") + " buffer " + b.id + " in " +
+                                               (b.memory == Memory::DDR ? std::string("DDR") : "CMX" + std::to_string(b.cluster)) +
+                                               "; " + to_string(task.kind) + " tasks of cluster " + std::to_string(qr.cluster) +
+                                               " reach only CMX" + std::to_string(qr.cluster));
+                if (side == 1 && is_constant(b.role) && b.memory == Memory::DDR)
+                    report("write-constant", name + " writes constant buffer " + b.id + " (" + to_string(b.role) + ")");
+                if (side == 1 && b.role == Role::input)
+                    report("write-input", name + " writes graph input buffer " + b.id);
+            }
+        }
+        for (int side = 0; side < 2; ++side) {
+            const auto& ids = side ? task.update : task.wait;
+            for (std::int64_t id : ids) {
+                auto it = m.barrier_index.find(id);
+                if (it == m.barrier_index.end()) {
+                    report("unknown-barrier", name + (side ? " updates" : " waits on") + " unknown barrier " + std::to_string(id));
+                    continue;
+                }
+                (side ? m.updates[ti] : m.waits[ti]).push_back(it->second);
+                (side ? m.producers : m.consumers)[it->second].push_back(ti);
+            }
+        }
+        // Kind-specific structure.
+        bool complete = std::find(m.read_buffer[ti].begin(), m.read_buffer[ti].end(), -1) == m.read_buffer[ti].end() &&
+                        std::find(m.write_buffer[ti].begin(), m.write_buffer[ti].end(), -1) == m.write_buffer[ti].end();
+        if (task.kind == TaskKind::DMA) {
+            if (task.reads.size() != 1 || task.writes.size() != 1) {
+                report("bad-task", name + ": a DMA copy reads 1 box and writes 1, not " + std::to_string(task.reads.size()) + " and " +
+                                       std::to_string(task.writes.size()));
+                complete = false;
+            } else if (complete) {
+                const Buffer* r = m.buf(m.read_buffer[ti][0]);
+                const Buffer* w = m.buf(m.write_buffer[ti][0]);
+                if (element_bytes(r->dtype) != element_bytes(w->dtype) || task.reads[0].elements() != task.writes[0].elements()) {
+                    report("bad-task", name + ": copies " + std::to_string(task.reads[0].elements()) + " " + to_string(r->dtype) +
+                                           " elements into " + std::to_string(task.writes[0].elements()) + " " + to_string(w->dtype) +
+                                           " elements (a copy keeps count and element size)");
+                    complete = false;
+                }
+            }
+        } else if (task.kind == TaskKind::NCE && complete) {
+            const std::string problem = nce_problem(m, ti);
+            if (!problem.empty()) {
+                report("bad-task", name + ": " + problem);
+                complete = false;
+            }
+        } else if (task.kind == TaskKind::SHAVE && task.writes.empty()) {
+            report("bad-task", name + ": a SHAVE kernel writes at least one box");
+            complete = false;
+        }
+        if (complete) {
+            std::string why;
+            auto c = task_cycles(l, task, t, &why);
+            if (c) {
+                cycles[ti] = *c;
+                if (task.cycles != *c)
+                    report("bad-cycles", name + ": cycles is " + std::to_string(task.cycles) + ", the cost model gives " + std::to_string(*c));
+            }
+        }
+    }
+    for (std::size_t bi = 0; bi < l.barriers.size(); ++bi) {
+        const std::string b = "barrier " + std::to_string(l.barriers[bi].id);
+        const std::size_t p = m.producers[bi].size(), c = m.consumers[bi].size();
+        if (p == 0) report("barrier-producers", b + " has no producer (no task updates it)");
+        if (c == 0) report("barrier-consumers", b + " has no consumer (no task waits on it)");
+        if (std::int64_t(p) > t.barrier_max_producers)
+            report("barrier-producers", b + " has " + std::to_string(p) + " producers; barrier_max_producers is " +
+                                            std::to_string(t.barrier_max_producers));
+        if (std::int64_t(c) > t.barrier_max_consumers)
+            report("barrier-consumers", b + " has " + std::to_string(c) + " consumers; barrier_max_consumers is " +
+                                            std::to_string(t.barrier_max_consumers));
+    }
+}
+
+// ---- happens-before -----------------------------------------------------------------------------
+
+// Predecessors of a task: the previous task in its queue and the producers of the barriers it
+// waits on. Returns a topological order, or reports a cycle and returns nothing.
+std::optional<std::vector<std::size_t>> topological_order(const Model& m, Reporter& report) {
+    const std::size_t n = m.list.tasks.size();
+    std::vector<std::size_t> indegree(n, 0);
+    std::vector<std::vector<std::size_t>> succ(n);
+    auto edge = [&](std::size_t a, std::size_t b) {
+        succ[a].push_back(b);
+        ++indegree[b];
+    };
+    for (const auto& q : m.queue_tasks)
+        for (std::size_t i = 1; i < q.size(); ++i) edge(q[i - 1], q[i]);
+    for (std::size_t ti = 0; ti < n; ++ti)
+        for (std::size_t b : m.waits[ti])
+            for (std::size_t p : m.producers[b]) edge(p, ti);
+    std::vector<std::size_t> order, ready;
+    for (std::size_t i = n; i-- > 0;)
+        if (indegree[i] == 0) ready.push_back(i);
+    while (!ready.empty()) {
+        const std::size_t t = ready.back();
+        ready.pop_back();
+        order.push_back(t);
+        for (std::size_t s : succ[t])
+            if (--indegree[s] == 0) ready.push_back(s);
+    }
+    if (order.size() == n) return order;
+    // A cycle: walk predecessors among the unsorted tasks until one repeats.
+    std::vector<std::vector<std::pair<std::size_t, std::string>>> pred(n);  // (task, why)
+    for (const auto& q : m.queue_tasks)
+        for (std::size_t i = 1; i < q.size(); ++i) pred[q[i]].push_back({q[i - 1], "queue order"});
+    for (std::size_t ti = 0; ti < n; ++ti)
+        for (std::size_t b : m.waits[ti])
+            for (std::size_t p : m.producers[b]) pred[ti].push_back({p, "barrier " + std::to_string(m.list.barriers[b].id)});
+    std::size_t start = 0;
+    while (indegree[start] == 0) ++start;
+    std::vector<long> seen(n, -1);
+    std::vector<std::pair<std::size_t, std::string>> path;
+    std::size_t at = start;
+    while (seen[at] < 0) {
+        seen[at] = long(path.size());
+        for (const auto& [p, why] : pred[at])
+            if (indegree[p] != 0) {
+                path.push_back({at, why});
+                at = p;
+                break;
+            }
+    }
+    std::string text;
+    for (std::size_t i = path.size(); i-- > std::size_t(seen[at]);)
+        text += m.task_name(path[i].first) + " <-(" + path[i].second + ")- ";
+    text += m.task_name(at);
+    report("deadlock", "happens-before has a cycle (the task list deadlocks): " + text);
+    return std::nullopt;
+}
+
+// Vector clocks: for each task, per queue, the position of the last task of that queue that
+// happens before it or is it (-1: none). A happens before B iff A != B and pos(A) <= vc[B][queue(A)].
+struct Clocks {
+    std::size_t queues = 0;
+    std::vector<std::int64_t> vc;  // task-major
+    const std::int64_t* of(std::size_t task) const { return vc.data() + task * queues; }
+};
+
+Clocks vector_clocks(const Model& m, const std::vector<std::size_t>& order) {
+    Clocks c;
+    c.queues = m.queues.size();
+    const std::size_t n = m.list.tasks.size();
+    c.vc.assign(n * c.queues, -1);
+    std::vector<std::int64_t> barrier_vc(m.list.barriers.size() * c.queues, -1);
+    std::vector<std::size_t> remaining(m.list.barriers.size());
+    for (std::size_t b = 0; b < remaining.size(); ++b) remaining[b] = m.producers[b].size();
+    for (std::size_t t : order) {
+        std::int64_t* v = c.vc.data() + t * c.queues;
+        const long q = m.queue_of[t];
+        if (q >= 0 && m.pos[t] > 0) {
+            const std::int64_t* prev = c.vc.data() + m.queue_tasks[std::size_t(q)][std::size_t(m.pos[t] - 1)] * c.queues;
+            for (std::size_t i = 0; i < c.queues; ++i) v[i] = std::max(v[i], prev[i]);
+        }
+        for (std::size_t b : m.waits[t])
+            for (std::size_t i = 0; i < c.queues; ++i) v[i] = std::max(v[i], barrier_vc[b * c.queues + i]);
+        if (q >= 0) v[std::size_t(q)] = m.pos[t];
+        for (std::size_t b : m.updates[t])
+            for (std::size_t i = 0; i < c.queues; ++i) barrier_vc[b * c.queues + i] = std::max(barrier_vc[b * c.queues + i], v[i]);
+    }
+    return c;
+}
+
+bool happens_before(const Model& m, const Clocks& c, std::size_t a, std::size_t b) {
+    if (a == b || m.queue_of[a] < 0) return false;
+    return m.pos[a] <= c.of(b)[std::size_t(m.queue_of[a])];
+}
+
+// Virtual barriers sharing a physical id: every consumer of the earlier one happens before every
+// producer of the later one.
+void check_physical_reuse(const Model& m, const Clocks& c, const std::vector<std::size_t>& order, Reporter& report) {
+    std::vector<std::size_t> rank(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) rank[order[i]] = i;
+    std::map<std::int64_t, std::vector<std::size_t>> groups;
+    for (std::size_t b = 0; b < m.list.barriers.size(); ++b)
+        if (!m.producers[b].empty()) groups[m.list.barriers[b].physical].push_back(b);
+    for (auto& [physical, group] : groups) {
+        auto first = [&](std::size_t b) {
+            std::size_t r = std::numeric_limits<std::size_t>::max();
+            for (std::size_t p : m.producers[b]) r = std::min(r, rank[p]);
+            return r;
+        };
+        std::sort(group.begin(), group.end(), [&](std::size_t a, std::size_t b) { return first(a) < first(b); });
+        for (std::size_t i = 1; i < group.size(); ++i) {
+            const std::size_t x = group[i - 1], y = group[i];
+            bool reported = false;
+            for (std::size_t cons : m.consumers[x]) {
+                for (std::size_t prod : m.producers[y])
+                    if (!happens_before(m, c, cons, prod)) {
+                        report("barrier-reuse",
+                               "physical barrier " + std::to_string(physical) + " is used by virtual barriers " +
+                                   std::to_string(m.list.barriers[x].id) + " and " + std::to_string(m.list.barriers[y].id) +
+                                   " without ordering: consumer " + m.task_name(cons) + " of barrier " +
+                                   std::to_string(m.list.barriers[x].id) + " does not happen before producer " + m.task_name(prod) +
+                                   " of barrier " + std::to_string(m.list.barriers[y].id));
+                        reported = true;
+                        break;
+                    }
+                if (reported) break;
+            }
+        }
+    }
+}
+
+// ---- races ------------------------------------------------------------------------------------
+
+struct AccessRecord {
+    std::size_t task;
+    long buffer;
+    std::int64_t lo, hi;  // absolute span
+};
+
+struct Segment {
+    std::int64_t end;
+    std::optional<AccessRecord> writer;
+    std::vector<AccessRecord> readers;
+};
+
+// Byte ranges of one memory with the last write and the reads since, processed in a topological
+// order: a new access that conflicts with a recorded one not happening before it is a race.
+class ShadowMemory {
+public:
+    template <class Visit>
+    void access(std::int64_t lo, std::int64_t hi, Visit&& visit) {
+        split(lo);
+        split(hi);
+        std::int64_t at = lo;
+        auto it = segs_.lower_bound(lo);
+        while (at < hi) {
+            if (it == segs_.end() || it->first > at) {
+                const std::int64_t end = it == segs_.end() ? hi : std::min(hi, it->first);
+                it = segs_.emplace_hint(it, at, Segment{end, std::nullopt, {}});
+            }
+            visit(it->second);
+            at = it->second.end;
+            ++it;
+        }
+    }
+
+private:
+    void split(std::int64_t x) {
+        auto it = segs_.upper_bound(x);
+        if (it == segs_.begin()) return;
+        --it;
+        if (it->first < x && x < it->second.end) {
+            Segment right = it->second;
+            it->second.end = x;
+            segs_.emplace(x, std::move(right));
+        }
+    }
+    std::map<std::int64_t, Segment> segs_;
+};
+
+void check_races(const Model& m, const Clocks& c, const std::vector<std::size_t>& order, Reporter& report) {
+    std::map<std::int64_t, ShadowMemory> memories;
+    std::set<std::pair<std::size_t, std::size_t>> reported;
+    auto race = [&](const AccessRecord& earlier, bool earlier_writes, const AccessRecord& now, bool now_writes) {
+        if (earlier.task == now.task || happens_before(m, c, earlier.task, now.task)) return;
+        if (!reported.insert({std::min(earlier.task, now.task), std::max(earlier.task, now.task)}).second) return;
+        // Named in task-list order.
+        const bool swap = now.task < earlier.task;
+        const AccessRecord& a = swap ? now : earlier;
+        const AccessRecord& b = swap ? earlier : now;
+        const bool a_writes = swap ? now_writes : earlier_writes, b_writes = swap ? earlier_writes : now_writes;
+        const Buffer& ab = m.list.buffers[std::size_t(a.buffer)];
+        const Buffer& bb = m.list.buffers[std::size_t(b.buffer)];
+        const std::int64_t lo = std::max(a.lo, b.lo), hi = std::min(a.hi, b.hi);
+        report("race", "race on " + Model::memory_name(Model::memory_key(bb)) + " bytes " + range_text(lo, hi) + ": " +
+                           m.task_name(a.task) + " " + (a_writes ? "writes" : "reads") + " buffer " + ab.id + " and " +
+                           m.task_name(b.task) + " " + (b_writes ? "writes" : "reads") + " buffer " + bb.id +
+                           ", and no chain of queue order and barriers orders them");
+    };
+    for (std::size_t t : order) {
+        const Task& task = m.list.tasks[t];
+        for (int side = 0; side < 2; ++side) {
+            const auto& accesses = side ? task.writes : task.reads;
+            const auto& indices = side ? m.write_buffer[t] : m.read_buffer[t];
+            for (std::size_t ai = 0; ai < accesses.size(); ++ai) {
+                if (indices[ai] < 0) continue;
+                const Buffer& b = m.list.buffers[std::size_t(indices[ai])];
+                const auto [lo, hi] = accesses[ai].span(element_bytes(b.dtype));
+                const AccessRecord rec{t, indices[ai], b.offset + lo, b.offset + hi};
+                if (rec.hi <= rec.lo) continue;
+                memories[Model::memory_key(b)].access(rec.lo, rec.hi, [&](Segment& s) {
+                    if (s.writer) race(*s.writer, true, rec, side == 1);
+                    if (side == 1) {
+                        for (const AccessRecord& r : s.readers) race(r, false, rec, true);
+                        s.readers.clear();
+                        s.writer = rec;
+                    } else if (s.readers.empty() || s.readers.back().task != t) {
+                        s.readers.push_back(rec);
+                    }
+                });
+            }
+        }
+    }
+}
+
+// ---- element iteration ------------------------------------------------------------------------
+
+// Calls f(byte offset from the buffer start) for each element of the box in row-major order.
+template <class F>
+void for_each_element(const Access& a, F&& f) {
+    const std::size_t r = a.shape.size();
+    std::vector<std::int64_t> idx(r, 0);
+    std::int64_t off = a.offset;
+    const std::int64_t n = a.elements();
+    for (std::int64_t i = 0; i < n; ++i) {
+        f(off);
+        for (std::size_t d = r; d-- > 0;) {
+            if (++idx[d] < a.shape[d]) {
+                off += a.strides[d];
+                break;
+            }
+            off -= (a.shape[d] - 1) * a.strides[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+void check_outputs(const Model& m, Reporter& report) {
+    for (const IoEntry& e : m.list.outputs) {
+        auto it = m.buffer_index.find(e.buffer);
+        if (it == m.buffer_index.end()) continue;
+        const Buffer& ob = m.list.buffers[it->second];
+        std::int64_t bytes = element_bytes(e.dtype);
+        for (std::int64_t d : e.shape) bytes *= d;
+        bytes = std::min(bytes, ob.size);
+        const std::int64_t base = ob.offset;
+        std::vector<bool> written(std::size_t(bytes), false);
+        for (std::size_t t = 0; t < m.list.tasks.size(); ++t) {
+            const Task& task = m.list.tasks[t];
+            for (std::size_t ai = 0; ai < task.writes.size(); ++ai) {
+                if (m.write_buffer[t][ai] < 0) continue;
+                const Buffer& b = m.list.buffers[std::size_t(m.write_buffer[t][ai])];
+                if (b.memory != Memory::DDR) continue;
+                const std::int64_t eb = element_bytes(b.dtype);
+                const auto [lo, hi] = task.writes[ai].span(eb);
+                if (b.offset + hi <= base || b.offset + lo >= base + bytes) continue;
+                for_each_element(task.writes[ai], [&](std::int64_t off) {
+                    for (std::int64_t k = 0; k < eb; ++k) {
+                        const std::int64_t a = b.offset + off + k - base;
+                        if (a >= 0 && a < bytes) written[std::size_t(a)] = true;
+                    }
+                });
+            }
+        }
+        std::int64_t first = -1, count = 0;
+        for (std::int64_t i = 0; i < bytes; ++i)
+            if (!written[std::size_t(i)]) {
+                if (first < 0) first = i;
+                ++count;
+            }
+        if (first >= 0) {
+            std::int64_t last = first;
+            while (last < bytes && !written[std::size_t(last)]) ++last;
+            report("output-not-written", "output '" + e.name + "' (buffer " + ob.id + "): " + std::to_string(count) + " of its " +
+                                             std::to_string(bytes) + " bytes are never written, the first at buffer bytes " +
+                                             range_text(first, last));
+        }
+    }
+}
+
+// ---- timing -------------------------------------------------------------------------------------
+
+// Event-driven run of the queues: a task starts when it heads its queue and every barrier it waits
+// on has had all its producers finish. NCE and SHAVE tasks take their cycles; a DMA takes its
+// latency, then moves its bytes at dma_bytes_per_cycle, or, when it touches DDR, at
+// min(dma_bytes_per_cycle, ddr_bytes_per_cycle / the number of DDR-touching DMAs moving bytes then).
+bool run_timing(const Model& m, const std::vector<std::int64_t>& cycles, std::vector<TaskTime>& times, Reporter& report) {
+    const TaskList& l = m.list;
+    const Target& t = m.target;
+    const std::size_t n = l.tasks.size();
+    times.assign(n, {});
+    std::vector<std::size_t> head(m.queues.size(), 0);
+    std::vector<bool> busy(m.queues.size(), false);
+    std::vector<std::size_t> remaining(l.barriers.size());
+    for (std::size_t b = 0; b < remaining.size(); ++b) remaining[b] = m.producers[b].size();
+    struct Running {
+        std::size_t task;
+        double latency_end;  // DMA: end of the fixed latency
+        double bytes;        // DMA: bytes left to move
+        bool ddr;            // DMA touches DDR
+        double end;          // NCE/SHAVE: end time
+    };
+    std::vector<Running> running;
+    std::size_t done = 0;
+    double now = 0.0;
+    const double eps = 1e-9;
+    while (done < n) {
+        // Start every task that can start now.
+        for (std::size_t q = 0; q < m.queues.size(); ++q) {
+            if (busy[q] || head[q] >= m.queue_tasks[q].size()) continue;
+            const std::size_t ti = m.queue_tasks[q][head[q]];
+            bool ready = true;
+            for (std::size_t b : m.waits[ti])
+                if (remaining[b] != 0) ready = false;
+            if (!ready) continue;
+            busy[q] = true;
+            times[ti].start = now;
+            const Task& task = l.tasks[ti];
+            Running r{ti, 0.0, 0.0, false, now + double(cycles[ti])};
+            if (task.kind == TaskKind::DMA) {
+                const Buffer* rb = m.buf(m.read_buffer[ti][0]);
+                const Buffer* wb = m.buf(m.write_buffer[ti][0]);
+                r.latency_end = now + double(t.dma_latency_cycles);
+                r.bytes = double(task.reads[0].elements() * element_bytes(rb->dtype));
+                r.ddr = rb->memory == Memory::DDR || wb->memory == Memory::DDR;
+                r.end = std::numeric_limits<double>::infinity();
+            }
+            running.push_back(r);
+        }
+        if (running.empty()) {
+            std::string waiting;
+            for (std::size_t q = 0; q < m.queues.size(); ++q)
+                if (head[q] < m.queue_tasks[q].size()) waiting += (waiting.empty() ? "" : ", ") + m.task_name(m.queue_tasks[q][head[q]]);
+            report("deadlock", "the queues stop with tasks left: " + waiting + " wait on barriers that never complete");
+            return false;
+        }
+        // Rates of the DMAs moving bytes now.
+        std::size_t ddr_movers = 0;
+        for (const Running& r : running)
+            if (l.tasks[r.task].kind == TaskKind::DMA && r.latency_end <= now + eps && r.ddr) ++ddr_movers;
+        auto rate = [&](const Running& r) {
+            return r.ddr ? std::min(t.dma_bytes_per_cycle, t.ddr_bytes_per_cycle / double(ddr_movers)) : t.dma_bytes_per_cycle;
+        };
+        double next = std::numeric_limits<double>::infinity();
+        for (const Running& r : running) {
+            if (l.tasks[r.task].kind != TaskKind::DMA) next = std::min(next, r.end);
+            else if (r.latency_end > now + eps) next = std::min(next, r.latency_end);
+            else next = std::min(next, now + r.bytes / rate(r));
+        }
+        for (Running& r : running)
+            if (l.tasks[r.task].kind == TaskKind::DMA && r.latency_end <= now + eps) r.bytes -= rate(r) * (next - now);
+        now = next;
+        // Finish what ends now.
+        for (std::size_t i = 0; i < running.size();) {
+            Running& r = running[i];
+            const bool dma = l.tasks[r.task].kind == TaskKind::DMA;
+            const bool finished = dma ? (r.latency_end <= now + eps && r.bytes <= 1e-6) : r.end <= now + eps;
+            if (!finished) {
+                ++i;
+                continue;
+            }
+            times[r.task].end = now;
+            const std::size_t q = std::size_t(m.queue_of[r.task]);
+            busy[q] = false;
+            ++head[q];
+            for (std::size_t b : m.updates[r.task]) --remaining[b];
+            ++done;
+            running[i] = running.back();
+            running.pop_back();
+        }
+    }
+    return true;
+}
+
+// CMX in use over time per cluster (see CmxProfile).
+std::vector<CmxProfile> cmx_profiles(const Model& m, const std::vector<TaskTime>& times) {
+    const TaskList& l = m.list;
+    std::vector<CmxProfile> out(std::size_t(m.target.clusters));
+    std::vector<double> first(l.buffers.size(), std::numeric_limits<double>::infinity()), last(l.buffers.size(), -1.0);
+    for (std::size_t t = 0; t < l.tasks.size(); ++t)
+        for (const auto* v : {&m.read_buffer[t], &m.write_buffer[t]})
+            for (long b : *v) {
+                if (b < 0) continue;
+                first[std::size_t(b)] = std::min(first[std::size_t(b)], times[t].start);
+                last[std::size_t(b)] = std::max(last[std::size_t(b)], times[t].end);
+            }
+    for (std::int64_t k = 0; k < m.target.clusters; ++k) {
+        CmxProfile& p = out[std::size_t(k)];
+        std::vector<std::pair<double, std::pair<int, std::size_t>>> events;  // (time, (+1 / -1, buffer)); ends first
+        for (std::size_t b = 0; b < l.buffers.size(); ++b) {
+            const Buffer& buf = l.buffers[b];
+            if (buf.memory != Memory::CMX || buf.cluster != k) continue;
+            p.high_water = std::max(p.high_water, buf.offset + buf.size);
+            if (last[b] < 0) continue;
+            events.push_back({first[b], {1, b}});
+            events.push_back({last[b], {0, b}});
+        }
+        std::sort(events.begin(), events.end());
+        std::multiset<std::pair<std::int64_t, std::int64_t>> live;
+        for (std::size_t i = 0; i < events.size();) {
+            const double time = events[i].first;
+            for (; i < events.size() && events[i].first == time; ++i) {
+                const Buffer& buf = l.buffers[events[i].second.second];
+                const std::pair<std::int64_t, std::int64_t> iv{buf.offset, buf.offset + buf.size};
+                if (events[i].second.first == 1) live.insert(iv);
+                else live.erase(live.find(iv));
+            }
+            std::int64_t bytes = 0, reach = std::numeric_limits<std::int64_t>::min();
+            for (const auto& [lo, hi] : live) {
+                if (hi <= reach) continue;
+                bytes += hi - std::max(lo, reach);
+                reach = hi;
+            }
+            if (p.steps.empty() || p.steps.back().second != bytes) p.steps.push_back({time, bytes});
+            p.peak = std::max(p.peak, bytes);
+        }
+    }
+    return out;
+}
+
+}  // namespace simulator_cpp
+
+SimulationResult simulate(const TaskList& list, const Target& target, const SimulateOptions& options, Diagnostics& diags) {
+    using namespace simulator_cpp;
+    SimulationResult r;
+    Model m(list, target);
+    Reporter report{diags, options.max_per_kind, {}, 0};
+    check_structure(m, report, r.cycles);
+    auto order = topological_order(m, report);
+    if (order) {
+        const Clocks clocks = vector_clocks(m, *order);
+        check_physical_reuse(m, clocks, *order, report);
+        check_races(m, clocks, *order, report);
+    }
+    check_outputs(m, report);
+    r.violations = report.total;
+    r.valid = report.total == 0;
+    if (!r.valid) return r;
+
+    // Lower bounds and traffic from the static figures.
+    r.queues.resize(m.queues.size());
+    for (std::size_t q = 0; q < m.queues.size(); ++q) {
+        r.queues[q].name = m.queues[q];
+        r.queues[q].tasks = m.queue_tasks[q].size();
+        for (std::size_t t : m.queue_tasks[q]) r.queues[q].work += r.cycles[t];
+        if (double(r.queues[q].work) > r.bound.engine) {
+            r.bound.engine = double(r.queues[q].work);
+            r.bound.engine_queue = m.queues[q];
+        }
+    }
+    std::int64_t ddr_bytes = 0;
+    for (std::size_t t = 0; t < list.tasks.size(); ++t) {
+        const Task& task = list.tasks[t];
+        if (task.kind != TaskKind::DMA) continue;
+        bool touches = false;
+        for (long bi : {m.read_buffer[t][0], m.write_buffer[t][0]}) {
+            const Buffer& b = list.buffers[std::size_t(bi)];
+            if (b.memory != Memory::DDR) continue;
+            touches = true;
+            const std::int64_t bytes = task.reads[0].elements() * element_bytes(b.dtype);
+            switch (b.role) {
+                case Role::input: r.ddr.inputs += bytes; break;
+                case Role::output: r.ddr.outputs += bytes; break;
+                case Role::weights:
+                case Role::table:
+                case Role::constant: r.ddr.weights += bytes; break;
+                case Role::spill:
+                case Role::activation: r.ddr.spills += bytes; break;
+            }
+        }
+        if (touches) ddr_bytes += task.reads[0].elements() * element_bytes(list.buffers[std::size_t(m.read_buffer[t][0])].dtype);
+    }
+    r.bound.ddr = double(ddr_bytes) / target.ddr_bytes_per_cycle;
+    {
+        std::vector<double> finish(list.tasks.size(), 0.0);
+        std::vector<std::size_t> prev_in_queue(list.tasks.size(), std::numeric_limits<std::size_t>::max());
+        for (const auto& q : m.queue_tasks)
+            for (std::size_t i = 1; i < q.size(); ++i) prev_in_queue[q[i]] = q[i - 1];
+        for (std::size_t t : *order) {
+            double start = 0.0;
+            if (prev_in_queue[t] != std::numeric_limits<std::size_t>::max()) start = finish[prev_in_queue[t]];
+            for (std::size_t b : m.waits[t])
+                for (std::size_t p : m.producers[b]) start = std::max(start, finish[p]);
+            finish[t] = start + double(r.cycles[t]);
+            r.bound.chain = std::max(r.bound.chain, finish[t]);
+        }
+    }
+    if (options.timing) {
+        if (!run_timing(m, r.cycles, r.times, report)) {
+            r.violations = report.total;
+            r.valid = false;
+            return r;
+        }
+        for (const TaskTime& tt : r.times) r.makespan = std::max(r.makespan, tt.end);
+        r.makespan_us = target.microseconds(r.makespan);
+        for (std::size_t q = 0; q < m.queues.size(); ++q) {
+            for (std::size_t t : m.queue_tasks[q]) r.queues[q].busy += r.times[t].end - r.times[t].start;
+            r.queues[q].share = r.makespan > 0 ? r.queues[q].busy / r.makespan : 0.0;
+        }
+        r.cmx = cmx_profiles(m, r.times);
+    }
+    if (options.values) {
+        if (!compute_values(list, target, *order, options.inputs, r.outputs, diags)) {
+            r.valid = false;
+            r.violations = report.total;
+        }
+    }
+    return r;
+}
+
+std::string report_text(const TaskList& list, const Target& target, const SimulationResult& r) {
+    std::ostringstream os;
+    char buf[256];
+    auto pct = [&](double num, double den) { return den > 0 ? 100.0 * num / den : 0.0; };
+    std::snprintf(buf, sizeof buf, "makespan: %.0f cycles, %.2f us at %g MHz (%zu tasks, %zu barriers)\n", std::ceil(r.makespan),
+                  r.makespan_us, target.clock_mhz, list.tasks.size(), list.barriers.size());
+    os << buf;
+    const double lb = r.bound.value();
+    std::snprintf(buf, sizeof buf,
+                  "lower bound: %.0f cycles (busiest engine %s %.0f, DDR bandwidth %.0f, longest chain %.0f); makespan / bound = %.3f\n",
+                  std::ceil(lb), r.bound.engine_queue.empty() ? "-" : r.bound.engine_queue.c_str(), r.bound.engine, std::ceil(r.bound.ddr),
+                  r.bound.chain, lb > 0 ? r.makespan / lb : 0.0);
+    os << buf;
+    os << "queues:\n";
+    for (const QueueStats& q : r.queues) {
+        std::snprintf(buf, sizeof buf, "  %-10s %6zu tasks  busy %12.0f cycles  %5.1f%%\n", q.name.c_str(), q.tasks, q.busy, pct(q.busy, r.makespan));
+        os << buf;
+    }
+    std::snprintf(buf, sizeof buf, "DDR traffic: %lld bytes (inputs %lld, weights %lld, spills %lld, outputs %lld)\n",
+                  (long long)r.ddr.total(), (long long)r.ddr.inputs, (long long)r.ddr.weights, (long long)r.ddr.spills,
+                  (long long)r.ddr.outputs);
+    os << buf;
+    for (std::size_t k = 0; k < r.cmx.size(); ++k) {
+        std::snprintf(buf, sizeof buf, "CMX%zu: peak %lld bytes in use (%.1f%% of %lld), highest address %lld\n", k, (long long)r.cmx[k].peak,
+                      pct(double(r.cmx[k].peak), double(target.cmx_bytes)), (long long)target.cmx_bytes, (long long)r.cmx[k].high_water);
+        os << buf;
+    }
+    return os.str();
+}
+
+}  // namespace nnef::vpu

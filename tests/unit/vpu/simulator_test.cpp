@@ -1,0 +1,303 @@
+// The simulator on hand-written task lists: timing against hand-computed figures, values against
+// the convolution formula, and each rule of spec section 5 broken on purpose.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "lowering/vpu/simulator.hpp"
+#include "lowering/vpu/svg.hpp"
+#include "vpu_fixtures.hpp"
+
+using namespace nnef::vpu;
+
+namespace {
+
+struct Run {
+    SimulationResult result;
+    nnef::Diagnostics diags{0};
+    std::string messages() const {
+        std::string s;
+        for (const auto& d : diags) s += d.code + ": " + d.message + "\n";
+        return s;
+    }
+    bool has(const std::string& code, const std::string& text) const {
+        for (const auto& d : diags)
+            if (d.code == code && d.message.find(text) != std::string::npos) return true;
+        return false;
+    }
+};
+
+Run simulate_list(const TaskList& l, bool values = false, const Target* target = nullptr) {
+    Run r;
+    SimulateOptions o;
+    o.values = values;
+    if (values) o.inputs["x"] = vpu_test::conv_input();
+    r.result = simulate(l, target ? *target : l.target, o, r.diags);
+    return r;
+}
+
+}  // namespace
+
+TEST_SUITE("vpu") {
+    TEST_CASE("cost model: the figures of section 4") {
+        const Target t;
+        // DMA: 600 + bytes / min(32, 48) touching DDR; CMX to CMX at 32.
+        CHECK(dma_cycles(t, 64, true) == 602);
+        CHECK(dma_cycles(t, 72, true) == 603);  // 72 / 32 = 2.25 -> 3
+        CHECK(dma_cycles(t, 75264, true) == 600 + 2352);
+        Target slow_ddr;
+        slow_ddr.ddr_bytes_per_cycle = 16;
+        CHECK(dma_cycles(slow_ddr, 64, true) == 604);
+        CHECK(dma_cycles(slow_ddr, 64, false) == 602);
+        // conv [1,4,4,2] <- [2,3,3,2]: ceil4(4) * ceil4(4) * align16(2) * 9 * align16(2) = 36864 MACs / 1024.
+        CHECK(nce_cycles(t, "conv", false, {1, 4, 4, 2}, {2, 3, 3, 2}, {3, 3}) == 300 + 36);
+        CHECK(nce_cycles(t, "conv", true, {1, 4, 4, 2}, {2, 3, 3, 2}, {3, 3}) == 300 + 18);
+        // ResNet's first conv: [1,112,112,64] <- [64,7,7,3]: 112*112*64*49*16 / 1024.
+        CHECK(nce_cycles(t, "conv", false, {1, 112, 112, 64}, {64, 7, 7, 3}, {7, 7}) == 300 + 614656);
+        // Output plane padded to 4x4: 7x7 -> 8x8; depthwise 3x3 on 32 channels: 64 * 32 * 9 / 64.
+        CHECK(nce_cycles(t, "dwconv", false, {1, 7, 7, 32}, {}, {3, 3}) == 300 + 288);
+        CHECK(nce_cycles(t, "maxpool", false, {1, 7, 7, 20}, {}, {2, 2}) == 300 + 64 * 32 * 4 / 64);
+        CHECK(nce_cycles(t, "eltwise", true, {1, 5, 5, 16}, {}, {1, 1}) == 300 + 64 * 16 / 128);
+        // SHAVE: 1200 + elements x rate.
+        CHECK(shave_cycles(t, "softmax", 1000) == 1200 + 4000);
+        CHECK(shave_cycles(t, "reduce_max", 1001) == 1200 + 501);
+    }
+
+    TEST_CASE("simulator: a conv with weights DMA'd in, NCE, DMA out") {
+        const TaskList l = vpu_test::conv_list();
+        Run r = simulate_list(l, true);
+        CAPTURE(r.messages());
+        REQUIRE(r.result.valid);
+        CHECK(r.diags.empty());
+        // Hand-computed schedule (default target): DMA0 x and DMA1 w start at 0, 600 cycles of latency,
+        // then share DDR (48 / 2 = 24 bytes per cycle < 32): x's 64 bytes end at 600 + 64/24. The table
+        // DMA follows on DMA0 (latency until 1202.67, then 32 bytes alone at 32: 1203.67). Meanwhile w
+        // has 8 bytes left, now alone at 32: ends at 602.67 + 0.25. NCE0 waits for barrier 0 (1203.67)
+        // and runs 336 cycles; the output DMA runs 602.
+        const double x_end = 600 + 64.0 / 24.0;
+        CHECK(r.result.times[0].end == doctest::Approx(x_end));
+        CHECK(r.result.times[1].end == doctest::Approx(x_end + 0.25));
+        CHECK(r.result.times[2].start == doctest::Approx(x_end));
+        CHECK(r.result.times[2].end == doctest::Approx(x_end + 601));
+        CHECK(r.result.times[3].start == doctest::Approx(x_end + 601));
+        CHECK(r.result.times[4].end == doctest::Approx(x_end + 601 + 336 + 602));
+        CHECK(r.result.makespan == doctest::Approx(2141.0 + 2.0 / 3.0));
+        CHECK(r.result.makespan_us == doctest::Approx((2141.0 + 2.0 / 3.0) / 1300.0));
+        // Lower bounds: busiest queue DMA0 = 602 + 601 + 602; chain x -> table -> conv -> y = 2141;
+        // DDR 232 bytes / 48.
+        CHECK(r.result.bound.engine == 1805);
+        CHECK(r.result.bound.engine_queue == "DMA0");
+        CHECK(r.result.bound.chain == 2141);
+        CHECK(r.result.bound.ddr == doctest::Approx(232.0 / 48.0));
+        CHECK(r.result.bound.value() == 2141);
+        REQUIRE(r.result.queues.size() == 8);
+        CHECK(r.result.queues[0].name == "DMA0");
+        CHECK(r.result.queues[0].busy == doctest::Approx(x_end + 601 + 602));
+        CHECK(r.result.queues[2].busy == doctest::Approx(336));
+        CHECK(r.result.queues[2].share == doctest::Approx(336 / (2141.0 + 2.0 / 3.0)));
+        CHECK(r.result.queues[4].tasks == 0);
+        CHECK(r.result.ddr.inputs == 64);
+        CHECK(r.result.ddr.weights == 72 + 32);
+        CHECK(r.result.ddr.outputs == 64);
+        CHECK(r.result.ddr.spills == 0);
+        // CMX0: x, w, table in use together with y while the conv runs: 64 + 72 + 32 + 64 bytes.
+        REQUIRE(r.result.cmx.size() == 2);
+        CHECK(r.result.cmx[0].peak == 232);
+        CHECK(r.result.cmx[0].high_water == 320);
+        CHECK(r.result.cmx[1].peak == 0);
+        // Values: the convolution formula (fp16-exact data).
+        REQUIRE(r.result.outputs.count("y"));
+        const auto& y = *r.result.outputs.at("y");
+        CHECK(y.type.shape == nnef::Shape{1, 2, 4, 4});
+        const std::vector<float> want = vpu_test::expected_conv_output();
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            CAPTURE(i);
+            CHECK(y.items<float>()[i] == want[i]);
+        }
+        const std::string report = report_text(l, l.target, r.result);
+        CHECK(report.find("makespan: 2142 cycles, 1.65 us at 1300 MHz (5 tasks, 2 barriers)") == 0);
+        CHECK(report.find("lower bound: 2141 cycles (busiest engine DMA0 1805, DDR bandwidth 5, longest chain 2141); makespan / bound = 1.000") !=
+              std::string::npos);
+        CHECK(report.find("DDR traffic: 232 bytes (inputs 64, weights 104, spills 0, outputs 64)") != std::string::npos);
+        const std::string svg = to_svg(l, l.target, r.result);
+        CHECK(svg.find("<svg") == 0);
+        CHECK(svg.find(">conv</text>") != std::string::npos);  // the NCE box is labelled with its operation
+        CHECK(svg.find("#3 NCE0 conv: 1204..1540 cycles") != std::string::npos);
+    }
+
+    TEST_CASE("simulator: values of pooling, eltwise and SHAVE kernels") {
+        // maxpool 2x2 stride 2 of the input, then a SHAVE sigmoid, then an eltwise add of the two.
+        TaskList l = vpu_test::conv_list();
+        l.tasks.resize(3);
+        l.tasks[2].update = {0};
+        l.buffers.push_back(vpu_test::buffer("cp", Memory::CMX, 0, 384, 16, DataType::fp16, Role::activation, "pool"));
+        l.buffers.push_back(vpu_test::buffer("cs", Memory::CMX, 0, 448, 16, DataType::fp16, Role::activation, "sig"));
+        l.buffers.push_back(vpu_test::buffer("ce", Memory::CMX, 0, 512, 16, DataType::fp16, Role::activation, "sum"));
+        l.buffers[3].size = 16;
+        l.outputs = {{"y", "y", {1, 2, 2, 2}, "NHWC", DataType::fp16}};
+        const std::vector<std::int64_t> small{1, 2, 2, 2}, tshape{2, 4};
+        Task pool;
+        pool.id = 3;
+        pool.queue = "NCE0";
+        pool.kind = TaskKind::NCE;
+        pool.op = "maxpool";
+        pool.nce.kernel = {2, 2};
+        pool.nce.stride = {2, 2};
+        pool.reads = {Access::dense("cx", 0, {1, 4, 4, 2}, 2), Access::dense("ct", 0, tshape, 4)};
+        pool.writes = {Access::dense("cp", 0, small, 2)};
+        pool.wait = {0};
+        pool.update = {1};
+        pool.cycles = 300 + 16 * 16 * 4 / 64;
+        Task sig;
+        sig.id = 4;
+        sig.queue = "SHAVE0.1";
+        sig.kind = TaskKind::SHAVE;
+        sig.op = sig.shave.kernel = "sigmoid";
+        sig.reads = {Access::dense("cp", 0, small, 2)};
+        sig.writes = {Access::dense("cs", 0, small, 2)};
+        sig.wait = {1};
+        sig.update = {2};
+        sig.cycles = 1200 + 16;
+        Task add;
+        add.id = 5;
+        add.queue = "NCE0";
+        add.kind = TaskKind::NCE;
+        add.op = "eltwise";
+        add.nce.eltwise = "add";
+        add.reads = {Access::dense("cp", 0, small, 2), Access::dense("cs", 0, small, 2), Access::dense("ct", 0, tshape, 4)};
+        add.writes = {Access::dense("ce", 0, small, 2)};
+        add.wait = {2};
+        add.update = {3};
+        add.cycles = 300 + 16 * 16 / 64;
+        l.tasks.push_back(pool);
+        l.tasks.push_back(sig);
+        l.tasks.push_back(add);
+        l.tasks.push_back(vpu_test::dma(6, "DMA1", Access::dense("ce", 0, small, 2), Access::dense("y", 0, small, 2), {3}, {}, 601, "sum"));
+        l.barriers = {{0, 0}, {1, 1}, {2, 2}, {3, 0}};  // physical 0 reused: barrier 0's consumer (3) precedes 5
+        Run r = simulate_list(l, true);
+        CAPTURE(r.messages());
+        REQUIRE(r.result.valid);
+        // The table scales by 1 and adds bias 0.5 (channel 0) and 1.0 (channel 1) after each NCE op.
+        const auto& y = *r.result.outputs.at("y");
+        for (int c = 0; c < 2; ++c)
+            for (int h = 0; h < 2; ++h)
+                for (int w = 0; w < 2; ++w) {
+                    float m = -1e9f;
+                    for (int dy = 0; dy < 2; ++dy)
+                        for (int dx = 0; dx < 2; ++dx) m = std::max(m, vpu_test::input_at(c, 2 * h + dy, 2 * w + dx));
+                    const float pooled = nnef::tosa::fp16_to_fp32(nnef::tosa::fp32_to_fp16(m + vpu_test::bias_at(c)));
+                    const float sig16 = nnef::tosa::fp16_to_fp32(nnef::tosa::fp32_to_fp16(1.0f / (1.0f + std::exp(-pooled))));
+                    const float want = nnef::tosa::fp16_to_fp32(nnef::tosa::fp32_to_fp16(pooled + sig16 + vpu_test::bias_at(c)));
+                    CAPTURE(c);
+                    CAPTURE(h);
+                    CAPTURE(w);
+                    CHECK(y.items<float>()[(c * 2 + h) * 2 + w] == want);
+                }
+    }
+
+    TEST_CASE("simulator: a missing barrier is a race naming both tasks, the buffer and the bytes") {
+        TaskList l = vpu_test::conv_list();
+        l.tasks[1].update.clear();  // the weights DMA no longer signals the conv
+        Run r = simulate_list(l);
+        CAPTURE(r.messages());
+        CHECK_FALSE(r.result.valid);
+        CHECK(r.has("race",
+                    "race on CMX0 bytes [64, 136): task 1 (DMA1 copy 'conv') writes buffer cw and task 3 (NCE0 conv 'conv') reads buffer cw, "
+                    "and no chain of queue order and barriers orders them"));
+    }
+
+    TEST_CASE("simulator: an overlapping CMX buffer is a race") {
+        TaskList l = vpu_test::conv_list();
+        l.buffers[6].offset = 128;  // the table's CMX copy [128, 160) overlaps the weights' [64, 136)
+        Run r = simulate_list(l);
+        CAPTURE(r.messages());
+        CHECK_FALSE(r.result.valid);
+        CHECK(r.has("race", "race on CMX0 bytes [128, 136): task 1 (DMA1 copy 'conv') writes buffer cw and task 2 (DMA0 copy 'conv') writes buffer ct"));
+    }
+
+    TEST_CASE("simulator: a reused physical barrier without ordering") {
+        TaskList l = vpu_test::conv_list();
+        l.barriers[1].physical = 0;  // barrier 1 is updated by the conv, the consumer of barrier 0
+        Run r = simulate_list(l);
+        CAPTURE(r.messages());
+        CHECK_FALSE(r.result.valid);
+        CHECK(r.has("barrier-reuse",
+                    "physical barrier 0 is used by virtual barriers 0 and 1 without ordering: consumer task 3 (NCE0 conv 'conv') of barrier 0 "
+                    "does not happen before producer task 3 (NCE0 conv 'conv') of barrier 1"));
+    }
+
+    TEST_CASE("simulator: a buffer past CMX, misaligned, on a missing cluster") {
+        TaskList l = vpu_test::conv_list();
+        l.buffers[7].offset = 1982464 - 64 + 64;
+        l.buffers[5].offset = 96;
+        Run r = simulate_list(l);
+        CAPTURE(r.messages());
+        CHECK_FALSE(r.result.valid);
+        CHECK(r.has("cmx-capacity", "buffer cy (CMX0 bytes [1982464, 1982528)) lies past the cluster's CMX of 1982464 bytes, by 64 bytes"));
+        CHECK(r.has("cmx-alignment", "buffer cw (CMX0 offset 96) is not aligned to cmx_alignment 64 (offset mod 64 = 32)"));
+        // The same list on a target with 64 KiB of CMX and one cluster.
+        Target tiny;
+        tiny.cmx_bytes = 65536;
+        tiny.clusters = 1;
+        TaskList ok = vpu_test::conv_list();
+        ok.buffers[7].cluster = 1;
+        ok.buffers[7].offset = 65536;
+        Run t = simulate_list(ok, false, &tiny);
+        CAPTURE(t.messages());
+        CHECK(t.has("cmx-capacity", "buffer cy is in CMX of cluster 1, but the target has 1 clusters"));
+        CHECK(t.has("cmx-capacity", "buffer cy (CMX1 bytes [65536, 65600)) lies past the cluster's CMX of 65536 bytes, by 64 bytes"));
+        CHECK(t.has("wrong-memory", "task 3 (NCE0 conv 'conv') writes buffer cy in CMX1; NCE tasks of cluster 0 reach only CMX0"));
+    }
+
+    TEST_CASE("simulator: deadlock, barrier counts, unwritten outputs, wrong cycles, bad NCE shapes") {
+        SUBCASE("a cycle of barriers") {
+            TaskList l = vpu_test::conv_list();
+            l.tasks[0].wait = {1};  // the input DMA waits for the conv, which waits for it
+            Run r = simulate_list(l);
+            CAPTURE(r.messages());
+            CHECK(r.has("deadlock", "happens-before has a cycle (the task list deadlocks): "));
+            CHECK(r.has("deadlock", "task 0 (DMA0 copy 'x')"));
+            CHECK(r.has("deadlock", "task 3 (NCE0 conv 'conv')"));
+        }
+        SUBCASE("a barrier nobody waits on, an output never written") {
+            TaskList l = vpu_test::conv_list();
+            l.tasks.pop_back();
+            Run r = simulate_list(l);
+            CAPTURE(r.messages());
+            CHECK(r.has("barrier-consumers", "barrier 1 has no consumer (no task waits on it)"));
+            CHECK(r.has("output-not-written", "output 'y' (buffer y): 64 of its 64 bytes are never written, the first at buffer bytes [0, 64)"));
+        }
+        SUBCASE("too many producers for the target") {
+            Target t;
+            t.barrier_max_producers = 2;
+            Run r = simulate_list(vpu_test::conv_list(), false, &t);
+            CHECK(r.has("barrier-producers", "barrier 0 has 3 producers; barrier_max_producers is 2"));
+        }
+        SUBCASE("physical id beyond the target's barriers") {
+            Target t;
+            t.barriers = 1;
+            Run r = simulate_list(vpu_test::conv_list(), false, &t);
+            CHECK(r.has("barrier-physical", "barrier 1 has physical id 1; the target has 1 physical barriers"));
+        }
+        SUBCASE("cycles that are not the cost model's") {
+            TaskList l = vpu_test::conv_list();
+            l.tasks[3].cycles = 300;
+            Run r = simulate_list(l);
+            CHECK(r.has("bad-cycles", "task 3 (NCE0 conv 'conv'): cycles is 300, the cost model gives 336"));
+        }
+        SUBCASE("an NCE conv whose output does not follow from its input") {
+            TaskList l = vpu_test::conv_list();
+            l.tasks[3].nce.pad = {0, 0, 1, 1};
+            Run r = simulate_list(l);
+            CAPTURE(r.messages());
+            CHECK(r.has("bad-task", "task 3 (NCE0 conv 'conv'): output height 4 does not follow from input [1,4,4,2], kernel, stride, dilation and pad (expected 2)"));
+        }
+        SUBCASE("an access past its buffer") {
+            TaskList l = vpu_test::conv_list();
+            l.tasks[4].writes[0].offset = 2;
+            Run r = simulate_list(l);
+            CHECK(r.has("access-bounds", "task 4 (DMA0 copy 'y') writes bytes [2, 66) of buffer y, which has 64 bytes"));
+        }
+    }
+}
