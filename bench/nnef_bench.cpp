@@ -93,9 +93,13 @@ std::size_t generate_deep(std::size_t depth, std::ostream& os) {
 
 struct Sample {
     double seconds;
+    double user;    // CPU seconds in user mode
+    double system;  // CPU seconds in the kernel
     long max_rss_kb;
     int status;
 };
+
+double seconds_of(const struct timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; }
 
 Sample run_once(const std::vector<std::string>& argv) {
     std::fflush(stdout);
@@ -114,7 +118,8 @@ Sample run_once(const std::vector<std::string>& argv) {
     struct rusage ru {};
     wait4(pid, &status, 0, &ru);
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return Sample{s, ru.ru_maxrss, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+    return Sample{s, seconds_of(ru.ru_utime), seconds_of(ru.ru_stime), ru.ru_maxrss,
+                  WIFEXITED(status) ? WEXITSTATUS(status) : -1};
 }
 
 template <class T>
@@ -123,9 +128,13 @@ T median(std::vector<T> v) {
     return v[v.size() / 2];
 }
 
+// Times whole nnef-validate processes on each file. Absolute figures move with the machine; what
+// holds across machines are the ratios, each taken pair by pair in the same run (the runs alternate,
+// so a drift of the machine's speed moves both sides of a pair): against `cat FILE` (reading the
+// bytes) and against the full front end (`--no-fast-path`, where the file takes the fast path).
 int run(const std::string& validate, const std::vector<std::string>& files, int repeat) {
-    std::printf("%-28s %9s %9s %9s %9s %10s %8s %9s %9s\n", "file", "MB", "ops", "median_s", "MB/s", "ops/s", "RSS_MB",
-                "RSS/size", "vs_cat");
+    std::printf("%-28s %6s %8s %8s %7s %9s %7s %7s %7s %8s %7s %7s\n", "file", "MB", "ops", "median_s", "MB/s", "ops/s",
+                "user_s", "sys_s", "RSS_MB", "RSS/size", "vs_cat", "vs_full");
     for (const std::string& f : files) {
         std::ifstream in(f, std::ios::binary | std::ios::ate);
         double mb = static_cast<double>(in.tellg()) / 1e6;
@@ -138,7 +147,7 @@ int run(const std::string& validate, const std::vector<std::string>& files, int 
         if (p) pclose(p);
         auto pos = json.find("\"operations\":");
         long ops = pos == std::string::npos ? 0 : std::atol(json.c_str() + pos + 13);
-        std::vector<double> t, base;
+        std::vector<double> t, user, sys, vs_cat, vs_full;
         std::vector<long> rss;
         for (int i = 0; i < repeat; ++i) {
             Sample s = run_once({validate, "--quiet", f});
@@ -147,13 +156,24 @@ int run(const std::string& validate, const std::vector<std::string>& files, int 
                 return 1;
             }
             t.push_back(s.seconds);
+            user.push_back(s.user);
+            sys.push_back(s.system);
             rss.push_back(s.max_rss_kb);
-            base.push_back(run_once({"/bin/cat", f}).seconds);
+            vs_cat.push_back(s.seconds / run_once({"/bin/cat", f}).seconds);
+            Sample full = run_once({validate, "--quiet", "--no-fast-path", f});
+            if (full.status != 0) {
+                std::fprintf(stderr, "%s: nnef-validate --no-fast-path failed (exit %d)\n", f.c_str(), full.status);
+                return 1;
+            }
+            vs_full.push_back(s.seconds / full.seconds);
         }
         double med = median(t), rss_mb = static_cast<double>(median(rss)) / 1024.0;
-        std::printf("%-28s %9.1f %9ld %9.3f %9.1f %10.0f %8.1f %9.2f %9.1f\n", f.c_str(), mb, ops, med, mb / med,
-                    static_cast<double>(ops) / med, rss_mb, rss_mb * 1.048576 / mb, med / median(base));
+        std::printf("%-28s %6.2f %8ld %8.3f %7.1f %9.0f %7.3f %7.3f %7.1f %8.2f %7.1f %7.2f\n", f.c_str(), mb, ops, med,
+                    mb / med, static_cast<double>(ops) / med, median(user), median(sys), rss_mb, rss_mb * 1.048576 / mb,
+                    median(vs_cat), median(vs_full));
     }
+    std::printf("median of %d runs each; vs_cat and vs_full: median of the per-pair ratios of wall times (nnef-validate / "
+                "cat FILE, nnef-validate / nnef-validate --no-fast-path)\n", repeat);
     return 0;
 }
 

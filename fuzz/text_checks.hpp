@@ -31,6 +31,7 @@ inline nnef::Options text_options() {
     l.max_recursion = 64;
     l.max_operations = 2000;
     l.max_expansions = 2000;
+    l.max_work = 200000;
     l.max_value_items = 4096;
     l.max_string_length = 4096;
     l.max_rank = 8;

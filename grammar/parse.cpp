@@ -84,6 +84,75 @@ inline std::string readable_expectation(const std::string& which) {
     return which;
 }
 
+// The end of the last token before `where` (white space and comments skipped backwards), or
+// nullptr when nothing but blanks precedes it. A comment runs to the end of its line, so each
+// earlier line is cut at its first '#' outside a string literal.
+inline const char* previous_token_end(const char* begin, const char* where) {
+    auto comment_start = [](const char* line, const char* end) -> const char* {
+        char quote = 0;
+        for (const char* p = line; p != end; ++p) {
+            if (quote) {
+                if (*p == quote) quote = 0;
+            } else if (*p == '\'' || *p == '"') {
+                quote = *p;
+            } else if (*p == '#') {
+                return p;
+            }
+        }
+        return end;
+    };
+    const char* p = where;
+    while (p != begin) {
+        const char c = p[-1];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
+            --p;
+        } else if (c == '\n') {
+            const char* end = p - 1;
+            const char* line = end;
+            while (line != begin && line[-1] != '\n') --line;
+            p = comment_start(line, end);
+        } else {
+            return p;
+        }
+    }
+    return nullptr;
+}
+
+// The start of the token that ends at `end` (after previous_token_end).
+inline const char* token_start(const char* begin, const char* end) {
+    const char* p = end;
+    const char c = p[-1];
+    if (c == '\'' || c == '"') {  // a string literal: back to its opening quote on the same line
+        --p;
+        while (p != begin && p[-1] != c && p[-1] != '\n') --p;
+        return p != begin && p[-1] == c ? p - 1 : end - 1;
+    }
+    if (tokens::is_ident_char(c) || c == '.') {  // a word or a number (with '.', exponent sign)
+        while (p != begin && (tokens::is_ident_char(p[-1]) || p[-1] == '.' ||
+                              ((p[-1] == '-' || p[-1] == '+') && p - 1 != begin && (p[-2] == 'e' || p[-2] == 'E') &&
+                               p - 2 != begin && (tokens::is_digit(p[-3]) || p[-3] == '.'))))
+            --p;
+        return p;
+    }
+    if (end - begin >= 2 && token_end(end - 2, end) == end) return end - 2;  // '->', '<=', '==', ...
+    return end - 1;
+}
+
+// What the token ending at `end` is, for `expected X after ...`: its text in quotes (at most 40
+// characters); a version number with its keyword.
+inline std::string describe_previous(const char* begin, const char* end) {
+    const char* start = token_start(begin, end);
+    std::string text(start, std::min<std::size_t>(static_cast<std::size_t>(end - start), 40));
+    if (*start == '\'' || *start == '"') return "string literal";
+    if (tokens::is_digit(*start)) {
+        const char* before = previous_token_end(begin, start);
+        if (before && before - begin >= 7 && std::string_view(before - 7, 7) == "version" &&
+            (before - begin == 7 || !tokens::is_ident_char(before[-8])))
+            return "'version " + text + "'";
+    }
+    return "'" + text + "'";
+}
+
 inline std::string expectation_code(const std::string& which, const char* where, const char* last) {
     if (which == "version statement") return "missing-version";
     if (which == "graph definition" && where == last) return "missing-graph";
@@ -341,8 +410,25 @@ bool run_rule(Rule const& rule, ParseState& st, Diagnostics& diags, const char* 
             std::string_view word(where, static_cast<std::size_t>(end - where));
             if (word == "and" || word == "or")
                 found += word == "and" ? " ('and' is not an operator: use '&&')" : " ('or' is not an operator: use '||')";
-            diags.error(Stage::syntax, expectation_code(which, where, last), "expected " + which + ", found " + found,
-                        at(where, end));
+            // A missing token is reported right after the token before it (as C compilers do), the
+            // place to insert it; what comes instead is a note when it is on a later line.
+            // Only a missing token ('X': punctuation or a keyword) is placed so; an expected
+            // construct (expression, assignment, graph definition) is reported where it should start.
+            const bool token = which.size() >= 3 && which.front() == '\'' && which.back() == '\'' &&
+                               which.find(' ') == std::string::npos;
+            const char* previous = token ? previous_token_end(begin, where) : nullptr;
+            if (!previous) {
+                diags.error(Stage::syntax, expectation_code(which, where, last), "expected " + which + ", found " + found,
+                            at(where, end));
+            } else {
+                const SourceRange after = st.range(previous, previous);
+                const SourceRange next = at(where, end);
+                const bool same_line = std::find(previous, where, '\n') == where;
+                std::string message = "expected " + which + " after " + describe_previous(begin, previous);
+                if (same_line) message += ", found " + found;
+                Diagnostic& d = diags.error(Stage::syntax, expectation_code(which, where, last), message, after);
+                if (!same_line) d.notes.push_back(Note{"found " + found + " here", next});
+            }
         }
         return false;
     } catch (const SyntaxError& e) {

@@ -44,7 +44,7 @@ struct FlattenOptions {
     // The fast path reads a large graph body (1 MiB and more) on a second thread, ahead of the
     // checks, which stay on the calling thread; the outcome is the same. False: one thread.
     bool parallel_scan = true;
-    std::size_t max_archive_members = 100000;
+    std::size_t max_archive_members = 1000000;  // a 500k-operation graph has some 200k variables
     std::uint64_t max_archive_bytes = std::uint64_t(16) << 30;
 };
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Front-end benchmark (README figures): generates 10k/100k/500k-operation flat graphs and a deep
-# compositional network, then times nnef-validate on each (whole process, median of 5 runs).
+# compositional network, then times nnef-validate on each (whole process, median of NNEF_BENCH_REPEAT
+# runs, default 5): wall, user and system CPU, peak RSS, and the ratios to `cat FILE` and to
+# `nnef-validate --no-fast-path`, each taken pair by pair in the same run.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"

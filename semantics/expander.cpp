@@ -96,6 +96,7 @@ public:
     }
 
     void statement(const ast::Assignment& a) {
+        allowance_ += statement_allowance;
         if (diags_.limit_reached()) return;
         Graph& g = out_.graph;
         claim_lvalue(a.lhs);
@@ -229,9 +230,39 @@ private:
         return name;
     }
 
+    // ---- work budget (Limits::max_work) ----------------------------------------------------------
+    // What the text does not spell out costs work: evaluation inside fragment bodies and
+    // comprehensions, every item (or 16 bytes of string) of a value built, and the fragment bodies
+    // expanded and operations made there. The costs are in units of about one evaluated expression
+    // (some 30 ns) or one 16-byte item (memory), so that the budget bounds both, including values
+    // and operations discarded later: an operation made with its tensor costs some 4 us and 900
+    // bytes until its statement ends, plus its provenance (one call site per level of the call
+    // chain it was made in). A graph statement's own expressions, literals and operations
+    // are bounded by the document's size and are free, and every graph statement adds
+    // statement_allowance to the budget (for the standard compounds --expand-all expands).
+    static constexpr std::uint64_t expansion_cost = 32;
+    static constexpr std::uint64_t operation_cost = 128;
+    static constexpr std::uint64_t operation_cost_per_level = 2;
+    static constexpr std::uint64_t comprehension_iteration_cost = 4;
+    static constexpr std::uint64_t statement_allowance = 1024;
+
+    bool derived() const { return !chain_.empty() || comprehensions_ != 0; }
+
+    void charge(std::uint64_t units, SourceRange at) {
+        work_ += units;
+        if (work_ > opts_.options.limits.max_work + allowance_) {
+            std::string where = chain_.empty() ? std::string() : " in '" + chain_.back().fragment + "'";
+            fail("limit-exceeded", "expansion work exceeds limit max_work (" + std::to_string(opts_.options.limits.max_work) +
+                                       ")" + where + ": values built, expressions evaluated and operations made in fragment "
+                                       "bodies and comprehensions",
+                 at);
+        }
+    }
+
     // ---- evaluation -------------------------------------------------------------------------
     Value eval(const ast::Expr& e, Scope& s, Hint hint = {}) {
         using K = ast::ExprKind;
+        if (derived()) charge(1, e.range);
         switch (e.kind) {
             case K::integer: return Value::integer(e.ival);
             case K::scalar: return Value::scalar(e.sval);
@@ -248,7 +279,9 @@ private:
                 Value::Items items;
                 items.reserve(e.children.size());
                 for (const ast::Expr& c : e.children) items.push_back(eval(c, s));
-                return bounded(e.kind == K::array ? Value::array(std::move(items)) : Value::tuple(std::move(items)), e);
+                // A literal of a graph statement is spelled out by the text: it is not charged.
+                return bounded(e.kind == K::array ? Value::array(std::move(items)) : Value::tuple(std::move(items)), e,
+                               derived());
             }
             case K::paren: return eval(e.children[0], s, hint);
             case K::unary: return eval_unary(e, s);
@@ -294,7 +327,8 @@ private:
         fail("operand-type", "'" + e.op + "' needs a numeric operand", e.range);
     }
 
-    static bool member(const Value& item, const Value& array) {
+    bool member(const Value& item, const Value& array, const ast::Expr& e) {
+        charge(array.size(), e.range);
         for (const Value& v : array.items())
             if (v == item) return true;
         return false;
@@ -302,21 +336,35 @@ private:
 
     // Items in a compile-time value, counted through nested arrays and tuples; bounded by
     // max_value_items so that doubling recursions end in a diagnostic, not in exhausted memory.
-    static std::uint64_t weight(const Value& v) {
+    // Counting stops once past `cap` (nested arrays that share one block can weigh far more than
+    // they occupy).
+    static std::uint64_t weight(const Value& v, std::uint64_t cap) {
         if (!v.is_array() && !v.is_tuple()) return 1;
         std::uint64_t w = 1;
-        for (const Value& x : v.items()) w += weight(x);
+        for (const Value& x : v.items()) {
+            w += weight(x, cap - std::min(w, cap));
+            if (w > cap) break;
+        }
         return w;
     }
 
-    Value bounded(Value v, const ast::Expr& e) {
+    // A value built by evaluation: within max_value_items / max_string_length, and charged to
+    // max_work (its items, or its bytes / 16) unless `charged` is false.
+    Value bounded(Value v, const ast::Expr& e, bool charged = true) {
         std::uint64_t limit = opts_.options.limits.max_value_items;
-        if (v.is_string() && v.as_string().size() > opts_.options.limits.max_string_length)
-            fail("limit-exceeded", "string value exceeds limit max_string_length (" +
-                                       std::to_string(opts_.options.limits.max_string_length) + ")", e.range);
-        if ((v.is_array() || v.is_tuple()) && weight(v) > limit)
-            fail("limit-exceeded", "compile-time value exceeds limit max_value_items (" + std::to_string(limit) + ")",
-                 e.range);
+        if (v.is_string()) {
+            if (v.as_string().size() > opts_.options.limits.max_string_length)
+                fail("limit-exceeded", "string value exceeds limit max_string_length (" +
+                                           std::to_string(opts_.options.limits.max_string_length) + ")", e.range);
+            if (charged) charge(1 + v.as_string().size() / 16, e.range);
+        }
+        if (v.is_array() || v.is_tuple()) {
+            const std::uint64_t w = weight(v, limit);
+            if (w > limit)
+                fail("limit-exceeded", "compile-time value exceeds limit max_value_items (" + std::to_string(limit) + ")",
+                     e.range);
+            if (charged) charge(w, e.range);
+        }
         return v;
     }
 
@@ -332,7 +380,7 @@ private:
             std::string out;
             out.reserve(len * static_cast<std::size_t>(n));
             for (std::int64_t i = 0; i < n; ++i) out += v.as_string();
-            return Value::string(std::move(out));
+            return bounded(Value::string(std::move(out)), e);
         }
         Value::Items items;
         items.reserve(len * static_cast<std::size_t>(n));
@@ -351,12 +399,14 @@ private:
         Value b = eval(e.children[1], s);
         if (op == "in") {
             if (!b.is_array()) fail("operand-type", "right operand of 'in' is not an array", e.range);
-            return Value::logical(member(a, b));
+            return Value::logical(member(a, b, e));
         }
         bool tensor = a.is_identifier() || b.is_identifier();
         if (tensor) return emit_operator(operator_fragment(op, false), {a, b}, s, e);
-        if (op == "==") return Value::logical(a == b);
-        if (op == "!=") return Value::logical(a != b);
+        if (op == "==" || op == "!=") {
+            if (a.is_list() || a.is_string()) charge(a.is_string() ? a.as_string().size() / 16 : weight(a, UINT64_MAX >> 1), e.range);
+            return Value::logical((a == b) == (op == "=="));
+        }
         if (op == "&&" || op == "||") {
             if (!a.is_logical() || !b.is_logical()) fail("operand-type", "'" + op + "' needs logical operands", e.range);
             return Value::logical(op == "&&" ? a.as_logical() && b.as_logical() : a.as_logical() || b.as_logical());
@@ -450,7 +500,15 @@ private:
         const ast::Expr* filter = e.has_filter ? &e.children[n] : nullptr;
         const ast::Expr& yield = e.children.back();
         Value::Items items;
+        // Each iteration makes a scope and evaluates the body: work beyond the text wherever the
+        // comprehension is.
+        ++comprehensions_;
+        struct Leave {
+            std::size_t& depth;
+            ~Leave() { --depth; }
+        } leave{comprehensions_};
         for (std::size_t k = 0; k < length; ++k) {
+            charge(comprehension_iteration_cost, e.range);
             Scope inner;
             inner.parent = &s;
             inner.generic = s.generic;
@@ -499,8 +557,9 @@ private:
         b = std::max<std::int64_t>(0, std::min<std::int64_t>(b, static_cast<std::int64_t>(len)));
         en = std::max<std::int64_t>(0, std::min<std::int64_t>(en, static_cast<std::int64_t>(len)));
         if (b >= en) return obj.is_string() ? Value::string("") : Value::array();
-        if (obj.is_string()) return Value::string(obj.as_string().substr(static_cast<std::size_t>(b), static_cast<std::size_t>(en - b)));
-        return Value::array(Value::Items(obj.items().begin() + b, obj.items().begin() + en));
+        if (obj.is_string())
+            return bounded(Value::string(obj.as_string().substr(static_cast<std::size_t>(b), static_cast<std::size_t>(en - b))), e);
+        return bounded(Value::array(Value::Items(obj.items().begin() + b, obj.items().begin() + en)), e);
     }
 
     static bool parse_integer_literal(const std::string& s, std::int64_t& out) {
@@ -553,7 +612,7 @@ private:
                     fail("unknown-shape", "shape_of('" + v.as_identifier() + "'): the shape is not known (it depends on a custom operation)", e.range);
                 Value::Items items;
                 for (std::int64_t d : *t->shape) items.push_back(Value::integer(d));
-                return Value::array(std::move(items));
+                return bounded(Value::array(std::move(items)), e);
             }
             if (v.is_primitive()) return Value::array();
             fail("operand-type", "shape_of needs a tensor or a primitive value", e.range);
@@ -566,6 +625,7 @@ private:
             if (f == "length_of") return Value::integer(static_cast<std::int64_t>(len));
             Value::Items items;
             items.reserve(len);
+            charge(len, e.range);
             for (std::size_t i = 0; i < len; ++i) items.push_back(Value::integer(static_cast<std::int64_t>(i)));
             return Value::array(std::move(items));
         }
@@ -711,6 +771,7 @@ private:
                  "fragment expansion depth exceeds limit max_recursion (" + std::to_string(opts_.options.limits.max_recursion) +
                      ") in '" + decl.name + "' (non-terminating recursion?)",
                  e.range);
+        charge(expansion_cost, e.range);
         if (++expansions_ > opts_.options.limits.max_expansions)
             fail("limit-exceeded",
                  "fragment bodies expanded exceed limit max_expansions (" +
@@ -799,6 +860,7 @@ private:
                                              "'; assign its result to an array of identifiers", e.range);
         if (count > opts_.options.limits.max_value_items)
             fail("limit-exceeded", "result count exceeds limit max_value_items", e.range);
+        charge(count, e.range);
         Value::Items items;
         std::unordered_set<std::string> taken;  // names of this result (their tensors come after)
         for (std::size_t i = 0; i < count; ++i) {
@@ -972,6 +1034,7 @@ private:
 
     // Fails when the graph already has max_operations operations.
     void check_operation_limit(SourceRange at) {
+        if (derived()) charge(operation_cost + operation_cost_per_level * chain_.size(), at);
         if (out_.operation_count + out_.graph.operations.size() >= opts_.options.limits.max_operations)
             fail("limit-exceeded", "expansion exceeds limit max_operations (" + std::to_string(opts_.options.limits.max_operations) + ")",
                  at);
@@ -1108,6 +1171,9 @@ private:
     std::unordered_map<const ast::Param*, std::optional<Value>> default_values_;  // evaluated defaults
     std::vector<CallSite> chain_;  // outermost first
     std::uint64_t expansions_ = 0;  // fragment bodies expanded so far (bounded by max_expansions)
+    std::uint64_t work_ = 0;        // work beyond the text so far (bounded by max_work + allowance_)
+    std::uint64_t allowance_ = 0;   // statement_allowance per graph statement so far
+    std::size_t comprehensions_ = 0;  // comprehensions being evaluated
 };
 
 }  // namespace expander_cpp

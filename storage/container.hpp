@@ -16,7 +16,7 @@
 namespace nnef::storage {
 
 struct ContainerLimits {
-    std::size_t max_members = 100000;                       // entries in an archive
+    std::size_t max_members = 1000000;                      // entries in an archive or files in a folder
     std::uint64_t max_total_bytes = std::uint64_t(16) << 30;  // decompressed bytes of an archive
 };
 

@@ -1,6 +1,12 @@
 #include "cli.hpp"
 
 #include <algorithm>
+#include <nnef/detail/huge_pages.hpp>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#include <unistd.h>
+#endif
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +17,23 @@
 #include <type_traits>
 
 namespace nnef::cli {
+
+void tune_allocator() {
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    constexpr std::size_t mib = std::size_t(1) << 20;
+    ::mallopt(M_ARENA_MAX, 1);
+    ::mallopt(M_MMAP_THRESHOLD, static_cast<int>(256 * mib));
+    ::mallopt(M_TRIM_THRESHOLD, static_cast<int>(512 * mib));
+    ::mallopt(M_TOP_PAD, static_cast<int>(64 * mib));
+    // One allocation beyond the heap's free top grows it by 64 MiB now; freed, it stays in the heap.
+    char* const before = static_cast<char*>(::sbrk(0));
+    void* volatile grow = std::malloc(mib);  // volatile: the compiler may not drop the pair
+    char* const after = static_cast<char*>(::sbrk(0));
+    std::free(grow);
+    if (before != reinterpret_cast<char*>(-1) && after > before)
+        detail::advise_huge_pages(before, static_cast<std::size_t>(after - before));
+#endif
+}
 
 namespace cli_cpp {
 
@@ -31,13 +54,18 @@ void help(const ToolSpec& spec) {
                  "  --max-errors N           stop after N errors (default 20; 0 = no limit)\n"
                  "  --max-recursion N        fragment expansion depth limit (default 1000)\n"
                  "  --max-nesting N          expression nesting depth limit (default 512)\n"
-                 "  --max-operations N       limit on operations produced by expansion\n"
+                 "  --max-operations N       limit on operations produced by expansion (default 50000000)\n"
                  "  --max-value-items N      limit on items in one compile-time value (default 4194304)\n"
-                 "  --max-expansions N       limit on fragment bodies expanded (default 10000000)\n"
+                 "  --max-expansions N       limit on fragment bodies expanded (default 1000000)\n"
+                 "  --max-work N             limit on the work of expansion beyond the text: expressions\n"
+                 "                           evaluated in fragments and comprehensions, items built,\n"
+                 "                           32 per fragment expanded, 128+ per operation\n"
+                 "                           made there; +1024 per graph statement (default 16000000)\n"
                  "  --max-string-length N    limit on bytes in one string or identifier (default 1048576)\n"
-                 "  --max-rank N             limit on the rank of a tensor (default 8)\n"
+                 "  --max-rank N             limit on the rank of a tensor of the graph (default 64;\n"
+                 "                           tensor files hold at most rank 8 anyway)\n"
                  "  --max-volume N           limit on items in one tensor (default 1099511627776)\n"
-                 "  --max-archive-members N  limit on entries in a .tar/.tgz model (default 100000)\n"
+                 "  --max-archive-members N  limit on files in a model folder or .tar/.tgz (default 1000000)\n"
                  "  --max-archive-bytes N    limit on decompressed bytes of a .tar/.tgz model (default 17179869184)\n";
     if (spec.has_expand)
         std::cout << "  --expand-all             expand every standard compound down to primitives\n"
@@ -91,6 +119,7 @@ std::function<void(std::uint64_t)> limit_option(const std::string& key, CommonOp
     if (key == "--max-operations") return set(l.max_operations);
     if (key == "--max-value-items") return set(l.max_value_items);
     if (key == "--max-expansions") return set(l.max_expansions);
+    if (key == "--max-work") return set(l.max_work);
     if (key == "--max-string-length") return set(l.max_string_length);
     if (key == "--max-rank") return set(l.max_rank);
     if (key == "--max-volume") return set(l.max_volume);

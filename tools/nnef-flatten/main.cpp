@@ -12,6 +12,7 @@ int run(int argc, char** argv) {
                        "--expand-all or --expand asks otherwise. The output re-validates and is a fixed point.",
                        false, true, true, true};
     cli::CommonOptions opts;
+    cli::tune_allocator();
     int rc = cli::parse_args(argc, argv, spec, opts);
     if (rc >= 0) return rc;
     Session session(opts.flatten);

@@ -223,6 +223,7 @@ int run(int argc, char** argv) {
     cli::ToolSpec spec{"nnef-info", "PATH", description, false, true, false, true,
                        {{"--no-tosa", "skip the TOSA operator histogram (the lowering)"}}};
     cli::CommonOptions opts;
+    cli::tune_allocator();
     int rc = cli::parse_args(argc, argv, spec, opts);
     if (rc >= 0) return rc;
     Session session(opts.flatten);

@@ -15,6 +15,7 @@ int run(int argc, char** argv) {
                        "syntax, semantics (types, declarations, identifiers), expansion and shape inference.",
                        true, false, false, false};
     cli::CommonOptions opts;
+    cli::tune_allocator();
     int rc = cli::parse_args(argc, argv, spec, opts);
     if (rc >= 0) return rc;
     int worst = cli::ok;

@@ -97,6 +97,11 @@ std::string verify(const fs::path& file, const std::string& text, bool strict, b
     if (!first) return "failed without an error";
     std::string got_stage = nnef::to_string(first->stage);
     int got_line = first->range.valid() ? static_cast<int>(s.sources().begin(first->range).line) : 0;
+    // A missing token is reported after the token before it, with the line the header marks (the
+    // token found instead) in a note.
+    for (const nnef::Note& n : first->notes)
+        if (line && got_line != line && n.range.valid() && static_cast<int>(s.sources().begin(n.range).line) == line)
+            got_line = line;
     if (got_stage != stage || (line && got_line != line)) {
         why << "expected " << stage << " error on line " << line << ", got " << nnef::render(*first, s.sources(), false);
         return why.str();

@@ -95,6 +95,29 @@ TEST_SUITE("frontend") {
                                       "    y = mul(x, scalar(f(n = 4)));\n"),
                             "max_expansions", [](nnef::Limits& l) { l.max_expansions = 20; });
         }
+        SUBCASE("max_work: work of expansion beyond the text") {
+            // Each graph statement adds 1024 units to the budget (2 here). 511 expansions of a
+            // small body: some 511 x (32 + 4) units.
+            const std::string tree = lt::graph("fragment f( n: integer ) -> ( a: integer )\n"
+                                               "{\n    a = 1 if n == 0 else f(n = n - 1) + f(n = n - 1);\n}\n",
+                                               "    y = mul(x, scalar(f(n = 8)));\n");
+            lt::check_limit(tree, "max_work", [](nnef::Limits& l) { l.max_work = 500; });
+            // Operations made in a fragment: 128 each (and 2 per call level), 100 of them.
+            lt::check_limit(lt::graph("fragment f( x: tensor<scalar>, n: integer ) -> ( y: tensor<scalar> )\n"
+                                      "{\n    y = f(relu(x), n = n - 1) if n > 0 else x;\n}\n",
+                                      "    y = f(x, n = 100);\n"),
+                            "max_work", [](nnef::Limits& l) { l.max_work = 50 * 128; });
+            // Items of arrays built, even when discarded: 64k items built, one kept.
+            lt::check_limit(lt::graph("fragment f( n: integer ) -> ( a: integer )\n"
+                                      "{\n    a = length_of([0] * 65536) - 65535;\n}\n",
+                                      "    y = mul(x, scalar(f(n = 1)));\n"),
+                            "max_work", [](nnef::Limits& l) { l.max_work = 60000; });
+            // The graph statements' own text is free.
+            nnef::Limits few;
+            CHECK(few.max_work == 16'000'000);
+            const auto zero = lt::load(lt::graph("", "    y = relu(x);\n"), [](nnef::FlattenOptions& fo) { fo.options.limits.max_work = 0; });
+            CHECK_MESSAGE(zero.ok, zero.errors);
+        }
         SUBCASE("max_value_items: compile-time values") {
             lt::check_limit(lt::graph("fragment grow( n: integer ) -> ( a: integer[] )\n"
                                       "{\n    a = [1] if n == 0 else grow(n = n - 1) + grow(n = n - 1);\n}\n",
@@ -118,6 +141,23 @@ TEST_SUITE("frontend") {
             // Also a rank that an operation produces from smaller inputs.
             lt::check_limit(lt::graph("", "    y = unsqueeze(x, axes = [0, 1, 2]);\n"), "max_rank",
                             [](nnef::Limits& l) { l.max_rank = 4; });
+        }
+        SUBCASE("max_rank: the default accepts ranks beyond a tensor file's 8") {
+            // The spec limits rank only in tensor files (chapter 5); a rank-9 or rank-20 constant
+            // is valid NNEF and loads with the default limits.
+            const auto nine = lt::load(lt::graph("", "    c = constant(shape = [1, 1, 1, 1, 1, 1, 1, 2, 3], value = [1.0]);\n"
+                                                     "    y = add(x, c);\n"));
+            CHECK_MESSAGE(nine.ok, nine.errors);
+            const auto twenty = lt::load(lt::graph("", "    y = unsqueeze(x, axes = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, "
+                                                       "13, 14, 15, 16, 17]);\n"));
+            CHECK_MESSAGE(twenty.ok, twenty.errors);
+            CHECK(nnef::Limits{}.max_rank == 64);
+            // A rank beyond the default is refused, naming the limit.
+            std::string axes;
+            for (int i = 0; i < 63; ++i) axes += (i ? ", " : "") + std::to_string(i);
+            const auto beyond = lt::load(lt::graph("", "    y = unsqueeze(x, axes = [" + axes + "]);\n"));
+            CHECK_FALSE(beyond.ok);
+            CHECK_MESSAGE(beyond.errors.find("rank 65, more than the limit max_rank = 64") != std::string::npos, beyond.errors);
         }
         SUBCASE("max_volume: tensors of the graph") {
             lt::check_limit(lt::graph("", "    y = relu(x);\n", "[100, 100]"), "max_volume",

@@ -61,6 +61,63 @@ TEST_CASE("document structure") {
             CHECK(p->at(*p->error()).line == 3);
         }
     }
+    SUBCASE("a missing token is reported right after the token before it") {
+        // As C compilers do: the caret where the token belongs; the token found instead is a note
+        // when it is on a later line, part of the message when it is on the same line.
+        struct Missing {
+            std::string text;
+            unsigned line, col;
+            std::string message;
+            unsigned note_line, note_col;  // 0: no note
+            std::string note;
+        };
+        const std::string g = "graph G( x ) -> ( y ) {\n    y = f(x);\n}\n";
+        for (const Missing& m : std::vector<Missing>{
+                 {"version 1.0\n\n" + g, 1, 12, "expected ';' after 'version 1.0'", 3, 1, "found keyword 'graph' here"},
+                 {"version 1.0 " + g, 1, 12, "expected ';' after 'version 1.0', found keyword 'graph'", 0, 0, ""},
+                 {"version 1.0;\ngraph G( x ) -> ( y ) {\n    y = f(x)  # no semicolon\n    # a comment line\n\n    z = g(y);\n}\n",
+                  3, 13, "expected ';' after ')'", 6, 5, "found identifier 'z' here"},
+                 {"version 1.0;\ngraph G( x ) -> ( y ) {\n    y = f(x, s = 'a # b'\n    ;\n}\n", 3, 25,
+                  "expected ')' after string literal", 4, 5, "found ';' here"},
+                 {"version 1.0;\ngraph G( x ) -> ( y ) {\n    y = f(x;\n}\n", 3, 12, "expected ')' after 'x', found ';'", 0, 0, ""},
+                 {"version 1.0;\ngraph G( x ) -> ( y ) {\n    y = f(x);\n", 3, 14, "expected '}' after ';'", 4, 1,
+                  "found end of file here"},
+                 {"version 1.0;\ngraph G( x ) -> ( y ) {\n    y = f(x, n = 1.5e-3\n}\n", 3, 24,
+                  "expected ')' after '1.5e-3'", 4, 1, "found '}' here"},
+                 {"version 1.0;\ngraph G( x ) -> ( y )\n    y = f(x);\n}\n", 2, 22, "expected '{' after ')'", 3, 5,
+                  "found identifier 'y' here"},
+                 {"version 1.0;\ngraph G( x ) -> ( y ) {\n    y = x if b\n        1;\n}\n", 3, 15, "expected 'else' after 'b'", 4,
+                  9, "found number '1' here"}}) {
+            CAPTURE(m.text);
+            auto p = parse(m.text);
+            REQUIRE(p->error());
+            const nnef::Diagnostic& d = *p->error();
+            CHECK(d.code == "expected-token");
+            CHECK(d.message == m.message);
+            CHECK(p->at(d).line == m.line);
+            CHECK(p->at(d).col == m.col);
+            CHECK(d.range.begin == d.range.end);  // the caret between two tokens
+            if (m.note_line == 0) {
+                CHECK(d.notes.empty());
+            } else {
+                REQUIRE(d.notes.size() == 1);
+                CHECK(d.notes[0].message == m.note);
+                CHECK(p->sm.begin(d.notes[0].range).line == m.note_line);
+                CHECK(p->sm.begin(d.notes[0].range).col == m.note_col);
+            }
+        }
+        // An expected construct (not a token) is reported where it should start.
+        for (const std::string text : {"version 1.0;\ngraph G( x ) -> ( y ) {\n    y =\n}\n",
+                                        "version 1.0;\ngraph G( x ) -> ( y ) {\n}\n"}) {
+            CAPTURE(text);
+            auto p = parse(text);
+            REQUIRE(p->error());
+            CHECK(p->at(*p->error()).line == 4 - (text.find("y =") == std::string::npos));
+            CHECK(p->at(*p->error()).col == 1);
+            CHECK(p->error()->message.find(", found '}'") != std::string::npos);
+            CHECK(p->error()->notes.empty());
+        }
+    }
     SUBCASE("statement-level errors with positions") {
         struct Bad {
             std::string text;
@@ -75,13 +132,13 @@ TEST_CASE("document structure") {
                  {"version '1.0';\ngraph G( x ) -> ( y ) {\n    y = f(x);\n}\n", "expected-token", 1, 9},
                  {"version 1.0;\nversion 1.0;\ngraph G( x ) -> ( y ) {\n    y = f(x);\n}\n", "expected-token", 2, 1},
                  {"version 1.0;\n", "missing-graph", 2, 1},
-                 {"version 1.0;\ngraph G( x ) -> ( y ) {\n    y = f(x)\n    z = g(y);\n}\n", "expected-token", 4, 5},
+                 {"version 1.0;\ngraph G( x ) -> ( y ) {\n    y = f(x)\n    z = g(y);\n}\n", "expected-token", 3, 13},
                  {"version 1.0;\ngraph G( x ) -> ( y ) {\n}\n", "expected-token", 3, 1},
-                 {"version 1.0;\ngraph G( x ) -> ( y ) {\n    y = f(x);\n", "expected-token", 4, 1},
-                 {"version 1.0;\ngraph G( x ) ( y ) {\n    y = f(x);\n}\n", "expected-token", 2, 14},
+                 {"version 1.0;\ngraph G( x ) -> ( y ) {\n    y = f(x);\n", "expected-token", 3, 14},
+                 {"version 1.0;\ngraph G( x ) ( y ) {\n    y = f(x);\n}\n", "expected-token", 2, 13},
                  {"version 1.0;\ngraph G( x: tensor ) -> ( y ) {\n    y = f(x);\n}\n", "expected-token", 2, 11},
                  {"version 1.0;\ngraph G( ) -> ( y ) {\n    y = f(x);\n}\n", "expected-token", 2, 10},
-                 {"version 1.0;\ngraph G( x ) -> ( y ) {\n    y f(x);\n}\n", "expected-token", 3, 7},
+                 {"version 1.0;\ngraph G( x ) -> ( y ) {\n    y f(x);\n}\n", "expected-token", 3, 6},
                  {"version 1.0;\ngraph G( x ) -> ( y ) {\n    y = f(x);\n}\ngraph H( x ) -> ( y ) {\n    y = f(x);\n}\n",
                   "unexpected-content", 5, 1},
                  {"version 1.0;\nextension 'KHR_enable_operator_expressions';\n" + std::string(grammar_document_test::tail_graph),
@@ -146,7 +203,7 @@ TEST_CASE("fragments and types") {
             std::string decl;
             unsigned col;
         };
-        for (const Bad& b : std::vector<Bad>{{"fragment f( x ) -> ( y: tensor<scalar> );", 15},
+        for (const Bad& b : std::vector<Bad>{{"fragment f( x ) -> ( y: tensor<scalar> );", 14},
                                              {"fragment f( x: (integer) ) -> ( y: tensor<scalar> );", 24},
                                              {"fragment integer( x: tensor ) -> ( y: tensor );", 10},
                                              {"fragment f( in: tensor ) -> ( y: tensor );", 13},

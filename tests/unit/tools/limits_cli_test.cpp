@@ -28,7 +28,7 @@ TEST_SUITE("tools") {
             "fragment twice( n: integer ) -> ( a: integer )\n{\n    a = 1 if n == 0 else twice(n = n - 1) + twice(n = n - 1);\n}\n"
             "graph G( x ) -> ( y )\n{\n    x = external(shape = [4, 30, 5]);\n"
             "    w = variable(shape = [4, 30, 5], label = 'a_rather_long_label');\n"
-            "    z = add(x, ((w)));\n    y = mul(z, scalar(twice(n = 3)));\n}\n").string();
+            "    z = add(x, ((w)));\n    y = mul(z, scalar(twice(n = 7)));\n}\n").string();
         auto fine = run_tool("nnef-validate", shell_quote(doc));
         CHECK_MESSAGE(fine.code == 0, fine.err);
         refused("--max-rank 2", doc, "max_rank = 2");
@@ -36,6 +36,7 @@ TEST_SUITE("tools") {
         refused("--max-string-length 10", doc, "max_string_length");
         refused("--max-operations 3", doc, "max_operations (3)");
         refused("--max-expansions 4", doc, "max_expansions (4)");
+        refused("--max-work 10", doc, "limit max_work (10)");
         refused("--max-nesting 2", doc, "max_nesting");
         for (const char* option : {"--max-rank", "--max-volume", "--max-string-length", "--max-archive-members",
                                    "--max-archive-bytes"}) {
@@ -45,8 +46,21 @@ TEST_SUITE("tools") {
         }
         auto help = run_tool("nnef-validate", "--help");
         for (const char* option : {"--max-string-length", "--max-rank", "--max-volume", "--max-archive-members",
-                                   "--max-archive-bytes"})
+                                   "--max-archive-bytes", "--max-work"})
             CHECK(help.out.find(option) != std::string::npos);
+    }
+
+    TEST_CASE("the default --max-rank accepts a rank-9 graph tensor") {
+        // Valid NNEF: the spec limits rank in tensor files only (chapter 5).
+        const std::string doc = nnef_test::write_scratch(
+            "cli-rank9/graph.nnef",
+            "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external(shape = [2, 3]);\n"
+            "    c = constant(shape = [1, 1, 1, 1, 1, 1, 1, 2, 3], value = [1.0]);\n    y = add(x, c);\n}\n").string();
+        auto r = run_tool("nnef-validate", shell_quote(doc));
+        CHECK_MESSAGE(r.code == 0, r.err);
+        refused("--max-rank 8", doc, "max_rank = 8");
+        auto help = run_tool("nnef-validate", "--help");
+        CHECK(help.out.find("(default 64;") != std::string::npos);
     }
 
     TEST_CASE("--max-errors caps the errors reported") {
