@@ -39,6 +39,7 @@
 #include "storage/container.cpp"
 #include "storage/model.cpp"
 #include "storage/quant_file.cpp"
+#include "storage/quantization.cpp"
 #include "storage/session.cpp"
 #include "storage/tensor_file.cpp"
 
