@@ -12,6 +12,7 @@
 #include "exec/kernel.hpp"
 #include "semantics/stdlib.hpp"
 #include "storage/random_data.hpp"
+#include "storage/quantization.hpp"
 
 namespace nnef::NNEF_EXEC_NS {
 
@@ -132,6 +133,12 @@ struct Executor::Impl {
     std::map<std::string, std::string> label_of;  // variable tensor name -> state key
     std::vector<std::pair<std::string, TensorValue>> updates;  // during a cycle
     std::uint64_t cycles = 0;
+    // graph.quant entries to simulate, by slot (ExecOptions::simulate_quantization).
+    struct Simulated {
+        storage::QuantParams params;
+        storage::ChannelMap channels;
+    };
+    std::vector<std::optional<Simulated>> simulated;
 
     Impl(const Graph& g, ExecOptions o) : graph(g), options(std::move(o)) {}
 
@@ -152,6 +159,11 @@ struct Executor::Impl {
     // The state of the variable `op` introduces: its label's stored data (or random weights),
     // once per label (labels are compared case-insensitively).
     void init_variable(const Operation& op, bool positive, Diagnostics& diags);
+    // The typed parameters of tensor t's graph.quant entry, checked against its shape; else an
+    // error at the entry (`purpose` says what they were needed for).
+    std::optional<Simulated> quantization_of(const Tensor& t, const char* purpose, Diagnostics& diags);
+    // Rounds the value of slot s to its entry's grid (a new tensor: values are immutable).
+    void simulate(std::size_t s);
     bool run(Diagnostics& diags);
 };
 
@@ -267,6 +279,17 @@ void Executor::Impl::init_variable(const Operation& op, bool positive, Diagnosti
         error(diags, &op, "missing-weights",
               "variable '" + name + "' (label '" + label->as_string() +
                   "') has no tensor data (load the model with its weights, or use random weights)");
+    } else if (t->quantization && t->dtype == PrimType::scalar && storage::holds_codes(*t->data)) {
+        // Integer codes mean what the graph.quant entry says: (code - zero_point) * scale, ...
+        std::optional<Simulated> q = quantization_of(*t, "to dequantize the stored codes", diags);
+        if (!q) return;
+        const TensorData& d = *t->data;
+        TensorValue v(PrimType::scalar, *t->shape);
+        Real* y = v.data<Real>();
+        q->channels.for_each(d.count, [&](std::uint64_t i, std::size_t c) {
+            y[i] = static_cast<Real>(q->params.dequantize(d.as_int64(i), c));
+        });
+        state[key] = std::move(v);
     } else {
         std::optional<TensorValue> v = from_tensor_data(*t->data, t->dtype);
         if (!v || v->shape() != *t->shape)
@@ -276,6 +299,43 @@ void Executor::Impl::init_variable(const Operation& op, bool positive, Diagnosti
         else
             state[key] = std::move(*v);
     }
+}
+
+std::optional<Executor::Impl::Simulated> Executor::Impl::quantization_of(const Tensor& t, const char* purpose,
+                                                                         Diagnostics& diags) {
+    const Quantization& q = *t.quantization;
+    if (!storage::quant_algorithm(q.algorithm)) {
+        diags.error(Stage::data, "bad-quantization",
+                    "quantization of '" + t.name + "': '" + q.algorithm +
+                        "' is not a standard quantization algorithm; the executor cannot apply it " + purpose +
+                        (options.simulate_quantization ? " (run without simulating graph.quant: nnef-run --no-quant)" : ""),
+                    q.range);
+        return std::nullopt;
+    }
+    Result<storage::QuantParams> p = storage::quant_params(q, t.name);
+    diags.append(p.diagnostics);
+    if (!p) return std::nullopt;
+    std::optional<storage::ChannelMap> m = storage::ChannelMap::make(p->shape, *t.shape);
+    if (!m) {
+        diags.error(Stage::data, "bad-quantization",
+                    "quantization of '" + t.name + "': parameters of shape " + to_string(p->shape) +
+                        " do not apply to the tensor's shape " + to_string(*t.shape),
+                    q.range);
+        return std::nullopt;
+    }
+    return Simulated{std::move(*p), std::move(*m)};
+}
+
+void Executor::Impl::simulate(std::size_t s) {
+    const Simulated& q = *simulated[s];
+    const TensorValue& in = values[s];
+    TensorValue out(PrimType::scalar, in.shape());
+    const Real* x = in.data<Real>();
+    Real* y = out.data<Real>();
+    q.channels.for_each(std::uint64_t(in.volume()), [&](std::uint64_t i, std::size_t c) {
+        y[i] = static_cast<Real>(q.params.fake_quantize(double(x[i]), c));
+    });
+    values[s] = std::move(out);
 }
 
 bool Executor::Impl::prepare(Diagnostics& diags) {
@@ -345,6 +405,15 @@ bool Executor::Impl::prepare(Diagnostics& diags) {
     if (diags.has_errors()) return false;
 
     for (const std::string& n : graph.outputs) slot(n);
+    simulated.assign(tensors.size(), std::nullopt);
+    if (options.simulate_quantization)
+        for (std::size_t s = 0; s < tensors.size(); ++s) {
+            const Tensor* t = tensors[s];
+            if (!t || !t->quantization || !t->shape || t->dtype != PrimType::scalar) continue;
+            simulated[s] = quantization_of(*t, "to simulate it", diags);
+            if (diags.limit_reached()) return false;
+        }
+    if (diags.has_errors()) return false;
     values.assign(tensors.size(), TensorValue());
     pinned.assign(tensors.size(), options.keep_all);
     for (const std::string& n : graph.outputs) pinned[slots.at(n)] = true;
@@ -379,11 +448,14 @@ bool Executor::Impl::run(Diagnostics& diags) {
         for (const auto& [param, v] : op.outputs) {
             std::vector<std::string> ids;
             collect_identifiers(v, ids);
-            for (const std::string& id : ids)
-                if (values[slots.at(id)].empty()) {
+            for (const std::string& id : ids) {
+                const std::size_t s = slots.at(id);
+                if (values[s].empty()) {
                     error(diags, &op, "internal-error", op.name + ": internal error: result '" + id + "' was not computed");
                     return false;
                 }
+                if (simulated[s]) simulate(s);
+            }
         }
         for (std::size_t s : step.release) values[s] = TensorValue();
     }

@@ -31,13 +31,21 @@ struct ExecOptions {
     // for dumping; keep_all keeps every tensor.
     std::set<std::string> keep;
     bool keep_all = false;
+    // graph.quant (Tensor::quantization; storage/quantization.hpp). Variables whose tensor data
+    // holds integer codes are always dequantized by their entry (the stored codes stay untouched in
+    // Tensor::data). With simulate_quantization, every tensor with an entry (inputs, variables,
+    // constants, results) is also rounded to its entry's grid right after it is computed, as the
+    // quantized model computes (spec 7.1); without, the model runs in float (`nnef-run --no-quant`).
+    bool simulate_quantization = true;
 };
 
 class Executor {
 public:
     // Checks the graph: every operation has a kernel, every tensor a known dtype and shape, every
-    // variable tensor data (unless random_weights). Errors are stage `data` diagnostics located at
-    // the operation (codes: no-kernel, unknown-shape, missing-weights).
+    // variable tensor data (unless random_weights), every graph.quant entry to apply a standard
+    // quantization algorithm whose parameters fit the tensor. Errors are stage `data` diagnostics
+    // located at the operation or the graph.quant entry (codes: no-kernel, unknown-shape,
+    // missing-weights, bad-quantization).
     static Result<std::unique_ptr<Executor>> create(const Graph& graph, ExecOptions options = {});
     ~Executor();
 

@@ -36,6 +36,7 @@ struct Provenance {
 struct Quantization {
     std::string algorithm;  // e.g. "linear_quantize"
     NamedValues arguments;  // compile-time arguments, declaration order
+    SourceRange range;      // the graph.quant entry, for diagnostics (none if not from graph.quant)
 };
 
 struct TensorData;  // defined by the storage layer

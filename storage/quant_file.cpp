@@ -425,6 +425,15 @@ private:
 
 // ---- checking entries ----------------------------------------------------------------------
 
+// A tensor parameter may be given per channel as an array (nested arrays for higher ranks) of its
+// item type (storage/quantization.hpp: the nesting is the parameter's shape).
+bool array_for_tensor(const Type& got, const Type& want) {
+    if (!want.is_tensor() || !got.is_array()) return false;
+    Type item = got;
+    while (item.is_array()) item = item.item();
+    return item.is_primitive() && (want.prim() == PrimType::none || item.prim() == want.prim());
+}
+
 SourceRange head(SourceRange r, std::size_t n) {
     return SourceRange{r.file, r.begin, r.begin + static_cast<std::uint32_t>(n)};
 }
@@ -659,11 +668,12 @@ private:
 
         Quantization q;
         q.algorithm = inv.text;
+        q.range = entry.range;
         for (std::size_t p = 1; p < params.size(); ++p) {
             if (!usable(p)) continue;
             const Type want = declared(p);
             const Type got = sema::type_of(*values[p]);
-            if (!sema::castable(got, want, true)) {
+            if (!sema::castable(got, want, true) && !quant_file_cpp::array_for_tensor(got, want)) {
                 SourceRange where = ranges[p].valid() ? ranges[p] : inv.range;
                 std::string hint;
                 if (got.is_primitive() && got.prim() == PrimType::integer && want.prim() == PrimType::scalar)

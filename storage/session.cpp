@@ -12,6 +12,7 @@
 #include "storage/container.hpp"
 #include "storage/model.hpp"
 #include "storage/quant_file.hpp"
+#include "storage/quantization.hpp"
 
 namespace nnef {
 
@@ -210,6 +211,12 @@ bool Session::load_path(const std::string& path) {
             impl_->expansion.reset();
             return false;
         }
+    }
+    // graph.quant's parameters must apply to their tensors and to the data stored for them
+    // (stage data, before anything runs; storage/quantization.hpp).
+    if (con.quant_text && !storage::check_quantization(impl_->expansion->graph, impl_->diagnostics)) {
+        impl_->expansion.reset();
+        return false;
     }
     return true;
 }

@@ -40,6 +40,7 @@
 #include "storage/model.cpp"
 #include "storage/quant_file.cpp"
 #include "storage/random_data.cpp"
+#include "storage/quantization.cpp"
 #include "storage/session.cpp"
 #include "storage/tensor_file.cpp"
 

@@ -1,12 +1,13 @@
 #include "cli.hpp"
 
-#include <algorithm>
 #include <nnef/detail/huge_pages.hpp>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
 #include <unistd.h>
 #endif
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

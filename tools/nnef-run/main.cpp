@@ -71,11 +71,17 @@ const char* const description =
     "  --cycles N               run N cycles (variables keep their updated values; default 1)\n"
     "  --float64                compute scalars in float64 (every kernel) to study precision; scalar\n"
     "                           tensors are written as float64 files\n"
+    "  --no-quant               do not simulate graph.quant: run in float (stored integer codes are still\n"
+    "                           dequantized by their entries), to measure the quantization error\n"
     "  --threads N              threads for the large kernels (default 2)\n"
     "  --time                   print the time of each cycle on stderr\n"
     "  --via tosa               run the model lowered to TOSA 1.0.1 (PRO-FP) by the TOSA interpreter instead\n"
     "                           (same inputs, outputs and options; --dump finds tensors by the TOSA values'\n"
     "                           names)\n"
+    "\n"
+    "Quantization (graph.quant): variables whose tensor files hold integer codes are dequantized by their\n"
+    "entry ((code - zero_point) * scale, ...), and every tensor with an entry is rounded to its grid right\n"
+    "after it is computed, as the quantized model computes (ties of round() go up, spec 4.2.1).\n"
     "\n"
     "Integer tensors are written with 64-bit signed items, or at the width of the integer tensor files\n"
     "they derive from (inputs, variables); a value that does not fit that width is an error. Logical\n"
@@ -94,7 +100,7 @@ struct RunOptions {
     std::uint64_t cycles = 1;
     bool cycles_given = false;
     unsigned threads = 2;
-    bool time = false, float64 = false;
+    bool time = false, float64 = false, no_quant = false;
     std::string via;  // "tosa" or empty
 };
 
@@ -124,8 +130,8 @@ std::vector<char*> take_run_options(int argc, char** argv, RunOptions& r) {
         static const std::set<std::string> keys = {"--input",   "--random-weights", "--output-dir", "--dump",
                                                    "--compare", "--rtol",           "--atol",       "--cycles",
                                                    "--threads", "--save-variables", "--via"};
-        if (a == "--time" || a == "--float64") {
-            (a == "--time" ? r.time : r.float64) = true;
+        if (a == "--time" || a == "--float64" || a == "--no-quant") {
+            (a == "--time" ? r.time : a == "--float64" ? r.float64 : r.no_quant) = true;
             continue;
         }
         if (!keys.count(key)) {
@@ -458,6 +464,7 @@ int run(int argc, char** argv) {
     eo.threads = r.threads;
     eo.random_weights = r.random_weights;
     eo.keep.insert(r.dump.begin(), r.dump.end());
+    eo.simulate_quantization = !r.no_quant;
     std::unique_ptr<run_engine::Engine<exec::TensorValue>> engine;
     if (!r.via.empty()) {
 #ifdef NNEF_EXEC_FLOAT64

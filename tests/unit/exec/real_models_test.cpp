@@ -5,6 +5,8 @@
 #include "exec_support.hpp"
 
 #include <chrono>
+#include <cstdlib>
+#include <unistd.h>
 #include <filesystem>
 
 #include "storage/tensor_file.hpp"
@@ -12,6 +14,38 @@
 namespace real_models_exec_test {
 
 namespace fs = std::filesystem;
+
+// Runs a quantized model (simulating graph.quant or not) on `input`; the relative L2 error of its
+// one output against `expected` (a failure to load or run fails the test).
+double quantized_run(const std::string& path, const fs::path& input, const fs::path& expected, bool simulate) {
+    nnef::FlattenOptions fo;
+    fo.expand = nnef::exec::compounds_without_kernel();
+    nnef::Session session(fo);
+    REQUIRE(session.load_path(path));
+    nnef::exec::ExecOptions eo;
+    eo.simulate_quantization = simulate;
+    auto created = nnef::exec::Executor::create(*session.graph(), eo);
+    REQUIRE(created);
+    auto in = nnef::storage::read_tensor_file(input.string());
+    auto ref = nnef::storage::read_tensor_file(expected.string());
+    REQUIRE(in);
+    REQUIRE(ref);
+    const nnef::Graph& g = *session.graph();
+    nnef::Diagnostics d;
+    auto value = nnef::exec::from_tensor_data(**in.value, nnef::PrimType::scalar);
+    REQUIRE(value);
+    REQUIRE((*created.value)->set_input(g.inputs.front(), *value, d));
+    REQUIRE((*created.value)->run(d));
+    const std::vector<double> got = (*created.value)->tensor(g.outputs.front())->to_doubles();
+    const std::vector<double> want = (*ref.value)->to_doubles();
+    REQUIRE(got.size() == want.size());
+    double d2 = 0.0, r2 = 0.0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        d2 += (got[i] - want[i]) * (got[i] - want[i]);
+        r2 += want[i] * want[i];
+    }
+    return std::sqrt(d2 / r2);
+}
 
 TEST_SUITE("exec") {
 
@@ -84,6 +118,47 @@ TEST_CASE("real models match their reference outputs") {
     }
     MESSAGE(passed << " passed, " << failed << " failed");
     CHECK(passed >= 6);  // squeezenet1_0, mobilenet_v2, shufflenet_v2_x1_0, twice
+
+    // The int8 models of quantized/ (graph.quant simulated, stored codes dequantized) against what
+    // NNEF-Tools' interpreter computes, from a folder, a .tar and a .tgz.
+    const fs::path tmp = fs::temp_directory_path() / ("nnef-exec-quantized-" + std::to_string(::getpid()));
+    fs::create_directories(tmp);
+    for (const char* model : {"shufflenet_v2_x1_0_int8", "squeezenet1_0_int8"}) {
+        const fs::path folder = nnef_test::corpus_dir() / "quantized" / model;
+        const std::string tar = (tmp / (std::string(model) + ".tar")).string(), tgz = (tmp / (std::string(model) + ".tgz")).string();
+        REQUIRE(std::system(("tar -cf '" + tar + "' -C '" + folder.string() + "' --exclude reference .").c_str()) == 0);
+        REQUIRE(std::system(("tar -czf '" + tgz + "' -C '" + folder.string() + "' --exclude reference .").c_str()) == 0);
+        for (const std::string& path : {folder.string(), tar, tgz}) {
+            CAPTURE(path);
+            const double rel_l2 = quantized_run(path, folder / "reference" / "input.dat", folder / "reference" / "output.dat", true);
+            // squeezenet1_0_int8 does not reach 1e-3 yet (see docs/exec.md, "Quantization"): its
+            // figure is checked against what it reaches today, so that it cannot get worse unseen.
+            const double limit = std::string(model) == "squeezenet1_0_int8" ? 1e-2 : 1e-3;
+            MESSAGE(std::string(model) << " from " << path << ": relative L2 error " << rel_l2 << " against NNEF-Tools' output (limit " << limit << ")");
+            CHECK(rel_l2 <= limit);
+        }
+    }
+    fs::remove_all(tmp);
+}
+
+TEST_CASE("quantized models without simulation (--no-quant) against the float models") {
+    NNEF_REQUIRE_CORPUS();
+    // The dequantized int8 weights run in float: the difference from the float model's output is
+    // the error of quantizing the weights (the corpus README gives 1.6% and 0.4% for the fully
+    // quantized models).
+    for (const char* model : {"squeezenet1_0_int8", "shufflenet_v2_x1_0_int8"}) {
+        const fs::path folder = nnef_test::corpus_dir() / "quantized" / model;
+        std::string float_model = model;
+        float_model.resize(float_model.size() - 5);  // without "_int8"
+        const fs::path reference = nnef_test::corpus_dir() / "real" / float_model / "reference" / "output.dat";
+        const double no_quant = quantized_run(folder.string(), folder / "reference" / "input.dat", reference, false);
+        const double quant = quantized_run(folder.string(), folder / "reference" / "input.dat", reference, true);
+        MESSAGE(std::string(model) << ": relative L2 error against " << float_model << "'s output: " << no_quant
+                      << " with --no-quant, " << quant << " simulating graph.quant");
+        CHECK(no_quant <= 0.03);
+        CHECK(quant <= 0.03);
+        CHECK(no_quant > 0.0);  // the weights are int8 codes, not the float weights
+    }
 }
 
 TEST_CASE("every valid conformance document runs (random weights and inputs)") {

@@ -295,8 +295,9 @@ TEST_SUITE("storage") {
                 {"\"input\": linear_quantize(min = 0, max = 1.0, bits = 8);",
                  "1:26 semantic argument-type: argument 'min' of 'linear_quantize' must be tensor<scalar>, got integer "
                  "(there is no implicit integer to scalar conversion: write a decimal point)"},
-                {"\"input\": linear_quantize(min = [0.0], max = 1.0, bits = 8);",
-                 "1:26 semantic argument-type: argument 'min' of 'linear_quantize' must be tensor<scalar>, got scalar[]"},
+                // per-channel arrays are of the tensor's item type (storage/quantization.hpp)
+                {"\"input\": linear_quantize(min = [0], max = 1.0, bits = 8);",
+                 "1:26 semantic argument-type: argument 'min' of 'linear_quantize' must be tensor<scalar>, got integer[]"},
                 {"\"input\": linear_quantize(min = 'a', max = 1.0, bits = 8);",
                  "1:26 semantic argument-type: argument 'min' of 'linear_quantize' must be tensor<scalar>, got string"},
             };
