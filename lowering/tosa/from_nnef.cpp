@@ -8,6 +8,7 @@
 
 #include "lowering/tosa/from_nnef/context.hpp"
 #include "lowering/tosa/passes/passes.hpp"
+#include "lowering/tosa/validator.hpp"
 
 namespace nnef::tosa {
 
@@ -23,27 +24,27 @@ std::vector<Legalization> make_registry() {
     from_nnef::add_shape_ops(r);
     from_nnef::add_reduce(r);
     from_nnef::add_normalization(r);
+    from_nnef::add_quantization(r);
+    from_nnef::add_variable_update(r);
+    from_nnef::add_sampling(r);
+    from_nnef::add_roi(r);
     std::sort(r.begin(), r.end(), [](const Legalization& a, const Legalization& b) { return a.op < b.op; });
     return r;
 }
 
-bool kind_matches(AttrKind kind, const Attr& a) {
-    switch (kind) {
-        case AttrKind::i32: return std::holds_alternative<std::int64_t>(a);
-        case AttrKind::boolean: return std::holds_alternative<bool>(a);
-        case AttrKind::i32s:
-        case AttrKind::shape: return std::holds_alternative<std::vector<std::int64_t>>(a);
-        case AttrKind::num: return std::holds_alternative<double>(a) || std::holds_alternative<std::int64_t>(a);
-        case AttrKind::acc: return std::holds_alternative<AccType>(a);
-        case AttrKind::nan: return std::holds_alternative<NanMode>(a);
-        case AttrKind::round: return std::holds_alternative<RoundingMode>(a);
-        case AttrKind::resize: return std::holds_alternative<ResizeMode>(a);
-        case AttrKind::str: return std::holds_alternative<std::string>(a);
-        case AttrKind::dtype: return std::holds_alternative<DType>(a);
-        case AttrKind::tensor: return std::holds_alternative<ConstPtr>(a) && std::get<ConstPtr>(a) != nullptr;
-        case AttrKind::graph: return std::holds_alternative<BlockRef>(a);
-    }
-    return false;
+// The validator's options for a graph: the lowering's profile and level, and the extensions the
+// graph needs (EXT-VARIABLE for the variables that NNEF updates).
+ValidateOptions validate_options(const LowerOptions& options, const Graph& g) {
+    ValidateOptions vo;
+    vo.profile = options.profile;
+    vo.level = options.level;
+    for (const Block& b : g.blocks)
+        for (const Op& op : b.ops)
+            if (op.kind == OpKind::VARIABLE) {
+                vo.extensions.push_back("EXT-VARIABLE");
+                return vo;
+            }
+    return vo;
 }
 
 }  // namespace tosa_from_nnef_cpp
@@ -57,68 +58,6 @@ const Legalization* find_legalization(std::string_view op) {
     const auto& r = legalizations();
     auto it = std::lower_bound(r.begin(), r.end(), op, [](const Legalization& l, std::string_view n) { return l.op < n; });
     return it != r.end() && it->op == op ? &*it : nullptr;
-}
-
-bool verify_structure(const Graph& g, Diagnostics& diags, const std::string& after_pass) {
-    using namespace tosa_from_nnef_cpp;
-    const std::size_t errors = diags.error_count();
-    const std::string when = after_pass.empty() ? "" : " (after pass '" + after_pass + "')";
-    std::vector<std::uint8_t> defined(g.values.size(), 0);
-    for (std::size_t b = 0; b < g.blocks.size(); ++b) {
-        const Block& block = g.blocks[b];
-        auto report = [&](const Op* op, std::size_t index, const std::string& message) {
-            SourceRange range;
-            std::string where = "block '" + block.name + "'";
-            if (op) {
-                where += " operator " + std::to_string(index) + " (" + to_string(op->kind) + ")";
-                if (op->origin < g.origins.size()) {
-                    range = g.origins[op->origin].provenance.range;
-                    where += " from NNEF '" + g.origins[op->origin].operation + "'";
-                }
-            }
-            diags.error(Stage::tosa, "invalid-graph", "invalid TOSA graph" + when + ": " + where + ": " + message, range);
-        };
-        auto define = [&](ValueId v, const Op* op, std::size_t index) {
-            if (v >= g.values.size()) return report(op, index, "value %" + std::to_string(v) + " does not exist");
-            if (defined[v]) return report(op, index, "value %" + std::to_string(v) + " is defined twice");
-            defined[v] = 1;
-        };
-        for (ValueId v : block.inputs) define(v, nullptr, 0);
-        for (std::size_t i = 0; i < block.ops.size() && !diags.limit_reached(); ++i) {
-            const Op& op = block.ops[i];
-            const OpInfo& info = op.info();
-            const std::size_t ni = info.inputs.size(), no = info.outputs.size();
-            if (info.variadic_inputs ? op.inputs.size() + 1 < ni : op.inputs.size() != ni)
-                report(&op, i, "has " + std::to_string(op.inputs.size()) + " operands, needs " + std::to_string(ni));
-            if (info.variadic_outputs ? op.outputs.size() + 1 < no : op.outputs.size() != no)
-                report(&op, i, "has " + std::to_string(op.outputs.size()) + " results, needs " + std::to_string(no));
-            for (ValueId v : op.inputs)
-                if (v >= g.values.size() || !defined[v])
-                    report(&op, i, "operand %" + std::to_string(v) + " is not defined before its use");
-            for (const AttrSpec& spec : info.attributes) {
-                const Attr* a = op.attr(spec.name);
-                if (!a) {
-                    if (!spec.optional) report(&op, i, std::string("attribute '") + to_string(spec.name) + "' is missing");
-                } else if (!kind_matches(spec.kind, *a)) {
-                    report(&op, i, std::string("attribute '") + to_string(spec.name) + "' is not of kind " + to_string(spec.kind));
-                }
-            }
-            for (const auto& [name, a] : op.attrs)
-                if (!info.attribute(name))
-                    report(&op, i, std::string("has attribute '") + to_string(name) + "', which the operator does not take");
-            if (op.kind == OpKind::CONST && op.outputs.size() == 1 && op.outputs[0] < g.values.size()) {
-                const Attr* a = op.attr(AttrName::values);
-                if (a && std::holds_alternative<ConstPtr>(*a) && std::get<ConstPtr>(*a) &&
-                    std::get<ConstPtr>(*a)->type != g.type(op.outputs[0]))
-                    report(&op, i, "the constant's type " + to_string(std::get<ConstPtr>(*a)->type) +
-                                       " differs from its result's " + to_string(g.type(op.outputs[0])));
-            }
-            for (ValueId v : op.outputs) define(v, &op, i);
-        }
-        for (ValueId v : block.outputs)
-            if (v >= g.values.size() || !defined[v]) report(nullptr, 0, "output %" + std::to_string(v) + " is not defined");
-    }
-    return diags.error_count() == errors;
 }
 
 std::optional<Graph> legalize_nnef(const nnef::Graph& model, const LowerOptions& options, Diagnostics& diags) {
@@ -216,7 +155,9 @@ std::optional<Graph> legalize_nnef(const nnef::Graph& model, const LowerOptions&
 lowering::Pipeline<Graph> layout_pipeline(const LowerOptions& options) {
     lowering::Pipeline<Graph> p;
     p.passes = passes::layout_passes(options);
-    p.verify = [](const Graph& g, const std::string& after, Diagnostics& d) { return verify_structure(g, d, after); };
+    p.verify = [options](const Graph& g, const std::string&, Diagnostics& d) {
+        return validate(g, tosa_from_nnef_cpp::validate_options(options, g), d);
+    };
     p.printer = [](const Graph& g) { return to_text(g); };
     return p;
 }
@@ -228,7 +169,8 @@ std::optional<Graph> lower_to_tosa(const nnef::Graph& model, const LowerOptions&
     if (options.print && (options.print_after.count(legalize) || options.print_after.count("all")))
         options.print(legalize, to_text(*g));
     if (!options.layout_passes) {
-        if (options.verify_each && !verify_structure(*g, diags, legalize)) return std::nullopt;
+        if (options.verify_each && !validate(*g, tosa_from_nnef_cpp::validate_options(options, *g), diags))
+            return std::nullopt;
         return g;
     }
     lowering::PassOptions po;

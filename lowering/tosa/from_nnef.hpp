@@ -31,7 +31,7 @@ namespace nnef::tosa {
 struct LowerOptions {
     Profile profile = Profile::pro_fp;
     Level level = Level::eight_k();
-    // Verify the graph after the legalization and after every pass.
+    // Validate the graph (lowering/tosa/validator.hpp) after the legalization and after every pass.
     bool verify_each = true;
     // Pass names ("legalize-nnef-to-tosa", the layout passes, or "all") after which `print`
     // receives the graph as text.
@@ -51,15 +51,9 @@ std::optional<Graph> lower_to_tosa(const nnef::Graph& model, const LowerOptions&
 // The legalization alone (the pass named "legalize-nnef-to-tosa").
 std::optional<Graph> legalize_nnef(const nnef::Graph& model, const LowerOptions& options, Diagnostics& diags);
 
-// The passes after the legalization, in order (lowering/tosa/passes/), with the verifier.
+// The passes after the legalization, in order (lowering/tosa/passes/), with the validator
+// (lowering/tosa/validator.hpp, at the options' profile and level) as the verifier.
 lowering::Pipeline<Graph> layout_pipeline(const LowerOptions& options);
-
-// The structural invariants every pass keeps: operand and result counts and the required
-// attributes of each operator (ops.def), every operand defined before its use and every value
-// defined once, block inputs and outputs defined. Reports violations (stage tosa, code
-// `invalid-graph`) naming the operator and its NNEF origin. (The full validator of the spec's
-// ERROR_IF rules, data types and levels is lowering/tosa/validator.hpp.)
-bool verify_structure(const Graph& g, Diagnostics& diags, const std::string& after_pass = {});
 
 // ---- the registry of legalizations -----------------------------------------------------------
 

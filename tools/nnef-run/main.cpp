@@ -336,7 +336,8 @@ std::string number(double v) {
     return buf;
 }
 
-std::string json_number(double v) { return std::isfinite(v) ? number(v) : "null"; }
+// JSON has no infinities or NaN: those are null.
+cli::Json json_number(double v) { return std::isfinite(v) ? cli::Json(v) : cli::Json(nullptr); }
 
 struct Stats {
     double min = 0.0, max = 0.0, mean = 0.0;
@@ -597,31 +598,34 @@ int run(int argc, char** argv) {
     if (!opts.quiet) {
         std::ostringstream os;
         if (opts.json) {
-            os << "{\"graph\":" << cli::json_string(g.name) << ",\"cycles\":" << r.cycles << ",\"tensors\":[";
+            cli::Json tensors = cli::Json::array();
             for (std::size_t i = 0; i < shown.size(); ++i) {
                 const exec::TensorValue& t = *executor.tensor(shown[i]);
                 const Stats s = stats(t);
-                os << (i ? "," : "") << "{\"name\":" << cli::json_string(shown[i]) << ",\"output\":"
-                   << (i < g.outputs.size() ? "true" : "false") << ",\"dtype\":\"" << nnef::to_string(t.dtype())
-                   << "\",\"shape\":" << to_string(t.shape()) << ",\"min\":" << json_number(s.min)
-                   << ",\"max\":" << json_number(s.max) << ",\"mean\":" << json_number(s.mean) << ",\"nan\":" << s.nans << "}";
+                tensors.push_back({{"name", shown[i]},
+                                   {"output", i < g.outputs.size()},
+                                   {"dtype", nnef::to_string(t.dtype())},
+                                   {"shape", t.shape()},
+                                   {"min", json_number(s.min)},
+                                   {"max", json_number(s.max)},
+                                   {"mean", json_number(s.mean)},
+                                   {"nan", s.nans}});
             }
-            os << "]";
+            cli::Json out = {{"graph", g.name}, {"cycles", r.cycles}, {"tensors", std::move(tensors)}};
             if (!r.compare_dir.empty()) {
-                os << ",\"compare\":{\"rtol\":" << number(r.rtol) << ",\"atol\":" << number(r.atol)
-                   << ",\"match\":" << (all_match ? "true" : "false") << ",\"outputs\":[";
-                for (std::size_t i = 0; i < comparisons.size(); ++i) {
-                    const Comparison& c = comparisons[i];
-                    os << (i ? "," : "") << "{\"name\":" << cli::json_string(c.name)
-                       << ",\"reference\":" << cli::json_string(c.reference) << ",\"max_abs_error\":" << json_number(c.max_abs)
-                       << ",\"max_abs_reference\":" << json_number(c.max_ref) << ",\"max_rel_error\":"
-                       << json_number(c.max_ref > 0.0 ? c.max_abs / c.max_ref : c.max_abs)
-                       << ",\"rel_l2_error\":" << json_number(c.rel_l2) << ",\"nan_mismatches\":" << c.nans
-                       << ",\"match\":" << (c.match ? "true" : "false") << "}";
-                }
-                os << "]}";
+                cli::Json outputs = cli::Json::array();
+                for (const Comparison& c : comparisons)
+                    outputs.push_back({{"name", c.name},
+                                       {"reference", c.reference},
+                                       {"max_abs_error", json_number(c.max_abs)},
+                                       {"max_abs_reference", json_number(c.max_ref)},
+                                       {"max_rel_error", json_number(c.max_ref > 0.0 ? c.max_abs / c.max_ref : c.max_abs)},
+                                       {"rel_l2_error", json_number(c.rel_l2)},
+                                       {"nan_mismatches", c.nans},
+                                       {"match", c.match}});
+                out["compare"] = {{"rtol", r.rtol}, {"atol", r.atol}, {"match", all_match}, {"outputs", std::move(outputs)}};
             }
-            os << "}\n";
+            os << out.dump() << "\n";
         } else {
             for (std::size_t i = 0; i < shown.size(); ++i) {
                 const exec::TensorValue& t = *executor.tensor(shown[i]);

@@ -25,8 +25,12 @@ ValueId elu(Context& c, ValueId x, double alpha) {
 }
 
 bool relu(Context& c) {
-    // max(x, 0): CLAMP to [0, largest float]
-    return c.bind("y", c.clamp(c.input("x"), 0.0, double(std::numeric_limits<float>::max())));
+    // max(x, 0.0) = select(x > 0, x, 0): CLAMP to [0, inf] ignoring NaN (which gives 0 both ways)
+    const ValueId x = c.input("x");
+    return c.bind("y", c.add(OpKind::CLAMP, {x}, c.type(x),
+                             {{AttrName::min_val, 0.0},
+                              {AttrName::max_val, double(std::numeric_limits<float>::infinity())},
+                              {AttrName::nan_mode, NanMode::IGNORE}}));
 }
 
 bool sigmoid(Context& c) { return c.bind("y", c.unary(OpKind::SIGMOID, c.input("x"))); }

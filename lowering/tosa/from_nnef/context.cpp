@@ -46,6 +46,16 @@ const std::set<std::string>& Context::positive_variables() {
     return *positive_;
 }
 
+const std::set<std::string>& Context::updated_variables() {
+    if (!updated_) {
+        updated_.emplace();
+        for (const Operation& op : model_.operations)
+            if (op.name == "update")
+                if (const nnef::Value* v = op.input("variable"); v && v->is_identifier()) updated_->insert(v->as_identifier());
+    }
+    return *updated_;
+}
+
 void Context::begin(const Operation& op) {
     op_ = &op;
     std::string first;
@@ -228,7 +238,7 @@ ConstPtr Context::constant_of(ValueId v) const {
     return it == constants_.end() ? nullptr : it->second;
 }
 
-ValueId Context::splat(DType dtype, const Shape& shape, double value) {
+ValueId Context::splat(DType dtype, Shape shape, double value) {
     auto c = ConstData::allocate(TensorType{dtype, shape});
     const std::int64_t n = c->type.volume();
     for (std::int64_t i = 0; i < n; ++i) tosa_from_nnef_context_cpp::store(*c, std::size_t(i), value);
@@ -243,10 +253,15 @@ ValueId Context::f32(const Shape& shape, const std::vector<float>& items) {
 
 ValueId Context::shape_value(const Ints& items) { return graph_.add_const_shape(0, items, origin_); }
 
-ValueId Context::reshape(ValueId v, const Shape& shape) {
+bool Context::int_via_float(ValueId v) const {
+    return options_.profile == Profile::pro_fp && is_integer(type(v).dtype);
+}
+
+ValueId Context::reshape(ValueId v, Shape shape) {
     if (this->shape(v) == shape) return v;
     if (ConstPtr data = constant_of(v))  // the same items seen with the new shape
         return constant(ConstData::view(TensorType{data->type.dtype, shape}, data->owner, data->data));
+    if (int_via_float(v)) return cast(reshape(cast(v, DType::fp32), shape), type(v).dtype);
     const ValueId s = shape_value(shape);
     return add(OpKind::RESHAPE, {v, s}, TensorType{type(v).dtype, shape});
 }
@@ -255,6 +270,7 @@ ValueId Context::transpose(ValueId v, const Ints& perms) {
     bool identity = true;
     for (std::size_t i = 0; i < perms.size(); ++i) identity = identity && perms[i] == std::int64_t(i);
     if (identity) return v;
+    if (int_via_float(v)) return cast(transpose(cast(v, DType::fp32), perms), type(v).dtype);
     const Shape& in = shape(v);
     Shape out(perms.size());
     for (std::size_t i = 0; i < perms.size(); ++i) out[i] = in[std::size_t(perms[i])];
@@ -283,8 +299,9 @@ ValueId Context::extend_rank(ValueId v, std::size_t r) {
     return reshape(v, s);
 }
 
-ValueId Context::slice(ValueId v, const Ints& start, const Ints& size) {
+ValueId Context::slice(ValueId v, Ints start, Ints size) {
     if (size == shape(v)) return v;
+    if (int_via_float(v)) return cast(slice(cast(v, DType::fp32), start, size), type(v).dtype);
     const ValueId a = shape_value(start), b = shape_value(size);
     return add(OpKind::SLICE, {v, a, b}, TensorType{type(v).dtype, size});
 }
@@ -300,6 +317,7 @@ ValueId Context::pad(ValueId v, const Pairs& padding, double value) {
         out[i] += padding[i].first + padding[i].second;
     }
     if (none) return v;
+    if (int_via_float(v)) return cast(pad(cast(v, DType::fp32), padding, value), type(v).dtype);
     const ValueId p = shape_value(items);
     const ValueId c = splat(type(v).dtype, {1}, value);
     return add(OpKind::PAD, {v, p, c}, TensorType{type(v).dtype, out});
@@ -321,12 +339,14 @@ ValueId Context::tile(ValueId v, const Ints& multiples) {
         out[i] *= multiples[i];
     }
     if (ones) return v;
+    if (int_via_float(v)) return cast(tile(cast(v, DType::fp32), multiples), type(v).dtype);
     const ValueId m = shape_value(multiples);
     return add(OpKind::TILE, {v, m}, TensorType{type(v).dtype, out});
 }
 
 ValueId Context::reverse(ValueId v, std::size_t axis) {
     if (shape(v)[axis] == 1) return v;
+    if (int_via_float(v)) return cast(reverse(cast(v, DType::fp32), axis), type(v).dtype);
     return add(OpKind::REVERSE, {v}, type(v), {{AttrName::axis, std::int64_t(axis)}});
 }
 
@@ -373,6 +393,11 @@ ValueId Context::pad_border(ValueId v, std::size_t axis, std::int64_t p, std::in
 
 ValueId Context::concat(const std::vector<ValueId>& vs, std::int64_t axis) {
     if (vs.size() == 1) return vs[0];
+    if (int_via_float(vs[0])) {
+        std::vector<ValueId> fs;
+        for (ValueId v : vs) fs.push_back(cast(v, DType::fp32));
+        return cast(concat(fs, axis), type(vs[0]).dtype);
+    }
     const std::size_t limit = std::size_t(std::max<std::int64_t>(options_.level.max_tensor_list_size, 2));
     if (vs.size() > limit) {
         std::vector<ValueId> parts;
@@ -440,6 +465,32 @@ ValueId Context::clamp(ValueId a, double lo, double hi) {
     }
     return add(OpKind::CLAMP, {a}, type(a),
                {{AttrName::min_val, min_val}, {AttrName::max_val, max_val}, {AttrName::nan_mode, NanMode::PROPAGATE}});
+}
+
+bool Context::nan_free_constant(ValueId v) const {
+    const ConstPtr c = constant_of(v);
+    if (!c) return false;
+    if (c->type.dtype != DType::fp32) return !is_float(c->type.dtype);
+    const float* f = c->items<float>();
+    for (std::int64_t i = 0, n = c->type.volume(); i < n; ++i)
+        if (std::isnan(f[i])) return false;
+    return true;
+}
+
+ValueId Context::nnef_min(ValueId x, ValueId y) {
+    if (!is_float(type(x).dtype)) return minimum(x, y);
+    // a NaN x gives y; y is never NaN
+    if (nan_free_constant(y)) return binary(OpKind::MINIMUM, x, y, {{AttrName::nan_mode, NanMode::IGNORE}});
+    // x is never NaN; a NaN y gives NaN
+    if (nan_free_constant(x)) return minimum(x, y);
+    return select(compare(OpKind::GREATER, y, x), x, y);
+}
+
+ValueId Context::nnef_max(ValueId x, ValueId y) {
+    if (!is_float(type(x).dtype)) return maximum(x, y);
+    if (nan_free_constant(y)) return binary(OpKind::MAXIMUM, x, y, {{AttrName::nan_mode, NanMode::IGNORE}});
+    if (nan_free_constant(x)) return maximum(x, y);
+    return select(compare(OpKind::GREATER, x, y), x, y);
 }
 
 ValueId Context::select(ValueId c, ValueId a, ValueId b) {

@@ -83,7 +83,7 @@ public:
     // The data of a value a CONST made in this legalization; null otherwise.
     ConstPtr constant_of(ValueId v) const;
     // A constant of `shape` with every item `value` (converted to dtype: fp32, i32, i8, i16, bool).
-    ValueId splat(DType dtype, const Shape& shape, double value);
+    ValueId splat(DType dtype, Shape shape, double value);
     // A rank-`rank` constant [1,...,1] holding `value`.
     ValueId scalar(DType dtype, double value, std::size_t rank) { return splat(dtype, Shape(rank, 1), value); }
     ValueId f32(const Shape& shape, const std::vector<float>& items);
@@ -91,13 +91,13 @@ public:
     // The zero points of CONV2D, AVG_POOL2D, NEGATE...: [1] zeros of the dtype.
     ValueId zero_point(DType dtype) { return splat(dtype, {1}, 0.0); }
 
-    ValueId reshape(ValueId v, const Shape& shape);  // v itself when the shape is equal
+    ValueId reshape(ValueId v, Shape shape);  // v itself when the shape is equal
     ValueId transpose(ValueId v, const Ints& perms);  // v itself for the identity
     ValueId to_channels_last(ValueId v);   // [N,C,d1..dk] -> [N,d1..dk,C]
     ValueId to_channels_first(ValueId v);  // [N,d1..dk,C] -> [N,C,d1..dk]
     // NNEF broadcasting aligns leading dimensions: a lower rank gets trailing 1 extents.
     ValueId extend_rank(ValueId v, std::size_t rank);
-    ValueId slice(ValueId v, const Ints& start, const Ints& size);
+    ValueId slice(ValueId v, Ints start, Ints size);
     ValueId pad(ValueId v, const Pairs& padding, double value);  // constant border
     ValueId slice_axis(ValueId v, std::size_t axis, std::int64_t begin, std::int64_t end);
     ValueId concat(const std::vector<ValueId>& vs, std::int64_t axis);  // MAX_TENSOR_LIST_SIZE respected
@@ -120,7 +120,13 @@ public:
     ValueId negate(ValueId a);
     ValueId maximum(ValueId a, ValueId b) { return binary(OpKind::MAXIMUM, a, b, {{AttrName::nan_mode, NanMode::PROPAGATE}}); }
     ValueId minimum(ValueId a, ValueId b) { return binary(OpKind::MINIMUM, a, b, {{AttrName::nan_mode, NanMode::PROPAGATE}}); }
-    ValueId clamp(ValueId a, double lo, double hi);
+    ValueId clamp(ValueId a, double lo, double hi);  // CLAMP, NaN propagated
+    // NNEF's min(x, y) = select(x < y, x, y) and max(x, y) = select(x > y, x, y), NaN items included
+    // (a NaN x gives y, a NaN y gives NaN): MINIMUM / MAXIMUM when a constant operand decides the
+    // NaN rule, else the comparison and SELECT.
+    ValueId nnef_min(ValueId x, ValueId y);
+    ValueId nnef_max(ValueId x, ValueId y);
+    bool nan_free_constant(ValueId v) const;
     ValueId select(ValueId c, ValueId a, ValueId b);
     ValueId compare(OpKind kind, ValueId a, ValueId b);  // EQUAL, GREATER, GREATER_EQUAL: bool result
     // REDUCE_* over the given axes, one operator per axis (keeping the reduced dimensions as 1).
@@ -130,9 +136,16 @@ public:
     // the variables read as variances or scales (positive random weights; storage/random_data.hpp).
     std::map<std::string, ConstPtr> weights_by_label;
     const std::set<std::string>& positive_variables();
+    // The variables some `update` writes (TOSA variables), and the label of each variable tensor.
+    const std::set<std::string>& updated_variables();
+    std::map<std::string, std::string> variable_labels;
 
     // Result shape of NNEF broadcasting of two shapes (trailing 1s for the lower rank).
     static Shape broadcast_shape(const Shape& a, const Shape& b);
+
+    // PRO-FP moves integer tensors (indices) through the layout operators only as fp32 (CAST there
+    // and back; exact for items up to 2^24 in magnitude): the layout builders do so for these.
+    bool int_via_float(ValueId v) const;
 
 private:
     const nnef::Graph& model_;
@@ -142,7 +155,7 @@ private:
     const Operation* op_ = nullptr;
     std::uint32_t origin_ = no_origin;
     std::unordered_map<std::string, ValueId> values_;
-    std::optional<std::set<std::string>> positive_;
+    std::optional<std::set<std::string>> positive_, updated_;
     std::unordered_map<ValueId, ConstPtr> constants_;
 };
 
@@ -152,6 +165,14 @@ ConstPtr weights_constant(const TensorData& data, const TensorType& type, std::s
 // The initial value of the variable `t` (its tensor data, or random weights with
 // LowerOptions::random_weights), shared by label; null after reporting an error.
 ConstPtr variable_weights(Context& c, const Tensor& t, const std::string& label);
+
+// NNEF's sign (1, -1, or x itself for 0, -0 and NaN) and round (floor(x + 0.5)), and a constant
+// like `like` (its dtype, rank-many extents 1) holding v (elementwise.cpp).
+ValueId sign(Context& c, ValueId x);
+ValueId round_half_up(Context& c, ValueId x);
+ValueId one_like(Context& c, ValueId like, double v);
+// Every stride-th item of [begin, begin + count * stride) along axis (shape_ops.cpp).
+ValueId strided(Context& c, ValueId x, std::size_t axis, std::int64_t begin, std::int64_t count, std::int64_t stride);
 
 // ---- the families (one file each in lowering/tosa/from_nnef/) -----------------------------------
 
@@ -167,5 +188,6 @@ void add_normalization(Registry& r);   // batch_normalization, local_*_normaliza
 void add_sampling(Registry& r);        // up/down-sampling
 void add_roi(Registry& r);             // RoI pooling and alignment
 void add_quantization(Registry& r);    // the quantize fragments
+void add_variable_update(Registry& r); // update (with variable: TOSA variables)
 
 }  // namespace nnef::tosa::from_nnef

@@ -9,6 +9,20 @@
 
 namespace nnef::tosa::from_nnef {
 
+ValueId one_like(Context& c, ValueId like, double v) { return c.scalar(c.type(like).dtype, v, c.rank(like)); }
+
+ValueId sign(Context& c, ValueId x) {
+    // 1 where x > 0, -1 where x < 0, x itself elsewhere (0, -0 and NaN)
+    const ValueId pos = c.compare(OpKind::GREATER, x, one_like(c, x, 0.0));
+    const ValueId neg = c.compare(OpKind::GREATER, one_like(c, x, 0.0), x);
+    return c.select(pos, one_like(c, x, 1.0), c.select(neg, one_like(c, x, -1.0), x));
+}
+
+ValueId round_half_up(Context& c, ValueId x) {
+    // spec 4.2.1: floor(x + 0.5)
+    return c.unary(OpKind::FLOOR, c.binary(OpKind::ADD, x, one_like(c, x, 0.5)));
+}
+
 namespace tosa_from_nnef_elementwise_cpp {
 
 using Unary = std::function<ValueId(Context&, ValueId)>;
@@ -27,18 +41,6 @@ std::function<bool(Context&)> binary(Binary f) {
 }
 
 ValueId one(Context& c, ValueId like, double v) { return c.scalar(c.type(like).dtype, v, c.rank(like)); }
-
-ValueId sign(Context& c, ValueId x) {
-    // 1 where x > 0, -1 where x < 0, x itself elsewhere (0, -0 and NaN)
-    const ValueId pos = c.compare(OpKind::GREATER, x, one(c, x, 0.0));
-    const ValueId neg = c.compare(OpKind::GREATER, one(c, x, 0.0), x);
-    return c.select(pos, one(c, x, 1.0), c.select(neg, one(c, x, -1.0), x));
-}
-
-ValueId round_half_up(Context& c, ValueId x) {
-    // spec 4.2.1: floor(x + 0.5)
-    return c.unary(OpKind::FLOOR, c.binary(OpKind::ADD, x, one(c, x, 0.5)));
-}
 
 ValueId pow_const(Context& c, ValueId x, double e) { return c.binary(OpKind::POW, x, one(c, x, e)); }
 
@@ -79,15 +81,8 @@ bool select_op(Context& c) {
 bool clamp(Context& c) {
     const std::size_t r = c.result_type("y").rank();
     const ValueId x = c.input("x", r);
-    const nnef::Value& a = c.argument("a");
-    const nnef::Value& b = c.argument("b");
-    if ((a.is_scalar() || a.is_integer()) && (b.is_scalar() || b.is_integer()) && c.rank(x) == r) {
-        const double lo = a.is_scalar() ? a.as_scalar() : double(a.as_integer());
-        const double hi = b.is_scalar() ? b.as_scalar() : double(b.as_integer());
-        if (lo <= hi) return c.bind("y", c.clamp(x, lo, hi));
-    }
-    // y = max(min(x, b), a)
-    return c.bind("y", c.maximum(c.minimum(x, c.input("b", r)), c.input("a", r)));
+    // y = max(min(x, b), a), with NNEF's NaN rule (a NaN x gives b: CLAMP would give a)
+    return c.bind("y", c.nnef_max(c.nnef_min(x, c.input("b", r)), c.input("a", r)));
 }
 
 bool cast(Context& c) {
@@ -176,9 +171,13 @@ void add_elementwise(Registry& r) {
     bf("ne", [](Context& c, ValueId x, ValueId y) { return c.unary(OpKind::LOGICAL_NOT, c.compare(OpKind::EQUAL, x, y)); });
     b("and", OpKind::LOGICAL_AND);
     b("or", OpKind::LOGICAL_OR);
-    bf("min", [](Context& c, ValueId x, ValueId y) { return c.minimum(x, y); });
-    bf("max", [](Context& c, ValueId x, ValueId y) { return c.maximum(x, y); });
+    bf("min", [](Context& c, ValueId x, ValueId y) { return c.nnef_min(x, y); });
+    bf("max", [](Context& c, ValueId x, ValueId y) { return c.nnef_max(x, y); });
 
+    const std::string inverse_trig =
+        "TOSA 1.0.1 has no inverse trigonometric operator, and no composition of its operators computes it to "
+        "fp32 accuracy";
+    for (const char* name : {"asin", "acos", "atan"}) r.push_back({name, "elementwise", nullptr, inverse_trig});
     r.push_back({"select", "elementwise", select_op, {}});
     r.push_back({"clamp", "elementwise", clamp, {}});
     r.push_back({"cast", "elementwise", cast, {}});

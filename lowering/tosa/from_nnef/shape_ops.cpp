@@ -6,6 +6,24 @@
 
 namespace nnef::tosa::from_nnef {
 
+// Every `stride`-th item of [begin, begin + count * stride) along axis (begin + (count - 1) *
+// stride inside the extent): a slice, padded at the end to a whole number of strides, reshaped to
+// [count, stride] and the first of each stride taken.
+ValueId strided(Context& c, ValueId x, std::size_t axis, std::int64_t begin, std::int64_t count, std::int64_t stride) {
+    const std::int64_t extent = c.shape(x)[axis];
+    if (stride == 1) return c.slice_axis(x, axis, begin, begin + count);
+    const std::int64_t span = count * stride;
+    ValueId v = c.slice_axis(x, axis, begin, std::min(extent, begin + span));
+    const std::int64_t have = c.shape(v)[axis];
+    if (have < span) v = c.pad_border(v, axis, 0, span - have, "constant", 0.0);
+    Shape s = c.shape(v);
+    s[axis] = count;
+    s.insert(s.begin() + std::ptrdiff_t(axis) + 1, stride);
+    v = c.slice_axis(c.reshape(v, s), axis + 1, 0, 1);
+    s.erase(s.begin() + std::ptrdiff_t(axis) + 1);
+    return c.reshape(v, s);
+}
+
 namespace tosa_from_nnef_shape_ops_cpp {
 
 // reshape, squeeze, unsqueeze: a RESHAPE to the inferred result shape
@@ -55,24 +73,6 @@ bool unstack(Context& c) {
         c.bind("values", c.reshape(c.slice_axis(x, axis, std::int64_t(i), std::int64_t(i) + 1), t.shape), i);
     }
     return true;
-}
-
-// Every `stride`-th item of [begin, begin + count * stride) along axis (begin + (count - 1) *
-// stride inside the extent): a slice, padded at the end to a whole number of strides, reshaped to
-// [count, stride] and the first of each stride taken.
-ValueId strided(Context& c, ValueId x, std::size_t axis, std::int64_t begin, std::int64_t count, std::int64_t stride) {
-    const std::int64_t extent = c.shape(x)[axis];
-    if (stride == 1) return c.slice_axis(x, axis, begin, begin + count);
-    const std::int64_t span = count * stride;
-    ValueId v = c.slice_axis(x, axis, begin, std::min(extent, begin + span));
-    const std::int64_t have = c.shape(v)[axis];
-    if (have < span) v = c.pad_border(v, axis, 0, span - have, "constant", 0.0);
-    Shape s = c.shape(v);
-    s[axis] = count;
-    s.insert(s.begin() + std::ptrdiff_t(axis) + 1, stride);
-    v = c.slice_axis(c.reshape(v, s), axis + 1, 0, 1);
-    s.erase(s.begin() + std::ptrdiff_t(axis) + 1);
-    return c.reshape(v, s);
 }
 
 bool slice(Context& c) {
@@ -127,11 +127,25 @@ bool gather(Context& c) {
     for (std::size_t i = 0; i < axis; ++i) before *= xs[i];
     for (std::size_t i = axis + 1; i < xs.size(); ++i) after *= xs[i];
     const std::int64_t W = c.type(idx).volume();
-    // negative indices count from the end
-    const ValueId zero = c.scalar(DType::i32, 0.0, c.rank(idx));
-    idx = c.select(c.compare(OpKind::GREATER, zero, idx), c.binary(OpKind::ADD, idx, c.scalar(DType::i32, double(K), c.rank(idx))),
-                   idx);
-    ValueId idx2 = c.tile(c.reshape(idx, {1, W}), {before, 1});
+    // negative indices count from the end: folded for constant indices; otherwise computed in i32
+    // (PRO-INT) or fp32 (PRO-FP has no i32 comparison; exact for indices up to 2^24)
+    ValueId idx2;
+    if (ConstPtr data = c.constant_of(idx)) {
+        auto fixed = ConstData::allocate(TensorType{DType::i32, {before, W}});
+        for (std::int64_t b = 0; b < before; ++b)
+            for (std::int64_t i = 0; i < W; ++i) {
+                const std::int32_t v = data->items<std::int32_t>()[i];
+                fixed->mutable_items<std::int32_t>()[b * W + i] = v < 0 ? std::int32_t(v + K) : v;
+            }
+        idx2 = c.constant(std::move(fixed));
+    } else {
+        const DType work = c.options().profile == Profile::pro_fp ? DType::fp32 : DType::i32;
+        idx = c.cast(idx, work);
+        const ValueId zero = c.scalar(work, 0.0, c.rank(idx));
+        idx = c.select(c.compare(OpKind::GREATER, zero, idx),
+                       c.binary(OpKind::ADD, idx, c.scalar(work, double(K), c.rank(idx))), idx);
+        idx2 = c.cast(c.tile(c.reshape(idx, {1, W}), {before, 1}), DType::i32);
+    }
     const ValueId values = c.reshape(x, {before, K, after});
     const ValueId y = c.add(OpKind::GATHER, {values, idx2}, TensorType{c.type(x).dtype, {before, W, after}});
     return c.bind("output", c.reshape(y, out.shape));
@@ -153,6 +167,9 @@ void add_shape_ops(Registry& r) {
     r.push_back({"tile", "shape_ops", tile, {}});
     r.push_back({"pad", "shape_ops", pad, {}});
     r.push_back({"gather", "shape_ops", gather, {}});
+    r.push_back({"_unsqueeze_shape", "shape_ops", nullptr,
+                 "a compile-time helper of unsqueeze on integer arrays, evaluated by the front end; it never is an "
+                 "operation of a graph"});
 }
 
 }  // namespace nnef::tosa::from_nnef

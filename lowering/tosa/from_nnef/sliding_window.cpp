@@ -11,6 +11,7 @@
 // 'ignore' pooling is TOSA's own (AVG_POOL2D's divisor counts only the input items).
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "lowering/tosa/from_nnef/context.hpp"
@@ -165,6 +166,68 @@ bool conv(Context& c) {
     return c.bind("output", c.reshape(y, out_type.shape));
 }
 
+// deconv (the reverse of conv): TRANSPOSE_CONV2D, where output oy = iy * s + out_pad_top + ky and
+// NNEF's output i = ii * s + j * d - p: out_pad_top = -p. Padding that TOSA cannot express (p at
+// least the kernel) is computed with a larger output and sliced; a dilated kernel is the kernel
+// with d - 1 zeros between taps (a constant filter). Filters (C, O / groups, KH, KW) become OHWI.
+bool deconv(Context& c) {
+    ValueId x = c.input("input");
+    const ValueId filter = c.input("filter");
+    const TensorType out_type = c.result_type("output");
+    const std::string border = c.string_attr("border", "constant");
+    if (c.rank(x) != 4) return c.refuse("only 2-D deconvolutions (rank-4 inputs) have a TOSA form here");
+    if (border != "constant")
+        return c.refuse("TRANSPOSE_CONV2D adds nothing outside the input, which is border 'constant' only");
+    const Shape xs = c.shape(x), fs = c.shape(filter), out = out_type.shape;
+    Window w = make_window(c, out, xs, Ints(fs.begin() + 2, fs.end()), 2);
+    const std::int64_t C = xs[1], O = out[1];
+    std::int64_t groups = c.int_attr("groups", 1);
+    if (groups == 0) groups = C;
+    const std::int64_t cg = C / groups, og = O / groups;
+    // the kernel, dilated: [C, O / groups, K'H, K'W]
+    ValueId kernel = filter;
+    Ints k{fs[2], fs[3]};
+    if (w.dilation[0] != 1 || w.dilation[1] != 1) {
+        const ConstPtr f = c.constant_of(filter);
+        if (!f) return c.refuse("a dilated deconvolution needs a constant filter here (its kernel is spread with zeros)");
+        k = {(fs[2] - 1) * w.dilation[0] + 1, (fs[3] - 1) * w.dilation[1] + 1};
+        auto spread = ConstData::allocate(TensorType{DType::fp32, {fs[0], fs[1], k[0], k[1]}});
+        for (std::int64_t a = 0; a < fs[0] * fs[1]; ++a)
+            for (std::int64_t y = 0; y < fs[2]; ++y)
+                for (std::int64_t z = 0; z < fs[3]; ++z)
+                    spread->mutable_items<float>()[(a * k[0] + y * w.dilation[0]) * k[1] + z * w.dilation[1]] =
+                        f->items<float>()[(a * fs[2] + y) * fs[3] + z];
+        kernel = c.constant(std::move(spread));
+    }
+    Ints out_pad(4), start(2);
+    Shape full{out[0], 0, 0, O};
+    for (std::size_t d = 0; d < 2; ++d) {
+        const std::int64_t p = w.padding[d].first, base = (xs[2 + d] - 1) * w.stride[d] + k[d];
+        const std::int64_t top = std::max<std::int64_t>(-p, 0);
+        start[d] = std::max<std::int64_t>(p, 0);
+        const std::int64_t bottom = std::max<std::int64_t>(start[d] + out[2 + d] - (base + top), 0);
+        out_pad[2 * d] = top;
+        out_pad[2 * d + 1] = bottom;
+        full[1 + d] = base + top + bottom;
+    }
+    const ValueId bias = conv_bias(c, O);
+    const bool per_channel_bias = c.type(bias).volume() == O;
+    const ValueId xn = c.to_channels_last(x);
+    std::vector<ValueId> parts;
+    for (std::int64_t g = 0; g < groups; ++g) {
+        const ValueId xg = groups == 1 ? xn : c.slice_axis(xn, 3, g * cg, (g + 1) * cg);
+        const ValueId kg = groups == 1 ? kernel : c.slice_axis(kernel, 0, g * cg, (g + 1) * cg);
+        const ValueId wt = c.transpose(kg, {1, 2, 3, 0});  // [IC, OC, KH, KW] -> [OC, KH, KW, IC]
+        const ValueId bg = per_channel_bias && groups > 1 ? c.slice_axis(bias, 0, g * og, (g + 1) * og) : bias;
+        parts.push_back(c.add(OpKind::TRANSPOSE_CONV2D, {xg, wt, bg, c.zero_point(DType::fp32), c.zero_point(DType::fp32)},
+                              TensorType{DType::fp32, {full[0], full[1], full[2], og}},
+                              {{AttrName::out_pad, out_pad}, {AttrName::stride, w.stride}, {AttrName::acc_type, AccType::FP32}}));
+    }
+    ValueId y = c.concat(parts, 3);
+    y = c.slice(y, {0, start[0], start[1], 0}, {out[0], out[2], out[3], O});
+    return c.bind("output", c.to_channels_first(y));
+}
+
 // The pooling window of a rank-3 or rank-4 input as TOSA's [kernel_y, kernel_x] over NCHW: the
 // batch and channel dimensions must have size 1, stride 1 and no padding.
 bool pool_window(Context& c, const Window& w, std::size_t rank, std::string& why) {
@@ -232,15 +295,17 @@ ValueId pool2d(Context& c, OpKind kind, ValueId xn, const Window& w, const Shape
                   {AttrName::acc_type, AccType::FP32}});
 }
 
-// max_pool and avg_pool / box with normalize (the mean of each window).
-bool pool(Context& c, bool max, const char* result) {
-    ValueId x = c.input("input");
-    const TensorType out_type = c.result_type(result);
-    Shape out = out_type.shape;
-    const std::string border = c.string_attr("border", "constant");
-    Window full = make_window(c, c.shape(x), out, c.ints_attr("size"), 0);
+// The max or the mean (border 'constant': divided by the window volume; 'ignore': by the number of
+// input items) of each window of x, with the current operation's stride, padding and dilation.
+std::optional<ValueId> pool_value(Context& c, ValueId x, bool max, Shape out_shape, const std::string& border,
+                                  const Ints& size) {
+    Shape out = out_shape;
+    Window full = make_window(c, c.shape(x), out, size, 0);
     std::string why;
-    if (!pool_window(c, full, c.rank(x), why)) return c.refuse(why);
+    if (!pool_window(c, full, c.rank(x), why)) {
+        c.refuse(why);
+        return std::nullopt;
+    }
     as_2d(c, x, full, out);
     Window w = spatial_nhwc(full);
     const Shape on{out[0], out[2], out[3], out[1]};
@@ -255,13 +320,91 @@ bool pool(Context& c, bool max, const char* result) {
         } else if (max) {
             xn = pad_window(c, xn, w, on, "constant", -double(std::numeric_limits<float>::infinity()));
         } else {
-            return c.refuse("with border 'ignore', TOSA's AVG_POOL2D needs padding smaller than the window");
+            c.refuse("with border 'ignore', TOSA's AVG_POOL2D needs padding smaller than the window");
+            return std::nullopt;
         }
     } else {
         xn = pad_window(c, xn, w, on, border, 0.0);
     }
     const ValueId y = c.to_channels_first(pool2d(c, max ? OpKind::MAX_POOL2D : OpKind::AVG_POOL2D, xn, w, on));
-    return c.bind(result, c.reshape(y, out_type.shape));
+    return c.reshape(y, out_shape);
+}
+
+bool pool(Context& c, bool max, const char* result) {
+    const auto y = pool_value(c, c.input("input"), max, c.result_type(result).shape, c.string_attr("border", "constant"),
+                              c.ints_attr("size"));
+    return y && c.bind(result, *y);
+}
+
+// box: the window sums, or their mean with `normalize`. A sum is the mean with border 'constant'
+// (divisor: the window volume) times the volume; with 'ignore' the padded items add nothing either.
+std::optional<ValueId> box_value(Context& c, ValueId x, Shape out, const Ints& size, std::string border,
+                                 bool normalize) {
+    if (!normalize && border == "ignore") border = "constant";
+    const auto mean = pool_value(c, x, false, out, border, size);
+    if (!mean || normalize) return mean;
+    double volume = 1.0;
+    for (std::int64_t k : size) volume *= double(k);
+    return c.mul(*mean, one_like(c, *mean, volume));
+}
+
+bool box(Context& c) {
+    const auto y = box_value(c, c.input("input"), c.result_type("output").shape, c.ints_attr("size"),
+                             c.string_attr("border", "constant"), c.logical_attr("normalize"));
+    return y && c.bind("output", *y);
+}
+
+bool rms_pool(Context& c) {
+    // sqrt(avg_pool(sqr(input)))
+    const ValueId x = c.input("input");
+    const auto m = pool_value(c, c.mul(x, x), false, c.result_type("output").shape, c.string_attr("border", "constant"),
+                              c.ints_attr("size"));
+    return m && c.bind("output", c.binary(OpKind::POW, *m, one_like(c, *m, 0.5)));
+}
+
+// The local normalizations (spec 4.9.4) over box(..., size, normalize = true) with the defaults of
+// box (border 'constant', automatic padding, stride 1).
+std::optional<ValueId> local_mean(Context& c, ValueId x) {
+    return box_value(c, x, c.shape(x), c.ints_attr("size"), "constant", true);
+}
+
+bool local_response_normalization(Context& c) {
+    // input / (bias + alpha * box(sqr(input)))^beta
+    const ValueId x = c.input("input");
+    const auto s = local_mean(c, c.mul(x, x));
+    if (!s) return false;
+    const ValueId sigma = c.binary(OpKind::ADD, one_like(c, *s, c.scalar_attr("bias", 1.0)),
+                                   c.mul(one_like(c, *s, c.scalar_attr("alpha", 1.0)), *s));
+    return c.bind("output", c.div(x, c.binary(OpKind::POW, sigma, one_like(c, sigma, c.scalar_attr("beta", 0.5)))));
+}
+
+bool local_mean_normalization(Context& c) {
+    const ValueId x = c.input("input");
+    const auto m = local_mean(c, x);
+    return m && c.bind("output", c.binary(OpKind::SUB, x, *m));
+}
+
+// input / max(sqrt(box(sqr(input))) + bias, epsilon)
+std::optional<ValueId> local_variance(Context& c, ValueId x) {
+    const auto s = local_mean(c, c.mul(x, x));
+    if (!s) return std::nullopt;
+    const ValueId root = c.binary(OpKind::POW, *s, one_like(c, *s, 0.5));
+    const ValueId den = c.nnef_max(c.binary(OpKind::ADD, root, one_like(c, root, c.scalar_attr("bias"))),
+                                   one_like(c, root, c.scalar_attr("epsilon")));
+    return c.div(x, den);
+}
+
+bool local_variance_normalization(Context& c) {
+    const auto y = local_variance(c, c.input("input"));
+    return y && c.bind("output", *y);
+}
+
+bool local_contrast_normalization(Context& c) {
+    const ValueId x = c.input("input");
+    const auto m = local_mean(c, x);
+    if (!m) return false;
+    const auto y = local_variance(c, c.binary(OpKind::SUB, x, *m));
+    return y && c.bind("output", *y);
 }
 
 bool max_pool(Context& c) { return pool(c, true, "output"); }
@@ -274,6 +417,26 @@ void add_sliding_window(Registry& r) {
     r.push_back({"conv", "sliding_window", conv, {}});
     r.push_back({"max_pool", "sliding_window", max_pool, {}});
     r.push_back({"avg_pool", "sliding_window", avg_pool, {}});
+    r.push_back({"rms_pool", "sliding_window", rms_pool, {}});
+    r.push_back({"box", "sliding_window", box, {}});
+    r.push_back({"local_response_normalization", "sliding_window", local_response_normalization, {}});
+    r.push_back({"local_mean_normalization", "sliding_window", local_mean_normalization, {}});
+    r.push_back({"local_variance_normalization", "sliding_window", local_variance_normalization, {}});
+    r.push_back({"local_contrast_normalization", "sliding_window", local_contrast_normalization, {}});
+    const std::string positions =
+        "it computes or consumes the positions of items within windows; TOSA has no windowed arg-max (ARGMAX "
+        "reduces a whole axis) and no per-window gather or scatter, and no decomposition is provided";
+    r.push_back({"argmax_pool", "sliding_window", nullptr, positions});
+    r.push_back({"max_pool_with_index", "sliding_window", nullptr, positions});
+    r.push_back({"sample", "sliding_window", nullptr, positions});
+    r.push_back({"desample", "sliding_window", nullptr, positions});
+    r.push_back({"debox", "sliding_window", nullptr,
+                 "the reverse box filter is not lowered (its TRANSPOSE_CONV2D form with a ones filter is not written)"});
+    r.push_back({"deconv", "sliding_window", deconv, {}});
+    const std::string separable =
+        "not lowered as one operation; expand it (--expand separable_conv,separable_deconv) into its convolutions";
+    r.push_back({"separable_conv", "sliding_window", nullptr, separable});
+    r.push_back({"separable_deconv", "sliding_window", nullptr, separable});
 }
 
 }  // namespace nnef::tosa::from_nnef

@@ -101,9 +101,21 @@ namespace tosa_from_nnef_tensor_intro_cpp {
 
 bool variable(Context& c) {
     const Tensor& t = c.result("output");
-    ConstPtr data = variable_weights(c, t, c.string_attr("label"));
+    const std::string label = c.string_attr("label");
+    c.variable_labels[t.name] = label;
+    const bool declared = c.weights_by_label.count(lower_case(label)) > 0;
+    ConstPtr data = variable_weights(c, t, label);
     if (!data) return false;
-    return c.bind("output", c.constant(data, t.name));
+    if (!c.updated_variables().count(t.name)) return c.bind("output", c.constant(data, t.name));
+    // a variable that an update writes: a TOSA variable (declared once per label), read here
+    if (!declared)
+        c.graph().add_op(0, OpKind::VARIABLE, {}, {},
+                         {{AttrName::name, label},
+                          {AttrName::var_shape, std::vector<std::int64_t>(t.shape->begin(), t.shape->end())},
+                          {AttrName::type, data->type.dtype},
+                          {AttrName::initial_value, data}},
+                         c.origin());
+    return c.bind("output", c.add(OpKind::VARIABLE_READ, {}, data->type, {{AttrName::name, label}}));
 }
 
 bool constant(Context& c) {

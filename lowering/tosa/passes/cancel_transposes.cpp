@@ -51,7 +51,7 @@ bool cancel_transposes(Graph& g, Diagnostics&) {
                     last = d;
                 }
             if (ordered) {
-                const Shape& shape = g.type(op.outputs[0]).shape;
+                const Shape shape = g.type(op.outputs[0]).shape;  // (a copy: add_value may move it)
                 Op s;
                 s.kind = OpKind::CONST_SHAPE;
                 s.origin = op.origin;

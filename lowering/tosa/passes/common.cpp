@@ -1,34 +1,58 @@
-#include <cstring>
+#include <cstdint>
 
 #include "lowering/tosa/passes/passes.hpp"
 
 namespace nnef::tosa::passes {
 
-ConstPtr permute(const ConstData& c, const std::vector<std::int64_t>& perms) {
-    const Shape& in = c.type.shape;
-    const std::size_t r = in.size();
-    Shape out(r);
-    for (std::size_t i = 0; i < r; ++i) out[i] = in[std::size_t(perms[i])];
-    auto result = ConstData::allocate(TensorType{c.type.dtype, out});
-    const std::size_t item = storage_bytes(c.type.dtype);
-    // strides of the input, in the order of the output's dimensions
-    std::vector<std::int64_t> in_strides(r, 1), strides(r);
-    for (std::size_t i = r; i-- > 1;) in_strides[i - 1] = in_strides[i] * in[i];
-    for (std::size_t i = 0; i < r; ++i) strides[i] = in_strides[std::size_t(perms[i])];
-    const std::int64_t n = result->type.volume();
-    const auto* src = static_cast<const unsigned char*>(c.data);
-    auto* dst = static_cast<unsigned char*>(const_cast<void*>(result->data));
+namespace tosa_passes_common_cpp {
+
+// dst[i] = src[offset of output index i], the last output dimension as a strided inner loop.
+template <class T>
+void gather_items(const T* src, T* dst, const Shape& out, const std::vector<std::int64_t>& strides) {
+    const std::size_t r = out.size();
+    if (r == 0) {
+        dst[0] = src[0];
+        return;
+    }
+    const std::int64_t inner = out[r - 1], step = strides[r - 1];
+    std::int64_t rows = 1;
+    for (std::size_t k = 0; k + 1 < r; ++k) rows *= out[k];
     std::vector<std::int64_t> index(r, 0);
-    std::int64_t offset = 0;  // input item of output item i
-    for (std::int64_t i = 0; i < n; ++i) {
-        std::memcpy(dst + std::size_t(i) * item, src + std::size_t(offset) * item, item);
-        for (std::size_t k = r; k-- > 0;) {
+    std::int64_t offset = 0;
+    for (std::int64_t row = 0; row < rows; ++row) {
+        const T* s = src + offset;
+        for (std::int64_t j = 0; j < inner; ++j) dst[j] = s[j * step];
+        dst += inner;
+        for (std::size_t k = r - 1; k-- > 0;) {
             ++index[k];
             offset += strides[k];
             if (index[k] < out[k]) break;
             offset -= strides[k] * out[k];
             index[k] = 0;
         }
+    }
+}
+
+}  // namespace tosa_passes_common_cpp
+
+ConstPtr permute(const ConstData& c, const std::vector<std::int64_t>& perms) {
+    using namespace tosa_passes_common_cpp;
+    const Shape& in = c.type.shape;
+    const std::size_t r = in.size();
+    Shape out(r);
+    for (std::size_t i = 0; i < r; ++i) out[i] = in[std::size_t(perms[i])];
+    auto result = ConstData::allocate(TensorType{c.type.dtype, out});
+    if (result->type.volume() == 0) return result;
+    // strides of the input, in the order of the output's dimensions
+    std::vector<std::int64_t> in_strides(r, 1), strides(r);
+    for (std::size_t i = r; i-- > 1;) in_strides[i - 1] = in_strides[i] * in[i];
+    for (std::size_t i = 0; i < r; ++i) strides[i] = in_strides[std::size_t(perms[i])];
+    void* dst = const_cast<void*>(result->data);
+    switch (storage_bytes(c.type.dtype)) {
+        case 1: gather_items(static_cast<const std::uint8_t*>(c.data), static_cast<std::uint8_t*>(dst), out, strides); break;
+        case 2: gather_items(static_cast<const std::uint16_t*>(c.data), static_cast<std::uint16_t*>(dst), out, strides); break;
+        case 4: gather_items(static_cast<const std::uint32_t*>(c.data), static_cast<std::uint32_t*>(dst), out, strides); break;
+        default: gather_items(static_cast<const std::uint64_t*>(c.data), static_cast<std::uint64_t*>(dst), out, strides); break;
     }
     return result;
 }

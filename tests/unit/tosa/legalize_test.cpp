@@ -142,6 +142,25 @@ TEST_CASE("legalize: a custom operation is an error naming it, its line and why"
     CHECK(m.find("custom operation") != std::string::npos);
 }
 
+TEST_CASE("legalize: a rank-7 tensor is beyond level 8K, and fine at level none") {
+    const std::string text = "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external<scalar>(shape = [1,2,1,2,1,2,3]);\n"
+                             "    y = relu(x);\n}\n";
+    nnef::Session session;
+    REQUIRE(session.load_text("rank7.nnef", text));
+    nnef::Diagnostics diags;
+    CHECK_FALSE(lower_to_tosa(*session.graph(), {}, diags));
+    REQUIRE(diags.has_errors());
+    std::string m;
+    for (const nnef::Diagnostic& d : diags) m += nnef::render(d, session.sources(), false);
+    INFO(m);
+    CHECK(m.find("rank7.nnef:5:") != std::string::npos);  // the operator's NNEF line
+    CHECK(m.find("MAX_RANK") != std::string::npos);
+    LowerOptions none;
+    none.level = Level::none();
+    nnef::Diagnostics ok;
+    CHECK(lower_to_tosa(*session.graph(), none, ok));
+}
+
 TEST_CASE("legalize: variables without weights need random weights") {
     nnef::Session session;
     REQUIRE(session.load_text("w.nnef", conv_document("[1,1,3,3]", "[1,1,1,1]", "")));
