@@ -236,6 +236,28 @@ TEST_SUITE("tosa interpreter") {
         CHECK(run_op(OpKind::ADD, {f16({1}, {60000}), f16({1}, {10000})}, T(DType::fp16, {1})) == std::vector<double>{inf_});
     }
 
+    TEST_CASE("bf16 and fp16 tensors: elementwise, convolution, reduction, CAST between the formats") {
+        auto bf16 = [](Shape shape, const std::vector<float>& v) {
+            auto c = ConstData::allocate(TensorType{DType::bf16, std::move(shape)});
+            for (std::size_t i = 0; i < v.size(); ++i) c->mutable_items<std::uint16_t>()[i] = fp32_to_bf16(v[i]);
+            return ConstPtr(c);
+        };
+        // bf16 has 8 significant bits: 256 + 1 is a tie between 256 and 258, ties to even give 256
+        CHECK(run_op(OpKind::ADD, {bf16({2}, {256, 256}), bf16({2}, {1, 3})}, T(DType::bf16, {2})) == std::vector<double>{256, 260});
+        CHECK(run_op(OpKind::REDUCE_SUM, {bf16({3}, {1, 2, 3})}, T(DType::bf16, {1}), {{AttrName::axis, std::int64_t{0}}}) == std::vector<double>{6});
+        CHECK(run_op(OpKind::CAST, {bf16({1}, {3.0f})}, T(DType::fp16, {1})) == std::vector<double>{3});
+        CHECK(run_op(OpKind::CAST, {f16({1}, {1.0f + 1.0f / 1024})}, T(DType::bf16, {1})) == std::vector<double>{1});  // rounds to bf16
+        // fp16 convolution (fp32 accumulation), 2x2 ones over [1,2,3,4] plus bias 0.5
+        const std::vector<std::pair<AttrName, Attr>> a{
+            {AttrName::pad, std::vector<std::int64_t>{0, 0, 0, 0}}, {AttrName::stride, std::vector<std::int64_t>{1, 1}},
+            {AttrName::dilation, std::vector<std::int64_t>{1, 1}}, {AttrName::acc_type, AccType::FP32}};
+        CHECK(run_op(OpKind::CONV2D, {f16({1, 2, 2, 1}, {1, 2, 3, 4}), f16({1, 2, 2, 1}, {1, 1, 1, 1}), f16({1}, {0.5f}), zp(DType::fp16), zp(DType::fp16)},
+                     T(DType::fp16, {1, 1, 1, 1}), a) == std::vector<double>{10.5});
+        // bf16 x bf16 -> fp32 MATMUL
+        CHECK(run_op(OpKind::MATMUL, {bf16({1, 1, 2}, {1, 2}), bf16({1, 2, 1}, {3, 4}), zp(DType::bf16), zp(DType::bf16)}, T(DType::fp32, {1, 1, 1})) ==
+              std::vector<double>{11});
+    }
+
     TEST_CASE("elementwise integer: saturation, truncation, shifts, REQUIRE") {
         CHECK(run_op(OpKind::ADD, {ints(DType::i32, {2}, {1, -5}), ints(DType::i32, {2}, {2, 3})}, T(DType::i32, {2})) == std::vector<double>{3, -2});
         std::string err;
