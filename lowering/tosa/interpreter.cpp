@@ -270,38 +270,35 @@ Shape broadcast_shape(const Shape& a, const Shape& b) {
     return r;
 }
 
-// Calls f(output offset, offsets of the N inputs) over every position of `out`, the inputs
-// broadcast to it (apply_broadcast); contiguous along the last dimension.
+// Calls row(output offset, input offsets, input steps, count) over the rows (last dimension) of
+// `out`, the N inputs broadcast to it (apply_broadcast): along a row, input k advances by step[k]
+// (0 where it is broadcast).
 template <std::size_t N, class F>
-void for_each_broadcast(const Shape& out, const std::array<const Shape*, N>& ins, F&& f) {
+void for_each_row(const Shape& out, const std::array<const Shape*, N>& ins, F&& row) {
     const std::size_t r = out.size();
-    std::array<I64, N> off{};
+    std::array<I64, N> base{}, step{};
     if (r == 0) {
-        f(I64{0}, off);
+        row(I64{0}, base, step, I64{1});
         return;
     }
+    for (I64 e : out)
+        if (e == 0) return;
     std::array<Shape, N> st;
     for (std::size_t k = 0; k < N; ++k) {
         const Shape s = row_strides(*ins[k]);
         st[k].assign(r, 0);
         for (std::size_t d = 0; d < r; ++d) st[k][d] = (*ins[k])[d] == out[d] ? s[d] : 0;
+        step[k] = st[k][r - 1];
     }
     const I64 inner = out[r - 1];
-    for (I64 e : out)
-        if (e == 0) return;
     Shape idx(r, 0);
-    I64 o = 0;
-    while (true) {
-        std::array<I64, N> base{};
+    for (I64 o = 0;; o += inner) {
         for (std::size_t k = 0; k < N; ++k) {
             I64 b = 0;
             for (std::size_t d = 0; d + 1 < r; ++d) b += idx[d] * st[k][d];
             base[k] = b;
         }
-        for (I64 j = 0; j < inner; ++j) {
-            for (std::size_t k = 0; k < N; ++k) off[k] = base[k] + j * st[k][r - 1];
-            f(o++, off);
-        }
+        row(o, base, step, inner);
         // the next position of the outer dimensions
         std::size_t d = r - 1;
         bool done = true;
@@ -314,6 +311,19 @@ void for_each_broadcast(const Shape& out, const std::array<const Shape*, N>& ins
         }
         if (done) return;
     }
+}
+
+// Calls f(output offset, offsets of the N inputs) over every position of `out`, the inputs
+// broadcast to it.
+template <std::size_t N, class F>
+void for_each_broadcast(const Shape& out, const std::array<const Shape*, N>& ins, F&& f) {
+    for_each_row<N>(out, ins, [&](I64 o, const std::array<I64, N>& base, const std::array<I64, N>& step, I64 count) {
+        std::array<I64, N> off = base;
+        for (I64 j = 0; j < count; ++j) {
+            f(o + j, off);
+            for (std::size_t k = 0; k < N; ++k) off[k] += step[k];
+        }
+    });
 }
 
 // ---- the float helpers of 4.5.1 ------------------------------------------------------------------
@@ -344,6 +354,17 @@ I64 add_s(DType t, I64 a, I64 b) {
 I64 sub_s(DType t, I64 a, I64 b) {
     const I64 c = a - b;
     require(c >= min_s(t) && c <= max_s(t), std::string("apply_sub_s<") + to_string(t) + "> in range");
+    return c;
+}
+
+// Like ConstData::allocate, without zeroing the items (results are written in full).
+std::shared_ptr<ConstData> uninitialized(const TensorType& type) {
+    auto c = std::make_shared<ConstData>();
+    c->type = type;
+    const std::size_t n = c->byte_size();
+    std::shared_ptr<std::uint64_t[]> bytes(new std::uint64_t[(n + 7) / 8 + 1]);
+    c->data = bytes.get();
+    c->owner = std::shared_ptr<const void>(bytes, bytes.get());
     return c;
 }
 
@@ -399,7 +420,8 @@ struct Ctx {
         if (i >= op.outputs.size()) unsupported("result " + std::to_string(i) + " is missing");
         return it.graph.type(op.outputs[i]);
     }
-    std::shared_ptr<ConstData> alloc(std::size_t i) const { return ConstData::allocate(out_type(i)); }
+    // Storage for result i; its items are uninitialized (every kernel writes all of them).
+    std::shared_ptr<ConstData> alloc(std::size_t i) const { return uninitialized(out_type(i)); }
     void set(std::size_t i, ConstPtr v) const {
         if (v->type != out_type(i))
             unsupported("result %" + std::to_string(op.outputs[i]) + " is declared " + to_string(out_type(i)) +
@@ -776,8 +798,31 @@ void float_binary(Ctx& c, F f) {
         const Floats<T> a = floats<T>(x1), b = floats<T>(x2);
         OutFloats<T> y(c.alloc(0));
         T* o = y.p;
-        for_each_broadcast<2>(out.shape, {&x1.type.shape, &x2.type.shape},
-                              [&](I64 i, const std::array<I64, 2>& k) { o[i] = f(a.p[k[0]], b.p[k[1]]); });
+        const T* pa = a.p;
+        const T* pb = b.p;
+        const I64 n = out.volume();
+        if (x1.type.shape == out.shape && x2.type.shape == out.shape) {
+            for (I64 i = 0; i < n; ++i) o[i] = f(pa[i], pb[i]);
+        } else if (x1.type.shape == out.shape && x2.type.volume() == 1) {
+            const T bv = pb[0];
+            for (I64 i = 0; i < n; ++i) o[i] = f(pa[i], bv);
+        } else if (x2.type.shape == out.shape && x1.type.volume() == 1) {
+            const T av = pa[0];
+            for (I64 i = 0; i < n; ++i) o[i] = f(av, pb[i]);
+        } else {
+            for_each_row<2>(out.shape, {&x1.type.shape, &x2.type.shape},
+                            [&](I64 o0, const std::array<I64, 2>& base, const std::array<I64, 2>& step, I64 count) {
+                                const T* ra = pa + base[0];
+                                const T* rb = pb + base[1];
+                                const I64 sa = step[0], sb = step[1];
+                                T* ro = o + o0;
+                                if (sa == 1 && sb == 1) {
+                                    for (I64 j = 0; j < count; ++j) ro[j] = f(ra[j], rb[j]);
+                                } else {
+                                    for (I64 j = 0; j < count; ++j) ro[j] = f(ra[j * sa], rb[j * sb]);
+                                }
+                            });
+        }
         c.set(0, y.finish());
     });
 }
@@ -1991,6 +2036,7 @@ void op_const(Ctx& c) {
 void op_const_shape(Ctx& c) {
     const std::vector<I64>& v = c.attr<std::vector<I64>>(AttrName::values);
     auto y = c.alloc(0);
+    error_if(y->type.dtype != DType::shape || y->type.rank() != 1, "the output is not a shape_t value");
     error_if(static_cast<I64>(v.size()) != y->type.volume(), "length(values) != the rank of the shape value");
     for (std::size_t i = 0; i < v.size(); ++i) y->mutable_items<I64>()[i] = v[i];
     c.set(0, y);

@@ -128,17 +128,17 @@ static_assert(attr_names.size() == static_cast<std::size_t>(AttrName::initial_va
 constexpr std::array<const char*, 13> attr_kind_names = {"i32",   "bool", "i32s", "shape", "num", "acc",  "nan",
                                                          "round", "resize", "str", "dtype", "tensor", "graph"};
 }  // namespace tosa_ir_cpp
-using namespace tosa_ir_cpp;
 
-const char* to_string(AttrName n) { return attr_names[static_cast<std::size_t>(n)]; }
+const char* to_string(AttrName n) { return tosa_ir_cpp::attr_names[static_cast<std::size_t>(n)]; }
 
 std::optional<AttrName> attr_name_from_string(std::string_view s) {
+    using namespace tosa_ir_cpp;
     for (std::size_t i = 0; i < attr_names.size(); ++i)
         if (s == attr_names[i]) return static_cast<AttrName>(i);
     return std::nullopt;
 }
 
-const char* to_string(AttrKind k) { return attr_kind_names[static_cast<std::size_t>(k)]; }
+const char* to_string(AttrKind k) { return tosa_ir_cpp::attr_kind_names[static_cast<std::size_t>(k)]; }
 
 // ---- operator table --------------------------------------------------------------------------
 
@@ -218,18 +218,19 @@ const std::vector<OpInfo>& op_table() {
 }
 
 }  // namespace tosa_ir_cpp
-using namespace tosa_ir_cpp;
 
 const AttrSpec* OpInfo::attribute(AttrName n) const {
+    using namespace tosa_ir_cpp;
     for (const AttrSpec& a : attributes)
         if (a.name == n) return &a;
     return nullptr;
 }
 
-const OpInfo& op_info(OpKind k) { return op_table()[static_cast<std::size_t>(k)]; }
+const OpInfo& op_info(OpKind k) { return tosa_ir_cpp::op_table()[static_cast<std::size_t>(k)]; }
 const char* to_string(OpKind k) { return op_info(k).name.c_str(); }
 
 std::optional<OpKind> op_kind_from_string(std::string_view s) {
+    using namespace tosa_ir_cpp;
     for (const OpInfo& info : op_table())
         if (info.name == s) return info.kind;
     return std::nullopt;
@@ -238,12 +239,14 @@ std::optional<OpKind> op_kind_from_string(std::string_view s) {
 // ---- operators and graphs --------------------------------------------------------------------
 
 const Attr* Op::attr(AttrName n) const {
+    using namespace tosa_ir_cpp;
     for (const auto& [name, value] : attrs)
         if (name == n) return &value;
     return nullptr;
 }
 
 void Op::set(AttrName n, Attr value) {
+    using namespace tosa_ir_cpp;
     for (auto& [name, v] : attrs) {
         if (name == n) {
             v = std::move(value);
@@ -254,6 +257,7 @@ void Op::set(AttrName n, Attr value) {
 }
 
 void Op::bad_attr(AttrName n) const {
+    using namespace tosa_ir_cpp;
     throw std::logic_error(std::string("TOSA ") + to_string(kind) + ": attribute '" + to_string(n) +
                            "' is missing or has the wrong type");
 }
@@ -266,22 +270,26 @@ Level Level::none() { return Level{"none", 32, 2147483647, 2147483647, 2048, 63,
 Graph::Graph() { blocks.push_back(Block{"main", {}, {}, {}}); }
 
 ValueId Graph::add_value(TensorType type, std::string name) {
+    using namespace tosa_ir_cpp;
     values.push_back(Value{std::move(type), std::move(name)});
     return static_cast<ValueId>(values.size() - 1);
 }
 
 std::uint32_t Graph::add_origin(Origin origin) {
+    using namespace tosa_ir_cpp;
     origins.push_back(std::move(origin));
     return static_cast<std::uint32_t>(origins.size() - 1);
 }
 
 std::uint32_t Graph::add_block(std::string name) {
+    using namespace tosa_ir_cpp;
     blocks.push_back(Block{std::move(name), {}, {}, {}});
     return static_cast<std::uint32_t>(blocks.size() - 1);
 }
 
 Op& Graph::add_op(std::uint32_t block, OpKind kind, std::vector<ValueId> inputs, std::vector<TensorType> output_types,
                   std::vector<std::pair<AttrName, Attr>> attrs, std::uint32_t origin) {
+    using namespace tosa_ir_cpp;
     Op op;
     op.kind = kind;
     op.inputs = std::move(inputs);
@@ -294,6 +302,7 @@ Op& Graph::add_op(std::uint32_t block, OpKind kind, std::vector<ValueId> inputs,
 }
 
 ValueId Graph::add_const(std::uint32_t block, ConstPtr data, std::uint32_t origin, std::string name) {
+    using namespace tosa_ir_cpp;
     TensorType type = data->type;
     Op& op = add_op(block, OpKind::CONST, {}, {std::move(type)}, {{AttrName::values, std::move(data)}}, origin);
     const ValueId v = op.outputs[0];
@@ -302,12 +311,14 @@ ValueId Graph::add_const(std::uint32_t block, ConstPtr data, std::uint32_t origi
 }
 
 ValueId Graph::add_const_shape(std::uint32_t block, std::vector<std::int64_t> shape, std::uint32_t origin) {
+    using namespace tosa_ir_cpp;
     TensorType type{DType::shape, {static_cast<std::int64_t>(shape.size())}};
     Op& op = add_op(block, OpKind::CONST_SHAPE, {}, {std::move(type)}, {{AttrName::values, std::move(shape)}}, origin);
     return op.outputs[0];
 }
 
 std::vector<Graph::Producer> Graph::producers() const {
+    using namespace tosa_ir_cpp;
     std::vector<Producer> p(values.size());
     for (std::uint32_t b = 0; b < blocks.size(); ++b) {
         const Block& block = blocks[b];
@@ -319,6 +330,7 @@ std::vector<Graph::Producer> Graph::producers() const {
 }
 
 const ConstData* Graph::constant(ValueId v) const {
+    using namespace tosa_ir_cpp;
     for (const Block& block : blocks) {
         for (const Op& op : block.ops) {
             if (op.kind == OpKind::CONST && !op.outputs.empty() && op.outputs[0] == v) {
@@ -332,6 +344,7 @@ const ConstData* Graph::constant(ValueId v) const {
 }
 
 std::size_t Graph::op_count() const {
+    using namespace tosa_ir_cpp;
     std::size_t n = 0;
     for (const Block& b : blocks) n += b.ops.size();
     return n;
@@ -413,11 +426,11 @@ std::string value_list(const Graph& g, const std::vector<ValueId>& vs, bool with
 }
 
 }  // namespace tosa_ir_cpp
-using namespace tosa_ir_cpp;
 
-std::string to_string(const Attr& a) { return attr_text(a, 8); }
+std::string to_string(const Attr& a) { return tosa_ir_cpp::attr_text(a, 8); }
 
 std::string to_text(const Graph& g, const SourceManager* sm, std::size_t max_const_items) {
+    using namespace tosa_ir_cpp;
     std::string out = "tosa.graph \"" + g.name + "\" profile " + to_string(g.profile) + "\n";
     for (std::size_t b = 0; b < g.blocks.size(); ++b) {
         const Block& block = g.blocks[b];
@@ -468,9 +481,9 @@ float float_of(std::uint32_t u) {
     return f;
 }
 }  // namespace tosa_ir_cpp
-using namespace tosa_ir_cpp;
 
 std::uint16_t fp32_to_fp16(float f) {
+    using namespace tosa_ir_cpp;
     const std::uint32_t u = bits_of(f);
     const std::uint32_t sign = (u >> 16) & 0x8000u;
     const std::uint32_t exp = (u >> 23) & 0xffu;
@@ -496,6 +509,7 @@ std::uint16_t fp32_to_fp16(float f) {
 }
 
 float fp16_to_fp32(std::uint16_t h) {
+    using namespace tosa_ir_cpp;
     const std::uint32_t sign = (std::uint32_t(h) & 0x8000u) << 16;
     const std::uint32_t exp = (h >> 10) & 0x1fu;
     std::uint32_t mant = h & 0x3ffu;
@@ -514,12 +528,13 @@ float fp16_to_fp32(std::uint16_t h) {
 }
 
 std::uint16_t fp32_to_bf16(float f) {
+    using namespace tosa_ir_cpp;
     const std::uint32_t u = bits_of(f);
     if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((u >> 16) | 0x40u);  // quiet NaN
     const std::uint32_t rounding = 0x7fffu + ((u >> 16) & 1u);
     return static_cast<std::uint16_t>((u + rounding) >> 16);
 }
 
-float bf16_to_fp32(std::uint16_t b) { return float_of(std::uint32_t(b) << 16); }
+float bf16_to_fp32(std::uint16_t b) { return tosa_ir_cpp::float_of(std::uint32_t(b) << 16); }
 
 }  // namespace nnef::tosa

@@ -335,9 +335,9 @@ Graph read_graph(const json& j) {
 }
 
 }  // namespace tosa_json_cpp
-using namespace tosa_json_cpp;
 
 nlohmann::json to_json(const Graph& g, const JsonOptions& opt) {
+    using namespace tosa_json_cpp;
     json j;
     j["format"] = format_name;
     j["version"] = format_version;
@@ -388,6 +388,7 @@ nlohmann::json to_json(const Graph& g, const JsonOptions& opt) {
 }
 
 std::optional<Graph> graph_from_json(const nlohmann::json& j, Diagnostics& diags, const std::string& source) {
+    using namespace tosa_json_cpp;
     try {
         return read_graph(j);
     } catch (const Bad& e) {

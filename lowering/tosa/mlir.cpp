@@ -179,6 +179,7 @@ struct Emitter {
     std::vector<std::uint32_t> uses;      // how many operands use each value
     std::vector<bool> split_pad_shapes;   // CONST_SHAPE values only split PADs use (not written)
     std::size_t fresh = 0;                // counter for the helper values of split PADs
+    std::set<std::string> reserved_names;  // "%name" of every named value
 
     Emitter(const Graph& graph, const MlirOptions& o) : g(graph), opt(o) {}
 
@@ -203,6 +204,8 @@ struct Emitter {
         ref.assign(g.values.size(), std::string());
         uses.assign(g.values.size(), 0);
         split_pad_shapes.assign(g.values.size(), false);
+        for (const Value& v : g.values)
+            if (!v.name.empty()) reserved_names.insert("%" + v.name);
         std::vector<std::uint32_t> split_uses(g.values.size(), 0);
         for (const Block& b : g.blocks) {
             for (const Op& op : b.ops) {
@@ -372,7 +375,16 @@ struct Emitter {
         return base + ":" + std::to_string(outs.size()) + " = ";
     }
 
-    std::string fresh_name() { return "%pad_view" + std::to_string(fresh++); }
+    // A name for a helper value of a split PAD, unlike any value's.
+    std::string fresh_name() {
+        std::string n;
+        do n = "%pad_view" + std::to_string(fresh++);
+        while (used_names.count(n) || names_taken(n));
+        used_names.insert(n);
+        return n;
+    }
+    // Whether a value not yet named would take `n` (its NNEF tensor name).
+    bool names_taken(const std::string& n) const { return reserved_names.count(n) > 0; }
 
     void emit_const_shape(int depth, const std::string& name, const std::vector<std::int64_t>& v) {
         indent(depth);
@@ -553,16 +565,19 @@ struct Emitter {
         out += "}\n";
         if (!resources.empty()) {
             resources.erase(resources.size() - 2, 1);  // the last comma
-            out += "\n{-#\n  dialect_resources: {\n    builtin: {\n" + resources + "    }\n  }\n#-}\n";
+            out.reserve(out.size() + resources.size() + 64);
+            out += "\n{-#\n  dialect_resources: {\n    builtin: {\n";
+            out += resources;
+            out += "    }\n  }\n#-}\n";
         }
         return std::move(out);
     }
 };
 
 }  // namespace tosa_mlir_cpp
-using namespace tosa_mlir_cpp;
 
 std::string mlir_element_type(DType t) {
+    using namespace tosa_mlir_cpp;
     switch (t) {
         case DType::bool_: return "i1";
         case DType::i8: return "i8";
@@ -579,6 +594,7 @@ std::string mlir_element_type(DType t) {
 }
 
 std::string mlir_type(const TensorType& t) {
+    using namespace tosa_mlir_cpp;
     if (t.dtype == DType::shape) return "!tosa.shape<" + std::to_string(t.shape.empty() ? 0 : t.shape[0]) + ">";
     std::string s = "tensor<";
     for (std::int64_t e : t.shape) s += std::to_string(e) + "x";
@@ -586,6 +602,7 @@ std::string mlir_type(const TensorType& t) {
 }
 
 std::vector<std::string> mlir_extensions(const Graph& g) {
+    using namespace tosa_mlir_cpp;
     std::set<std::string> ext;
     for (const Value& v : g.values) {
         if (v.type.dtype == DType::bf16) ext.insert("bf16");
@@ -617,6 +634,7 @@ std::vector<std::string> mlir_extensions(const Graph& g) {
 }
 
 std::vector<std::string> mlir_profiles(const Graph& g) {
+    using namespace tosa_mlir_cpp;
     if (g.profile == Profile::pro_fp) return {"pro_fp"};
     for (const Value& v : g.values)
         if (is_float(v.type.dtype)) return {"pro_int", "pro_fp"};
@@ -624,6 +642,7 @@ std::vector<std::string> mlir_profiles(const Graph& g) {
 }
 
 std::string mlir_dense_attr(const ConstData& c) {
+    using namespace tosa_mlir_cpp;
     Graph empty;
     MlirOptions inline_only;
     Emitter e(empty, inline_only);
@@ -633,6 +652,7 @@ std::string mlir_dense_attr(const ConstData& c) {
 }
 
 std::string to_mlir(const Graph& g, const MlirOptions& options) {
+    using namespace tosa_mlir_cpp;
     Emitter e(g, options);
     return e.run();
 }

@@ -50,11 +50,11 @@ std::string upper(std::string_view s) {
 }
 
 }  // namespace tosa_validator_cpp
-using namespace tosa_validator_cpp;
 
-const char* to_string(Extension e) { return extension_names[static_cast<std::size_t>(e)]; }
+const char* to_string(Extension e) { return tosa_validator_cpp::extension_names[static_cast<std::size_t>(e)]; }
 
 std::optional<Extension> extension_from_string(std::string_view s) {
+    using namespace tosa_validator_cpp;
     std::string u = upper(s);
     if (u.rfind("EXT-", 0) != 0) u = "EXT-" + u;
     for (std::size_t i = 0; i < extension_names.size(); ++i)
@@ -63,6 +63,7 @@ std::optional<Extension> extension_from_string(std::string_view s) {
 }
 
 bool extension_allowed(Extension e, Profile p) {
+    using namespace tosa_validator_cpp;
     return (extension_profiles[static_cast<std::size_t>(e)] & (p == Profile::pro_int ? atom_pro_int : atom_pro_fp)) != 0;
 }
 
@@ -2010,6 +2011,9 @@ private:
 
     bool check_options() {
         enabled_ = opts_.profile == Profile::pro_int ? atom_pro_int : atom_pro_fp;
+        for (Profile p : opts_.also_profiles) enabled_ |= p == Profile::pro_int ? atom_pro_int : atom_pro_fp;
+        std::string profiles = to_string(opts_.profile);
+        if ((enabled_ & (atom_pro_int | atom_pro_fp)) == (atom_pro_int | atom_pro_fp)) profiles = "PRO-INT and PRO-FP";
         bool ok = true;
         for (const std::string& name : opts_.extensions) {
             auto e = extension_from_string(name);
@@ -2018,10 +2022,9 @@ private:
                 ok = false;
                 continue;
             }
-            if (!extension_allowed(*e, opts_.profile)) {
+            if (!(extension_profiles[static_cast<std::size_t>(*e)] & enabled_)) {
                 diags_.error(Stage::tosa, "tosa-options",
-                             std::string(to_string(*e)) + " is not allowed with " + to_string(opts_.profile) +
-                                 " (spec 1.6, table 3)");
+                             std::string(to_string(*e)) + " is not allowed with " + profiles + " (spec 1.6, table 3)");
                 ok = false;
                 continue;
             }
@@ -2290,6 +2293,21 @@ private:
 
 bool validate(const Graph& g, const ValidateOptions& options, Diagnostics& diags) {
     return tosa_validator_cpp::Validator(g, options, diags).run();
+}
+
+bool validate_after_pass(const Graph& g, const ValidateOptions& options, const std::string& after_pass,
+                         Diagnostics& diags) {
+    // The errors still allowed (at least one, as 0 would mean no cap); diags drops the rest.
+    const std::size_t cap = diags.max_errors();
+    Diagnostics local(cap == 0 ? 0 : std::max<std::size_t>(1, cap - std::min(cap, diags.error_count())));
+    const bool ok = validate(g, options, local);
+    const std::string note = after_pass.empty() ? std::string("in the input of the lowering pipeline")
+                                                : "after the lowering pass '" + after_pass + "'";
+    for (Diagnostic d : local) {
+        d.notes.push_back(Note{note, {}});
+        diags.add(std::move(d));
+    }
+    return ok;
 }
 
 }  // namespace nnef::tosa

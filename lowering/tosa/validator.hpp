@@ -55,11 +55,21 @@ struct ValidateOptions {
     Profile profile = Profile::pro_fp;
     Level level = Level::eight_k();
     std::vector<std::string> extensions;  // e.g. {"EXT-BF16", "EXT-CONTROLFLOW"}
+    // Profiles the target implements besides `profile` (an implementation may implement both,
+    // spec 1.6; e.g. a PRO-INT graph that also computes in floating point needs PRO-FP too).
+    std::vector<Profile> also_profiles;
 };
 
 // Checks the whole graph; reports every problem found (the first per operator) and returns
-// whether there was none. Unknown or profile-incompatible extension names are errors too.
+// whether there was none. Unknown extension names, and extensions that none of the profiles
+// allows, are errors too.
 bool validate(const Graph& g, const ValidateOptions& options, Diagnostics& diags);
+
+// validate() as the verifier of a lowering::Pipeline<Graph> (pass_manager.hpp): each diagnostic
+// gets a note naming the pass after which the graph broke the rule (`after_pass` empty: the input
+// of the pipeline).
+bool validate_after_pass(const Graph& g, const ValidateOptions& options, const std::string& after_pass,
+                         Diagnostics& diags);
 
 // The result types the spec implies for `op` of `g`, from its operands' types, its attributes and
 // its constant shape operands (the argument tables and the ERROR_IF formulas), independent of the

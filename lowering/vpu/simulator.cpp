@@ -185,11 +185,16 @@ std::string nce_problem(const Model& m, std::size_t ti) {
 }  // namespace simulator_cpp
 
 std::optional<std::int64_t> task_cycles(const TaskList& list, const Task& task, const Target& t, std::string* why) {
+    return task_cycles(task, [&](const std::string& id) { return list.buffer(id); }, t, why);
+}
+
+std::optional<std::int64_t> task_cycles(const Task& task, const std::function<const Buffer*(const std::string&)>& find,
+                                        const Target& t, std::string* why) {
     auto fail = [&](const std::string& w) -> std::optional<std::int64_t> {
         if (why) *why = w;
         return std::nullopt;
     };
-    auto buffer = [&](const Access& a) { return list.buffer(a.buffer); };
+    auto buffer = [&](const Access& a) { return find(a.buffer); };
     for (const auto* v : {&task.reads, &task.writes})
         for (const Access& a : *v)
             if (!buffer(a)) return fail("unknown buffer '" + a.buffer + "'");
@@ -378,7 +383,13 @@ void check_structure(Model& m, Reporter& report, std::vector<std::int64_t>& cycl
         }
         if (complete) {
             std::string why;
-            auto c = task_cycles(l, task, t, &why);
+            auto c = task_cycles(
+                task,
+                [&](const std::string& id) {
+                    auto it = m.buffer_index.find(id);
+                    return it == m.buffer_index.end() ? nullptr : &l.buffers[it->second];
+                },
+                t, &why);
             if (c) {
                 cycles[ti] = *c;
                 if (task.cycles != *c)
@@ -917,6 +928,12 @@ SimulationResult simulate(const TaskList& list, const Target& target, const Simu
         }
     }
     return r;
+}
+
+bool check_task_list(const TaskList& list, const Target& target, Diagnostics& diags) {
+    SimulateOptions o;
+    o.timing = false;
+    return simulate(list, target, o, diags).valid;
 }
 
 std::string report_text(const TaskList& list, const Target& target, const SimulationResult& r) {

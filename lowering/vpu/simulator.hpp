@@ -14,7 +14,9 @@
 // Values: with inputs given, every task's results from its reads, writes and params in fp16 /
 // int8 as section 3 says (docs/vpu.md states the arithmetic of each task kind).
 #pragma once
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -43,6 +45,9 @@ std::int64_t shave_cycles(const Target& t, const std::string& kernel, std::int64
 // The figure for a task of `list` alone (buffers looked up by id), or nullopt with `why` when the
 // task is malformed (unknown buffer, wrong number of reads, ...).
 std::optional<std::int64_t> task_cycles(const TaskList& list, const Task& task, const Target& t, std::string* why = nullptr);
+// The same with buffers found by `find` (e.g. an index the caller keeps; null for an unknown id).
+std::optional<std::int64_t> task_cycles(const Task& task, const std::function<const Buffer*(const std::string&)>& find,
+                                        const Target& t, std::string* why = nullptr);
 
 // ---- simulation ------------------------------------------------------------------------------
 
@@ -112,6 +117,9 @@ struct SimulationResult {
 // Runs `list` on `target` (usually list.target). Violations go to `diags` (stage vpu) and make
 // `valid` false; timing and values are computed only for a valid list.
 SimulationResult simulate(const TaskList& list, const Target& target, const SimulateOptions& options, Diagnostics& diags);
+
+// The checks alone (no timing, no values): true when the list has no violation. For verifiers.
+bool check_task_list(const TaskList& list, const Target& target, Diagnostics& diags);
 
 // A report: makespan and lower bound, queues, DDR traffic, CMX.
 std::string report_text(const TaskList& list, const Target& target, const SimulationResult& r);

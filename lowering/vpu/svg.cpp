@@ -36,11 +36,16 @@ struct Style {
 };
 
 // DMA of constants (weights, tables) is told apart from other DMA so that prefetch shows.
-Style style_of(const TaskList& list, const Task& t) {
+Style style_of(const TaskList& list, const std::map<std::string, std::size_t>& index, const Task& t) {
     if (t.kind == TaskKind::NCE) return {"#f28e2b", "NCE"};
     if (t.kind == TaskKind::SHAVE) return {"#b07aa1", "SHAVE"};
-    const Buffer* r = t.reads.empty() ? nullptr : list.buffer(t.reads[0].buffer);
-    const Buffer* w = t.writes.empty() ? nullptr : list.buffer(t.writes[0].buffer);
+    auto find = [&](const std::vector<Access>& v) -> const Buffer* {
+        if (v.empty()) return nullptr;
+        auto it = index.find(v[0].buffer);
+        return it == index.end() ? nullptr : &list.buffers[it->second];
+    };
+    const Buffer* r = find(t.reads);
+    const Buffer* w = find(t.writes);
     if (r && is_constant(r->role)) return {"#59a14f", "DMA weights"};
     if (r && w && r->memory == Memory::DDR && w->memory == Memory::CMX) return {"#4e79a7", "DMA to CMX"};
     if (r && w && r->memory == Memory::CMX && w->memory == Memory::DDR) return {"#76b7b2", "DMA to DDR"};
@@ -54,6 +59,13 @@ double tick_step(double span, int count) {
     for (double m : {1.0, 2.0, 5.0, 10.0})
         if (m * p >= raw) return m * p;
     return 10.0 * p;
+}
+
+std::string tick_label(double v, double step) {
+    char buf[32];
+    const int decimals = step >= 1 ? 0 : int(std::ceil(-std::log10(step) - 1e-9));
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
 }
 
 }  // namespace svg_cpp
@@ -104,6 +116,8 @@ std::string to_svg(const TaskList& list, const Target& target, const SimulationR
         os << "<text x=\"6\" y=\"" << fmt(y + lane_h / 2 + 4) << "\">" << buf << "</text>\n";
     }
     // Tasks.
+    std::map<std::string, std::size_t> buffer_index;
+    for (std::size_t i = 0; i < list.buffers.size(); ++i) buffer_index.emplace(list.buffers[i].id, i);
     for (std::size_t ti = 0; ti < list.tasks.size() && ti < r.times.size(); ++ti) {
         const Task& t = list.tasks[ti];
         auto it = lane.find(t.queue);
@@ -111,7 +125,7 @@ std::string to_svg(const TaskList& list, const Target& target, const SimulationR
         const double x = left + r.times[ti].start * scale;
         const double w = std::max(0.5, (r.times[ti].end - r.times[ti].start) * scale);
         const double y = top + lane_h * double(it->second) + 2;
-        const Style s = style_of(list, t);
+        const Style s = style_of(list, buffer_index, t);
         std::snprintf(buf, sizeof buf, "#%lld %s %s: %.0f..%.0f cycles (%.0f)", (long long)t.id, t.queue.c_str(), t.op.c_str(),
                       r.times[ti].start, r.times[ti].end, r.times[ti].end - r.times[ti].start);
         os << "<g><title>" << escape(buf) << (t.source.empty() ? "" : "\n" + escape(t.source)) << "</title><rect x=\"" << fmt(x)
@@ -135,7 +149,7 @@ std::string to_svg(const TaskList& list, const Target& target, const SimulationR
         const double x = left + us * target.clock_mhz * scale;
         os << "<line x1=\"" << fmt(x) << "\" y1=\"" << fmt(axis_y) << "\" x2=\"" << fmt(x) << "\" y2=\"" << fmt(axis_y + 5)
            << "\" stroke=\"black\"/><text x=\"" << fmt(x) << "\" y=\"" << fmt(axis_y + 17) << "\" text-anchor=\"middle\">"
-           << escape(std::to_string(us).substr(0, std::to_string(us).find('.') + (step < 1 ? 3 : 0))) << " us</text>\n";
+           << tick_label(us, step) << " us</text>\n";
     }
     // CMX occupancy per cluster.
     for (std::size_t k = 0; k < r.cmx.size(); ++k) {

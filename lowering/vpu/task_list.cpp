@@ -59,12 +59,21 @@ Access read_access(const Node& n) {
     n.expect_object({"buffer", "offset", "shape", "strides"});
     Access a;
     a.buffer = n.field("buffer").string();
-    a.offset = n.field("offset").integer(0);
+    a.offset = n.field("offset").integer(0, std::int64_t(1) << 50);
     a.shape = read_ints(n.field("shape"), 1);
-    a.strides = read_ints(n.field("strides"));
+    a.strides = read_ints(n.field("strides"), -(std::int64_t(1) << 50));
     if (a.shape.size() != a.strides.size())
         n.field("strides").fail_message("expected one stride per dimension of shape (" + std::to_string(a.shape.size()) +
                                         "), got " + std::to_string(a.strides.size()));
+    if (a.shape.empty()) n.field("shape").fail("a non-empty array of extents");
+    // Bounds that keep every byte offset and element count far from overflow.
+    double elements = 1, reach = double(a.offset);
+    for (std::size_t d = 0; d < a.shape.size(); ++d) {
+        elements *= double(a.shape[d]);
+        reach += std::fabs(double(a.shape[d] - 1) * double(a.strides[d]));
+    }
+    if (elements > double(std::int64_t(1) << 32)) n.field("shape").fail("a box of at most 2^32 elements");
+    if (reach > double(std::int64_t(1) << 50)) n.field("strides").fail("offsets and strides that stay within 2^50 bytes");
     return a;
 }
 
@@ -173,8 +182,8 @@ Buffer read_buffer(const Node& n) {
     } else if (n.has("cluster") && !n.field("cluster").json().is_null()) {
         n.field("cluster").fail("null (a DDR buffer has no cluster)");
     }
-    b.offset = n.field("offset").integer(0);
-    b.size = n.field("size").integer(1);
+    b.offset = n.field("offset").integer(0, std::int64_t(1) << 50);
+    b.size = n.field("size").integer(1, std::int64_t(1) << 50);
     b.dtype = read_dtype(n.field("dtype"));
     b.role = read_enum<Role>(n.field("role"), {{"activation", Role::activation},
                                                {"weights", Role::weights},
@@ -193,6 +202,9 @@ IoEntry read_entry(const Node& n) {
     e.name = n.field("name").string();
     e.buffer = n.field("buffer").string();
     e.shape = read_ints(n.field("shape"), 1);
+    double volume = 1;
+    for (std::int64_t d : e.shape) volume *= double(d);
+    if (volume > double(std::int64_t(1) << 40)) n.field("shape").fail("a tensor of at most 2^40 elements");
     e.layout = n.field("layout").string();
     e.dtype = read_dtype(n.field("dtype"));
     if (e.layout.size() != e.shape.size())

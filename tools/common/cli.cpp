@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -43,6 +44,11 @@ void help(const ToolSpec& spec) {
                      "  --expand NAME,...        expand the named standard compounds\n";
     if (spec.has_shapes) std::cout << "  --shapes                 add each tensor's dtype and shape as a trailing comment\n";
     if (spec.has_output) std::cout << "  -o FILE                  write the output to FILE (default: stdout)\n";
+    for (const auto& [name, text] : spec.flags) {
+        std::string line = "  " + name;
+        line.resize(std::max<std::size_t>(line.size() + 1, 27), ' ');
+        std::cout << line << text << "\n";
+    }
     std::cout << "  --format text|json       output format of diagnostics and summaries (default text)\n"
                  "  --quiet                  print diagnostics only\n"
                  "  --help, --version\n\n"
@@ -130,6 +136,8 @@ int parse_args(int argc, char** argv, const ToolSpec& spec, CommonOptions& out) 
             out.flatten.parallel_scan = false;
         } else if (a == "--quiet" || a == "-q") {
             out.quiet = true;
+        } else if (std::any_of(spec.flags.begin(), spec.flags.end(), [&](const auto& f) { return f.first == a; })) {
+            out.flags.insert(a);
         } else if (spec.has_shapes && a == "--shapes") {
             out.shapes = true;
         } else if (spec.has_expand && a == "--expand-all") {
@@ -189,25 +197,6 @@ int parse_args(int argc, char** argv, const ToolSpec& spec, CommonOptions& out) 
 void print_diagnostics(std::ostream& err, const Diagnostics& diags, const SourceManager& sm) {
     for (const Diagnostic& d : diags) err << render(d, sm);
     if (diags.limit_reached()) err << "note: stopped after " << diags.max_errors() << " errors (limit max_errors, --max-errors)\n";
-}
-
-std::string json_string(const std::string& s) {
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-        } else if (c == '\n') {
-            out += "\\n";
-        } else if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out + "\"";
 }
 
 Json diagnostics_json(const Diagnostics& diags, const SourceManager& sm) {

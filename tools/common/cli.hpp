@@ -2,7 +2,9 @@
 #pragma once
 #include <functional>
 #include <iosfwd>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +24,7 @@ struct CommonOptions {
     bool quiet = false;
     bool shapes = false;
     std::string output;  // -o FILE; empty: stdout
+    std::set<std::string> flags;  // the ToolSpec::flags given
     std::vector<std::string> paths;
 };
 
@@ -34,6 +37,8 @@ struct ToolSpec {
     bool has_output = false;  // -o FILE
     bool has_shapes = false;  // --shapes
     bool has_expand = false;  // --expand-all, --expand
+    // Boolean options of this tool alone: (name, help text), e.g. {"--no-tosa", "skip ..."}.
+    std::vector<std::pair<std::string, std::string>> flags = {};
 };
 
 // Parses argv. Returns -1 to continue, or an exit code (after --help, --version or a usage error,
@@ -44,7 +49,6 @@ int parse_args(int argc, char** argv, const ToolSpec& spec, CommonOptions& out);
 // nnef::render_json describes (severity, stage, code, message, location, notes).
 void print_diagnostics(std::ostream& err, const Diagnostics& diags, const SourceManager& sm);
 Json diagnostics_json(const Diagnostics& diags, const SourceManager& sm);
-std::string json_string(const std::string& s);
 
 // Exit code for a failed load: usage (2) for I/O problems, invalid (1) otherwise.
 int failure_code(const Diagnostics& diags);

@@ -1,10 +1,14 @@
 // nnef-info: prints a summary of an NNEF model (nnef::summarize): inputs and outputs, operation
 // histogram, parameters, MACs, element-wise operations and quantization.
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <iostream>
 #include <sstream>
 
 #include <nnef/summary.hpp>
+
+#include "lowering/tosa/from_nnef.hpp"
 
 #include "../common/cli.hpp"
 #include "../common/tensors.hpp"
@@ -30,7 +34,48 @@ const char* const description =
     "Element-wise operations: one per output item of unary, binary, select, clamp, activation,\n"
     "prelu, batch_normalization and quantization operations (add_n: n - 1); copy and cast 0.\n"
     "Counts that need an unknown shape (downstream of a custom operation) are reported as unknown,\n"
-    "and the cost of custom operations is unknown. See docs/info.md.";
+    "and the cost of custom operations is unknown.\n"
+    "TOSA operators: the histogram of the TOSA 1.0.1 operators the model lowers to (nnef-to-tosa's\n"
+    "lowering at PRO-FP, level 8K, layout passes included; random weights stand in for missing tensor\n"
+    "data), or why it does not lower. See docs/info.md.";
+
+// The model lowered to TOSA: its operator histogram, or the first reason it does not lower.
+struct TosaSummary {
+    bool lowered = false;
+    std::uint64_t total = 0;
+    std::vector<OperationCount> histogram;  // by count (descending), then name
+    std::string reason;                     // when not lowered
+};
+
+TosaSummary tosa_summary(const Graph& g, bool weights_stored) {
+    TosaSummary out;
+    tosa::LowerOptions options;
+    options.verify_each = false;  // a histogram needs the operators, not the checks after each pass
+    if (!weights_stored) options.random_weights = 0;
+    Diagnostics diags;
+    const std::optional<tosa::Graph> t = tosa::lower_to_tosa(g, options, diags);
+    if (!t) {
+        for (const Diagnostic& d : diags)
+            if (d.severity == Severity::error) {
+                out.reason = d.message;
+                break;
+            }
+        return out;
+    }
+    out.lowered = true;
+    std::vector<std::uint64_t> counts(tosa::op_kind_count, 0);
+    for (const tosa::Block& b : t->blocks)
+        for (const tosa::Op& op : b.ops) ++counts[static_cast<std::size_t>(op.kind)];
+    for (std::size_t k = 0; k < counts.size(); ++k)
+        if (counts[k]) {
+            out.histogram.push_back({tosa::to_string(static_cast<tosa::OpKind>(k)), counts[k]});
+            out.total += counts[k];
+        }
+    std::stable_sort(out.histogram.begin(), out.histogram.end(), [](const OperationCount& a, const OperationCount& b) {
+        return a.count != b.count ? a.count > b.count : a.name < b.name;
+    });
+    return out;
+}
 
 // " (1.81 G)": an approximation of a count from 1000 up, else "".
 std::string scale(std::uint64_t n, const char* unit = "") {
@@ -71,7 +116,7 @@ void cost_text(std::ostream& os, const char* title, const CostTotal& c, const Gr
     }
 }
 
-std::string text(const std::string& path, const Graph& g, const GraphSummary& s) {
+std::string text(const std::string& path, const Graph& g, const GraphSummary& s, const std::optional<TosaSummary>& t) {
     std::ostringstream os;
     os << "model: " << path << "\ngraph: " << g.name << "\ninputs:\n";
     for (const std::string& n : g.inputs) os << "  " << n << ": " << cli::tensor_text(g.tensor(n)) << "\n";
@@ -99,71 +144,93 @@ std::string text(const std::string& path, const Graph& g, const GraphSummary& s)
     for (const QuantizationGroup& q : s.quantization)
         os << "  " << q.algorithm << ": " << plural(q.attached, "tensor") << " from graph.quant, "
            << plural(q.operations, "operation") << " in the graph\n";
+    if (t && t->lowered) {
+        os << "TOSA operators (PRO-FP, level 8K): " << t->total << "\n";
+        for (const OperationCount& c : t->histogram) os << "  " << c.name << ": " << c.count << "\n";
+    } else if (t) {
+        os << "TOSA operators: not lowered: " << t->reason << "\n";
+    }
     return os.str();
 }
 
 // ---- JSON ---------------------------------------------------------------------------------
 
-std::string counts_json(const std::vector<OperationCount>& list) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < list.size(); ++i)
-        out += (i ? "," : "") + std::string("{\"name\":") + cli::json_string(list[i].name) +
-               ",\"count\":" + std::to_string(list[i].count) + "}";
-    return out + "]";
+cli::Json counts_json(const std::vector<OperationCount>& list) {
+    cli::Json out = cli::Json::array();
+    for (const OperationCount& c : list) out.push_back({{"name", c.name}, {"count", c.count}});
+    return out;
 }
 
-std::string cost_json(const CostTotal& c) {
-    std::string out = "{\"total\":" + (c.complete ? std::to_string(c.known) : std::string("null")) +
-                      ",\"known\":" + std::to_string(c.known) + ",\"complete\":" + (c.complete ? "true" : "false") +
-                      ",\"unknown_operations\":" + std::to_string(c.unknown_operations) + ",\"by_type\":[";
-    for (std::size_t i = 0; i < c.by_type.size(); ++i) {
-        const CostGroup& g = c.by_type[i];
-        out += (i ? "," : "") + std::string("{\"name\":") + cli::json_string(g.name) +
-               ",\"operations\":" + std::to_string(g.operations) + ",\"unknown\":" + std::to_string(g.unknown) +
-               ",\"count\":" + (g.unknown ? std::string("null") : std::to_string(g.cost)) +
-               ",\"known\":" + std::to_string(g.cost) + "}";
-    }
-    return out + "]}";
+// A total is null when some operation's count is unknown (its shapes are); `known` is what is known.
+cli::Json cost_json(const CostTotal& c) {
+    cli::Json by_type = cli::Json::array();
+    for (const CostGroup& g : c.by_type)
+        by_type.push_back({{"name", g.name},
+                           {"operations", g.operations},
+                           {"unknown", g.unknown},
+                           {"count", g.unknown ? cli::Json(nullptr) : cli::Json(g.cost)},
+                           {"known", g.cost}});
+    return {{"total", c.complete ? cli::Json(c.known) : cli::Json(nullptr)},
+            {"known", c.known},
+            {"complete", c.complete},
+            {"unknown_operations", c.unknown_operations},
+            {"by_type", std::move(by_type)}};
 }
 
-std::string json(const std::string& path, const Graph& g, const GraphSummary& s, const std::string& diagnostics) {
-    std::string out = "{\"path\":" + cli::json_string(path) + ",\"graph\":" + cli::json_string(g.name) +
-                      ",\"inputs\":" + cli::tensors_json(g, g.inputs).dump() + ",\"outputs\":" + cli::tensors_json(g, g.outputs).dump();
-    out += ",\"operations\":{\"total\":" + std::to_string(s.operation_total) + ",\"histogram\":" +
-           counts_json(s.operations) + "},\"custom_operations\":" + counts_json(s.custom_operations);
-    out += ",\"parameters\":{\"tensors\":" + std::to_string(s.parameter_tensors) +
-           ",\"variables\":" + std::to_string(s.variables) + ",\"elements\":" + std::to_string(s.parameter_elements) +
-           ",\"bytes\":" + std::to_string(s.parameter_bytes) + ",\"bytes_source\":" +
-           (s.bytes_stored ? "\"stored\"" : "\"nominal\"") + ",\"by_dtype\":[";
-    for (std::size_t i = 0; i < s.parameters.size(); ++i) {
-        const ParameterGroup& p = s.parameters[i];
-        out += (i ? "," : "") + std::string("{\"dtype\":") + cli::json_string(p.dtype) +
-               ",\"stored\":" + (p.stored ? "true" : "false") + ",\"tensors\":" + std::to_string(p.tensors) +
-               ",\"elements\":" + std::to_string(p.elements) + ",\"bytes\":" + std::to_string(p.bytes) + "}";
-    }
-    out += "]},\"constants\":{\"tensors\":" + std::to_string(s.constant_tensors) +
-           ",\"elements\":" + std::to_string(s.constant_elements) + "}";
-    out += ",\"macs\":" + cost_json(s.macs) + ",\"elementwise\":" + cost_json(s.elementwise);
-    out += ",\"quantization\":{\"quantized_tensors\":" + std::to_string(s.quantized_tensors) + ",\"by_algorithm\":[";
-    for (std::size_t i = 0; i < s.quantization.size(); ++i) {
-        const QuantizationGroup& q = s.quantization[i];
-        out += (i ? "," : "") + std::string("{\"algorithm\":") + cli::json_string(q.algorithm) +
-               ",\"attached\":" + std::to_string(q.attached) + ",\"operations\":" + std::to_string(q.operations) + "}";
-    }
-    return out + "]},\"diagnostics\":" + diagnostics + "}\n";
+std::string json(const std::string& path, const Graph& g, const GraphSummary& s, const std::optional<TosaSummary>& t,
+                 cli::Json diagnostics) {
+    cli::Json by_dtype = cli::Json::array();
+    for (const ParameterGroup& p : s.parameters)
+        by_dtype.push_back({{"dtype", p.dtype},
+                            {"stored", p.stored},
+                            {"tensors", p.tensors},
+                            {"elements", p.elements},
+                            {"bytes", p.bytes}});
+    cli::Json by_algorithm = cli::Json::array();
+    for (const QuantizationGroup& q : s.quantization)
+        by_algorithm.push_back({{"algorithm", q.algorithm}, {"attached", q.attached}, {"operations", q.operations}});
+    cli::Json out = {
+        {"path", path},
+        {"graph", g.name},
+        {"inputs", cli::tensors_json(g, g.inputs)},
+        {"outputs", cli::tensors_json(g, g.outputs)},
+        {"operations", {{"total", s.operation_total}, {"histogram", counts_json(s.operations)}}},
+        {"custom_operations", counts_json(s.custom_operations)},
+        {"parameters",
+         {{"tensors", s.parameter_tensors},
+          {"variables", s.variables},
+          {"elements", s.parameter_elements},
+          {"bytes", s.parameter_bytes},
+          {"bytes_source", s.bytes_stored ? "stored" : "nominal"},
+          {"by_dtype", std::move(by_dtype)}}},
+        {"constants", {{"tensors", s.constant_tensors}, {"elements", s.constant_elements}}},
+        {"macs", cost_json(s.macs)},
+        {"elementwise", cost_json(s.elementwise)},
+        {"quantization", {{"quantized_tensors", s.quantized_tensors}, {"by_algorithm", std::move(by_algorithm)}}},
+        {"diagnostics", std::move(diagnostics)}};
+    if (t && t->lowered)
+        out["tosa"] = {{"lowered", true},
+                       {"profile", "PRO-FP"},
+                       {"level", "8K"},
+                       {"total", t->total},
+                       {"histogram", counts_json(t->histogram)}};
+    else if (t)
+        out["tosa"] = {{"lowered", false}, {"reason", t->reason}};
+    return out.dump() + "\n";
 }
 
 int run(int argc, char** argv) {
-    cli::ToolSpec spec{"nnef-info", "PATH", description, false, true, false, true};
+    cli::ToolSpec spec{"nnef-info", "PATH", description, false, true, false, true,
+                       {{"--no-tosa", "skip the TOSA operator histogram (the lowering)"}}};
     cli::CommonOptions opts;
     int rc = cli::parse_args(argc, argv, spec, opts);
     if (rc >= 0) return rc;
     Session session(opts.flatten);
     const std::string& path = opts.paths.front();
     bool good = session.load_path(path);
-    const std::string diagnostics = opts.json ? cli::diagnostics_json(session.diagnostics(), session.sources()).dump() : "";
+    cli::Json diagnostics = opts.json ? cli::diagnostics_json(session.diagnostics(), session.sources()) : cli::Json();
     if (!good) {
-        if (opts.json) std::cerr << diagnostics << "\n";
+        if (opts.json) std::cerr << diagnostics.dump() << "\n";
         else cli::print_diagnostics(std::cerr, session.diagnostics(), session.sources());
         cli::exit_now(cli::failure_code(session.diagnostics()));
     }
@@ -171,7 +238,9 @@ int run(int argc, char** argv) {
     const Graph& g = *session.graph();
     const GraphSummary s = summarize(g);
     if (!opts.quiet) {
-        const std::string out = opts.json ? json(path, g, s, diagnostics) : text(path, g, s);
+        std::optional<TosaSummary> t;
+        if (!opts.flags.count("--no-tosa")) t = tosa_summary(g, s.bytes_stored);
+        const std::string out = opts.json ? json(path, g, s, t, std::move(diagnostics)) : text(path, g, s, t);
         if (!cli::write_output(opts.output, out, spec.name)) cli::exit_now(cli::usage);
     }
     cli::exit_now(cli::ok);

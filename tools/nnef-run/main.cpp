@@ -20,9 +20,13 @@
 
 #include "../common/cli.hpp"
 #include "../common/tensors.hpp"
+#include "engine.hpp"
 #include "exec/executor.hpp"
 #include "exec/gemm.hpp"
 #include "storage/tensor_file.hpp"
+#ifndef NNEF_EXEC_FLOAT64
+#include "via_tosa.hpp"
+#endif
 
 #ifndef NNEF_EXEC_FLOAT64
 namespace nnef::run_main64 {
@@ -69,6 +73,9 @@ const char* const description =
     "                           tensors are written as float64 files\n"
     "  --threads N              threads for the large kernels (default 2)\n"
     "  --time                   print the time of each cycle on stderr\n"
+    "  --via tosa               run the model lowered to TOSA 1.0.1 (PRO-FP) by the TOSA interpreter instead\n"
+    "                           (same inputs, outputs and options; --dump finds tensors by the TOSA values'\n"
+    "                           names)\n"
     "\n"
     "Integer tensors are written with 64-bit signed items, or at the width of the integer tensor files\n"
     "they derive from (inputs, variables); a value that does not fit that width is an error. Logical\n"
@@ -88,6 +95,7 @@ struct RunOptions {
     bool cycles_given = false;
     unsigned threads = 2;
     bool time = false, float64 = false;
+    std::string via;  // "tosa" or empty
 };
 
 [[noreturn]] void usage_error(const std::string& message) {
@@ -115,7 +123,7 @@ std::vector<char*> take_run_options(int argc, char** argv, RunOptions& r) {
         const std::string key = a.substr(0, a.find('='));
         static const std::set<std::string> keys = {"--input",   "--random-weights", "--output-dir", "--dump",
                                                    "--compare", "--rtol",           "--atol",       "--cycles",
-                                                   "--threads", "--save-variables"};
+                                                   "--threads", "--save-variables", "--via"};
         if (a == "--time" || a == "--float64") {
             (a == "--time" ? r.time : r.float64) = true;
             continue;
@@ -164,6 +172,9 @@ std::vector<char*> take_run_options(int argc, char** argv, RunOptions& r) {
             if (!parse_uint(v, n) || n == 0) usage_error("--cycles needs a positive integer, not '" + v + "'");
             r.cycles = n;
             r.cycles_given = true;
+        } else if (key == "--via") {
+            if (v != "tosa") usage_error("--via takes 'tosa', not '" + v + "'");
+            r.via = v;
         } else if (key == "--threads") {
             if (!parse_uint(v, n) || n == 0 || n > 256) usage_error("--threads needs an integer in [1, 256], not '" + v + "'");
             r.threads = static_cast<unsigned>(n);
@@ -325,7 +336,8 @@ std::string number(double v) {
     return buf;
 }
 
-std::string json_number(double v) { return std::isfinite(v) ? number(v) : "null"; }
+// JSON has no infinities or NaN: those are null.
+cli::Json json_number(double v) { return std::isfinite(v) ? cli::Json(v) : cli::Json(nullptr); }
 
 struct Stats {
     double min = 0.0, max = 0.0, mean = 0.0;
@@ -446,12 +458,25 @@ int run(int argc, char** argv) {
     eo.threads = r.threads;
     eo.random_weights = r.random_weights;
     eo.keep.insert(r.dump.begin(), r.dump.end());
-    auto created = exec::Executor::create(g, eo);
-    if (!created) {
-        print(created.diagnostics, session);
-        cli::exit_now(cli::invalid);
+    std::unique_ptr<run_engine::Engine<exec::TensorValue>> engine;
+    if (!r.via.empty()) {
+#ifdef NNEF_EXEC_FLOAT64
+        usage_error("--via tosa computes as the TOSA graph says (float32 here); it does not combine with --float64");
+#else
+        Diagnostics d;
+        engine = run_engine::make_tosa_engine(g, eo, d);
+        print(d, session);
+        if (!engine) cli::exit_now(cli::invalid);
+#endif
+    } else {
+        auto created = exec::Executor::create(g, eo);
+        if (!created) {
+            print(created.diagnostics, session);
+            cli::exit_now(cli::invalid);
+        }
+        engine = std::make_unique<run_engine::ExecutorEngine<exec::Executor, exec::TensorValue>>(std::move(*created.value));
     }
-    exec::Executor& executor = **created;
+    run_engine::Engine<exec::TensorValue>& executor = *engine;
     // Tensor files are read (and checked) before the first cycle; random values are made when fed.
     std::map<std::string, Width> input_widths;
     std::map<std::pair<std::string, std::string>, exec::TensorValue> files;  // (input, file) -> value
@@ -536,6 +561,10 @@ int run(int argc, char** argv) {
             for (char& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
             if (!saved.insert(key).second) continue;
             const std::string& n = out->as_identifier();
+            if (!executor.variable(n)) {
+                std::cerr << "nnef-run: error: variable '" << n << "' has no value to save\n";
+                cli::exit_now(cli::invalid);
+            }
             write_tensor(fs::path(r.save_variables) / (label->as_string() + ".dat"), n, *executor.variable(n), width(n),
                          session);
         }
@@ -569,31 +598,34 @@ int run(int argc, char** argv) {
     if (!opts.quiet) {
         std::ostringstream os;
         if (opts.json) {
-            os << "{\"graph\":" << cli::json_string(g.name) << ",\"cycles\":" << r.cycles << ",\"tensors\":[";
+            cli::Json tensors = cli::Json::array();
             for (std::size_t i = 0; i < shown.size(); ++i) {
                 const exec::TensorValue& t = *executor.tensor(shown[i]);
                 const Stats s = stats(t);
-                os << (i ? "," : "") << "{\"name\":" << cli::json_string(shown[i]) << ",\"output\":"
-                   << (i < g.outputs.size() ? "true" : "false") << ",\"dtype\":\"" << nnef::to_string(t.dtype())
-                   << "\",\"shape\":" << to_string(t.shape()) << ",\"min\":" << json_number(s.min)
-                   << ",\"max\":" << json_number(s.max) << ",\"mean\":" << json_number(s.mean) << ",\"nan\":" << s.nans << "}";
+                tensors.push_back({{"name", shown[i]},
+                                   {"output", i < g.outputs.size()},
+                                   {"dtype", nnef::to_string(t.dtype())},
+                                   {"shape", t.shape()},
+                                   {"min", json_number(s.min)},
+                                   {"max", json_number(s.max)},
+                                   {"mean", json_number(s.mean)},
+                                   {"nan", s.nans}});
             }
-            os << "]";
+            cli::Json out = {{"graph", g.name}, {"cycles", r.cycles}, {"tensors", std::move(tensors)}};
             if (!r.compare_dir.empty()) {
-                os << ",\"compare\":{\"rtol\":" << number(r.rtol) << ",\"atol\":" << number(r.atol)
-                   << ",\"match\":" << (all_match ? "true" : "false") << ",\"outputs\":[";
-                for (std::size_t i = 0; i < comparisons.size(); ++i) {
-                    const Comparison& c = comparisons[i];
-                    os << (i ? "," : "") << "{\"name\":" << cli::json_string(c.name)
-                       << ",\"reference\":" << cli::json_string(c.reference) << ",\"max_abs_error\":" << json_number(c.max_abs)
-                       << ",\"max_abs_reference\":" << json_number(c.max_ref) << ",\"max_rel_error\":"
-                       << json_number(c.max_ref > 0.0 ? c.max_abs / c.max_ref : c.max_abs)
-                       << ",\"rel_l2_error\":" << json_number(c.rel_l2) << ",\"nan_mismatches\":" << c.nans
-                       << ",\"match\":" << (c.match ? "true" : "false") << "}";
-                }
-                os << "]}";
+                cli::Json outputs = cli::Json::array();
+                for (const Comparison& c : comparisons)
+                    outputs.push_back({{"name", c.name},
+                                       {"reference", c.reference},
+                                       {"max_abs_error", json_number(c.max_abs)},
+                                       {"max_abs_reference", json_number(c.max_ref)},
+                                       {"max_rel_error", json_number(c.max_ref > 0.0 ? c.max_abs / c.max_ref : c.max_abs)},
+                                       {"rel_l2_error", json_number(c.rel_l2)},
+                                       {"nan_mismatches", c.nans},
+                                       {"match", c.match}});
+                out["compare"] = {{"rtol", r.rtol}, {"atol", r.atol}, {"match", all_match}, {"outputs", std::move(outputs)}};
             }
-            os << "}\n";
+            os << out.dump() << "\n";
         } else {
             for (std::size_t i = 0; i < shown.size(); ++i) {
                 const exec::TensorValue& t = *executor.tensor(shown[i]);

@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <regex>
+#include <sstream>
 #include <set>
 #include <string>
 
@@ -23,6 +25,18 @@ TEST_SUITE("core") {
         for (const std::string& f : on_disk) {
             CAPTURE(f);
             CHECK(text.find("#include \"" + f + "\"") != std::string::npos);
+            // Header-only mode compiles all of them in one translation unit: a using-directive at
+            // namespace scope would carry a file's private helpers into every later file (and make
+            // helpers of the same name ambiguous there). Such directives belong inside functions.
+            std::istringstream lines(nnef_test::read_text(nnef_test::source_dir() / f));
+            std::string line;
+            int number = 0;
+            static const std::regex file_private(R"(^using namespace \w+;)");
+            while (std::getline(lines, line)) {
+                ++number;
+                CAPTURE(number);
+                CHECK_MESSAGE(!std::regex_search(line, file_private), line);
+            }
         }
     }
 }

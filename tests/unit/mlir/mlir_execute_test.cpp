@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include <nnef/diagnostics.hpp>
+
+#include "lowering/tosa/interpreter.hpp"
 #include "lowering/tosa/mlir.hpp"
 #include "mlir_support.hpp"
 #include "zoo_graphs.hpp"
@@ -109,5 +112,69 @@ TEST_SUITE("mlir") {
             CHECK(results[0][i] == doctest::Approx(sum_ref[i]).epsilon(1e-5));
         }
         CHECK(results[1] == table_ref);
+    }
+
+    TEST_CASE("mlir-runner and our TOSA interpreter agree bit for bit on the integer graph") {
+        const Graph g = int_zoo();
+        std::vector<std::int8_t> x(32);
+        for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::int8_t>(static_cast<int>((i * 37 + 11) % 256) - 128);
+        const ConstPtr input = TosaBuilder::data<std::int8_t>(DType::i8, {1, 4, 4, 2}, x);
+        nnef::Diagnostics d;
+        auto expected = interpret(g, {input}, {}, d);
+        REQUIRE_MESSAGE(expected.has_value(), (d.empty() ? "" : d.list().front().message));
+        NNEF_REQUIRE_MLIR_RUNNER();
+        MlirOptions opt;
+        opt.extra_ops.push_back(mlir_driver(g, {input}));
+        const CommandResult r = mlir_execute(to_mlir(g, opt));
+        REQUIRE_MESSAGE(r.code == 0, r.err);
+        const auto results = printed_results(r.out);
+        REQUIRE(results.size() == expected->size());
+        for (std::size_t k = 0; k < results.size(); ++k) {
+            const ConstData& want = *(*expected)[k];
+            CAPTURE(k);
+            CAPTURE(to_string(want.type));
+            REQUIRE(results[k].size() == static_cast<std::size_t>(want.type.volume()));
+            std::size_t differ = 0;
+            for (std::size_t i = 0; i < results[k].size(); ++i) {
+                const double w = want.type.dtype == DType::i8 ? want.items<std::int8_t>()[i] : want.items<std::int32_t>()[i];
+                if (results[k][i] != w) ++differ;
+            }
+            CHECK(differ == 0);
+        }
+    }
+
+    TEST_CASE("mlir-runner: COND_IF and WHILE_LOOP regions run as our interpreter and the hand computation say") {
+        const Graph g = control_flow();
+        const std::vector<float> x = {0.5f, -1.0f, 1.5f, 2.0f, -0.25f, 1.0f};
+        for (const bool flag : {true, false}) {
+            CAPTURE(flag);
+            const std::vector<ConstPtr> inputs = {TosaBuilder::data<float>(DType::fp32, {2, 3}, x),
+                                                  TosaBuilder::data<std::uint8_t>(DType::bool_, {}, {flag ? std::uint8_t{1} : std::uint8_t{0}})};
+            // By hand: three iterations square three times: ((v^2)^2)^2 = v^8, v = 2x or x - 0.5.
+            std::vector<double> want;
+            for (float v : x) want.push_back(std::pow(flag ? 2.0 * v : v - 0.5, 8));
+            nnef::Diagnostics d;
+            auto interpreted = interpret(g, inputs, {}, d);
+            REQUIRE_MESSAGE(interpreted.has_value(), (d.empty() ? "" : d.list().front().message));
+            for (std::size_t i = 0; i < want.size(); ++i)
+                CHECK((*interpreted)[0]->items<float>()[i] == doctest::Approx(want[i]).epsilon(1e-6));
+            CHECK((*interpreted)[1]->items<float>()[0] == 3.0f);
+            NNEF_REQUIRE_MLIR_RUNNER();
+            const CommandResult valid = mlir_validate(to_mlir(g), "pro_fp", "8k", "controlflow");
+            CHECK_MESSAGE(valid.code == 0, valid.err);
+            MlirOptions opt;
+            opt.extra_ops.push_back(mlir_driver(g, inputs));
+            // mlir-runner does not load the tosa dialect, so it cannot read the module's
+            // tosa.target_env (controlflow) that the lowered file would still carry.
+            opt.target_env = false;
+            const std::string text = to_mlir(g, opt);
+            const CommandResult r = mlir_execute(text);
+            REQUIRE_MESSAGE(r.code == 0, r.err);
+            const auto results = printed_results(r.out);
+            REQUIRE(results.size() == 2);
+            REQUIRE(results[0].size() == want.size());
+            for (std::size_t i = 0; i < want.size(); ++i) CHECK(results[0][i] == doctest::Approx(want[i]).epsilon(1e-5));
+            CHECK(results[1] == std::vector<double>{3.0});
+        }
     }
 }

@@ -107,8 +107,8 @@ inline CommandResult mlir_validate(const std::string& text, const std::string& p
 
 // The pass pipeline from the TOSA dialect to the LLVM dialect that MLIR 22 runs.
 inline const char* mlir_lowering_pipeline() {
-    return "builtin.module(func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),"
-           "one-shot-bufferize{bufferize-function-boundaries},buffer-deallocation-pipeline,convert-linalg-to-loops,"
+    return "builtin.module(func.func(tosa-to-scf,tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith{include-apply-rescale=true},tosa-to-tensor),"
+           "one-shot-bufferize{bufferize-function-boundaries allow-return-allocs-from-loops},buffer-deallocation-pipeline,convert-linalg-to-loops,"
            "lower-affine,convert-scf-to-cf,expand-strided-metadata,finalize-memref-to-llvm,convert-math-to-llvm,"
            "convert-math-to-libm,convert-to-llvm,reconcile-unrealized-casts)";
 }

@@ -169,6 +169,45 @@ inline nnef::tosa::Graph int_zoo() {
     return std::move(b.g);
 }
 
+// COND_IF and WHILE_LOOP alone (what MLIR's lowering to LLVM executes): y = x + x or x - x by
+// the flag, then squared while a counter that starts at 0 stays below 3.
+inline nnef::tosa::Graph control_flow() {
+    using namespace nnef::tosa;
+    using A = AttrName;
+    const DType F = DType::fp32;
+    TosaBuilder b("control_flow");
+    const ValueId x = b.input(F, {2, 3}, "x");
+    const ValueId c = b.input(DType::bool_, {}, "flag");
+    const std::uint32_t then_b = b.g.add_block("then_graph.0"), else_b = b.g.add_block("else_graph.0");
+    b.block = then_b;
+    ValueId a = b.input(F, {2, 3});
+    b.output(b.op(OpKind::ADD, {a, a}, F, {2, 3}));
+    b.block = else_b;
+    a = b.input(F, {2, 3});
+    b.output(b.op(OpKind::SUB, {a, b.f32({1, 1}, {0.5f})}, F, {2, 3}));
+    b.block = 0;
+    const ValueId chosen = b.g.add_op(0, OpKind::COND_IF, {c, x}, {{F, {2, 3}}},
+                                      {{A::then_graph, BlockRef{then_b}}, {A::else_graph, BlockRef{else_b}}})
+                               .outputs[0];
+    const std::uint32_t cond_b = b.g.add_block("cond_graph.1"), body_b = b.g.add_block("body_graph.1");
+    b.block = cond_b;
+    ValueId i = b.input(F, {});
+    b.input(F, {2, 3});
+    b.output(b.op(OpKind::GREATER, {b.constant<float>(F, {}, {3.0f}), i}, DType::bool_, {}));
+    b.block = body_b;
+    i = b.input(F, {});
+    const ValueId acc = b.input(F, {2, 3});
+    b.output(b.op(OpKind::ADD, {i, b.constant<float>(F, {}, {1.0f})}, F, {}));
+    b.output(b.op(OpKind::MUL, {acc, acc, b.i8({1}, {0})}, F, {2, 3}));
+    b.block = 0;
+    Op& loop = b.g.add_op(0, OpKind::WHILE_LOOP, {b.constant<float>(F, {}, {0.0f}), chosen}, {{F, {}}, {F, {2, 3}}},
+                          {{A::cond_graph, BlockRef{cond_b}}, {A::body_graph, BlockRef{body_b}}});
+    const ValueId count = loop.outputs[0], looped = loop.outputs[1];
+    b.output(looped);
+    b.output(count);
+    return std::move(b.g);
+}
+
 // COND_IF, WHILE_LOOP, the variables, FFT2D / RFFT2D and CUSTOM: they need extensions
 // (controlflow, variable, fft) or are implementation defined.
 inline nnef::tosa::Graph extension_zoo() {

@@ -10,7 +10,7 @@
 
 #include "storage/tensor_file.hpp"
 #include "tool_runner.hpp"
-#include "unit/storage/mini_json.hpp"
+#include <nlohmann/json.hpp>
 
 namespace info_test {
 
@@ -22,22 +22,22 @@ std::string quoted(const fs::path& p) { return shell_quote(p.string()); }
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-mini_json::Value parse_json(const std::string& text) {
-    mini_json::Value v;
-    CHECK_NOTHROW(v = mini_json::Parser(text).parse());
+nlohmann::json parse_json(const std::string& text) {
+    nlohmann::json v;
+    CHECK_NOTHROW(v = nlohmann::json::parse(text));
     return v;
 }
 
-std::uint64_t integer(const mini_json::Value& v) {
-    REQUIRE(v.is_integer());
-    return std::stoull(v.text);
+std::uint64_t integer(const nlohmann::json& v) {
+    REQUIRE(v.is_number_unsigned());
+    return v.get<std::uint64_t>();
 }
 
 // The entry of a JSON array of objects whose `key` is `name`.
-const mini_json::Value& entry(const mini_json::Value& list, const char* key, const std::string& name) {
+const nlohmann::json& entry(const nlohmann::json& list, const char* key, const std::string& name) {
     REQUIRE(list.is_array());
-    for (const mini_json::Value& e : list.items)
-        if (e[key].text == name) return e;
+    for (const nlohmann::json& e : list)
+        if (e.at(key) == name) return e;
     FAIL("no entry " << name);
     return list;
 }
@@ -200,13 +200,53 @@ TEST_SUITE("tools") {
         auto j = run_tool("nnef-info", "--format json " + quoted(p));
         REQUIRE(j.code == 0);
         auto v = parse_json(j.out);
-        CHECK(v["macs"]["total"].is_null());
-        CHECK(v["macs"]["complete"].kind == mini_json::Value::Kind::boolean);
-        CHECK_FALSE(v["macs"]["complete"].boolean);
-        CHECK(integer(v["macs"]["known"]) == 6912);
-        CHECK(entry(v["macs"]["by_type"], "name", "conv")["count"].is_null());
-        CHECK(entry(v["outputs"], "name", "z")["shape"].is_null());
-        CHECK(integer(entry(v["custom_operations"], "name", "mystery")["count"]) == 1);
+        CHECK(v.at("macs").at("total").is_null());
+        CHECK(v.at("macs").at("complete").is_boolean());
+        CHECK_FALSE(v.at("macs").at("complete").get<bool>());
+        CHECK(integer(v.at("macs").at("known")) == 6912);
+        CHECK(entry(v.at("macs").at("by_type"), "name", "conv").at("count").is_null());
+        CHECK(entry(v.at("outputs"), "name", "z").at("shape").is_null());
+        CHECK(integer(entry(v.at("custom_operations"), "name", "mystery").at("count")) == 1);
+    }
+
+    TEST_CASE("nnef-info: the TOSA operator histogram") {
+        // The classifier: two convolutions and the linear layer (TOSA 1.0 has no fully connected
+        // operator: a 1x1 CONV2D), one max_pool (MAX_POOL2D), a softmax (EXP among its operators);
+        // the layout passes leave transposes at the edges only.
+        auto r = run_tool("nnef-info", "--format json " + quoted(classifier_folder()));
+        REQUIRE(r.code == 0);
+        auto v = parse_json(r.out);
+        const nlohmann::json& t = v.at("tosa");
+        REQUIRE(t.at("lowered").get<bool>());
+        CHECK(t.at("profile") == "PRO-FP");
+        std::uint64_t sum = 0;
+        for (const nlohmann::json& e : t.at("histogram")) sum += integer(e.at("count"));
+        CHECK(sum == integer(t.at("total")));
+        CHECK(integer(entry(t.at("histogram"), "name", "CONV2D").at("count")) == 3);
+        CHECK(integer(entry(t.at("histogram"), "name", "MAX_POOL2D").at("count")) == 1);
+        CHECK(integer(entry(t.at("histogram"), "name", "EXP").at("count")) == 1);
+        CHECK(integer(entry(t.at("histogram"), "name", "TRANSPOSE").at("count")) <= 2);
+        auto text = run_tool("nnef-info", quoted(classifier_folder()));
+        REQUIRE(text.code == 0);
+        CHECK(has(text.out, "TOSA operators (PRO-FP, level 8K): " + std::to_string(sum) + "\n"));
+        CHECK(has(text.out, "  CONV2D: 3\n"));
+        auto skipped = run_tool("nnef-info", "--no-tosa --format json " + quoted(classifier_folder()));
+        REQUIRE(skipped.code == 0);
+        CHECK_FALSE(parse_json(skipped.out).contains("tosa"));
+        CHECK(has(run_tool("nnef-info", "--help").out, "--no-tosa"));
+
+        // A custom operation has no TOSA form: the model is still described, with the reason.
+        auto p = nnef_test::write_scratch("info-tosa-custom/graph.nnef",
+                                          "version 1.0;\nextension KHR_enable_fragment_definitions;\n"
+                                          "fragment mystery( x: tensor<scalar> ) -> ( y: tensor<scalar> );\n"
+                                          "graph G( x ) -> ( y )\n{\n    x = external(shape = [1, 3, 8, 8]);\n"
+                                          "    y = mystery(x);\n}\n");
+        auto c = run_tool("nnef-info", "--format json " + quoted(p));
+        REQUIRE(c.code == 0);
+        auto cv = parse_json(c.out);
+        CHECK_FALSE(cv.at("tosa").at("lowered").get<bool>());
+        CHECK(has(cv.at("tosa").at("reason").get<std::string>(), "mystery"));
+        CHECK(has(run_tool("nnef-info", quoted(p)).out, "TOSA operators: not lowered: "));
     }
 
     TEST_CASE("nnef-info on a folder, .tar and .tgz with stored weights") {
@@ -234,8 +274,8 @@ TEST_SUITE("tools") {
         auto n = run_tool("nnef-info", "--no-weights --format json " + quoted(tgz));
         REQUIRE(n.code == 0);
         auto v = parse_json(n.out);
-        CHECK(v["parameters"]["bytes_source"].text == "nominal");
-        CHECK(integer(v["parameters"]["bytes"]) == 5418 * 4);
+        CHECK(v.at("parameters").at("bytes_source") == "nominal");
+        CHECK(integer(v.at("parameters").at("bytes")) == 5418 * 4);
         // -o FILE
         fs::path out = nnef_test::scratch_dir() / "info.txt";
         auto o = run_tool("nnef-info", "-o " + quoted(out) + " " + quoted(tar));
@@ -250,17 +290,17 @@ TEST_SUITE("tools") {
         CHECK(r.err.empty());
         auto v = parse_json(r.out);
         REQUIRE(v.is_object());
-        CHECK(v["graph"].text == "classifier");
-        CHECK(entry(v["inputs"], "name", "image")["shape"].items.size() == 4);
-        CHECK(integer(v["operations"]["total"]) == 16);
-        CHECK(v["operations"]["histogram"].items.front()["name"].text == "variable");
-        CHECK(integer(v["macs"]["total"]) == 16 * 32 * 32 * 27 + 32 * 8 * 8 * 144 + 10 * 32);
-        CHECK(v["macs"]["complete"].boolean);
-        CHECK(v["parameters"]["bytes_source"].text == "stored");
-        CHECK(integer(entry(v["parameters"]["by_dtype"], "dtype", "float16")["bytes"]) == 864);
-        CHECK(integer(v["quantization"]["quantized_tensors"]) == 2);
-        CHECK(integer(entry(v["quantization"]["by_algorithm"], "algorithm", "logarithmic_quantize")["attached"]) == 1);
-        CHECK(v["diagnostics"].is_array());
+        CHECK(v.at("graph") == "classifier");
+        CHECK(entry(v.at("inputs"), "name", "image").at("shape").size() == 4);
+        CHECK(integer(v.at("operations").at("total")) == 16);
+        CHECK(v.at("operations").at("histogram").front().at("name") == "variable");
+        CHECK(integer(v.at("macs").at("total")) == 16 * 32 * 32 * 27 + 32 * 8 * 8 * 144 + 10 * 32);
+        CHECK(v.at("macs").at("complete").get<bool>());
+        CHECK(v.at("parameters").at("bytes_source") == "stored");
+        CHECK(integer(entry(v.at("parameters").at("by_dtype"), "dtype", "float16").at("bytes")) == 864);
+        CHECK(integer(v.at("quantization").at("quantized_tensors")) == 2);
+        CHECK(integer(entry(v.at("quantization").at("by_algorithm"), "algorithm", "logarithmic_quantize").at("attached")) == 1);
+        CHECK(v.at("diagnostics").is_array());
     }
 
     TEST_CASE("nnef-info errors, --help") {
@@ -312,13 +352,13 @@ TEST_SUITE("tools") {
                 auto r = run_tool("nnef-info", std::string(args) + "--format json " + quoted(model));
                 REQUIRE(r.code == 0);
                 auto v = parse_json(r.out);
-                CHECK(integer(v["parameters"]["elements"]) == exported);
-                CHECK(integer(v["parameters"]["bytes"]) == exported * 4);
-                CHECK(v["parameters"]["bytes_source"].text == "nominal");
-                CHECK(integer(v["macs"]["total"]) == macs);
-                CHECK(integer(entry(v["macs"]["by_type"], "name", "conv")["count"]) == conv_macs);
-                CHECK(integer(entry(v["macs"]["by_type"], "name", "linear")["count"]) == fc_weights);
-                CHECK(integer(entry(v["operations"]["histogram"], "name", "conv")["count"]) == 20);
+                CHECK(integer(v.at("parameters").at("elements")) == exported);
+                CHECK(integer(v.at("parameters").at("bytes")) == exported * 4);
+                CHECK(v.at("parameters").at("bytes_source") == "nominal");
+                CHECK(integer(v.at("macs").at("total")) == macs);
+                CHECK(integer(entry(v.at("macs").at("by_type"), "name", "conv").at("count")) == conv_macs);
+                CHECK(integer(entry(v.at("macs").at("by_type"), "name", "linear").at("count")) == fc_weights);
+                CHECK(integer(entry(v.at("operations").at("histogram"), "name", "conv").at("count")) == 20);
             }
         }
         SUBCASE("a folder with weights: bytes are the tensor files' data") {
@@ -332,14 +372,14 @@ TEST_SUITE("tools") {
             auto r = run_tool("nnef-info", "--format json " + quoted(dir));
             REQUIRE(r.code == 0);
             auto v = parse_json(r.out);
-            CHECK(v["parameters"]["bytes_source"].text == "stored");
-            CHECK(integer(v["parameters"]["tensors"]) == files);
-            CHECK(integer(v["parameters"]["bytes"]) == data_bytes);
+            CHECK(v.at("parameters").at("bytes_source") == "stored");
+            CHECK(integer(v.at("parameters").at("tensors")) == files);
+            CHECK(integer(v.at("parameters").at("bytes")) == data_bytes);
             // All float32.
-            CHECK(integer(entry(v["parameters"]["by_dtype"], "dtype", "float32")["elements"]) == data_bytes / 4);
-            CHECK(v["macs"]["complete"].boolean);
+            CHECK(integer(entry(v.at("parameters").at("by_dtype"), "dtype", "float32").at("elements")) == data_bytes / 4);
+            CHECK(v.at("macs").at("complete").get<bool>());
             // torchvision's mobilenet_v2 is published at 0.30 GFLOPS (MACs) for 224x224.
-            const double macs = double(integer(v["macs"]["total"]));
+            const double macs = double(integer(v.at("macs").at("total")));
             CHECK(macs > 0.29e9);
             CHECK(macs < 0.31e9);
         }

@@ -11,7 +11,7 @@
 
 #include "storage/tensor_file.hpp"
 #include "tool_runner.hpp"
-#include "unit/storage/mini_json.hpp"
+#include <nlohmann/json.hpp>
 
 namespace run_test {
 
@@ -69,14 +69,14 @@ TEST_CASE("nnef-run on the samples with random weights") {
         CHECK(r.code == 0);
         CHECK(has(r.out, "output probabilities: scalar[1,10] min "));
         auto j = run_tool("nnef-run", q(sample("classifier")) + " --random-weights 1 --input image=random:7 --format json");
-        mini_json::Value v;
-        REQUIRE_NOTHROW(v = mini_json::Parser(j.out).parse());
-        const mini_json::Value& t = v["tensors"].items.at(0);
-        CHECK(t["name"].text == "probabilities");
-        CHECK(t["output"].boolean);
-        CHECK(t["dtype"].text == "scalar");
-        CHECK(t["mean"].number() == doctest::Approx(0.1).epsilon(1e-6));  // ten probabilities sum to 1
-        CHECK(t["min"].number() > 0.0);
+        nlohmann::json v;
+        REQUIRE_NOTHROW(v = nlohmann::json::parse(j.out));
+        const nlohmann::json& t = v.at("tensors").at(0);
+        CHECK(t.at("name") == "probabilities");
+        CHECK(t.at("output").get<bool>());
+        CHECK(t.at("dtype") == "scalar");
+        CHECK(t.at("mean").get<double>() == doctest::Approx(0.1).epsilon(1e-6));  // ten probabilities sum to 1
+        CHECK(t.at("min").get<double>() > 0.0);
     }
     SUBCASE("composite (fragments expanded), quantized (quantization compounds)") {
         auto c = run_tool("nnef-run", q(sample("composite")) + " --random-weights 2 --input random:1");
@@ -142,12 +142,12 @@ TEST_CASE("nnef-run --output-dir, --dump and --compare") {
         CHECK(has(loose.out, ": match\n"));
         auto json = run_tool("nnef-run", base + "2 --compare " + q(out) + " --format json");
         CHECK(json.code == 1);
-        mini_json::Value v;
-        REQUIRE_NOTHROW(v = mini_json::Parser(json.out).parse());
-        CHECK(v["graph"].text == "classifier");
-        CHECK_FALSE(v["compare"]["match"].boolean);
-        CHECK(v["compare"]["outputs"].items.at(0)["max_rel_error"].number() > 1e-4);
-        CHECK(v["tensors"].items.at(0)["shape"].items.size() == 2);
+        nlohmann::json v;
+        REQUIRE_NOTHROW(v = nlohmann::json::parse(json.out));
+        CHECK(v.at("graph") == "classifier");
+        CHECK_FALSE(v.at("compare").at("match").get<bool>());
+        CHECK(v.at("compare").at("outputs").at(0).at("max_rel_error").get<double>() > 1e-4);
+        CHECK(v.at("tensors").at(0).at("shape").size() == 2);
     }
     SUBCASE("reference missing or of another shape") {
         fs::create_directories(other);
@@ -222,12 +222,12 @@ TEST_CASE("nnef-run bad inputs") {
                          "with its weights, or use random weights)"));
         auto j = run_tool("nnef-run", model + " --input image=random:1 --format json");
         CHECK(j.code == 1);
-        mini_json::Value v;
-        REQUIRE_NOTHROW(v = mini_json::Parser(j.err).parse());
-        REQUIRE(v.items.size() == 6);  // one per variable
-        CHECK(v.items[0]["code"].text == "missing-weights");
-        CHECK(v.items[0]["stage"].text == "data");
-        CHECK(v.items[0]["line"].text == "9");
+        nlohmann::json v;
+        REQUIRE_NOTHROW(v = nlohmann::json::parse(j.err));
+        REQUIRE(v.size() == 6);  // one per variable
+        CHECK(v.at(0).at("code") == "missing-weights");
+        CHECK(v.at(0).at("stage") == "data");
+        CHECK(v.at(0).at("line") == 9);
     }
     SUBCASE("help") {
         auto h = run_tool("nnef-run", "--help");
@@ -259,9 +259,9 @@ TEST_CASE("nnef-run --cycles with one input value per cycle (the recurrent sampl
                                       " --format json");
     INFO(r.err);
     REQUIRE(r.code == 0);
-    mini_json::Value v;
-    REQUIRE_NOTHROW(v = mini_json::Parser(r.out).parse());
-    CHECK(v["cycles"].number() == 3);
+    nlohmann::json v;
+    REQUIRE_NOTHROW(v = nlohmann::json::parse(r.out));
+    CHECK(v.at("cycles").get<double>() == 3);
     // the weights (not updated) and the initial state (h as read in cycle 1)
     const std::vector<double> W = read_tensor(state / "cell" / "W.dat"), U = read_tensor(state / "cell" / "U.dat"),
                               b = read_tensor(state / "cell" / "b.dat"), V = read_tensor(state / "out" / "V.dat");
@@ -418,10 +418,10 @@ TEST_CASE("nnef-run on real models") {
                                                   " --compare " + q(m / "reference") + " --format json");
                 INFO(r.err);
                 CHECK(r.code == 0);
-                mini_json::Value v;
-                REQUIRE_NOTHROW(v = mini_json::Parser(r.out).parse());
-                CHECK(v["compare"]["match"].boolean);
-                const double rel = v["compare"]["outputs"].items.at(0)["max_rel_error"].number();
+                nlohmann::json v;
+                REQUIRE_NOTHROW(v = nlohmann::json::parse(r.out));
+                CHECK(v.at("compare").at("match").get<bool>());
+                const double rel = v.at("compare").at("outputs").at(0).at("max_rel_error").get<double>();
                 MESSAGE(label << ": max relative error " << rel);
                 CHECK(rel <= 1e-4);
             }

@@ -816,6 +816,78 @@ TEST_SUITE("tosa interpreter") {
         CHECK(seen == std::vector<std::pair<ValueId, double>>{{b, -5}, {c, 5}});
     }
 
+    TEST_CASE("malformed operators get a diagnostic, never a crash") {
+        // every operator (but control flow, variables and CUSTOM) on operands of mismatching
+        // types, ranks and shapes, with attributes of the right kinds but arbitrary values
+        const std::vector<TensorType> variants{T(DType::fp32, {1}),       T(DType::i8, {2, 3}),         T(DType::fp32, {1, 2, 2, 1}),
+                                               T(DType::i32, {1, 3, 3, 2}), T(DType::fp16, {}),            T(DType::bool_, {2}),
+                                               T(DType::i16, {1, 2, 2, 2, 1}), T(DType::shape, {4})};
+        auto default_attr = [](const AttrSpec& a, std::size_t variant) -> Attr {
+            switch (a.kind) {
+                case AttrKind::i32: return std::int64_t(variant % 3);
+                case AttrKind::boolean: return variant % 2 == 1;
+                case AttrKind::i32s:
+                case AttrKind::shape: return std::vector<std::int64_t>(2 + variant % 5, 1);
+                case AttrKind::num: return 0.0;
+                case AttrKind::acc: return AccType::FP32;
+                case AttrKind::nan: return NanMode::PROPAGATE;
+                case AttrKind::round: return RoundingMode::SINGLE_ROUND;
+                case AttrKind::resize: return ResizeMode::BILINEAR;
+                case AttrKind::str: return std::string("x");
+                case AttrKind::dtype: return DType::fp32;
+                case AttrKind::tensor: return f32({1}, {0});
+                case AttrKind::graph: return BlockRef{0};
+            }
+            return {};
+        };
+        std::size_t ran = 0, failed = 0;
+        for (std::size_t k = 0; k < op_kind_count; ++k) {
+            const OpInfo& info = op_info(static_cast<OpKind>(k));
+            if (info.kind == OpKind::COND_IF || info.kind == OpKind::WHILE_LOOP || info.kind == OpKind::CUSTOM ||
+                info.kind == OpKind::VARIABLE || info.kind == OpKind::VARIABLE_READ || info.kind == OpKind::VARIABLE_WRITE)
+                continue;
+            for (std::size_t v = 0; v < variants.size(); ++v)
+                for (std::size_t w = 0; w < variants.size(); w += 3) {
+                    CAPTURE(info.name);
+                    CAPTURE(v);
+                    CAPTURE(w);
+                    Graph g;
+                    std::vector<ConstPtr> feeds;
+                    std::vector<ValueId> ins;
+                    const std::size_t n_in = info.inputs.size() + (info.variadic_inputs ? 1 : 0);
+                    for (std::size_t i = 0; i < n_in; ++i) {
+                        const TensorType& t = variants[(v + i * w) % variants.size()];
+                        if (t.dtype == DType::shape) {
+                            ins.push_back(g.add_const_shape(0, std::vector<std::int64_t>(4, 1)));
+                            continue;
+                        }
+                        auto c = ConstData::allocate(t);
+                        const ValueId id = g.add_value(t);
+                        g.main().inputs.push_back(id);
+                        feeds.push_back(c);
+                        ins.push_back(id);
+                    }
+                    std::vector<TensorType> outs;
+                    for (std::size_t i = 0; i < info.outputs.size(); ++i) outs.push_back(variants[(v + w + i) % (variants.size() - 1)]);
+                    std::vector<std::pair<AttrName, Attr>> attrs;
+                    for (const AttrSpec& a : info.attributes) attrs.emplace_back(a.name, default_attr(a, v));
+                    Op& op = g.add_op(0, info.kind, ins, outs, attrs);
+                    g.main().outputs = op.outputs;
+                    nnef::Diagnostics d;
+                    std::optional<std::vector<ConstPtr>> r;
+                    CHECK_NOTHROW(r = interpret(g, feeds, {}, d));
+                    ++ran;
+                    if (!r) {
+                        ++failed;
+                        CHECK(d.has_errors());
+                        for (const nnef::Diagnostic& x : d) CHECK(x.code != "internal");
+                    }
+                }
+        }
+        MESSAGE(ran << " malformed operators run, " << failed << " rejected");
+        CHECK(failed > ran / 2);
+    }
+
     TEST_CASE("a float CNN block matches nnef-run (NCHW <-> NHWC transposes built by hand)") {
         // NNEF: conv 3x3 (pad 1, stride 2) + bias, relu, max_pool 2x2, a 1x1 conv, then add of a
         // per-channel constant; the same in TOSA on NHWC with OHWI weights.

@@ -198,13 +198,27 @@ TEST_SUITE("vpu") {
 
     TEST_CASE("simulator: a missing barrier is a race naming both tasks, the buffer and the bytes") {
         TaskList l = vpu_test::conv_list();
+        nnef::Diagnostics ok;
+        CHECK(check_task_list(l, l.target, ok));
+        CHECK(ok.empty());
         l.tasks[1].update.clear();  // the weights DMA no longer signals the conv
+        nnef::Diagnostics bad;
+        CHECK_FALSE(check_task_list(l, l.target, bad));
         Run r = simulate_list(l);
         CAPTURE(r.messages());
         CHECK_FALSE(r.result.valid);
         CHECK(r.has("race",
                     "race on CMX0 bytes [64, 136): task 1 (DMA1 copy 'conv') writes buffer cw and task 3 (NCE0 conv 'conv') reads buffer cw, "
                     "and no chain of queue order and barriers orders them"));
+    }
+
+    TEST_CASE("simulator: values catch a read of CMX bytes nothing wrote") {
+        TaskList l = vpu_test::conv_list();
+        l.tasks.erase(l.tasks.begin() + 2);  // the table is never DMA'd into CMX
+        Run r = simulate_list(l, true);
+        CAPTURE(r.messages());
+        CHECK_FALSE(r.result.valid);
+        CHECK(r.has("bad-values", "task 3 (NCE0 conv): reads byte 0 of buffer ct (CMX0 byte 192), which no task, input or constant wrote before"));
     }
 
     TEST_CASE("simulator: an overlapping CMX buffer is a race") {
@@ -299,5 +313,219 @@ TEST_SUITE("vpu") {
             Run r = simulate_list(l);
             CHECK(r.has("access-bounds", "task 4 (DMA0 copy 'y') writes bytes [2, 66) of buffer y, which has 64 bytes"));
         }
+    }
+}
+
+TEST_SUITE("vpu") {
+    TEST_CASE("simulator: a chain of convs with double-buffered weights") {
+        // 3 layers, 16 channels, 8x8: values against the convolution formula, layer by layer.
+        const int layers = 3;
+        const std::int64_t C = 16, H = 8, W = 8;
+        const TaskList l = vpu_test::conv_chain(layers, C, H, W);
+        nnef::Diagnostics diags(0);
+        SimulateOptions o;
+        o.values = true;
+        auto in = nnef::tosa::ConstData::allocate({nnef::tosa::DType::fp32, {1, C, H, W}});
+        std::vector<double> x(std::size_t(C * H * W));
+        for (std::size_t i = 0; i < x.size(); ++i) x[i] = in->mutable_items<float>()[i] = float(int(i * 7 % 11) - 5) / 4.0f;
+        o.inputs["input"] = in;
+        const SimulationResult r = simulate(l, l.target, o, diags);
+        std::string messages;
+        for (const auto& d : diags) messages += d.message + "\n";
+        CAPTURE(messages);
+        REQUIRE(r.valid);
+        for (int k = 0; k < layers; ++k) {
+            std::vector<double> y(x.size());
+            for (std::int64_t oc = 0; oc < C; ++oc)
+                for (std::int64_t h = 0; h < H; ++h)
+                    for (std::int64_t w = 0; w < W; ++w) {
+                        float s = 0;
+                        for (int ky = 0; ky < 3; ++ky)
+                            for (int kx = 0; kx < 3; ++kx) {
+                                const std::int64_t ih = h + ky - 1, iw = w + kx - 1;
+                                if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                                for (std::int64_t ic = 0; ic < C; ++ic)
+                                    s += float(x[std::size_t((ic * H + ih) * W + iw)]) * (float((oc + 2 * ic + 3 * ky + kx) % 5 - 2) / 16.0f);
+                            }
+                        y[std::size_t((oc * H + h) * W + w)] = nnef::tosa::fp16_to_fp32(nnef::tosa::fp32_to_fp16(s > 0 ? s : 0));
+                    }
+            x = y;
+        }
+        const auto& out = *r.outputs.at("output");
+        double err = 0, ref = 0;
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            err += (out.items<float>()[i] - x[i]) * (out.items<float>()[i] - x[i]);
+            ref += x[i] * x[i];
+        }
+        CHECK(ref > 0);
+        CHECK(std::sqrt(err / ref) < 1e-3);  // fp32 accumulation order differs from the test's only in rounding
+        // The weights of layer 1 arrive while layer 0 computes.
+        CHECK(r.times[3].start < r.times[5].end);
+    }
+
+    TEST_CASE("simulator: a long chain is NCE-bound, with 64 or 4 physical barriers") {
+        for (std::int64_t physical : {64, 4}) {
+            CAPTURE(physical);
+            const TaskList l = vpu_test::conv_chain(40, 64, 28, 28, physical);
+            nnef::Diagnostics diags(0);
+            const SimulationResult r = simulate(l, l.target, {}, diags);
+            std::string messages;
+            for (const auto& d : diags) messages += d.message + "\n";
+            CAPTURE(messages);
+            REQUIRE(r.valid);
+            // Each conv: 28x28 -> 28x28 padded plane, 64 x 9 x 64 MACs per pixel / 1024 + 300.
+            const double conv = 300 + 28.0 * 28 * 64 * 9 * 64 / 1024;
+            CHECK(r.bound.engine == doctest::Approx(40 * conv));
+            CHECK(r.bound.engine_queue == "NCE0");
+            CHECK(r.makespan >= r.bound.value());
+            CHECK(r.makespan / r.bound.value() < 1.05);  // prefetch hides all but the first weights and the edges
+            CHECK(r.queues[2].share > 0.95);
+        }
+    }
+}
+
+namespace {
+
+// input DDR -> CMX, weights and table DDR -> CMX, one NCE task, output CMX -> DDR; all on cluster 0.
+TaskList single_nce(const Task& nce_template, DataType in_t, std::vector<std::int64_t> in_shape, DataType w_t,
+                    std::vector<std::int64_t> w_shape, std::shared_ptr<const std::vector<std::uint8_t>> w_data,
+                    std::shared_ptr<const std::vector<std::uint8_t>> table, DataType out_t, std::vector<std::int64_t> out_shape) {
+    using vpu_test::buffer;
+    auto bytes = [](const std::vector<std::int64_t>& s, DataType t) {
+        std::int64_t n = element_bytes(t);
+        for (auto e : s) n *= e;
+        return n;
+    };
+    TaskList l;
+    l.graph = "single";
+    const std::int64_t ib = bytes(in_shape, in_t), wb = bytes(w_shape, w_t), tb = std::int64_t(table->size()), ob = bytes(out_shape, out_t);
+    l.buffers = {buffer("x", Memory::DDR, 0, 0, ib, in_t, Role::input), buffer("w", Memory::DDR, 0, 4096, wb, w_t, Role::weights),
+                 buffer("t", Memory::DDR, 0, 8192, tb, DataType::int32, Role::table), buffer("y", Memory::DDR, 0, 12288, ob, out_t, Role::output),
+                 buffer("cx", Memory::CMX, 0, 0, ib, in_t, Role::activation), buffer("cw", Memory::CMX, 0, 4096, wb, w_t, Role::weights),
+                 buffer("ct", Memory::CMX, 0, 8192, tb, DataType::int32, Role::table), buffer("cy", Memory::CMX, 0, 12288, ob, out_t, Role::activation)};
+    l.buffers[1].data = w_data;
+    l.buffers[2].data = table;
+    l.inputs = {{"x", "x", in_shape, "NHWC", in_t}};
+    l.outputs = {{"y", "y", out_shape, "NHWC", out_t}};
+    l.barriers = {{0, 0}, {1, 1}};
+    const std::int64_t ie = element_bytes(in_t), we = element_bytes(w_t), oe = element_bytes(out_t);
+    const Target t;
+    l.tasks.push_back(vpu_test::dma(0, "DMA0", Access::dense("x", 0, in_shape, ie), Access::dense("cx", 0, in_shape, ie), {}, {0}, dma_cycles(t, ib, true), "x"));
+    l.tasks.push_back(vpu_test::dma(1, "DMA1", Access::dense("w", 0, w_shape, we), Access::dense("cw", 0, w_shape, we), {}, {0}, dma_cycles(t, wb, true), "w"));
+    l.tasks.push_back(vpu_test::dma(2, "DMA0", Access::dense("t", 0, {tb / 16, 4}, 4), Access::dense("ct", 0, {tb / 16, 4}, 4), {}, {0}, dma_cycles(t, tb, true), "t"));
+    Task n = nce_template;
+    n.id = 3;
+    n.queue = "NCE0";
+    n.kind = TaskKind::NCE;
+    n.reads.insert(n.reads.begin(), Access::dense("cx", 0, in_shape, ie));
+    if (n.op == "conv" || n.op == "dwconv") n.reads.push_back(Access::dense("cw", 0, w_shape, we));
+    n.reads.push_back(Access::dense("ct", 0, {tb / 16, 4}, 4));
+    n.writes = {Access::dense("cy", 0, out_shape, oe)};
+    n.wait = {0};
+    n.update = {1};
+    n.cycles = *task_cycles(l, n, t);
+    l.tasks.push_back(n);
+    l.tasks.push_back(vpu_test::dma(4, "DMA0", Access::dense("cy", 0, out_shape, oe), Access::dense("y", 0, out_shape, oe), {1}, {}, dma_cycles(t, ob, true), "y"));
+    return l;
+}
+
+std::shared_ptr<const std::vector<std::uint8_t>> int8_bytes(const std::vector<int>& v) {
+    auto out = std::make_shared<std::vector<std::uint8_t>>();
+    for (int x : v) out->push_back(std::uint8_t(std::int8_t(x)));
+    return out;
+}
+
+}  // namespace
+
+TEST_SUITE("vpu") {
+    TEST_CASE("simulator: int8 conv with per-channel requantization (TOSA apply_scale_32)") {
+        // 1x1 conv of 2 int8 channels to 1, input_zp 1, output_zp -3; table: scale 2^30 / 2^32 = 0.25, bias 10.
+        Task c;
+        c.op = "conv";
+        c.nce.post_op = PostOp::relu;
+        c.nce.quantized = true;
+        c.nce.input_zp = 1;
+        c.nce.output_zp = -3;
+        const TaskList l = single_nce(c, DataType::int8, {1, 2, 2, 2}, DataType::int8, {1, 1, 1, 2}, int8_bytes({2, -1}),
+                                      vpu_test::int32_bytes({0, 32, 1 << 30, 10}), DataType::int8, {1, 2, 2, 1});
+        SimulateOptions o;
+        o.values = true;
+        auto x = nnef::tosa::ConstData::allocate({nnef::tosa::DType::i32, {1, 2, 2, 2}});  // NCHW
+        const int nhwc[8] = {5, -3, 7, 0, 2, 2, -128, 127};
+        for (int h = 0; h < 2; ++h)
+            for (int w = 0; w < 2; ++w)
+                for (int ch = 0; ch < 2; ++ch) x->mutable_items<std::int32_t>()[(ch * 2 + h) * 2 + w] = nhwc[(h * 2 + w) * 2 + ch];
+        o.inputs["x"] = x;
+        nnef::Diagnostics d(0);
+        const SimulationResult r = simulate(l, l.target, o, d);
+        std::string messages;
+        for (const auto& e : d) messages += e.message + "\n";
+        CAPTURE(messages);
+        REQUIRE(r.valid);
+        // By hand: acc = (x0 - 1) 2 + (x1 - 1)(-1) + 10; (acc 2^30 + 2^31) >> 32; -3; relu at the zero point -3.
+        // (5,-3): 22 -> 6 -> 3. (7,0): 23 -> 6 -> 3. (2,2): 11 -> 3 -> 0. (-128,127): -374 -> -93 -> -96 -> -3.
+        const auto& y = *r.outputs.at("y");
+        CHECK(y.type.dtype == nnef::tosa::DType::i32);
+        CHECK(std::vector<std::int32_t>(y.items<std::int32_t>(), y.items<std::int32_t>() + 4) == std::vector<std::int32_t>{3, 3, 0, -3});
+        CHECK(r.cycles[3] == 300 + 4 * 4 * 16 * 16 / 2048);
+    }
+
+    TEST_CASE("simulator: fp16 avgpool counts only the taps inside the input") {
+        // 3x3 average, stride 1, padding 1 on a 2x2 single-channel image: every window holds all 4 pixels.
+        Task p;
+        p.op = "avgpool";
+        p.nce.kernel = {3, 3};
+        p.nce.pad = {1, 1, 1, 1};
+        const TaskList l = single_nce(p, DataType::fp16, {1, 2, 2, 1}, DataType::fp16, {1}, vpu_test::fp16_bytes({0}),
+                                      vpu_test::int32_bytes({0, 0, vpu_test::float_bits(2.0f), vpu_test::float_bits(-1.0f)}), DataType::fp16,
+                                      {1, 2, 2, 1});
+        SimulateOptions o;
+        o.values = true;
+        auto x = nnef::tosa::ConstData::allocate({nnef::tosa::DType::fp32, {1, 1, 2, 2}});
+        const float v[4] = {1, 2, 3, 6};
+        for (int i = 0; i < 4; ++i) x->mutable_items<float>()[i] = v[i];
+        o.inputs["x"] = x;
+        nnef::Diagnostics d(0);
+        const SimulationResult r = simulate(l, l.target, o, d);
+        std::string messages;
+        for (const auto& e : d) messages += e.message + "\n";
+        CAPTURE(messages);
+        REQUIRE(r.valid);
+        // (1 + 2 + 3 + 6) / 4 = 3, times the table's scale 2 plus its bias -1 = 5.
+        const auto& y = *r.outputs.at("y");
+        for (int i = 0; i < 4; ++i) CHECK(y.items<float>()[i] == 5.0f);
+    }
+}
+
+TEST_SUITE("vpu") {
+    TEST_CASE("simulator: a SHAVE kernel run by the TOSA interpreter (transpose)") {
+        // The conv replaced by SHAVE0.0 `transpose` (TOSA TRANSPOSE, perms NHWC -> NCHW): the output,
+        // stated in layout NCHW, is the NNEF input itself.
+        TaskList l = vpu_test::conv_list();
+        Task& s = l.tasks[3];
+        s.queue = "SHAVE0.0";
+        s.kind = TaskKind::SHAVE;
+        s.op = s.shave.kernel = "transpose";
+        s.shave.attrs = {{"attributes", {{"perms", {0, 3, 1, 2}}}}};
+        s.reads = {Access::dense("cx", 0, {1, 4, 4, 2}, 2)};
+        s.writes = {Access::dense("cy", 0, {1, 2, 4, 4}, 2)};
+        s.cycles = 1200 + 16;
+        l.tasks[4].reads[0] = Access::dense("cy", 0, {1, 2, 4, 4}, 2);
+        l.tasks[4].writes[0] = Access::dense("y", 0, {1, 2, 4, 4}, 2);
+        l.outputs[0].shape = {1, 2, 4, 4};
+        l.outputs[0].layout = "NCHW";
+        l.tasks.erase(l.tasks.begin() + 1, l.tasks.begin() + 3);  // no weights, no table
+        l.tasks[0].update = {0};
+        Run r = simulate_list(l, true);
+        CAPTURE(r.messages());
+        REQUIRE(r.result.valid);
+        const auto& y = *r.result.outputs.at("y");
+        const auto input = vpu_test::conv_input();
+        const auto& x = *input;
+        for (int i = 0; i < 32; ++i) CHECK(y.items<float>()[i] == x.items<float>()[i]);
+        // An attribute TRANSPOSE does not have.
+        l.tasks[1].shave.attrs = {{"attributes", {{"perms", {0, 3, 1, 2}}, {"axis", 1}}}};
+        Run bad = simulate_list(l, true);
+        CHECK(bad.has("bad-values", "task 3 (SHAVE0.0 transpose): SHAVE kernel 'transpose': TRANSPOSE has no attribute 'axis'"));
     }
 }

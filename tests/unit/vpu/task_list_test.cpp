@@ -108,6 +108,8 @@ TEST_SUITE("vpu") {
             {"\"layout\":\"NHWC\"", "\"layout\":\"NHW\"", "field /inputs/0/layout: expected one letter per dimension of shape (4), got the string \"NHW\""},
             {"\"cycles\":336", "\"cycles\":-1", "field /tasks/3/cycles: expected an integer >= 0, got the number -1"},
             {"\"wait\":[0]", "\"wait\":0", "field /tasks/3/wait: expected an array, got the number 0"},
+            {"{\"buffer\":\"x\",\"offset\":0,\"shape\":[1,4,4,2]", "{\"buffer\":\"x\",\"offset\":0,\"shape\":[100000,100000,4,2]",
+             "field /tasks/0/reads/0/shape: expected a box of at most 2^32 elements, got an array"},
             {"\"graph\": \"conv_relu\",", "\"graph\": \"conv_relu\", \"extra\": 1,", "field /extra: unknown field 'extra'"},
         };
         for (const Case& c : cases) {

@@ -4,6 +4,7 @@
 // expected output is exact.
 #pragma once
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -142,6 +143,112 @@ inline TaskList conv_list() {
     conv.source = "conv";
     l.tasks.push_back(conv);
     l.tasks.push_back(dma(4, "DMA0", Access::dense("cy", 0, act, 2), Access::dense("y", 0, act, 2), {1}, {}, 602, "y"));
+    return l;
+}
+
+// A chain of `layers` 3x3 convolutions (C channels, HxW, padding 1, ReLU) on NCE0 with the
+// activations ping-ponging between two CMX buffers and the weights (and tables) double-buffered:
+// the DMA of layer l+1's weights runs while the NCE computes layer l. Barrier v gets physical id
+// v mod `physical`. Constant data: weights w(o,i,ky,kx) = ((o + 2i + 3ky + kx) mod 5 - 2) / 16,
+// bias 0, scale 1. Cycles from the cost model of `target`.
+inline TaskList conv_chain(int layers, std::int64_t C = 64, std::int64_t H = 28, std::int64_t W = 28, std::int64_t physical = 64,
+                           const Target& target = Target{}) {
+    TaskList l;
+    l.target = target;
+    l.graph = "conv_chain";
+    const std::int64_t act = H * W * C * 2, wbytes = C * 9 * C * 2, tbytes = C * 16;
+    auto align = [&](std::int64_t v) { return (v + target.cmx_alignment - 1) / target.cmx_alignment * target.cmx_alignment; };
+    // DDR: input, output, then each layer's weights and table. CMX0: A, B, W0, W1, T0, T1.
+    l.buffers.push_back(buffer("in", Memory::DDR, 0, 0, act, DataType::fp16, Role::input, "input"));
+    l.buffers.push_back(buffer("out", Memory::DDR, 0, act, act, DataType::fp16, Role::output, "output"));
+    std::int64_t at = 2 * act;
+    const std::int64_t cmx[6] = {0, align(act), 2 * align(act), 2 * align(act) + align(wbytes), 2 * align(act) + 2 * align(wbytes),
+                                 2 * align(act) + 2 * align(wbytes) + align(tbytes)};
+    l.buffers.push_back(buffer("A", Memory::CMX, 0, cmx[0], act, DataType::fp16, Role::activation));
+    l.buffers.push_back(buffer("B", Memory::CMX, 0, cmx[1], act, DataType::fp16, Role::activation));
+    l.buffers.push_back(buffer("W0", Memory::CMX, 0, cmx[2], wbytes, DataType::fp16, Role::weights));
+    l.buffers.push_back(buffer("W1", Memory::CMX, 0, cmx[3], wbytes, DataType::fp16, Role::weights));
+    l.buffers.push_back(buffer("T0", Memory::CMX, 0, cmx[4], tbytes, DataType::int32, Role::table));
+    l.buffers.push_back(buffer("T1", Memory::CMX, 0, cmx[5], tbytes, DataType::int32, Role::table));
+    std::vector<float> w;
+    for (std::int64_t o = 0; o < C; ++o)
+        for (int ky = 0; ky < 3; ++ky)
+            for (int kx = 0; kx < 3; ++kx)
+                for (std::int64_t i = 0; i < C; ++i) w.push_back(float((o + 2 * i + 3 * ky + kx) % 5 - 2) / 16.0f);
+    auto wdata = fp16_bytes(w);
+    std::vector<std::int32_t> table;
+    for (std::int64_t o = 0; o < C; ++o)
+        for (std::int32_t v : {std::int32_t(o * 9 * C * 2), 0, float_bits(1.0f), float_bits(0.0f)}) table.push_back(v);
+    auto tdata = int32_bytes(table);
+    for (int k = 0; k < layers; ++k) {
+        l.buffers.push_back(buffer("w" + std::to_string(k), Memory::DDR, 0, at, wbytes, DataType::fp16, Role::weights, "conv" + std::to_string(k)));
+        l.buffers.back().data = wdata;
+        at += wbytes;
+        l.buffers.push_back(buffer("t" + std::to_string(k), Memory::DDR, 0, at, tbytes, DataType::int32, Role::table, "conv" + std::to_string(k)));
+        l.buffers.back().data = tdata;
+        at += tbytes;
+    }
+    l.inputs = {{"input", "in", {1, H, W, C}, "NHWC", DataType::fp16}};
+    l.outputs = {{"output", "out", {1, H, W, C}, "NHWC", DataType::fp16}};
+    const std::vector<std::int64_t> ashape{1, H, W, C}, wshape{C, 3, 3, C}, tshape{C, 4};
+    std::int64_t next_barrier = 0, next_task = 0;
+    auto barrier = [&] {
+        l.barriers.push_back({next_barrier, next_barrier % physical});
+        return next_barrier++;
+    };
+    auto copy = [&](const std::string& q, Access from, Access to, std::vector<std::int64_t> wait, std::vector<std::int64_t> update,
+                    const std::string& source) {
+        const std::int64_t bytes = from.elements() * (from.strides.back());
+        const bool ddr = true;
+        l.tasks.push_back(dma(next_task++, q, std::move(from), std::move(to), std::move(wait), std::move(update),
+                              target.dma_latency_cycles + std::int64_t(std::ceil(double(bytes) / std::min(target.dma_bytes_per_cycle, ddr ? target.ddr_bytes_per_cycle : 1e30))),
+                              source));
+    };
+    const std::int64_t in_ready = barrier();
+    copy("DMA0", Access::dense("in", 0, ashape, 2), Access::dense("A", 0, ashape, 2), {}, {in_ready}, "input");
+    std::vector<std::int64_t> weights_ready(static_cast<std::size_t>(layers)), done(static_cast<std::size_t>(layers));
+    for (int k = 0; k < layers; ++k) {
+        weights_ready[std::size_t(k)] = barrier();
+        done[std::size_t(k)] = barrier();
+    }
+    auto load_weights = [&](int k) {
+        std::vector<std::int64_t> wait;
+        if (k >= 2) wait.push_back(done[std::size_t(k - 2)]);  // the buffer's previous user has finished
+        const std::string wb = k % 2 ? "W1" : "W0", tb = k % 2 ? "T1" : "T0";
+        copy(k % 2 ? "DMA1" : "DMA0", Access::dense("w" + std::to_string(k), 0, wshape, 2), Access::dense(wb, 0, wshape, 2), wait,
+             {weights_ready[std::size_t(k)]}, "conv" + std::to_string(k));
+        copy(k % 2 ? "DMA0" : "DMA1", Access::dense("t" + std::to_string(k), 0, tshape, 4), Access::dense(tb, 0, tshape, 4), wait,
+             {weights_ready[std::size_t(k)]}, "conv" + std::to_string(k));
+    };
+    load_weights(0);
+    if (layers > 1) load_weights(1);
+    for (int k = 0; k < layers; ++k) {
+        Task c;
+        c.id = next_task++;
+        c.queue = "NCE0";
+        c.kind = TaskKind::NCE;
+        c.op = "conv";
+        const std::string src = k % 2 ? "B" : "A", dst = k % 2 ? "A" : "B";
+        c.reads = {Access::dense(src, 0, ashape, 2), Access::dense(k % 2 ? "W1" : "W0", 0, wshape, 2), Access::dense(k % 2 ? "T1" : "T0", 0, tshape, 4)};
+        c.writes = {Access::dense(dst, 0, ashape, 2)};
+        c.wait = {weights_ready[std::size_t(k)]};
+        if (k == 0) c.wait.push_back(in_ready);
+        c.update = {done[std::size_t(k)]};
+        c.nce.kernel = {3, 3};
+        c.nce.pad = {1, 1, 1, 1};
+        c.nce.post_op = PostOp::relu;
+        c.cycles = target.nce_overhead_cycles +
+                   std::int64_t(std::ceil(double(((H + 3) / 4 * 4) * ((W + 3) / 4 * 4) * ((C + 15) / 16 * 16) * 9 * ((C + 15) / 16 * 16)) /
+                                          target.nce_macs_per_cycle.fp16));
+        c.source = "conv" + std::to_string(k);
+        l.tasks.push_back(c);
+        if (k + 2 < layers) load_weights(k + 2);
+    }
+    // The last layer's result goes out; the done barriers of the other layers have the weight DMAs
+    // two layers later as consumers, the last two need one: the output DMA waits on both.
+    std::vector<std::int64_t> wait{done[std::size_t(layers - 1)]};
+    if (layers > 1) wait.push_back(done[std::size_t(layers - 2)]);
+    copy("DMA1", Access::dense(layers % 2 ? "B" : "A", 0, ashape, 2), Access::dense("out", 0, ashape, 2), wait, {}, "output");
     return l;
 }
 

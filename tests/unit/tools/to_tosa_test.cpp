@@ -1,0 +1,145 @@
+// End-to-end tests of nnef-to-tosa: the real binary on the samples and on small documents written
+// here. The JSON output is read back with the library's reader and compared with the MLIR output
+// of the same run (two writers, one graph).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <nnef/diagnostics.hpp>
+
+#include "lowering/tosa/json.hpp"
+#include "tool_runner.hpp"
+
+namespace to_tosa_test {
+
+namespace fs = std::filesystem;
+using nnef_test::run_tool;
+using nnef_test::shell_quote;
+
+std::string quoted(const fs::path& p) { return shell_quote(p.string()); }
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+const fs::path classifier = nnef_test::source_dir() / "samples" / "classifier";
+
+// A model folder with the given graph.nnef.
+fs::path model(const std::string& name, const std::string& text) {
+    return nnef_test::write_scratch("to_tosa/" + name + "/graph.nnef", text).parent_path();
+}
+
+TEST_CASE("nnef-to-tosa: help, version and usage errors") {
+    auto r = run_tool("nnef-to-tosa", "--help");
+    CHECK(r.code == 0);
+    CHECK(has(r.out, "--format mlir|json|text"));
+    CHECK(has(r.out, "--profile pro-fp|pro-int"));
+    CHECK(has(r.out, "--no-weights"));
+    r = run_tool("nnef-to-tosa", "--version");
+    CHECK(r.code == 0);
+    CHECK(has(r.out, "nnef-to-tosa"));
+    for (const char* bad : {"--format xml", "--profile pro-xx", "--level 4k", "--random-weights -1", "--random-weights",
+                            "--bogus"}) {
+        CAPTURE(bad);
+        r = run_tool("nnef-to-tosa", std::string(bad) + " " + quoted(classifier));
+        CHECK(r.code == 2);
+        CHECK(has(r.err, "nnef-to-tosa: error:"));
+    }
+    r = run_tool("nnef-to-tosa", "");
+    CHECK(r.code == 2);
+    CHECK(has(r.err, "no input given"));
+    r = run_tool("nnef-to-tosa", quoted(nnef_test::scratch_dir() / "no-such-model"));
+    CHECK(r.code == 2);
+}
+
+TEST_CASE("nnef-to-tosa: MLIR, JSON and text of the classifier sample") {
+    // The sample ships no weights: without --random-weights the loader says which file is missing.
+    auto r = run_tool("nnef-to-tosa", quoted(classifier));
+    CHECK(r.code == 1);
+    CHECK(has(r.err, "has no tensor file 'conv1/filter.dat'"));
+
+    const fs::path mlir_file = nnef_test::scratch_dir() / "classifier.mlir";
+    r = run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 1 -o " + quoted(mlir_file));
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(r.out.empty());
+    const std::string mlir = nnef_test::read_text(mlir_file);
+    // graph classifier(image) -> (output): image [1, 3, 32, 32], output [1, 10] (samples/classifier).
+    CHECK(has(mlir, "func.func @classifier(%image: tensor<1x3x32x32xf32>) -> (tensor<1x10xf32>) {"));
+    CHECK(has(mlir, "\"tosa.conv2d\""));
+    CHECK(has(mlir, "loc(\"conv1\"("));  // NNEF locations
+    CHECK_FALSE(has(mlir, "dense_resource<__elided__>"));
+
+    r = run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 1 --format json");
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    nlohmann::json j;
+    REQUIRE_NOTHROW(j = nlohmann::json::parse(r.out));
+    nnef::Diagnostics d;
+    auto g = nnef::tosa::graph_from_json(j, d);
+    REQUIRE_MESSAGE(g.has_value(), (d.empty() ? "" : d.list().front().message));
+    CHECK(g->name == "classifier");
+    REQUIRE(g->main().inputs.size() == 1);
+    CHECK(g->type(g->main().inputs[0]) == nnef::tosa::TensorType{nnef::tosa::DType::fp32, {1, 3, 32, 32}});
+    CHECK(g->value(g->main().inputs[0]).name == "image");
+    REQUIRE(g->main().outputs.size() == 1);
+    CHECK(g->type(g->main().outputs[0]) == nnef::tosa::TensorType{nnef::tosa::DType::fp32, {1, 10}});
+    // The MLIR text has one operator per operator of the graph (no control flow, no variables here).
+    CHECK(count(mlir, "= \"tosa.") == g->main().ops.size());
+    for (const nnef::tosa::Op& op : g->main().ops) CHECK(op.origin != nnef::tosa::no_origin);
+    CHECK(j["origins"][0].contains("line"));
+
+    r = run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 1 --format text");
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(has(r.out, "CONV2D("));
+    CHECK(has(r.out, "graph.nnef:"));
+
+    // The same seed gives the same file, another seed other weights.
+    r = run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 1");
+    CHECK(r.out == mlir);
+    r = run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 2");
+    CHECK(r.code == 0);
+    CHECK(r.out != mlir);
+}
+
+TEST_CASE("nnef-to-tosa: --no-weights and --resource-blobs") {
+    auto r = run_tool("nnef-to-tosa", quoted(classifier) + " --no-weights");
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(has(r.out, "dense_resource<__elided__> : tensor<16x3x3x3xf32>"));  // conv1 filter, OHWI
+    r = run_tool("nnef-to-tosa", quoted(classifier) + " --no-weights --format json");
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(has(r.out, "\"elided\": true"));
+    r = run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 3 --resource-blobs");
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(has(r.out, "dialect_resources: {"));
+    CHECK(has(r.out, "dense_resource<c"));
+}
+
+TEST_CASE("nnef-to-tosa: an operation without a TOSA form; shapes beyond the level") {
+    const fs::path custom = model("custom", "version 1.0;\nextension KHR_enable_fragment_definitions;\n\n"
+                                            "fragment my_op( input: tensor<scalar> ) -> ( output: tensor<scalar> );\n\n"
+                                            "graph g( x ) -> ( y )\n{\n    x = external<scalar>(shape = [1, 4]);\n"
+                                            "    y = my_op(x);\n}\n");
+    auto r = run_tool("nnef-to-tosa", quoted(custom));
+    CHECK(r.code == 1);
+    CHECK(has(r.err, "my_op"));
+    CHECK(has(r.err, "graph.nnef:9:"));
+    CHECK(r.out.empty());
+
+    const fs::path rank7 = model("rank7", "version 1.0;\n\ngraph g( x ) -> ( y )\n{\n"
+                                          "    x = external<scalar>(shape = [1, 2, 1, 2, 1, 2, 2]);\n    y = relu(x);\n}\n");
+    r = run_tool("nnef-to-tosa", quoted(rank7));
+    CHECK(r.code == 1);
+    CHECK(has(r.err, "error[tosa]"));
+    CHECK(has(r.err, "MAX_RANK"));
+    CHECK(has(r.err, "graph.nnef:6:"));
+    CHECK(r.out.empty());
+    // Level none allows rank 7 (MAX_RANK 32).
+    r = run_tool("nnef-to-tosa", quoted(rank7) + " --level none");
+    CHECK_MESSAGE(r.code == 0, r.err);
+    CHECK(has(r.out, "func.func @g(%x: tensor<1x2x1x2x1x2x2xf32>) -> (tensor<1x2x1x2x1x2x2xf32>)"));
+}
+
+}  // namespace to_tosa_test

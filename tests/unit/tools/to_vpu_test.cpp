@@ -1,0 +1,166 @@
+// End-to-end tests of nnef-to-vpu on hand-written task lists: --simulate with its report, --svg,
+// --input from a tensor file and random:SEED, --output-dir and --compare; the JSON and text output
+// of a task list; and broken lists with their diagnostics and exit codes.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "exec/executor.hpp"
+#include "lowering/vpu/task_list.hpp"
+#include "storage/tensor_file.hpp"
+#include "tool_runner.hpp"
+#include "unit/vpu/vpu_fixtures.hpp"
+
+namespace to_vpu_test {
+
+namespace fs = std::filesystem;
+using nnef_test::run_tool;
+using nnef_test::shell_quote;
+
+std::string q(const fs::path& p) { return shell_quote(p.string()); }
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Writes the list and its constant data file into a fresh folder; returns TASKS.json.
+fs::path write_list(const std::string& name, const nnef::vpu::TaskList& l) {
+    const fs::path dir = nnef_test::scratch_dir() / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const fs::path json = dir / "tasks.json";
+    std::ofstream(json) << nnef::vpu::to_json_text(l);
+    nnef::Diagnostics d;
+    REQUIRE(nnef::vpu::write_constants_file(l, nnef::vpu::constants_path(json.string()), d));
+    return json;
+}
+
+std::vector<float> read_floats(const fs::path& p) {
+    auto t = nnef::storage::read_tensor_file(p.string());
+    REQUIRE(t.value);
+    auto v = nnef::exec::from_tensor_data(**t.value, nnef::PrimType::scalar);
+    REQUIRE(v);
+    std::vector<float> out;
+    for (std::int64_t i = 0; i < v->volume(); ++i) out.push_back(float(v->as_double(i)));
+    return out;
+}
+
+void write_floats(const fs::path& p, const std::vector<std::int64_t>& shape, const std::vector<float>& v) {
+    auto t = nnef::storage::make_float_tensor(shape, v);
+    REQUIRE(t.value);
+    REQUIRE(nnef::storage::write_tensor_file(p.string(), **t.value).value);
+}
+
+}  // namespace to_vpu_test
+
+using namespace to_vpu_test;
+
+TEST_SUITE("tools") {
+    TEST_CASE("nnef-to-vpu --simulate: report, svg, values from a file, --output-dir, --compare") {
+        const fs::path json = write_list("vpu-conv", vpu_test::conv_list());
+        const fs::path dir = json.parent_path();
+        std::vector<float> x;
+        for (int c = 0; c < 2; ++c)
+            for (int h = 0; h < 4; ++h)
+                for (int w = 0; w < 4; ++w) x.push_back(vpu_test::input_at(c, h, w));
+        write_floats(dir / "x.dat", {1, 2, 4, 4}, x);
+        auto r = run_tool("nnef-to-vpu", "--simulate " + q(json) + " --input x=" + q(dir / "x.dat") + " --output-dir " + q(dir / "out") +
+                                             " --svg " + q(dir / "s.svg"));
+        CAPTURE(r.err);
+        CHECK(r.code == 0);
+        CHECK(has(r.out, "makespan: 2142 cycles, 1.65 us at 1300 MHz (5 tasks, 2 barriers)"));
+        CHECK(has(r.out, "lower bound: 2141 cycles"));
+        CHECK(has(r.out, "  NCE0            1 tasks  busy          336 cycles   15.7%"));
+        CHECK(has(r.out, "CMX0: peak 232 bytes in use"));
+        CHECK(read_floats(dir / "out" / "y.dat") == vpu_test::expected_conv_output());
+        CHECK(has(nnef_test::read_text(dir / "s.svg"), "<svg"));
+        // --compare against the expected output, then against a wrong one.
+        fs::create_directories(dir / "ref");
+        write_floats(dir / "ref" / "y.dat", {1, 2, 4, 4}, vpu_test::expected_conv_output());
+        r = run_tool("nnef-to-vpu", "--simulate " + q(json) + " --input " + q(dir / "x.dat") + " --compare " + q(dir / "ref"));
+        CHECK(r.code == 0);
+        CHECK(has(r.out, "y: relative L2 error 0, max abs error 0 vs "));
+        std::vector<float> wrong = vpu_test::expected_conv_output();
+        wrong[3] += 5;
+        write_floats(dir / "ref" / "y.dat", {1, 2, 4, 4}, wrong);
+        r = run_tool("nnef-to-vpu", "--simulate " + q(json) + " --input x=" + q(dir / "x.dat") + " --compare " + q(dir / "ref"));
+        CHECK(r.code == 1);
+        CHECK(has(r.out, "MISMATCH"));
+    }
+
+    TEST_CASE("nnef-to-vpu --simulate: random inputs as nnef-run makes them") {
+        const fs::path json = write_list("vpu-conv-random", vpu_test::conv_list());
+        const fs::path dir = json.parent_path();
+        auto r = run_tool("nnef-to-vpu", "--simulate " + q(json) + " --input x=random:7 --output-dir " + q(dir / "out"));
+        CAPTURE(r.err);
+        REQUIRE(r.code == 0);
+        // The same input computed here: nnef-run's random values (fp16-rounded as the host converts
+        // them), the conv formula in double, rounded to fp16.
+        const nnef::exec::TensorValue x = nnef::exec::random_tensor(nnef::PrimType::scalar, {1, 2, 4, 4}, 7);
+        auto xin = [&](int c, int h, int w) {
+            return double(nnef::tosa::fp16_to_fp32(nnef::tosa::fp32_to_fp16(float(x.as_double((c * 4 + h) * 4 + w)))));
+        };
+        const std::vector<float> y = read_floats(dir / "out" / "y.dat");
+        REQUIRE(y.size() == 32);
+        for (int o = 0; o < 2; ++o)
+            for (int h = 0; h < 4; ++h)
+                for (int w = 0; w < 4; ++w) {
+                    double s = vpu_test::bias_at(o);
+                    for (int i = 0; i < 2; ++i)
+                        for (int kh = 0; kh < 3; ++kh)
+                            for (int kw = 0; kw < 3; ++kw) {
+                                const int ih = h + kh - 1, iw = w + kw - 1;
+                                if (ih >= 0 && ih < 4 && iw >= 0 && iw < 4) s += xin(i, ih, iw) * vpu_test::weight_at(o, i, kh, kw);
+                            }
+                    const float want = nnef::tosa::fp16_to_fp32(nnef::tosa::fp32_to_fp16(float(s > 0 ? s : 0)));
+                    CHECK(y[std::size_t((o * 4 + h) * 4 + w)] == doctest::Approx(want).epsilon(1e-3));
+                }
+    }
+
+    TEST_CASE("nnef-to-vpu: writes task lists as JSON or text") {
+        const fs::path json = write_list("vpu-conv-out", vpu_test::conv_list());
+        auto r = run_tool("nnef-to-vpu", q(json));
+        CHECK(r.code == 0);
+        CHECK(r.out == nnef_test::read_text(json));
+        r = run_tool("nnef-to-vpu", q(json) + " --format text -o " + q(json.parent_path() / "tasks.txt"));
+        CHECK(r.code == 0);
+        CHECK(has(nnef_test::read_text(json.parent_path() / "tasks.txt"), "NCE0 (1 tasks):"));
+    }
+
+    TEST_CASE("nnef-to-vpu: violations, bad files and usage") {
+        nnef::vpu::TaskList l = vpu_test::conv_list();
+        l.tasks[1].update.clear();
+        const fs::path json = write_list("vpu-conv-race", l);
+        auto r = run_tool("nnef-to-vpu", "--simulate " + q(json));
+        CHECK(r.code == 1);
+        CHECK(has(r.err, "error[vpu]: race on CMX0 bytes [64, 136): task 1 (DMA1 copy 'conv') writes buffer cw and task 3 (NCE0 conv 'conv') reads buffer cw"));
+        CHECK(has(r.err, "nnef-to-vpu: 1 violation in"));
+        // A target with a tiny CMX given on the command line.
+        const fs::path good = write_list("vpu-conv-tiny", vpu_test::conv_list());
+        std::ofstream(good.parent_path() / "tiny.json") << R"({"name": "tiny", "cmx_bytes": 256})";
+        r = run_tool("nnef-to-vpu", "--simulate " + q(good) + " --target " + q(good.parent_path() / "tiny.json"));
+        CHECK(r.code == 1);
+        CHECK(has(r.err, "buffer cy (CMX0 bytes [256, 320)) lies past the cluster's CMX of 256 bytes, by 64 bytes"));
+        std::ofstream(good.parent_path() / "bad.json") << R"({"name": "tiny", "cmx": 256})";
+        r = run_tool("nnef-to-vpu", "--simulate " + q(good) + " --target " + q(good.parent_path() / "bad.json"));
+        CHECK(r.code == 1);
+        CHECK(has(r.err, "bad.json: error[vpu]: field /cmx: unknown field 'cmx' (expected one of: name, clock_mhz,"));
+        std::ofstream(good.parent_path() / "broken.json") << "{\"format\": \"nnef-vpu-tasks\", ";
+        r = run_tool("nnef-to-vpu", "--simulate " + q(good.parent_path() / "broken.json"));
+        CHECK(r.code == 1);
+        CHECK(has(r.err, "broken.json: error[vpu]: malformed JSON at line 1"));
+        r = run_tool("nnef-to-vpu", "--simulate " + q(good.parent_path() / "missing.json"));
+        CHECK(r.code == 2);
+        r = run_tool("nnef-to-vpu", q(good) + " --svg x.svg");
+        CHECK(r.code == 2);
+        CHECK(has(r.err, "--input, --output-dir, --compare and --svg need --simulate"));
+        r = run_tool("nnef-to-vpu", "--simulate " + q(good) + " --input y=random:1");
+        CHECK(r.code == 2);
+        CHECK(has(r.err, "no --input for graph input 'x'"));
+        // Values need the constant data file.
+        fs::remove(nnef::vpu::constants_path(good.string()));
+        r = run_tool("nnef-to-vpu", "--simulate " + q(good) + " --input x=random:1");
+        CHECK(r.code == 2);
+        CHECK(has(r.err, "tasks.bin: error[io]: cannot open the constant data file"));
+    }
+}

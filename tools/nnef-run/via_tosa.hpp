@@ -1,0 +1,23 @@
+// nnef-run --via tosa: the model lowered to TOSA 1.0.1 (lower_to_tosa, PRO-FP) and run by the
+// TOSA interpreter (lowering/tosa/interpreter.hpp), with the executor's interface (engine.hpp).
+//
+// Inputs and outputs are the NNEF graph's (the lowered graph keeps NNEF's shapes and layout at its
+// boundary). --dump finds a tensor by the names of the TOSA values (Value::name): a value with
+// the NNEF shape, or one in channels-last layout (transposed back), or a reshaped one; a dumped
+// tensor that the lowering folded away is an error that says so.
+#pragma once
+#include <memory>
+
+#include <nnef/diagnostics.hpp>
+#include <nnef/graph.hpp>
+
+#include "exec/executor.hpp"
+#include "engine.hpp"
+
+namespace nnef::run_engine {
+
+// Lowers `g` (errors: stage tosa diagnostics) and prepares the interpreter; null after an error.
+// Uses the options' threads, random_weights, keep and keep_all.
+std::unique_ptr<Engine<exec::TensorValue>> make_tosa_engine(const Graph& g, const exec::ExecOptions& options, Diagnostics& diags);
+
+}  // namespace nnef::run_engine
