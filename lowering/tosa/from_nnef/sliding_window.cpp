@@ -98,18 +98,21 @@ ValueId conv_bias(Context& c, std::int64_t oc) {
     return c.reshape(b, {n == oc ? oc : 1});
 }
 
-bool conv(Context& c) {
-    ValueId x = c.input("input");
-    ValueId filter = c.input("filter");
-    TensorType out_type = c.result_type("output");
-    const std::string border = c.string_attr("border", "constant");
+// A convolution of x (NCHW, rank 3 or 4) by filter (OIHW) with a TOSA bias ([O] or [1]), the window
+// w (over dimensions from 2), NNEF's groups (0: depthwise) and border, to the NCHW shape out_type.
+std::optional<ValueId> conv_value(Context& c, ValueId x, ValueId filter, ValueId bias, const Shape& out_type,
+                                  const std::string& border, std::int64_t groups, Window w) {
     const std::size_t rank = c.rank(x);
-    if (rank < 3 || rank > 4)
-        return c.refuse("only 1-D and 2-D convolutions (rank-3 and rank-4 inputs) have a TOSA form here; this input has rank " +
-                        std::to_string(rank));
-    if (border == "ignore") return c.refuse("border 'ignore' is not defined for conv");
-    Shape out = out_type.shape;
-    Window w = make_window(c, c.shape(x), out, Ints(c.shape(filter).begin() + 2, c.shape(filter).end()), 2);
+    if (rank < 3 || rank > 4) {
+        c.refuse("only 1-D and 2-D convolutions (rank-3 and rank-4 inputs) have a TOSA form here; this input has rank " +
+                 std::to_string(rank));
+        return std::nullopt;
+    }
+    if (border == "ignore") {
+        c.refuse("border 'ignore' is not defined for conv");
+        return std::nullopt;
+    }
+    Shape out = out_type;
     if (rank == 3) {
         // 1-D: a 2-D convolution over [N, C, 1, W]
         const Shape xs = c.shape(x), fs = c.shape(filter);
@@ -128,14 +131,12 @@ bool conv(Context& c) {
     xn = border == "constant" ? fit_window(c, xn, w, on_full) : pad_window(c, xn, w, on_full, border, 0.0);
     const Shape fs = c.shape(filter);
     const std::int64_t C = c.shape(xn)[3], O = fs[0];
-    std::int64_t groups = c.int_attr("groups", 1);
     if (groups == 0) groups = C;
     const Ints pad{w.padding[0].first, w.padding[0].second, w.padding[1].first, w.padding[1].second};
     const std::vector<std::pair<AttrName, Attr>> attrs{{AttrName::pad, pad},
                                                        {AttrName::stride, w.stride},
                                                        {AttrName::dilation, w.dilation},
                                                        {AttrName::acc_type, AccType::FP32}};
-    const ValueId bias = conv_bias(c, O);
     const Shape on{out[0], out[2], out[3], O};
     ValueId y;
     if (groups == 1) {
@@ -162,8 +163,50 @@ bool conv(Context& c) {
         }
         y = c.concat(parts, 3);
     }
-    y = c.to_channels_first(y);
-    return c.bind("output", c.reshape(y, out_type.shape));
+    return c.reshape(c.to_channels_first(y), out_type);
+}
+
+bool conv(Context& c) {
+    const ValueId x = c.input("input"), filter = c.input("filter");
+    const Shape out = c.result_type("output").shape, fs = c.shape(filter);
+    const Window w = make_window(c, c.shape(x), out, Ints(fs.begin() + 2, fs.end()), 2);
+    const auto y = conv_value(c, x, filter, conv_bias(c, fs[0]), out, c.string_attr("border", "constant"),
+                              c.int_attr("groups", 1), w);
+    return y && c.bind("output", *y);
+}
+
+// separable_conv: conv(input, plane_filter, groups = 0, window...) then the 1x1
+// conv(filtered, point_filter, bias, groups = groups).
+bool separable_conv(Context& c) {
+    const ValueId x = c.input("input"), plane = c.input("plane_filter"), point = c.input("point_filter");
+    const Shape out = c.result_type("output").shape, xs = c.shape(x), ps = c.shape(plane);
+    // the plane-wise result: down-scaled extents (automatic padding: ceil(X / s))
+    const Ints stride = c.ints_attr("stride"), dilation = c.ints_attr("dilation");
+    const Pairs padding = c.pairs_attr("padding");
+    Shape mid{xs[0], ps[0]};
+    for (std::size_t k = 2; k < xs.size(); ++k) {
+        const std::int64_t s = k - 2 < stride.size() ? stride[k - 2] : 1, d = k - 2 < dilation.size() ? dilation[k - 2] : 1;
+        const std::int64_t fd = (ps[k] - 1) * d + 1;
+        if (padding.empty()) mid.push_back((xs[k] + s - 1) / s);
+        else {
+            const auto pq = k - 2 < padding.size() ? padding[k - 2] : std::make_pair<std::int64_t, std::int64_t>(0, 0);
+            mid.push_back((xs[k] + pq.first + pq.second - fd) / s + 1);
+        }
+    }
+    const Window w = make_window(c, xs, mid, Ints(ps.begin() + 2, ps.end()), 2);
+    const auto filtered = conv_value(c, x, plane, c.zero_point(DType::fp32), mid, c.string_attr("border", "constant"), 0, w);
+    if (!filtered) return false;
+    Window unit;
+    unit.offset = 2;
+    for (std::size_t k = 2; k < xs.size(); ++k) {
+        unit.size.push_back(1);
+        unit.stride.push_back(1);
+        unit.dilation.push_back(1);
+        unit.padding.emplace_back(0, 0);
+    }
+    const auto y = conv_value(c, *filtered, point, conv_bias(c, c.shape(point)[0]), out, "constant",
+                              c.int_attr("groups", 1), unit);
+    return y && c.bind("output", *y);
 }
 
 // deconv (the reverse of conv): TRANSPOSE_CONV2D, where output oy = iy * s + out_pad_top + ky and
@@ -433,10 +476,9 @@ void add_sliding_window(Registry& r) {
     r.push_back({"debox", "sliding_window", nullptr,
                  "the reverse box filter is not lowered (its TRANSPOSE_CONV2D form with a ones filter is not written)"});
     r.push_back({"deconv", "sliding_window", deconv, {}});
-    const std::string separable =
-        "not lowered as one operation; expand it (--expand separable_conv,separable_deconv) into its convolutions";
-    r.push_back({"separable_conv", "sliding_window", nullptr, separable});
-    r.push_back({"separable_deconv", "sliding_window", nullptr, separable});
+    r.push_back({"separable_conv", "sliding_window", separable_conv, {}});
+    r.push_back({"separable_deconv", "sliding_window", nullptr,
+                 "not lowered as one operation; expand it (--expand separable_deconv) into its deconvolutions"});
 }
 
 }  // namespace nnef::tosa::from_nnef

@@ -47,6 +47,11 @@ TEST_CASE("legalize ops: conv with every border mode and window parameter") {
           "two groups, scalar bias");
     check(document("x", "    x = external<scalar>(shape = [1,3,9]);\n    w = variable<scalar>(shape = [2,3,3], label = 'w');\n    out = conv(x, w, stride = [2]);\n"),
           "1-D conv");
+    for (const char* args : {"", ", stride = [2,2], border = 'reflect'", ", padding = [(1,0),(2,2)], dilation = [2,1]", ", groups = 2"})
+        check(document("x", "    x = external<scalar>(shape = [1,2,7,8]);\n    p = variable<scalar>(shape = [4,1,3,3], label = 'p');\n"
+                            "    q = variable<scalar>(shape = [6," + std::string(std::string(args) == ", groups = 2" ? "2" : "4") + ",1,1], label = 'q');\n    b = variable<scalar>(shape = [1,6], label = 'b');\n"
+                            "    out = separable_conv(x, p, q, b" + std::string(args) + ");\n"),
+              std::string("separable_conv") + args);
 }
 
 TEST_CASE("legalize ops: deconv with output_shape, padding, stride, dilation, groups") {
