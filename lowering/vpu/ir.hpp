@@ -136,6 +136,9 @@ struct Module {
 };
 
 std::int64_t element_size(DataType t);
+// The CMX bytes one tile's working set may take: a quarter of a cluster's CMX (the rest holds the
+// next tile being loaded, the current and the next layer's weights).
+inline std::int64_t tile_budget(const Target& t) { return t.cmx_bytes / 4; }
 std::vector<std::int64_t> dense_strides(const std::vector<std::int64_t>& shape, std::int64_t element_size);
 std::string to_text(const Module& m);
 

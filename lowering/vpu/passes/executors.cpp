@@ -98,8 +98,8 @@ struct Builder {
         if (!op) return nullptr;
         std::optional<FConst> f;
         if (op->kind == OpKind::CONST) {
-            const tosa::ConstData* c = g.constant(v);
-            if (c) f = to_fconst(*c);
+            const tosa::Attr* a = op->attr(AttrName::values);
+            if (a && std::holds_alternative<tosa::ConstPtr>(*a)) f = to_fconst(*std::get<tosa::ConstPtr>(*a));
         } else if (op->kind == OpKind::RESHAPE || op->kind == OpKind::IDENTITY || op->kind == OpKind::CAST) {
             if (const FConst* x = fconst(op->inputs[0])) {
                 f = *x;
@@ -243,10 +243,58 @@ struct Builder {
         l.source = source_of(op);
         l.origin = op.origin;
         const ValueId y = op.outputs[0];
+        const std::int64_t KH = l.weights_shape[1], KW = l.weights_shape[2], I = l.weights_shape[3];
+        const std::int64_t align = m.target.nce_channel_alignment;
+        const std::int64_t ki = std::max<std::int64_t>(align, tile_budget(m.target) / 4 / (align * KH * KW * 2) / align * align);
+        if (!depthwise && I > ki) return split_k(std::move(l), y, ki);
         const int t = add_tensor(g.value(y).name, g.type(y).volume(), Role::activation);
         l.output = dense_view(t, g.type(y).shape);
         const View ov = l.output;
         add_layer(std::move(l), y, ov);
+        return true;
+    }
+
+    // A conv whose weights for even `align` output channels exceed what a tile may hold: split
+    // over input channels into chunks of `ki`, each a conv into a partial sum (the bias in the
+    // first), added up by NCE eltwise adds.
+    bool split_k(Layer l, ValueId y, std::int64_t ki) {
+        const std::int64_t O = l.weights_shape[0], KH = l.weights_shape[1], KW = l.weights_shape[2], I = l.weights_shape[3];
+        const auto& ys = g.type(y).shape;
+        View acc;
+        for (std::int64_t k0 = 0, j = 0; k0 < I; k0 += ki, ++j) {
+            const std::int64_t kn = std::min(ki, I - k0);
+            Layer part = l;
+            part.inputs[0].offset += k0 * part.inputs[0].strides[3];
+            part.inputs[0].shape[3] = kn;
+            part.weights_shape = {O, KH, KW, kn};
+            part.weights_f32.assign(std::size_t(O * KH * KW * kn), 0.0f);
+            for (std::int64_t o = 0; o < O * KH * KW; ++o)
+                for (std::int64_t i = 0; i < kn; ++i) part.weights_f32[std::size_t(o * kn + i)] = l.weights_f32[std::size_t(o * I + k0 + i)];
+            if (j > 0) part.bias.assign(std::size_t(O), 0.0f);
+            part.source = l.source + ".k" + std::to_string(j);
+            part.output = dense_view(add_tensor(g.value(y).name + ".k" + std::to_string(j), g.type(y).volume(), Role::activation), ys);
+            const View pv = part.output;
+            m.layers.push_back(std::move(part));
+            if (j == 0) {
+                acc = pv;
+                continue;
+            }
+            Layer add;
+            add.exec = Exec::nce;
+            add.op = "eltwise";
+            add.nce.eltwise = "add";
+            add.inputs = {acc, pv};
+            add.source = l.source;
+            add.origin = l.origin;
+            const bool last = k0 + kn >= I;
+            add.output = dense_view(add_tensor(last ? g.value(y).name : g.value(y).name + ".sum" + std::to_string(j), g.type(y).volume(),
+                                               Role::activation),
+                                    ys);
+            acc = add.output;
+            m.layers.push_back(std::move(add));
+        }
+        views[y] = acc;
+        producer_layer[y] = int(m.layers.size()) - 1;
         return true;
     }
 
@@ -606,9 +654,11 @@ struct Builder {
                     v.shape = ys;
                     v.strides = dense_strides(ys, 2);
                 } else if (op.kind == OpKind::SLICE) {
-                    const tosa::ConstData* start = g.constant(op.inputs[1]);
-                    if (!start) return fail(op, "the start is not a constant");
-                    for (std::size_t i = 0; i < ys.size(); ++i) v.offset += start->items<std::int64_t>()[i] * v.strides[i];
+                    const tosa::Op* sp = producer(op.inputs[1]);
+                    const tosa::Attr* a = sp && sp->kind == OpKind::CONST_SHAPE ? sp->attr(AttrName::values) : nullptr;
+                    if (!a || !std::holds_alternative<std::vector<std::int64_t>>(*a)) return fail(op, "the start is not a constant");
+                    const auto& start = std::get<std::vector<std::int64_t>>(*a);
+                    for (std::size_t i = 0; i < ys.size(); ++i) v.offset += start[i] * v.strides[i];
                     v.shape = ys;
                 }
                 views[y] = v;

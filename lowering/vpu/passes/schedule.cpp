@@ -102,13 +102,22 @@ struct Scheduler {
         return add(std::move(task));
     }
 
-    // Weights and table of every (cluster, chunk) of NCE layer `li` (once).
-    void load_weights(std::int64_t li) {
+    // Weights and table of the (cluster, chunk) of each of the first `count` tiles of NCE layer
+    // `li` (each once; a chunk is loaded when its first tile comes, so only the chunks in use
+    // take CMX).
+    void load_weights(std::int64_t li, std::size_t count) {
+        const auto& tiles = tiles_of[li];
+        for (std::size_t k = 0; k < std::min(count, tiles.size()); ++k) {
+            const Tile& tl = m.tiles[tiles[k]];
+            if (!weights.count(std::make_tuple(li, tl.cluster, tl.channel_tile))) load_one(tl);
+        }
+    }
+
+    void load_one(const Tile& tl) {
+        const std::int64_t li = tl.layer;
         const Layer& l = m.layers[std::size_t(li)];
-        for (std::size_t ti : tiles_of[li]) {
-            const Tile& tl = m.tiles[ti];
-            const auto key = std::make_tuple(li, tl.cluster, tl.channel_tile);
-            if (weights.count(key)) continue;
+        const auto key = std::make_tuple(li, tl.cluster, tl.channel_tile);
+        {
             int wb = -1;
             if (l.weights >= 0) {
                 std::vector<std::int64_t> shape = {tl.chans, l.weights_shape[1], l.weights_shape[2], l.weights_shape[3]};
@@ -144,6 +153,7 @@ struct Scheduler {
         const std::int64_t iy0 = std::max<std::int64_t>(0, lo), iy1 = std::min(H, hi);
         const bool dense = l.op == "conv";
         const std::int64_t not_before = last_nce[std::size_t(tl.cluster)];
+        if (!weights.count(std::make_tuple(tl.layer, tl.cluster, tl.channel_tile))) load_one(tl);
         std::vector<Box> reads;
         for (const View& in : l.inputs) {
             View v = slice(in, 1, iy0, iy1 - iy0);
@@ -224,13 +234,12 @@ struct Scheduler {
             const Layer& l = m.layers[li];
             bool first = true;
             if (l.exec == Exec::nce) {
-                load_weights(std::int64_t(li));
                 while (next_nce < nce_layers.size() && nce_layers[next_nce] <= std::int64_t(li)) ++next_nce;
             }
             for (std::size_t ti : tiles_of[std::int64_t(li)]) {
                 if (l.exec == Exec::nce) nce_tile(m.tiles[ti]);
                 else other_tile(m.tiles[ti]);
-                if (first && next_nce < nce_layers.size()) load_weights(nce_layers[next_nce]);  // prefetch
+                if (first && next_nce < nce_layers.size()) load_weights(nce_layers[next_nce], std::size_t(t.clusters));  // prefetch
                 first = false;
             }
         }

@@ -1,5 +1,5 @@
 // tile (lowering/vpu/ir.hpp): every layer split so that one tile's working set (input rows with
-// their halo, the weights of its output channels, the table, the output rows) fits a third of a
+// their halo, the weights of its output channels, the table, the output rows) fits a quarter of a
 // cluster's CMX (the rest holds the next tile being loaded and the next layer's weights), and so
 // that every cluster gets work.
 #include <algorithm>
@@ -28,7 +28,7 @@ struct NceShape {
 bool tile(Module& m, Diagnostics& diags) {
     using namespace vpu_tiling_cpp;
     const Target& t = m.target;
-    const std::int64_t budget = t.cmx_bytes / 3;
+    const std::int64_t budget = tile_budget(t);
     const std::int64_t align = t.nce_channel_alignment;
     m.tiles.clear();
     for (std::size_t li = 0; li < m.layers.size(); ++li) {
@@ -54,7 +54,7 @@ bool tile(Module& m, Diagnostics& diags) {
                 diags.error(Stage::vpu, "does-not-fit",
                             "layer '" + l.source + "' (" + l.op + "): one output row of " + std::to_string(cc) +
                                 " channels needs " + std::to_string(working(rows, cc)) + " bytes of CMX, more than the " +
-                                std::to_string(budget) + " a tile may take (cmx_bytes / 3)");
+                                std::to_string(budget) + " a tile may take (cmx_bytes / 4)");
                 return false;
             }
             std::int64_t row_tiles = ceil_div(s.OH, rows), ch_tiles = ceil_div(s.C, cc);
