@@ -472,6 +472,39 @@ struct Builder {
         return shave(op, "clamp", attrs);
     }
 
+    // MINIMUM / MAXIMUM with a scalar constant after an NCE layer: its post-op becomes (or
+    // narrows) a clamp, when the composition is one (lower bound <= upper bound).
+    bool fuse_min_max(const tosa::Op& op) {
+        for (int side = 0; side < 2; ++side) {
+            const ValueId x = op.inputs[std::size_t(side)], c = op.inputs[std::size_t(1 - side)];
+            const int l = fusable_producer(x);
+            const FConst* f = fconst(c);
+            if (l < 0 || !f || f->items.size() != 1 || g.type(op.outputs[0]).shape != g.type(x).shape) continue;
+            Layer& L = m.layers[std::size_t(l)];
+            double lo = -65504.0, hi = 65504.0;
+            if (L.nce.post_op == PostOp::relu) lo = 0.0;
+            else if (L.nce.post_op == PostOp::clamp) {
+                lo = L.nce.clamp_min;
+                hi = L.nce.clamp_max;
+            } else if (L.nce.post_op != PostOp::none) continue;
+            if (op.kind == OpKind::MINIMUM) hi = std::min(hi, double(f->items[0]));
+            else lo = std::max(lo, double(f->items[0]));
+            if (lo > hi) continue;
+            if (lo == 0.0 && hi >= 65504.0) L.nce.post_op = PostOp::relu;
+            else {
+                L.nce.post_op = PostOp::clamp;
+                L.nce.clamp_min = lo;
+                L.nce.clamp_max = hi;
+            }
+            const ValueId y = op.outputs[0];
+            views[y] = views[x];
+            producer_layer[y] = l;
+            m.tensors[std::size_t(L.output.tensor)].name = g.value(y).name;
+            return true;
+        }
+        return false;
+    }
+
     bool shave(const tosa::Op& op, const std::string& kernel, nlohmann::json attrs = nlohmann::json::object()) {
         Layer l;
         l.exec = Exec::shave;
@@ -674,6 +707,10 @@ struct Builder {
             case OpKind::MUL: return eltwise(op);
             case OpKind::CLAMP: return clamp(op);
             case OpKind::CONCAT: return concat(op);
+            case OpKind::MINIMUM:
+            case OpKind::MAXIMUM:
+                if (fuse_min_max(op)) return true;
+                break;
             case OpKind::CUSTOM:
                 return fail(op, "custom operator '" + op.get<std::string>(AttrName::operator_name) + "' has no NCE form and no SHAVE kernel");
             case OpKind::COND_IF:

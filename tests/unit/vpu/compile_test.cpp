@@ -141,7 +141,7 @@ TEST_SUITE("vpu") {
 
     TEST_CASE("compile: a small CMX forces tiling over rows and channels; values unchanged") {
         vpu::Target t;
-        t.cmx_bytes = 8192;
+        t.cmx_bytes = 12288;
         std::int64_t small = 0, big = 0;
         compile_and_check(test_graph(32, 24), t, &small);
         compile_and_check(test_graph(32, 24), vpu::Target{}, &big);
