@@ -89,3 +89,8 @@
 #include "lowering/vpu/sim_values.cpp"
 #include "lowering/vpu/simulator.cpp"
 #include "lowering/vpu/svg.cpp"
+#include "lowering/vpu/compiler.cpp"
+#include "lowering/vpu/passes/executors.cpp"
+#include "lowering/vpu/passes/tiling.cpp"
+#include "lowering/vpu/passes/schedule.cpp"
+#include "lowering/vpu/passes/barriers.cpp"

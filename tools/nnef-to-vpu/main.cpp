@@ -3,8 +3,9 @@
 // --simulate runs it on the target: checks, timing, a report, the schedule as SVG, and with inputs
 // the values of the outputs (written as tensor files or compared with reference files).
 //
-// The compile path (MODEL -> task list) plugs in at `load_task_list`: everything after it works on
-// a TaskList whatever its origin.
+// Given a MODEL instead of TASKS.json, `load_task_list` compiles it: the NNEF model is lowered to
+// TOSA (lowering/tosa/from_nnef.hpp) and compiled for the target (lowering/vpu/compiler.hpp);
+// everything after it works on a TaskList whatever its origin.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -16,6 +17,8 @@
 
 #include "../common/cli.hpp"
 #include "exec/executor.hpp"
+#include "lowering/tosa/from_nnef.hpp"
+#include "lowering/vpu/compiler.hpp"
 #include "lowering/vpu/sim_values.hpp"
 #include "lowering/vpu/simulator.hpp"
 #include "lowering/vpu/svg.hpp"
@@ -33,6 +36,8 @@ const char* const description =
     "checks every ordering, race, barrier, capacity and alignment rule, times it with the cost model and\n"
     "prints makespan, lower bound, busy share per queue, DDR traffic and peak CMX.\n"
     "\n"
+    "MODEL (a graph.nnef, folder or archive) is compiled first: lowered to TOSA, then to a task list.\n"
+    "\n"
     "vpu options:\n"
     "  --target FILE            the target file (default: the task list's own target)\n"
     "  --format json|text       how -o writes the task list: JSON (default) or a readable dump\n"
@@ -44,6 +49,10 @@ const char* const description =
     "  --output-dir DIR         write each output to DIR/NAME.dat (needs --input for every graph input)\n"
     "  --compare DIR            compare each output with DIR/NAME.dat: relative L2 error <= --rtol\n"
     "  --rtol R                 tolerance of --compare (default 1e-2)\n"
+    "  --random-weights SEED    compiling a MODEL: pseudo-random weights (as nnef-run's) instead of stored ones\n"
+    "  --verify-each            compiling a MODEL: verify the IR after every pass\n"
+    "  --print-after PASS       compiling a MODEL: print the IR after PASS (or 'all') on stderr; passes:\n"
+    "                           assign-executors, layout-and-types, tile, schedule, allocate-cmx, barriers, emit\n"
     "\n"
     "exit status: 0 success (no violation, every output matches), 1 invalid task list, a violation or a\n"
     "mismatch, 2 usage or I/O error";
@@ -54,22 +63,31 @@ struct VpuOptions {
     bool simulate = false;
     double rtol = 1e-2;
     std::vector<std::pair<std::string, std::string>> inputs;  // NAME (may be empty), FILE or random:SEED
+    // compiling a MODEL
+    std::optional<std::uint64_t> random_weights;
+    bool verify_each = false;
+    std::set<std::string> print_after;
 };
 
 [[noreturn]] void usage_error(const std::string& message) {
-    std::cerr << "nnef-to-vpu: error: " << message << "\nusage: nnef-to-vpu [options] TASKS.json\n(try --help)\n";
+    std::cerr << "nnef-to-vpu: error: " << message << "\nusage: nnef-to-vpu [options] MODEL|TASKS.json\n(try --help)\n";
     cli::exit_now(cli::usage);
 }
 
 // Takes the vpu options out of argv; the rest goes to the common parser.
 std::vector<char*> take_vpu_options(int argc, char** argv, VpuOptions& o) {
     std::vector<char*> rest{argv[0]};
-    static const std::set<std::string> keys = {"--target", "--format", "--svg", "--input", "--output-dir", "--compare", "--rtol"};
+    static const std::set<std::string> keys = {"--target",  "--format", "--svg",          "--input",      "--output-dir",
+                                               "--compare", "--rtol",   "--random-weights", "--print-after"};
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         const std::string key = a.substr(0, a.find('='));
         if (a == "--simulate") {
             o.simulate = true;
+            continue;
+        }
+        if (a == "--verify-each") {
+            o.verify_each = true;
             continue;
         }
         if (!keys.count(key)) {
@@ -87,6 +105,14 @@ std::vector<char*> take_vpu_options(int argc, char** argv, VpuOptions& o) {
         else if (key == "--svg") o.svg = v;
         else if (key == "--output-dir") o.output_dir = v;
         else if (key == "--compare") o.compare_dir = v;
+        else if (key == "--print-after") {
+            if (v != "all" && !vpu::compile_pipeline().has(v)) usage_error("--print-after: no pass named '" + v + "'");
+            o.print_after.insert(v);
+        } else if (key == "--random-weights") {
+            if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos)
+                usage_error("--random-weights needs a non-negative integer, not '" + v + "'");
+            o.random_weights = std::stoull(v);
+        }
         else if (key == "--format") {
             if (v != "json" && v != "text") usage_error("--format takes json or text, not '" + v + "'");
             o.format = v;
@@ -122,10 +148,37 @@ bool is_task_list_path(const std::string& path) {
     return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0;
 }
 
+// MODEL -> TOSA -> task list for `target`.
+vpu::TaskList compile_model(const std::string& path, const vpu::Target& target, const VpuOptions& o,
+                            const FlattenOptions& flatten) {
+    FlattenOptions f = flatten;
+    if (o.random_weights) f.load_weights = false;
+    Session session(f);
+    auto fail = [&](const Diagnostics& d) {
+        cli::print_diagnostics(std::cerr, d, session.sources());
+        cli::exit_now(cli::failure_code(d));
+    };
+    if (!session.load_path(path)) fail(session.diagnostics());
+    cli::print_diagnostics(std::cerr, session.diagnostics(), session.sources());
+    auto print = [](const std::string& pass, const std::string& text) { std::cerr << "// after " << pass << "\n" << text << "\n"; };
+    tosa::LowerOptions lo;
+    lo.random_weights = o.random_weights;
+    lo.verify_each = o.verify_each;
+    Diagnostics diags(0);
+    std::optional<tosa::Graph> g = tosa::lower_to_tosa(*session.graph(), lo, diags);
+    if (!g) fail(diags);
+    vpu::CompileOptions co;
+    co.verify_each = o.verify_each;
+    co.print_after = o.print_after;
+    co.print = print;
+    std::optional<vpu::TaskList> list = vpu::compile(*g, target, co, diags);
+    if (!list) fail(diags);
+    cli::print_diagnostics(std::cerr, diags, session.sources());
+    return std::move(*list);
+}
+
 // The task list the rest of the tool works on.
 vpu::TaskList load_task_list(const std::string& path, bool need_constants) {
-    if (!is_task_list_path(path))
-        usage_error("'" + path + "' is not a task list (TASKS.json); this build of nnef-to-vpu reads task lists");
     vpu::TaskList list = take(vpu::read_task_list_file(path));
     if (need_constants) {
         bool any = false;
@@ -200,7 +253,7 @@ void write_output_tensor(const fs::path& path, const tosa::ConstData& c) {
 int run(int argc, char** argv) {
     VpuOptions o;
     std::vector<char*> rest = take_vpu_options(argc, argv, o);
-    cli::ToolSpec spec{"nnef-to-vpu", "TASKS.json", description, false, true, false, false};
+    cli::ToolSpec spec{"nnef-to-vpu", "MODEL|TASKS.json", description, false, true, false, false};
     cli::CommonOptions opts;
     const int rc = cli::parse_args(static_cast<int>(rest.size()), rest.data(), spec, opts);
     if (rc >= 0) return rc;
@@ -208,8 +261,14 @@ int run(int argc, char** argv) {
     if (!o.simulate && (values || !o.svg.empty()))
         usage_error("--input, --output-dir, --compare and --svg need --simulate");
 
-    vpu::TaskList list = load_task_list(opts.paths.front(), values);
-    const vpu::Target target = o.target_file.empty() ? list.target : take(vpu::read_target_file(o.target_file));
+    const bool model = !is_task_list_path(opts.paths.front());
+    if (!model && (o.random_weights || o.verify_each || !o.print_after.empty()))
+        usage_error("--random-weights, --verify-each and --print-after apply to compiling a MODEL, not to a task list");
+    const std::optional<vpu::Target> given =
+        o.target_file.empty() ? std::nullopt : std::optional<vpu::Target>(take(vpu::read_target_file(o.target_file)));
+    vpu::TaskList list = model ? compile_model(opts.paths.front(), given.value_or(vpu::Target{}), o, opts.flatten)
+                               : load_task_list(opts.paths.front(), values);
+    const vpu::Target target = given.value_or(list.target);
 
     if (!o.simulate || !opts.output.empty()) {
         const std::string text = o.format == "json" ? vpu::to_json_text(list) : vpu::to_text(list);

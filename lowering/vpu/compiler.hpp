@@ -1,0 +1,35 @@
+// The VPU compiler: a TOSA graph (lowering/tosa/ir.hpp) to a task list (lowering/vpu/task_list.hpp)
+// for a target (lowering/vpu/target.hpp), through the passes of lowering/vpu/ir.hpp, each followed
+// by a verifier of the invariants that hold from then on.
+#pragma once
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+
+#include <nnef/diagnostics.hpp>
+
+#include "lowering/pass_manager.hpp"
+#include "lowering/tosa/ir.hpp"
+#include "lowering/vpu/ir.hpp"
+#include "lowering/vpu/target.hpp"
+#include "lowering/vpu/task_list.hpp"
+
+namespace nnef::vpu {
+
+struct CompileOptions {
+    bool verify_each = true;
+    std::set<std::string> print_after;  // pass names, or "all"
+    std::function<void(const std::string& pass, const std::string& text)> print;
+};
+
+// The passes in order: assign-executors, layout-and-types, tile, schedule, allocate-cmx, barriers,
+// emit.
+lowering::Pipeline<ir::Module> compile_pipeline();
+
+// Compiles the main block of `graph`. Errors are stage vpu diagnostics; an operator that neither
+// the NCE nor a SHAVE kernel can run is named with its NNEF source range.
+std::optional<TaskList> compile(const tosa::Graph& graph, const Target& target, const CompileOptions& options,
+                                Diagnostics& diags);
+
+}  // namespace nnef::vpu

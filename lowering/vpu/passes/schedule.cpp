@@ -1,0 +1,312 @@
+// schedule and allocate-cmx (lowering/vpu/ir.hpp).
+//
+// schedule: the program order of the tasks. Per layer, per tile: DMA of the input rows (with the
+// halo) into the tile's cluster, the NCE or SHAVE task, DMA of the result to DDR. The weights and
+// table of each (cluster, channel chunk) are loaded once per layer, and those of the next NCE
+// layer are issued right after the current layer's first tile, so that they arrive while it
+// computes. A tile's load may not start before the previous tile of its cluster computes
+// (`not_before`): two tiles in flight per cluster, double buffering.
+//
+// allocate-cmx: static offsets. Buffers in order of first use, each placed first-fit from a ring
+// pointer among the buffers still alive (lifetimes in program order), so that freed space is
+// reused as late as possible and a new tile's load does not wait for the previous tile's buffer.
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "lowering/vpu/ir.hpp"
+#include "lowering/vpu/simulator.hpp"
+
+namespace nnef::vpu::ir {
+
+namespace vpu_schedule_cpp {
+
+struct Scheduler {
+    Module& m;
+    Diagnostics& diags;
+    const Target& t;
+    std::vector<double> dma_work;
+    std::vector<std::int64_t> last_nce;  // per cluster, program index of its last compute task
+    std::vector<std::int64_t> shave_next;
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::pair<int, int>> weights;  // (layer, cluster, chunk) -> (weights, table) buffers
+    std::map<std::int64_t, std::vector<std::size_t>> tiles_of;
+
+    Scheduler(Module& m_, Diagnostics& d) : m(m_), diags(d), t(m_.target) {
+        dma_work.assign(std::size_t(t.dma_engines), 0.0);
+        last_nce.assign(std::size_t(t.clusters), -1);
+        shave_next.assign(std::size_t(t.clusters), 0);
+    }
+
+    int cmx(std::int64_t cluster, std::int64_t bytes, DataType dt, Role role, const std::string& tensor) {
+        CmxBuffer b;
+        b.cluster = cluster;
+        b.size = bytes;
+        b.dtype = dt;
+        b.role = role;
+        b.tensor = tensor;
+        m.cmx.push_back(b);
+        return int(m.cmx.size()) - 1;
+    }
+
+    static Box dense_box(int buffer, std::vector<std::int64_t> shape, std::int64_t es) {
+        Box b;
+        b.ref = {true, buffer};
+        b.strides = dense_strides(shape, es);
+        b.shape = std::move(shape);
+        return b;
+    }
+    static Box ddr_box(const View& v) {
+        Box b;
+        b.ref = {false, v.tensor};
+        b.offset = v.offset;
+        b.shape = v.shape;
+        b.strides = v.strides;
+        return b;
+    }
+    static View slice(View v, std::size_t dim, std::int64_t from, std::int64_t n) {
+        v.offset += from * v.strides[dim];
+        v.shape[dim] = n;
+        return v;
+    }
+
+    std::int64_t add(Task task) {
+        const std::int64_t idx = std::int64_t(m.tasks.size());
+        for (const auto* list : {&task.reads, &task.writes})
+            for (const Box& b : *list)
+                if (b.ref.cmx) {
+                    CmxBuffer& c = m.cmx[std::size_t(b.ref.index)];
+                    if (c.first < 0) c.first = idx;
+                    c.last = std::max(c.last, idx);
+                }
+        m.tasks.push_back(std::move(task));
+        return idx;
+    }
+
+    std::int64_t dma(Box from, Box to, const std::string& source, std::int64_t not_before = -1) {
+        std::size_t q = 0;
+        for (std::size_t i = 1; i < dma_work.size(); ++i)
+            if (dma_work[i] < dma_work[q]) q = i;
+        std::int64_t n = 1;
+        for (auto d : from.shape) n *= d;
+        const std::int64_t es = from.ref.cmx ? element_size(m.cmx[std::size_t(from.ref.index)].dtype)
+                                             : element_size(m.tensors[std::size_t(from.ref.index)].dtype);
+        dma_work[q] += double(dma_cycles(t, n * es, !from.ref.cmx || !to.ref.cmx));
+        Task task;
+        task.kind = TaskKind::DMA;
+        task.queue = "DMA" + std::to_string(q);
+        task.op = "copy";
+        task.reads = {std::move(from)};
+        task.writes = {std::move(to)};
+        task.source = source;
+        task.not_before = not_before;
+        return add(std::move(task));
+    }
+
+    // Weights and table of the (cluster, chunk) of each of the first `count` tiles of NCE layer
+    // `li` (each once; a chunk is loaded when its first tile comes, so only the chunks in use
+    // take CMX).
+    void load_weights(std::int64_t li, std::size_t count) {
+        const auto& tiles = tiles_of[li];
+        for (std::size_t k = 0; k < std::min(count, tiles.size()); ++k) {
+            const Tile& tl = m.tiles[tiles[k]];
+            if (!weights.count(std::make_tuple(li, tl.cluster, tl.channel_tile))) load_one(tl);
+        }
+    }
+
+    void load_one(const Tile& tl) {
+        const std::int64_t li = tl.layer;
+        const Layer& l = m.layers[std::size_t(li)];
+        const auto key = std::make_tuple(li, tl.cluster, tl.channel_tile);
+        {
+            int wb = -1;
+            if (l.weights >= 0) {
+                std::vector<std::int64_t> shape = {tl.chans, l.weights_shape[1], l.weights_shape[2], l.weights_shape[3]};
+                const std::int64_t per = 2 * shape[1] * shape[2] * shape[3];
+                wb = cmx(tl.cluster, tl.chans * per, DataType::fp16, Role::weights, m.tensors[std::size_t(l.weights)].name);
+                Box from;
+                from.ref = {false, l.weights};
+                from.offset = tl.ch0 * per;
+                from.shape = shape;
+                from.strides = dense_strides(shape, 2);
+                dma(from, dense_box(wb, shape, 2), l.source);
+            }
+            const std::int64_t align = t.nce_channel_alignment;
+            const int tb = cmx(tl.cluster, (tl.chans + align - 1) / align * align * 16, DataType::int32, Role::table,
+                               m.tensors[std::size_t(l.table)].name);
+            Box from;
+            from.ref = {false, l.table};
+            from.offset = tl.ch0 * 16;
+            from.shape = {tl.chans, 4};
+            from.strides = {16, 4};
+            dma(from, dense_box(tb, {tl.chans, 4}, 4), l.source);
+            weights[key] = {wb, tb};
+        }
+    }
+
+    void nce_tile(const Tile& tl) {
+        const Layer& l = m.layers[std::size_t(tl.layer)];
+        const View& x = l.inputs[0];
+        const std::int64_t H = x.shape[1];
+        const std::int64_t KH = l.nce.kernel[0], SH = l.nce.stride[0], DH = l.nce.dilation[0];
+        const std::int64_t lo = tl.row0 * SH - l.nce.pad[0];
+        const std::int64_t hi = (tl.row0 + tl.rows - 1) * SH - l.nce.pad[0] + (KH - 1) * DH + 1;
+        const std::int64_t iy0 = std::max<std::int64_t>(0, lo), iy1 = std::min(H, hi);
+        const bool dense = l.op == "conv";
+        const std::int64_t not_before = last_nce[std::size_t(tl.cluster)];
+        if (!weights.count(std::make_tuple(tl.layer, tl.cluster, tl.channel_tile))) load_one(tl);
+        std::vector<Box> reads;
+        for (const View& in : l.inputs) {
+            View v = slice(in, 1, iy0, iy1 - iy0);
+            if (!dense) v = slice(v, 3, tl.ch0, tl.chans);
+            const int b = cmx(tl.cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(in.tensor)].name);
+            Box to = dense_box(b, v.shape, 2);
+            dma(ddr_box(v), to, l.source, not_before);
+            reads.push_back(to);
+        }
+        const auto wt = weights.at(std::make_tuple(tl.layer, tl.cluster, tl.channel_tile));
+        if (wt.first >= 0) reads.push_back(dense_box(wt.first, {tl.chans, l.weights_shape[1], l.weights_shape[2], l.weights_shape[3]}, 2));
+        Box table;
+        table.ref = {true, wt.second};
+        table.shape = {tl.chans, 4};
+        table.strides = {16, 4};
+        reads.push_back(table);
+        const std::vector<std::int64_t> oshape = {1, tl.rows, l.output.shape[2], tl.chans};
+        const int ob = cmx(tl.cluster, tl.rows * oshape[2] * tl.chans * 2, DataType::fp16, Role::activation,
+                           m.tensors[std::size_t(l.output.tensor)].name);
+        Task task;
+        task.kind = TaskKind::NCE;
+        task.queue = "NCE" + std::to_string(tl.cluster);
+        task.op = l.op;
+        task.reads = reads;
+        task.writes = {dense_box(ob, oshape, 2)};
+        task.nce = l.nce;
+        task.nce.pad[0] = iy0 - lo;
+        task.nce.pad[1] = hi - iy1;
+        if (l.op == "eltwise") task.nce.pad = {0, 0, 0, 0};
+        task.source = l.source;
+        last_nce[std::size_t(tl.cluster)] = add(std::move(task));
+        View out = slice(slice(l.output, 1, tl.row0, tl.rows), 3, tl.ch0, tl.chans);
+        dma(dense_box(ob, oshape, 2), ddr_box(out), l.source);
+    }
+
+    void other_tile(const Tile& tl) {
+        const Layer& l = m.layers[std::size_t(tl.layer)];
+        const std::int64_t not_before = last_nce[std::size_t(tl.cluster)];
+        auto part = [&](const View& v) {
+            if (tl.split_dim < 0 || v.shape[std::size_t(tl.split_dim)] == 1) return v;
+            return slice(v, std::size_t(tl.split_dim), tl.row0, tl.rows);
+        };
+        std::vector<Box> reads;
+        for (const View& in : l.inputs) {
+            const View v = part(in);
+            const int b = cmx(tl.cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(in.tensor)].name);
+            Box to = dense_box(b, v.shape, 2);
+            dma(ddr_box(v), to, l.source, not_before);
+            reads.push_back(to);
+        }
+        const View out = part(l.output);
+        if (l.exec == Exec::copy) {
+            dma(reads[0], ddr_box(out), l.source);
+            return;
+        }
+        const int ob = cmx(tl.cluster, out.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(out.tensor)].name);
+        Task task;
+        task.kind = TaskKind::SHAVE;
+        const std::int64_t i = shave_next[std::size_t(tl.cluster)]++ % t.shave_per_cluster;
+        task.queue = "SHAVE" + std::to_string(tl.cluster) + "." + std::to_string(i);
+        task.op = l.op;
+        task.shave.kernel = l.op;
+        task.shave.attrs = l.attrs;
+        task.reads = reads;
+        task.writes = {dense_box(ob, out.shape, 2)};
+        task.source = l.source;
+        last_nce[std::size_t(tl.cluster)] = add(std::move(task));
+        dma(dense_box(ob, out.shape, 2), ddr_box(out), l.source);
+    }
+
+    bool run() {
+        for (std::size_t i = 0; i < m.tiles.size(); ++i) tiles_of[m.tiles[i].layer].push_back(i);
+        std::vector<std::int64_t> nce_layers;
+        for (std::size_t li = 0; li < m.layers.size(); ++li)
+            if (m.layers[li].exec == Exec::nce) nce_layers.push_back(std::int64_t(li));
+        std::size_t next_nce = 0;
+        for (std::size_t li = 0; li < m.layers.size(); ++li) {
+            const Layer& l = m.layers[li];
+            bool first = true;
+            if (l.exec == Exec::nce) {
+                while (next_nce < nce_layers.size() && nce_layers[next_nce] <= std::int64_t(li)) ++next_nce;
+            }
+            for (std::size_t ti : tiles_of[std::int64_t(li)]) {
+                if (l.exec == Exec::nce) nce_tile(m.tiles[ti]);
+                else other_tile(m.tiles[ti]);
+                if (first && next_nce < nce_layers.size()) load_weights(nce_layers[next_nce], std::size_t(t.clusters));  // prefetch
+                first = false;
+            }
+        }
+        m.stage = 4;
+        return true;
+    }
+};
+
+}  // namespace vpu_schedule_cpp
+
+bool schedule(Module& m, Diagnostics& diags) {
+    m.tasks.clear();
+    m.cmx.clear();
+    vpu_schedule_cpp::Scheduler s(m, diags);
+    return s.run();
+}
+
+bool allocate_cmx(Module& m, Diagnostics& diags) {
+    const Target& t = m.target;
+    const std::int64_t a = t.cmx_alignment;
+    std::vector<std::size_t> order(m.cmx.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return m.cmx[x].first < m.cmx[y].first; });
+    struct Live {
+        std::int64_t offset, end, last;
+    };
+    std::vector<std::vector<Live>> live(std::size_t(t.clusters));
+    std::vector<std::int64_t> ring(std::size_t(t.clusters), 0);
+    for (std::size_t i : order) {
+        CmxBuffer& b = m.cmx[i];
+        auto& L = live[std::size_t(b.cluster)];
+        L.erase(std::remove_if(L.begin(), L.end(), [&](const Live& x) { return x.last < b.first; }), L.end());
+        std::sort(L.begin(), L.end(), [](const Live& x, const Live& y) { return x.offset < y.offset; });
+        const std::int64_t size = (b.size + a - 1) / a * a;
+        auto fits = [&](std::int64_t at) {
+            if (at + size > t.cmx_bytes) return false;
+            for (const Live& x : L)
+                if (x.offset < at + size && at < x.end) return false;
+            return true;
+        };
+        // candidates: the ring pointer, then the end of each live buffer, then 0
+        std::vector<std::int64_t> cands = {ring[std::size_t(b.cluster)]};
+        for (const Live& x : L)
+            if (x.end >= ring[std::size_t(b.cluster)]) cands.push_back(x.end);
+        cands.push_back(0);
+        for (const Live& x : L) cands.push_back(x.end);
+        std::int64_t at = -1;
+        for (std::int64_t c : cands)
+            if (fits(c)) {
+                at = c;
+                break;
+            }
+        if (at < 0) {
+            std::int64_t used = 0;
+            for (const Live& x : L) used += x.end - x.offset;
+            diags.error(Stage::vpu, "cmx-exhausted",
+                        "no room in CMX of cluster " + std::to_string(b.cluster) + " for " + std::to_string(size) + " bytes of '" +
+                            b.tensor + "' (" + std::to_string(used) + " of " + std::to_string(t.cmx_bytes) + " bytes in use by " +
+                            std::to_string(L.size()) + " live buffers)");
+            return false;
+        }
+        b.offset = at;
+        ring[std::size_t(b.cluster)] = at + size;
+        L.push_back({at, at + size, b.last});
+    }
+    m.stage = 5;
+    return true;
+}
+
+}  // namespace nnef::vpu::ir

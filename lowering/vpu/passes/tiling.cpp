@@ -1,0 +1,148 @@
+// tile (lowering/vpu/ir.hpp): every layer split so that one tile's working set (input rows with
+// their halo, the weights of its output channels, the table, the output rows) fits a quarter of a
+// cluster's CMX (the rest holds the next tile being loaded and the next layer's weights), and so
+// that every cluster gets work.
+#include <algorithm>
+#include <cstring>
+
+#include "lowering/vpu/ir.hpp"
+
+namespace nnef::vpu::ir {
+
+namespace vpu_tiling_cpp {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+struct NceShape {
+    std::int64_t H, W, I, OH, OW, C, KH, KW, SH, DH, es;
+    // Input rows that `rows` output rows need (with the halo).
+    std::int64_t in_rows(std::int64_t rows) const { return std::min(H, (rows - 1) * SH + (KH - 1) * DH + 1); }
+    std::int64_t weights(std::int64_t c, bool dense, bool dw) const {
+        if (!dense && !dw) return 0;
+        return c * KH * KW * (dw ? 1 : I) * es;
+    }
+};
+
+}  // namespace vpu_tiling_cpp
+
+bool tile(Module& m, Diagnostics& diags) {
+    using namespace vpu_tiling_cpp;
+    const Target& t = m.target;
+    const std::int64_t budget = tile_budget(t);
+    const std::int64_t align = t.nce_channel_alignment;
+    m.tiles.clear();
+    for (std::size_t li = 0; li < m.layers.size(); ++li) {
+        Layer& l = m.layers[li];
+        if (l.exec == Exec::nce) {
+            const View& x = l.inputs[0];
+            NceShape s{x.shape[1], x.shape[2], x.shape[3], l.output.shape[1], l.output.shape[2], l.output.shape[3],
+                       l.nce.kernel[0], l.nce.kernel[1], l.nce.stride[0], l.nce.dilation[0], 2};
+            const bool dense = l.op == "conv", dw = l.op == "dwconv";
+            const std::int64_t n_in = std::int64_t(l.inputs.size());
+            auto table = [&](std::int64_t c) { return ceil_div(c, align) * align * 16; };
+            auto working = [&](std::int64_t rows, std::int64_t c) {
+                const std::int64_t in_c = dense ? s.I : c;  // dw/pool/eltwise read only their channels
+                return n_in * s.in_rows(rows) * s.W * in_c * s.es + rows * s.OW * c * s.es + s.weights(c, dense, dw) + table(c);
+            };
+            // channels: chunks (multiples of the alignment) whose weights take at most half the budget
+            std::int64_t cc = s.C;
+            while (cc > align && s.weights(cc, dense, dw) + table(cc) > budget / 2) cc = ceil_div(ceil_div(cc, 2), align) * align;
+            std::int64_t rows = s.OH;
+            while (rows > 1 && working(rows, cc) > budget) rows = ceil_div(rows, 2);
+            while (cc > align && working(rows, cc) > budget) cc = ceil_div(ceil_div(cc, 2), align) * align;
+            if (working(rows, cc) > budget) {
+                diags.error(Stage::vpu, "does-not-fit",
+                            "layer '" + l.source + "' (" + l.op + "): one output row of " + std::to_string(cc) +
+                                " channels needs " + std::to_string(working(rows, cc)) + " bytes of CMX, more than the " +
+                                std::to_string(budget) + " a tile may take (cmx_bytes / 4)");
+                return false;
+            }
+            std::int64_t row_tiles = ceil_div(s.OH, rows), ch_tiles = ceil_div(s.C, cc);
+            // every cluster busy: split rows, else (few rows) channels; two tiles per cluster when the
+            // layer is long enough for the next tile's load to hide behind the current one's work
+            const double work = double(s.OH) * s.OW * s.C * s.KH * s.KW * (dense ? s.I : 1) / (dense ? t.nce_macs_per_cycle.fp16 : t.nce_dw_macs_per_cycle.fp16);
+            const std::int64_t want = work > 16.0 * double(t.nce_overhead_cycles + t.dma_latency_cycles) * double(t.clusters)
+                                          ? 2 * t.clusters
+                                          : t.clusters;
+            if (row_tiles * ch_tiles < want) {
+                if (s.OH >= want) {
+                    rows = ceil_div(s.OH, std::max<std::int64_t>(want / ch_tiles, 1));
+                    row_tiles = ceil_div(s.OH, rows);
+                } else if (s.C >= 2 * align) {
+                    const std::int64_t need = ceil_div(want, row_tiles);
+                    cc = std::max(align, ceil_div(ceil_div(s.C, need), align) * align);
+                    ch_tiles = ceil_div(s.C, cc);
+                }
+            }
+            const bool by_rows = row_tiles >= t.clusters || ch_tiles < 2;
+            for (std::int64_t c = 0; c < ch_tiles; ++c)
+                for (std::int64_t r = 0; r < row_tiles; ++r) {
+                    Tile tl;
+                    tl.layer = std::int64_t(li);
+                    tl.row0 = r * rows;
+                    tl.rows = std::min(rows, s.OH - tl.row0);
+                    tl.ch0 = c * cc;
+                    tl.chans = std::min(cc, s.C - tl.ch0);
+                    tl.channel_tile = c;
+                    tl.cluster = (by_rows ? r : c) % t.clusters;
+                    m.tiles.push_back(tl);
+                }
+            // table word 0: relative to the weights box of the tile's channel chunk
+            if (l.table >= 0 && ch_tiles > 1) {
+                auto& data = *m.tensors[std::size_t(l.table)].data;
+                for (std::int64_t c = 0; c < s.C; ++c) {
+                    std::int32_t w0 = 0;
+                    std::memcpy(&w0, &data[std::size_t(c * 16)], 4);
+                    const std::int64_t per = s.weights(1, dense, dw);
+                    w0 = std::int32_t((c % cc) * per);
+                    std::memcpy(&data[std::size_t(c * 16)], &w0, 4);
+                }
+            }
+            continue;
+        }
+        // SHAVE kernels and copies: whole, or split along the outermost dimension with extent > 1
+        // that is not reduced (`axis`) and that every operand has in full or as 1 (broadcast)
+        std::int64_t bytes = l.output.elements() * 2;
+        for (const View& v : l.inputs) bytes += v.elements() * 2;
+        Tile tl;
+        tl.layer = std::int64_t(li);
+        tl.cluster = std::int64_t(li) % t.clusters;
+        if (bytes <= budget) {
+            m.tiles.push_back(tl);
+            continue;
+        }
+        const std::int64_t axis = l.attrs.contains("axis") ? l.attrs["axis"].get<std::int64_t>() : -1;
+        int dim = -1;
+        for (std::size_t d = 0; d < l.output.shape.size() && dim < 0; ++d) {
+            if (l.output.shape[d] == 1 || std::int64_t(d) == axis) continue;
+            bool ok = true;
+            for (const View& v : l.inputs)
+                ok = ok && v.shape.size() == l.output.shape.size() && (v.shape[d] == l.output.shape[d] || v.shape[d] == 1);
+            if (ok) dim = int(d);
+        }
+        const std::int64_t extent = dim < 0 ? 1 : l.output.shape[std::size_t(dim)];
+        std::int64_t fixed = 0, per = l.output.elements() * 2 / extent;
+        for (const View& v : l.inputs) {
+            if (dim >= 0 && v.shape[std::size_t(dim)] == extent) per += v.elements() * 2 / extent;
+            else fixed += v.elements() * 2;
+        }
+        if (dim < 0 || fixed + per > budget) {
+            diags.error(Stage::vpu, "does-not-fit",
+                        "layer '" + l.source + "' (SHAVE " + l.op + ") needs " + std::to_string(dim < 0 ? bytes : fixed + per) +
+                            " bytes of CMX for its smallest part, more than the " + std::to_string(budget) + " a tile may take");
+            return false;
+        }
+        const std::int64_t rows = std::max<std::int64_t>(1, (budget - fixed) / per);
+        for (std::int64_t r = 0, k = 0; r < extent; r += rows, ++k) {
+            tl.split_dim = dim;
+            tl.row0 = r;
+            tl.rows = std::min(rows, extent - r);
+            tl.cluster = (std::int64_t(li) + k) % t.clusters;
+            m.tiles.push_back(tl);
+        }
+    }
+    m.stage = 3;
+    return true;
+}
+
+}  // namespace nnef::vpu::ir

@@ -1,0 +1,224 @@
+// The VPU compiler on hand-built TOSA graphs: the task list it gives passes every check of the
+// simulator, and the simulator's values (fp16) match the TOSA interpreter's (fp32, an independent
+// path) within fp16 accuracy, on the default target, on a tiny CMX (tiling) and with few barriers.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "lowering/tosa/interpreter.hpp"
+#include "lowering/vpu/compiler.hpp"
+#include "lowering/vpu/simulator.hpp"
+
+using nnef::Diagnostics;
+using nnef::Stage;
+namespace vpu = nnef::vpu;
+using namespace nnef::tosa;
+
+namespace {
+
+ConstPtr filled(std::vector<std::int64_t> shape, unsigned seed, float scale) {
+    auto c = ConstData::allocate({DType::fp32, shape});
+    std::uint32_t s = seed * 2654435761u + 1;
+    for (std::int64_t i = 0; i < c->type.volume(); ++i) {
+        s = s * 1664525u + 1013904223u;
+        c->mutable_items<float>()[i] = scale * (float((s >> 8) % 2001) / 1000.0f - 1.0f);
+    }
+    return c;
+}
+
+ValueId constant(Graph& g, std::vector<std::int64_t> shape, unsigned seed, float scale = 1.0f) {
+    return g.add_const(0, filled(std::move(shape), seed, scale));
+}
+ValueId zero(Graph& g) { return constant(g, {1}, 0, 0.0f); }
+
+TensorType f32(std::vector<std::int64_t> s) { return {DType::fp32, std::move(s)}; }
+
+using Attrs = std::vector<std::pair<AttrName, Attr>>;
+using I = std::vector<std::int64_t>;
+
+// x [1,3,H,W] NCHW -> conv 3x3 (16) + relu -> maxpool 2x2 -> depthwise 3x3 + residual add ->
+// sigmoid -> global avgpool -> matmul 16x10 + bias: y [1,1,10]; and z = the residual sum, NCHW.
+Graph test_graph(std::int64_t H, std::int64_t W, std::int64_t kernel = 3) {
+    Graph g;
+    g.name = "test";
+    const std::uint32_t origin = g.add_origin({"conv", "c1", {}});
+    const ValueId x = g.add_value(f32({1, 3, H, W}), "x");
+    g.main().inputs = {x};
+    const ValueId xt = g.add_op(0, OpKind::TRANSPOSE, {x}, {f32({1, H, W, 3})}, {{AttrName::perms, I{0, 2, 3, 1}}}).outputs[0];
+    const std::int64_t p = kernel / 2;
+    const ValueId c1 = g.add_op(0, OpKind::CONV2D, {xt, constant(g, {16, kernel, kernel, 3}, 1, 0.3f), constant(g, {16}, 2), zero(g), zero(g)},
+                                {f32({1, H, W, 16})},
+                                {{AttrName::pad, I{p, p, p, p}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}},
+                                 {AttrName::acc_type, AccType::FP32}},
+                                origin)
+                           .outputs[0];
+    g.values[c1].name = "c1";
+    const ValueId r1 = g.add_op(0, OpKind::CLAMP, {c1}, {f32({1, H, W, 16})},
+                                {{AttrName::min_val, 0.0}, {AttrName::max_val, 3.4e38}, {AttrName::nan_mode, NanMode::PROPAGATE}})
+                           .outputs[0];
+    const std::int64_t h = H / 2, w = W / 2;
+    const ValueId p1 = g.add_op(0, OpKind::MAX_POOL2D, {r1}, {f32({1, h, w, 16})},
+                                {{AttrName::kernel, I{2, 2}}, {AttrName::stride, I{2, 2}}, {AttrName::pad, I{0, 0, 0, 0}},
+                                 {AttrName::nan_mode, NanMode::PROPAGATE}})
+                           .outputs[0];
+    const ValueId d2 = g.add_op(0, OpKind::DEPTHWISE_CONV2D, {p1, constant(g, {3, 3, 16, 1}, 3, 0.5f), constant(g, {16}, 4), zero(g), zero(g)},
+                                {f32({1, h, w, 16})},
+                                {{AttrName::pad, I{1, 1, 1, 1}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}},
+                                 {AttrName::acc_type, AccType::FP32}})
+                           .outputs[0];
+    const ValueId a = g.add_op(0, OpKind::ADD, {d2, p1}, {f32({1, h, w, 16})}).outputs[0];
+    const ValueId s = g.add_op(0, OpKind::SIGMOID, {a}, {f32({1, h, w, 16})}).outputs[0];
+    const ValueId ap = g.add_op(0, OpKind::AVG_POOL2D, {s, zero(g), zero(g)}, {f32({1, 1, 1, 16})},
+                                {{AttrName::kernel, I{h, w}}, {AttrName::stride, I{1, 1}}, {AttrName::pad, I{0, 0, 0, 0}},
+                                 {AttrName::acc_type, AccType::FP32}})
+                           .outputs[0];
+    const ValueId rs = g.add_op(0, OpKind::RESHAPE, {ap, g.add_const_shape(0, {1, 1, 16})}, {f32({1, 1, 16})}).outputs[0];
+    const ValueId mm = g.add_op(0, OpKind::MATMUL, {rs, constant(g, {1, 16, 10}, 5), zero(g), zero(g)}, {f32({1, 1, 10})}).outputs[0];
+    const ValueId y = g.add_op(0, OpKind::ADD, {mm, constant(g, {1, 1, 10}, 6)}, {f32({1, 1, 10})}).outputs[0];
+    g.values[y].name = "y";
+    const ValueId z = g.add_op(0, OpKind::TRANSPOSE, {a}, {f32({1, 16, h, w})}, {{AttrName::perms, I{0, 3, 1, 2}}}).outputs[0];
+    g.values[z].name = "z";
+    g.main().outputs = {y, z};
+    return g;
+}
+
+double rel_l2(const ConstData& got, const ConstData& want) {
+    double num = 0, den = 0;
+    for (std::int64_t i = 0; i < want.type.volume(); ++i) {
+        const double d = double(got.items<float>()[i]) - double(want.items<float>()[i]);
+        num += d * d;
+        den += double(want.items<float>()[i]) * want.items<float>()[i];
+    }
+    return std::sqrt(num / std::max(den, 1e-30));
+}
+
+std::string text(const Diagnostics& d) {
+    std::string s;
+    for (const auto& x : d) s += x.code + ": " + x.message + "\n";
+    return s;
+}
+
+// Compiles, simulates with values, and compares each output with the interpreter's.
+void compile_and_check(const Graph& g, const vpu::Target& target, std::int64_t* tasks = nullptr) {
+    Diagnostics d{0};
+    vpu::CompileOptions co;
+    const auto list = vpu::compile(g, target, co, d);
+    INFO(text(d));
+    REQUIRE(list);
+    if (tasks) *tasks = std::int64_t(list->tasks.size());
+    const ConstPtr x = filled(g.type(g.main().inputs[0]).shape, 9, 1.0f);
+    InterpretOptions io;
+    const auto want = interpret(g, {x}, io, d);
+    REQUIRE(want);
+    vpu::SimulateOptions so;
+    so.values = true;
+    so.inputs["x"] = x;
+    const auto r = vpu::simulate(*list, target, so, d);
+    INFO(text(d));
+    REQUIRE(r.valid);
+    for (std::int64_t c = 0; c < target.clusters; ++c) CHECK(r.cmx[std::size_t(c)].peak <= target.cmx_bytes);
+    CHECK(r.makespan >= r.bound.value() - 1.0);  // cycles are whole, times are not
+    for (std::size_t k = 0; k < g.main().outputs.size(); ++k) {
+        const std::string name = g.value(g.main().outputs[k]).name;
+        REQUIRE(r.outputs.count(name));
+        CHECK(r.outputs.at(name)->type.shape == g.type(g.main().outputs[k]).shape);
+        const double e = rel_l2(*r.outputs.at(name), *(*want)[k]);
+        INFO(name << " rel L2 " << e);
+        CHECK(e <= 1e-2);
+    }
+}
+
+}  // namespace
+
+TEST_SUITE("vpu") {
+    TEST_CASE("compile: conv, relu, pools, depthwise, residual add, sigmoid, matmul on the default target") {
+        std::int64_t tasks = 0;
+        compile_and_check(test_graph(16, 16), vpu::Target{}, &tasks);
+        CHECK(tasks > 10);
+    }
+
+    TEST_CASE("compile: a small CMX forces tiling over rows and channels; values unchanged") {
+        vpu::Target t;
+        t.cmx_bytes = 12288;
+        std::int64_t small = 0, big = 0;
+        compile_and_check(test_graph(32, 24), t, &small);
+        compile_and_check(test_graph(32, 24), vpu::Target{}, &big);
+        CHECK(small > big);
+    }
+
+    TEST_CASE("compile: 4 and 2 physical barriers, one cluster, one DMA engine") {
+        vpu::Target t;
+        t.barriers = 4;
+        compile_and_check(test_graph(16, 16), t);
+        t.barriers = 2;
+        t.clusters = 1;
+        t.dma_engines = 1;
+        t.shave_per_cluster = 1;
+        compile_and_check(test_graph(16, 16), t);
+    }
+
+    TEST_CASE("compile: barrier producer/consumer limits are kept") {
+        vpu::Target t;
+        t.barrier_max_producers = 2;
+        t.barrier_max_consumers = 3;
+        t.cmx_bytes = 16384;
+        Diagnostics d{0};
+        const auto list = vpu::compile(test_graph(32, 24), t, {}, d);
+        INFO(text(d));
+        REQUIRE(list);
+        std::map<std::int64_t, int> prod, cons;
+        for (const auto& task : list->tasks) {
+            for (auto b : task.update) ++prod[b];
+            for (auto b : task.wait) ++cons[b];
+        }
+        for (const auto& b : list->barriers) {
+            CHECK(prod[b.id] >= 1);
+            CHECK(prod[b.id] <= 2);
+            CHECK(cons[b.id] >= 1);
+            CHECK(cons[b.id] <= 3);
+            CHECK(b.physical < t.barriers);
+        }
+    }
+
+    TEST_CASE("compile: an operator the NCE cannot take is an error naming it and its NNEF operation") {
+        vpu::Target t;
+        t.nce_max_kernel = 2;
+        Diagnostics d{0};
+        CHECK_FALSE(vpu::compile(test_graph(16, 16), t, {}, d));
+        REQUIRE(d.has_errors());
+        const auto& e = *d.begin();
+        CHECK(e.stage == Stage::vpu);
+        CHECK(e.message.find("CONV2D") != std::string::npos);
+        CHECK(e.message.find("'conv'") != std::string::npos);
+        CHECK(e.message.find("kernel 3x3") != std::string::npos);
+    }
+
+    TEST_CASE("compile: a layer too large for CMX is an error naming it") {
+        vpu::Target t;
+        t.cmx_bytes = 1024;
+        Diagnostics d{0};
+        CHECK_FALSE(vpu::compile(test_graph(16, 16), t, {}, d));
+        CHECK(text(d).find("does-not-fit") != std::string::npos);
+    }
+
+    TEST_CASE("compile: the passes run in order, print-after gives the IR") {
+        const auto names = vpu::compile_pipeline().names();
+        CHECK(names == std::vector<std::string>{"assign-executors", "layout-and-types", "tile", "schedule", "allocate-cmx", "barriers", "emit"});
+        vpu::CompileOptions co;
+        co.print_after = {"tile", "emit"};
+        std::vector<std::string> seen;
+        std::string tiles;
+        co.print = [&](const std::string& pass, const std::string& ir) {
+            seen.push_back(pass);
+            if (pass == "tile") tiles = ir;
+        };
+        Diagnostics d{0};
+        REQUIRE(vpu::compile(test_graph(16, 16), vpu::Target{}, co, d));
+        CHECK(seen == std::vector<std::string>{"tile", "emit"});
+        CHECK(tiles.find("layer 0: NCE conv") != std::string::npos);
+        CHECK(tiles.find("post_op=relu") != std::string::npos);
+        CHECK(tiles.find("tile layer 0 cluster 1") != std::string::npos);
+    }
+}
