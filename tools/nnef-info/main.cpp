@@ -99,6 +99,11 @@ std::string text(const std::string& path, const Graph& g, const GraphSummary& s)
     for (const QuantizationGroup& q : s.quantization)
         os << "  " << q.algorithm << ": " << plural(q.attached, "tensor") << " from graph.quant, "
            << plural(q.operations, "operation") << " in the graph\n";
+    if (!s.quantized_parameters.empty()) os << "quantized parameters (stored / as float32):\n";
+    for (const QuantizedParameterGroup& q : s.quantized_parameters)
+        os << "  " << q.stored << (q.loaded ? "" : " (declared, not loaded)") << ", " << q.algorithm << ": "
+           << plural(q.tensors, "tensor") << ", " << q.elements << " elements, " << q.bytes << " bytes stored"
+           << scale(q.bytes, "B") << ", " << q.float_bytes << " bytes as float32" << scale(q.float_bytes, "B") << "\n";
     return os.str();
 }
 
@@ -149,6 +154,14 @@ std::string json(const std::string& path, const Graph& g, const GraphSummary& s,
         const QuantizationGroup& q = s.quantization[i];
         out += (i ? "," : "") + std::string("{\"algorithm\":") + cli::json_string(q.algorithm) +
                ",\"attached\":" + std::to_string(q.attached) + ",\"operations\":" + std::to_string(q.operations) + "}";
+    }
+    out += "],\"parameters\":[";
+    for (std::size_t i = 0; i < s.quantized_parameters.size(); ++i) {
+        const QuantizedParameterGroup& q = s.quantized_parameters[i];
+        out += (i ? "," : "") + std::string("{\"stored\":") + cli::json_string(q.stored) +
+               ",\"loaded\":" + (q.loaded ? "true" : "false") + ",\"algorithm\":" + cli::json_string(q.algorithm) +
+               ",\"tensors\":" + std::to_string(q.tensors) + ",\"elements\":" + std::to_string(q.elements) +
+               ",\"bytes\":" + std::to_string(q.bytes) + ",\"float_bytes\":" + std::to_string(q.float_bytes) + "}";
     }
     return out + "]},\"diagnostics\":" + diagnostics + "}\n";
 }
