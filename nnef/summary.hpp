@@ -71,6 +71,18 @@ struct QuantizationGroup {
     std::uint64_t operations = 0;  // quantization operations in the graph (also expanded ones)
 };
 
+// Quantized parameters (variables with a graph.quant entry), by stored kind and algorithm: what
+// the stored data costs against float32 storage of the same values.
+struct QuantizedParameterGroup {
+    std::string stored;     // as ParameterGroup::dtype, e.g. "qint8" (declared type when not loaded)
+    bool loaded = false;    // `stored` and `bytes` come from loaded tensor data
+    std::string algorithm;  // the graph.quant algorithm, e.g. "zero_point_linear_quantize"
+    std::uint64_t tensors = 0;
+    std::uint64_t elements = 0;
+    std::uint64_t bytes = 0;        // as stored (nominal when not loaded)
+    std::uint64_t float_bytes = 0;  // the same elements as float32: elements x 4
+};
+
 struct GraphSummary {
     std::vector<OperationCount> operations;  // by count desc, then name
     std::uint64_t operation_total = 0;
@@ -90,6 +102,7 @@ struct GraphSummary {
 
     std::vector<QuantizationGroup> quantization;  // by algorithm name
     std::uint64_t quantized_tensors = 0;          // distinct tensors, either source
+    std::vector<QuantizedParameterGroup> quantized_parameters;  // by stored kind, then algorithm
 };
 
 GraphSummary summarize(const Graph& graph);

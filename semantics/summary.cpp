@@ -94,6 +94,7 @@ public:
             out_.quantization.push_back(q);
         }
         out_.quantized_tensors = quantized_.size();
+        for (auto& [key, q] : quantized_params_) out_.quantized_parameters.push_back(q);
         finish(out_.macs, macs);
         finish(out_.elementwise, elementwise);
         finish_parameters();
@@ -211,6 +212,16 @@ private:
             dtype = p == PrimType::none || p == PrimType::generic ? "scalar" : to_string(p);
             bytes = times(elements, p == PrimType::logical ? 1 : 4);
         }
+        if (t && t->quantization) {
+            QuantizedParameterGroup& q = quantized_params_[{dtype, t->quantization->algorithm}];
+            q.stored = dtype;
+            q.loaded = stored;
+            q.algorithm = t->quantization->algorithm;
+            ++q.tensors;
+            q.elements = plus(q.elements, elements).value_or(UINT64_MAX);
+            q.bytes = plus(q.bytes, bytes).value_or(UINT64_MAX);
+            q.float_bytes = plus(q.float_bytes, times(elements, 4)).value_or(UINT64_MAX);
+        }
         ParameterGroup& g = params_[{dtype, stored}];
         g.dtype = dtype;
         g.stored = stored;
@@ -290,6 +301,7 @@ private:
     std::set<std::string> labels_;
     std::map<std::pair<std::string, bool>, ParameterGroup> params_;
     std::map<std::string, QuantizationGroup> quant_;
+    std::map<std::pair<std::string, std::string>, QuantizedParameterGroup> quantized_params_;
     std::set<std::string> quantized_;
     std::string group_key_;                   // the expanded quantization operation being read
     std::vector<std::string> group_outputs_;  // outputs of its last operation so far

@@ -144,6 +144,11 @@ std::string text(const std::string& path, const Graph& g, const GraphSummary& s,
     for (const QuantizationGroup& q : s.quantization)
         os << "  " << q.algorithm << ": " << plural(q.attached, "tensor") << " from graph.quant, "
            << plural(q.operations, "operation") << " in the graph\n";
+    if (!s.quantized_parameters.empty()) os << "quantized parameters (stored / as float32):\n";
+    for (const QuantizedParameterGroup& q : s.quantized_parameters)
+        os << "  " << q.stored << (q.loaded ? "" : " (declared, not loaded)") << ", " << q.algorithm << ": "
+           << plural(q.tensors, "tensor") << ", " << q.elements << " elements, " << q.bytes << " bytes stored"
+           << scale(q.bytes, "B") << ", " << q.float_bytes << " bytes as float32" << scale(q.float_bytes, "B") << "\n";
     if (t && t->lowered) {
         os << "TOSA operators (PRO-FP, level 8K): " << t->total << "\n";
         for (const OperationCount& c : t->histogram) os << "  " << c.name << ": " << c.count << "\n";
@@ -189,6 +194,15 @@ std::string json(const std::string& path, const Graph& g, const GraphSummary& s,
     cli::Json by_algorithm = cli::Json::array();
     for (const QuantizationGroup& q : s.quantization)
         by_algorithm.push_back({{"algorithm", q.algorithm}, {"attached", q.attached}, {"operations", q.operations}});
+    cli::Json quantized_parameters = cli::Json::array();
+    for (const QuantizedParameterGroup& q : s.quantized_parameters)
+        quantized_parameters.push_back({{"stored", q.stored},
+                                        {"loaded", q.loaded},
+                                        {"algorithm", q.algorithm},
+                                        {"tensors", q.tensors},
+                                        {"elements", q.elements},
+                                        {"bytes", q.bytes},
+                                        {"float_bytes", q.float_bytes}});
     cli::Json out = {
         {"path", path},
         {"graph", g.name},
@@ -206,7 +220,8 @@ std::string json(const std::string& path, const Graph& g, const GraphSummary& s,
         {"constants", {{"tensors", s.constant_tensors}, {"elements", s.constant_elements}}},
         {"macs", cost_json(s.macs)},
         {"elementwise", cost_json(s.elementwise)},
-        {"quantization", {{"quantized_tensors", s.quantized_tensors}, {"by_algorithm", std::move(by_algorithm)}}},
+        {"quantization", {{"quantized_tensors", s.quantized_tensors}, {"by_algorithm", std::move(by_algorithm)},
+                          {"parameters", std::move(quantized_parameters)}}},
         {"diagnostics", std::move(diagnostics)}};
     if (t && t->lowered)
         out["tosa"] = {{"lowered", true},

@@ -42,9 +42,9 @@ TEST_SUITE("mlir") {
 
     TEST_CASE("the test graphs are valid TOSA by our own validator too") {
         const std::vector<std::pair<Graph, ValidateOptions>> cases = {
-            {fp32_zoo(), {Profile::pro_fp, Level::eight_k(), {}}},
-            {int_zoo(), {Profile::pro_int, Level::eight_k(), {}}},
-            {extension_zoo(), {Profile::pro_fp, Level::eight_k(), {"EXT-CONTROLFLOW", "EXT-VARIABLE", "EXT-FFT"}}}};
+            {fp32_zoo(), {Profile::pro_fp, Level::eight_k(), {}, {}}},
+            {int_zoo(), {Profile::pro_int, Level::eight_k(), {}, {}}},
+            {extension_zoo(), {Profile::pro_fp, Level::eight_k(), {"EXT-CONTROLFLOW", "EXT-VARIABLE", "EXT-FFT"}, {}}}};
         for (const auto& [g, options] : cases) {
             CAPTURE(g.name);
             nnef::Diagnostics d;

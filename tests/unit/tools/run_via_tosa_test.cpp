@@ -14,7 +14,7 @@
 
 #include "storage/tensor_file.hpp"
 #include "tool_runner.hpp"
-#include "unit/storage/mini_json.hpp"
+#include <nlohmann/json.hpp>
 
 namespace run_via_tosa_test {
 
@@ -99,10 +99,10 @@ TEST_CASE("nnef-run --via tosa on real models") {
                                               q(m / "reference") + " --format json");
             INFO(r.err);
             CHECK(r.code == 0);
-            mini_json::Value v;
-            REQUIRE_NOTHROW(v = mini_json::Parser(r.out).parse());
-            CHECK(v["compare"]["match"].boolean);
-            const double rel = v["compare"]["outputs"].items.at(0)["max_rel_error"].number();
+            nlohmann::json v;
+            REQUIRE_NOTHROW(v = nlohmann::json::parse(r.out));
+            CHECK(v.at("compare").at("match").get<bool>());
+            const double rel = v.at("compare").at("outputs").at(0).at("max_rel_error").get<double>();
             MESSAGE(name << " via tosa: max relative error " << rel);
             CHECK(rel <= 1e-4);
         }
@@ -150,11 +150,11 @@ TEST_CASE("nnef-run --via tosa on every real model of the corpus: N passed, M fa
             outcome = ok ? "refused by both (custom operation)" : "executor refused, --via tosa: exit " + std::to_string(t.code);
         } else {
             auto t = run_tool("nnef-run", q(m) + weights + " --input random:1 --via tosa --rtol 1e-5 --format json --compare " + q(ref));
-            mini_json::Value v;
+            nlohmann::json v;
             double rel = -1.0;
             if (t.code <= 1 && !t.out.empty()) {
-                REQUIRE_NOTHROW(v = mini_json::Parser(t.out).parse());
-                for (const auto& o : v["compare"]["outputs"].items) rel = std::max(rel, o["max_rel_error"].number());
+                REQUIRE_NOTHROW(v = nlohmann::json::parse(t.out));
+                for (const auto& o : v.at("compare").at("outputs")) rel = std::max(rel, o.at("max_rel_error").get<double>());
             }
             ok = t.code == 0;
             outcome = ok ? "executor: max relative error " + sci(rel)
