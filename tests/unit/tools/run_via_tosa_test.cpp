@@ -123,10 +123,8 @@ TEST_CASE("nnef-run --via tosa on every real model of the corpus: N passed, M fa
     NNEF_REQUIRE_CORPUS();
     const fs::path real = nnef_test::corpus_dir() / "real";
     // Known failures, each with its reason; each must still fail (remove it when it is fixed).
-    const std::map<std::string, std::string> known = {
-        {"resnet18_bn", "the lowering's random weights give batch-norm variances below zero (NaN), unlike nnef-run's"},
-        {"densenet121", "the lowering's random weights give batch-norm variances below zero (NaN), unlike nnef-run's"},
-    };
+    // (None today: the lowering and nnef-run share storage/random_data, so batch-norm variances agree.)
+    const std::map<std::string, std::string> known = {};
     std::vector<std::string> models;
     for (const auto& e : fs::directory_iterator(real))
         if (fs::exists(e.path() / "graph.nnef")) models.push_back(e.path().filename().string());
