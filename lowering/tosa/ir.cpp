@@ -1,5 +1,7 @@
 #include "lowering/tosa/ir.hpp"
 
+#include "nnef/detail/huge_pages.hpp"
+
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -79,10 +81,10 @@ std::shared_ptr<ConstData> ConstData::allocate(TensorType type) {
     auto c = std::make_shared<ConstData>();
     c->type = std::move(type);
     const std::size_t n = c->byte_size();
-    // Storage in 8-byte units so that every item type is aligned.
-    std::shared_ptr<std::uint64_t[]> bytes(new std::uint64_t[(n + 7) / 8 + 1]());
+    // 8-byte aligned, so that every item type is; large buffers with huge pages.
+    std::shared_ptr<void> bytes = detail::allocate_zeroed(n);
     c->data = bytes.get();
-    c->owner = std::shared_ptr<const void>(bytes, bytes.get());
+    c->owner = std::move(bytes);
     return c;
 }
 

@@ -1,11 +1,14 @@
 #include "lowering/tosa/mlir.hpp"
 
+#include "nnef/detail/huge_pages.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ostream>
 #include <set>
 #include <stdexcept>
 
@@ -173,6 +176,7 @@ struct Emitter {
     const MlirOptions& opt;
     std::string out;
     std::string resources;  // the blobs of the dialect_resources section
+    std::ostream* sink = nullptr;  // write_mlir: `out` goes there whenever it grows large
     std::vector<std::string> ref;  // value -> its SSA reference
     std::set<std::string> used_names;
     std::vector<Graph::Producer> producers;
@@ -489,7 +493,16 @@ struct Emitter {
     }
 
     void emit_ops(int depth, const Block& b) {
-        for (const Op& op : b.ops) emit_op(depth, op);
+        for (const Op& op : b.ops) {
+            emit_op(depth, op);
+            if (sink && out.size() >= flush_bytes) flush();
+        }
+    }
+
+    static constexpr std::size_t flush_bytes = std::size_t(4) << 20;
+    void flush() {
+        sink->write(out.data(), static_cast<std::streamsize>(out.size()));
+        out.clear();
     }
 
     void emit_variables(int depth) {
@@ -535,7 +548,11 @@ struct Emitter {
         }
         (opt.resource_blobs ? resources : out).reserve(2 * bytes + 4096);
         if (opt.resource_blobs) out.reserve(256 * ops + 4096);
+        else if (sink) out.reserve(2 * flush_bytes);  // flushed at flush_bytes, one constant over at most
         else out.reserve(2 * bytes + 256 * ops + 4096);
+        // Not written yet: hundreds of megabytes of text for a large model take huge pages.
+        detail::advise_huge_pages(out.data(), out.capacity());
+        detail::advise_huge_pages(resources.data(), resources.capacity());
         std::string env = target_env();
         const bool attach = opt.target_env && env.rfind("//", 0) != 0;
         if (!attach && opt.target_env) out += env;
@@ -565,11 +582,17 @@ struct Emitter {
         out += "}\n";
         if (!resources.empty()) {
             resources.erase(resources.size() - 2, 1);  // the last comma
-            out.reserve(out.size() + resources.size() + 64);
             out += "\n{-#\n  dialect_resources: {\n    builtin: {\n";
-            out += resources;
+            if (sink) {
+                flush();
+                sink->write(resources.data(), static_cast<std::streamsize>(resources.size()));
+            } else {
+                out.reserve(out.size() + resources.size() + 64);
+                out += resources;
+            }
             out += "    }\n  }\n#-}\n";
         }
+        if (sink) flush();
         return std::move(out);
     }
 };
@@ -655,6 +678,14 @@ std::string to_mlir(const Graph& g, const MlirOptions& options) {
     using namespace tosa_mlir_cpp;
     Emitter e(g, options);
     return e.run();
+}
+
+bool write_mlir(std::ostream& os, const Graph& g, const MlirOptions& options) {
+    using namespace tosa_mlir_cpp;
+    Emitter e(g, options);
+    e.sink = &os;
+    e.run();
+    return static_cast<bool>(os);
 }
 
 }  // namespace nnef::tosa

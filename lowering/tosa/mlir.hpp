@@ -8,6 +8,7 @@
 // SourceManager are given. docs/tosa.md describes the output and the MLIR 22 workarounds.
 #pragma once
 #include <cstddef>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,9 @@ struct MlirOptions {
 };
 
 std::string to_mlir(const Graph& g, const MlirOptions& options = {});
+// The same text written to `os` as it is made (a few MiB at a time), for large models whose
+// weights would make a string of hundreds of megabytes. Returns whether `os` is still good.
+bool write_mlir(std::ostream& os, const Graph& g, const MlirOptions& options = {});
 
 // The MLIR TOSA extension names (e.g. "controlflow", "variable", "bf16") the graph needs, sorted;
 // and its profiles ("pro_fp", "pro_int"): the graph's own, plus pro_fp for a PRO-INT graph that

@@ -244,13 +244,17 @@ int failure_code(const Diagnostics& diags) {
 }
 
 bool write_output(const std::string& path, const std::string& text, const char* tool) {
+    return write_output(path, [&](std::ostream& os) { os << text; }, tool);
+}
+
+bool write_output(const std::string& path, const std::function<void(std::ostream&)>& write, const char* tool) {
     if (path.empty() || path == "-") {
-        std::cout << text;
+        write(std::cout);
         std::cout.flush();
         return static_cast<bool>(std::cout);
     }
     std::ofstream f(path, std::ios::binary);
-    f << text;
+    write(f);
     f.close();
     if (!f) {
         std::cerr << tool << ": error: cannot write '" << path << "'\n";

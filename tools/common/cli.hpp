@@ -55,6 +55,8 @@ int failure_code(const Diagnostics& diags);
 
 // Writes text to -o FILE or stdout; returns false (after printing an error) on failure.
 bool write_output(const std::string& path, const std::string& text, const char* tool);
+// The same, for output written by `write` as it is made (large outputs need no whole string).
+bool write_output(const std::string& path, const std::function<void(std::ostream&)>& write, const char* tool);
 
 // Sets up the process's allocator for a tool that loads one model and exits (glibc; elsewhere, and
 // under the sanitizers, nothing): one heap for every thread (the front end runs on a deep-stack

@@ -152,7 +152,9 @@ int run(int argc, char** argv) {
             mo.elide_weights = t.no_weights;
             mo.resource_blobs = t.resource_blobs;
             mo.sources = &session.sources();
-            text = tosa::to_mlir(*g, mo);
+            // Written as it is made: the weights of a large model are hundreds of MB of text.
+            const bool written = cli::write_output(opts.output, [&](std::ostream& os) { tosa::write_mlir(os, *g, mo); }, "nnef-to-tosa");
+            cli::exit_now(written ? cli::ok : cli::usage);
             break;
         }
         case ToTosaOptions::Format::json: {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include <nnef/diagnostics.hpp>
@@ -122,6 +123,30 @@ TEST_SUITE("mlir") {
         const std::string with_blobs = to_mlir(g, blobs);
         CHECK(with_blobs.find("dialect_resources: {") != std::string::npos);
         CHECK(with_blobs.find("dense_resource<c") != std::string::npos);
+    }
+
+    TEST_CASE("write_mlir streams the same text as to_mlir, weights inline or as blobs") {
+        // Three constants of 1.2 MB (2.4 MB of hexadecimal each): the stream is flushed between
+        // operators (every 4 MiB), so the text goes out in more than one piece.
+        TosaBuilder b("streamed");
+        const ValueId x = b.input(DType::fp32, {300000}, "x");
+        ValueId v = x;
+        for (int k = 0; k < 3; ++k) {
+            std::vector<float> items(300000);
+            for (std::size_t i = 0; i < items.size(); ++i) items[i] = static_cast<float>(i % 977) * 0.125f - static_cast<float>(k);
+            v = b.op(OpKind::ADD, {v, b.f32({300000}, items)}, DType::fp32, {300000});
+        }
+        b.output(v);
+        for (const bool blobs : {false, true}) {
+            CAPTURE(blobs);
+            MlirOptions o;
+            o.resource_blobs = blobs;
+            const std::string whole = to_mlir(b.g, o);
+            CHECK(whole.size() > 7000000);
+            std::ostringstream streamed;
+            CHECK(write_mlir(streamed, b.g, o));
+            CHECK(streamed.str() == whole);
+        }
     }
 
     TEST_CASE("extensions: the target environment is written so that MLIR reads it back") {
