@@ -227,6 +227,7 @@ public:
     }
 
     unsigned threads() const override { return impl_.options.threads ? impl_.options.threads : 1; }
+    bool exact_sums() const override { return impl_.options.exact_sums; }
 
     bool error(std::string message) override {
         impl_.error(diags_, &op_, "execution-error", op_.name + ": " + message);
@@ -332,9 +333,14 @@ void Executor::Impl::simulate(std::size_t s) {
     TensorValue out(PrimType::scalar, in.shape());
     const Real* x = in.data<Real>();
     Real* y = out.data<Real>();
-    q.channels.for_each(std::uint64_t(in.volume()), [&](std::uint64_t i, std::size_t c) {
-        y[i] = static_cast<Real>(q.params.fake_quantize(double(x[i]), c));
-    });
+    if (options.quant_mode == ExecOptions::QuantMode::nnef_tools)
+        q.channels.for_each(std::uint64_t(in.volume()), [&](std::uint64_t i, std::size_t c) {
+            y[i] = static_cast<Real>(q.params.fake_quantize_float32(float(x[i]), c));
+        });
+    else
+        q.channels.for_each(std::uint64_t(in.volume()), [&](std::uint64_t i, std::size_t c) {
+            y[i] = static_cast<Real>(q.params.fake_quantize(double(x[i]), c));
+        });
     values[s] = std::move(out);
 }
 
@@ -405,11 +411,21 @@ bool Executor::Impl::prepare(Diagnostics& diags) {
     if (diags.has_errors()) return false;
 
     for (const std::string& n : graph.outputs) slot(n);
+    // Tensors that external, variable and constant introduce (not rounded in QuantMode::nnef_tools).
+    std::set<std::string> introduced;
+    for (const Operation& op : graph.operations)
+        if (op.name == "external" || op.name == "variable" || op.name == "constant")
+            for (const auto& [param, v] : op.outputs) {
+                std::vector<std::string> ids;
+                collect_identifiers(v, ids);
+                introduced.insert(ids.begin(), ids.end());
+            }
     simulated.assign(tensors.size(), std::nullopt);
     if (options.simulate_quantization)
         for (std::size_t s = 0; s < tensors.size(); ++s) {
             const Tensor* t = tensors[s];
             if (!t || !t->quantization || !t->shape || t->dtype != PrimType::scalar) continue;
+            if (options.quant_mode == ExecOptions::QuantMode::nnef_tools && introduced.count(t->name)) continue;
             simulated[s] = quantization_of(*t, "to simulate it", diags);
             if (diags.limit_reached()) return false;
         }

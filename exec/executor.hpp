@@ -37,6 +37,20 @@ struct ExecOptions {
     // constants, results) is also rounded to its entry's grid right after it is computed, as the
     // quantized model computes (spec 7.1); without, the model runs in float (`nnef-run --no-quant`).
     bool simulate_quantization = true;
+    // How the simulation follows graph.quant.
+    //  spec: as above: every tensor with an entry, graph inputs included (spec 7.1's example
+    //    quantizes the input), the fragment's formula in double with round() ties up (spec 4.2.1).
+    //  nnef_tools: as NNEF-Tools' PyTorch interpreter (nnef_tools.execute) does, to reproduce its
+    //    outputs: only results of operations are rounded (graph inputs, variables and constants
+    //    keep their values; stored codes are still dequantized), in float32 steps with ties to
+    //    even (QuantParams::fake_quantize_float32). Not the spec's reading; docs/exec.md says why it
+    //    exists. nnef-run --quant-like nnef-tools sets it with exact_sums.
+    enum class QuantMode { spec, nnef_tools };
+    QuantMode quant_mode = QuantMode::spec;
+    // Convolution sums (bias included) accumulated in double and rounded once to the scalar type,
+    // instead of float32 blocked sums (slower; for comparing with a reference whose sums are
+    // correctly rounded, where one-ulp differences flip quantized values).
+    bool exact_sums = false;
 };
 
 class Executor {

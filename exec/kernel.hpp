@@ -67,6 +67,8 @@ public:
 
     // ---- environment
     virtual unsigned threads() const = 0;
+    // Sums of products (convolutions) accumulated in double and rounded once (ExecOptions::exact_sums).
+    virtual bool exact_sums() const { return false; }
     // Reports "<operation>: <message>" at the operation; always returns false.
     virtual bool error(std::string message) = 0;
 

@@ -210,6 +210,35 @@ double QuantParams::fake_quantize(double x, std::size_t c) const {
     return x < 0.0 ? -v : v;
 }
 
+float QuantParams::fake_quantize_float32(float x, std::size_t c) const {
+    if (std::isnan(x)) return x;
+    const float lo = float(code_min()), hi = float(code_max());
+    switch (algorithm) {
+        case QuantAlgorithm::linear:
+        case QuantAlgorithm::min_max_linear: {
+            // q = round((clamp(x, min, max) - min) / (max - min) * r); q * ((max - min) / r) + min,
+            // where (max - min) and (max - min) / r are computed in double as parameters are.
+            const float a = float(min[c]), b = float(max[c]), r = hi - lo;
+            const float z = std::min(std::max(x, a), b);
+            const float q = std::nearbyint((z - a) / float(max[c] - min[c]) * r);
+            return q * float((max[c] - min[c]) / double(r)) + a;
+        }
+        case QuantAlgorithm::zero_point_linear: {
+            const float s = float(scale[c]), zp = float(zero_point[c]);
+            const float z = std::min(std::max(std::nearbyint(x / s) + zp, lo), hi);
+            return (z - zp) * s;
+        }
+        case QuantAlgorithm::logarithmic: {
+            if (x == 0.0f) return 0.0f;  // sign(0) * 2^q
+            const float m = float(tensor_data_detail::ceil_log2(max[c]));
+            const float e = std::nearbyint(std::min(std::max(std::log2(std::fabs(x)), m - hi), m));
+            const float v = std::exp2(e);
+            return x < 0.0f ? -v : v;
+        }
+    }
+    return x;
+}
+
 Affine QuantParams::affine(std::size_t c) const {
     Affine a;
     switch (algorithm) {

@@ -102,6 +102,12 @@ struct QuantParams {
     std::int64_t quantize(double x, std::size_t c = 0) const;
     double dequantize(std::int64_t code, std::size_t c = 0) const;
     double fake_quantize(double x, std::size_t c = 0) const;
+    // The same real value computed as PyTorch computes the quantization fragments (NNEF-Tools'
+    // interpreter, nnef-run --quant-like nnef-tools): each step of the formula in float32 with the
+    // parameters rounded to float32 (x / scale, then + zero_point, ...), and round() with ties to
+    // even (1.5 -> 2, 2.5 -> 2) instead of the spec's floor(x + 0.5). Not the spec's arithmetic:
+    // it differs from fake_quantize() where a float32 step rounds across a grid boundary or hits a tie.
+    float fake_quantize_float32(float x, std::size_t c = 0) const;
     // Linear algorithms only (not logarithmic).
     Affine affine(std::size_t c = 0) const;
 

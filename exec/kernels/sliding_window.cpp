@@ -86,7 +86,7 @@ bool conv_plan(KernelContext& ctx, bool reverse, ConvPlan& p) {
     const WindowSpec spec = reverse ? window_spec(ctx, size, out_spatial, in_spatial)
                                     : window_spec(ctx, size, in_spatial, out_spatial);
     std::vector<AxisWindow> axes = windows(spec, in_spatial, out_spatial, border, reverse);
-    p.depthwise_2d = !reverse && p.cg == 1 && axes.size() == 2;
+    p.depthwise_2d = !reverse && p.cg == 1 && axes.size() == 2 && !ctx.exact_sums();
     if (p.depthwise_2d) {
         p.axes = std::move(axes);
         p.spec = spec;
@@ -225,15 +225,63 @@ void run_conv(const ConvPlan& p, const Real* in, Real* out, unsigned threads) {
         }
 }
 
+// The bias of a convolution (one value, or one per output channel); null after an error.
+const TensorValue* conv_bias(KernelContext& ctx, const char* name, std::int64_t channels) {
+    const TensorValue& bias = ctx.input(name, PrimType::scalar);
+    if (bias.volume() == 1 || bias.volume() == channels) return &bias;
+    ctx.error("'" + std::string(name) + "' " + to_string(bias.shape()) + " does not fit " + std::to_string(channels) +
+              " output channels");
+    return nullptr;
+}
+
+// run_conv with every output's sum, bias included, accumulated in double and rounded once
+// (ExecOptions::exact_sums): the products of two floats are exact in double, so the result is the
+// correctly rounded sum up to double's own rounding. Gathers the terms of every output (no
+// depth-wise shortcut).
+void run_conv_exact(const ConvPlan& p, const Real* in, const TensorValue& bias, Real* out, unsigned threads) {
+    const std::int64_t W = p.window, N = p.out_plane, K = p.cg * W;
+    const std::int64_t* T = p.terms.data();
+    const Real* bv = bias.data<Real>();
+    const bool per_channel = bias.volume() != 1;
+    const std::int64_t chunk = std::max<std::int64_t>(64, std::min<std::int64_t>(N, (4 << 20) / std::max<std::int64_t>(K, 1)));
+    std::vector<Real> col(static_cast<std::size_t>(K * chunk));
+    for (std::int64_t b = 0; b < p.batch; ++b)
+        for (std::int64_t gi = 0; gi < p.groups; ++gi) {
+            const Real* x = in + (b * p.in_channels + gi * p.cg) * p.in_plane;
+            for (std::int64_t n0 = 0; n0 < N; n0 += chunk) {
+                const std::int64_t nc = std::min(chunk, N - n0);
+                for (std::int64_t k = 0; k < K; ++k) {
+                    const Real* xc = x + (k / W) * p.in_plane;
+                    const std::int64_t* t = T + n0 * W + k % W;
+                    Real* row = col.data() + k * nc;
+                    for (std::int64_t n = 0; n < nc; ++n) row[n] = t[n * W] >= 0 ? xc[t[n * W]] : Real(0);
+                }
+                parallel_for(p.og, threads, 1, [&](std::int64_t first, std::int64_t last) {
+                    std::vector<double> acc(static_cast<std::size_t>(nc));
+                    for (std::int64_t o = first; o < last; ++o) {
+                        const std::int64_t oc = gi * p.og + o;
+                        std::fill(acc.begin(), acc.end(), double(bv[per_channel ? oc : 0]));
+                        const Real* w = p.weights.data() + oc * K;
+                        for (std::int64_t k = 0; k < K; ++k) {
+                            const double wv = double(w[k]);
+                            const Real* row = col.data() + k * nc;
+                            for (std::int64_t n = 0; n < nc; ++n) acc[std::size_t(n)] += wv * double(row[n]);
+                        }
+                        Real* y = out + (b * p.out_channels + oc) * N + n0;
+                        for (std::int64_t n = 0; n < nc; ++n) y[n] = static_cast<Real>(acc[std::size_t(n)]);
+                    }
+                });
+            }
+        }
+}
+
 // Adds the bias (one value, or one per output channel) to out (batch, channels, plane).
 bool add_bias(KernelContext& ctx, const char* name, TensorValue& out) {
-    const TensorValue& bias = ctx.input(name, PrimType::scalar);
     const std::int64_t channels = out.shape()[1], plane = volume_of(Shape(out.shape().begin() + 2, out.shape().end()));
-    const std::int64_t nb = bias.volume();
-    if (nb != 1 && nb != channels)
-        return ctx.error("'" + std::string(name) + "' " + to_string(bias.shape()) + " does not fit " +
-                         std::to_string(channels) + " output channels");
-    const Real* b = bias.data<Real>();
+    const TensorValue* bias = conv_bias(ctx, name, channels);
+    if (!bias) return false;
+    const std::int64_t nb = bias->volume();
+    const Real* b = bias->data<Real>();
     Real* y = out.data<Real>();
     for (std::int64_t bc = 0; bc < out.shape()[0] * channels; ++bc) {
         const Real v = b[nb == 1 ? 0 : bc % channels];
@@ -248,6 +296,13 @@ bool conv_or_deconv(KernelContext& ctx, bool reverse) {
     ConvPlan p;
     if (!conv_plan(ctx, reverse, p)) return false;
     TensorValue out = ctx.make_output("output");
+    if (ctx.exact_sums()) {
+        const TensorValue* bias = conv_bias(ctx, "bias", p.out_channels);
+        if (!bias) return false;
+        run_conv_exact(p, ctx.input("input", PrimType::scalar).data<Real>(), *bias, out.data<Real>(), ctx.threads());
+        ctx.set_output("output", std::move(out));
+        return true;
+    }
     run_conv(p, ctx.input("input", PrimType::scalar).data<Real>(), out.data<Real>(), ctx.threads());
     if (!add_bias(ctx, "bias", out)) return false;
     ctx.set_output("output", std::move(out));

@@ -73,6 +73,11 @@ const char* const description =
     "                           tensors are written as float64 files\n"
     "  --no-quant               do not simulate graph.quant: run in float (stored integer codes are still\n"
     "                           dequantized by their entries), to measure the quantization error\n"
+    "  --quant-like nnef-tools  simulate graph.quant as NNEF-Tools' PyTorch interpreter does, to reproduce\n"
+    "                           its outputs: graph inputs (and variables, constants) are not rounded, only\n"
+    "                           results of operations; each step in float32 with round() ties to even;\n"
+    "                           convolution sums accumulated in double (not the spec's reading: the spec\n"
+    "                           also quantizes inputs and rounds ties up; see docs/exec.md)\n"
     "  --threads N              threads for the large kernels (default 2)\n"
     "  --time                   print the time of each cycle on stderr\n"
     "  --via tosa               run the model lowered to TOSA 1.0.1 (PRO-FP) by the TOSA interpreter instead\n"
@@ -81,7 +86,9 @@ const char* const description =
     "\n"
     "Quantization (graph.quant): variables whose tensor files hold integer codes are dequantized by their\n"
     "entry ((code - zero_point) * scale, ...), and every tensor with an entry is rounded to its grid right\n"
-    "after it is computed, as the quantized model computes (ties of round() go up, spec 4.2.1).\n"
+    "after it is computed, as the quantized model computes (ties of round() go up, spec 4.2.1; graph inputs\n"
+    "included, as spec 7.1's example quantizes its input). --quant-like nnef-tools reproduces what\n"
+    "NNEF-Tools' interpreter computes instead.\n"
     "\n"
     "Integer tensors are written with 64-bit signed items, or at the width of the integer tensor files\n"
     "they derive from (inputs, variables); a value that does not fit that width is an error. Logical\n"
@@ -102,6 +109,7 @@ struct RunOptions {
     unsigned threads = 2;
     bool time = false, float64 = false, no_quant = false;
     std::string via;  // "tosa" or empty
+    std::string quant_like;  // "nnef-tools" or empty
 };
 
 [[noreturn]] void usage_error(const std::string& message) {
@@ -129,7 +137,7 @@ std::vector<char*> take_run_options(int argc, char** argv, RunOptions& r) {
         const std::string key = a.substr(0, a.find('='));
         static const std::set<std::string> keys = {"--input",   "--random-weights", "--output-dir", "--dump",
                                                    "--compare", "--rtol",           "--atol",       "--cycles",
-                                                   "--threads", "--save-variables", "--via"};
+                                                   "--threads", "--save-variables", "--via",        "--quant-like"};
         if (a == "--time" || a == "--float64" || a == "--no-quant") {
             (a == "--time" ? r.time : a == "--float64" ? r.float64 : r.no_quant) = true;
             continue;
@@ -178,6 +186,9 @@ std::vector<char*> take_run_options(int argc, char** argv, RunOptions& r) {
             if (!parse_uint(v, n) || n == 0) usage_error("--cycles needs a positive integer, not '" + v + "'");
             r.cycles = n;
             r.cycles_given = true;
+        } else if (key == "--quant-like") {
+            if (v != "nnef-tools") usage_error("--quant-like takes 'nnef-tools', not '" + v + "'");
+            r.quant_like = v;
         } else if (key == "--via") {
             if (v != "tosa") usage_error("--via takes 'tosa', not '" + v + "'");
             r.via = v;
@@ -465,6 +476,12 @@ int run(int argc, char** argv) {
     eo.random_weights = r.random_weights;
     eo.keep.insert(r.dump.begin(), r.dump.end());
     eo.simulate_quantization = !r.no_quant;
+    if (!r.quant_like.empty()) {
+        if (r.no_quant) usage_error("--quant-like says how to simulate graph.quant; it does not combine with --no-quant");
+        if (!r.via.empty()) usage_error("--quant-like applies to the reference executor; it does not combine with --via tosa");
+        eo.quant_mode = exec::ExecOptions::QuantMode::nnef_tools;
+        eo.exact_sums = true;
+    }
     std::unique_ptr<run_engine::Engine<exec::TensorValue>> engine;
     if (!r.via.empty()) {
 #ifdef NNEF_EXEC_FLOAT64

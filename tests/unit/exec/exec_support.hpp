@@ -55,6 +55,7 @@ struct Options {
     unsigned threads = 2;
     int cycles = 1;
     bool strict = false;
+    bool exact_sums = false;  // ExecOptions::exact_sums
 };
 
 // Runs `graph G(inputs) -> (outputs) { externals; body }`. Inputs are declared as externals of
@@ -88,6 +89,7 @@ inline Outcome run(const std::vector<Input>& inputs, const std::string& body, co
     }
     nnef::NNEF_EXEC_NS::ExecOptions eo;
     eo.threads = o.threads;
+    eo.exact_sums = o.exact_sums;
     auto created = nnef::NNEF_EXEC_NS::Executor::create(*session.graph(), eo);
     render(created.diagnostics);
     if (!created) return out;

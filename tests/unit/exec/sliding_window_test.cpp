@@ -129,6 +129,44 @@ TEST_CASE("index out of the window is an execution error") {
     CHECK(o.messages.find("'index' item 2 is 3; window positions are in [0, 3)") != std::string::npos);
 }
 
+TEST_CASE("conv with exact sums (ExecOptions::exact_sums)") {
+    // Two channels and a bias whose terms 1, 2^-24, 2^-24 sum to 1 + 2^-23 exactly: float32 steps
+    // lose each 2^-24 (a tie, rounded to the even 1), the double sum keeps them.
+    const float e = std::ldexp(1.0f, -24);
+    const TensorValue x = scalars({1, 2, 2}, {1, 3, e, 0});
+    const TensorValue f = scalars({1, 2, 1}, {1, 1});
+    const TensorValue b = scalars({1, 1}, {e});
+    const std::string body = "y = conv(x, f, b);";
+    Options exact;
+    exact.exact_sums = true;
+    const Outcome o = run({{"x", x}, {"f", f}, {"b", b}}, body, {"y"}, exact);
+    REQUIRE_MESSAGE(o.ok, o.messages);
+    CHECK(o["y"].data<Real>()[0] == 1.0f + 2 * e);
+    CHECK(o["y"].data<Real>()[1] == 3.0f);  // 3 + 2^-24: below half an ulp of 3
+    const Outcome blocked = run({{"x", x}, {"f", f}, {"b", b}}, body, {"y"});
+    REQUIRE_MESSAGE(blocked.ok, blocked.messages);
+    CHECK(blocked["y"].data<Real>()[0] == 1.0f);
+    // the exact path gives the plain path's results where there is nothing to round: border modes,
+    // padding, stride, groups (depth-wise, 2-d), per-channel bias
+    const TensorValue in = scalars({1, 2, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -2, -3, -4, -5, -6, -7, -8, -9});
+    const TensorValue k = scalars({2, 1, 2, 2}, {1, 2, 3, 4, -1, 0, 2, 1});
+    const TensorValue kb = scalars({1, 2}, {0.5, -0.25});
+    const TensorValue full = scalars({2, 2, 1, 2}, {1, 2, 3, 4, -1, 0, 2, 1});
+    auto same = [&](const TensorValue& filter, const std::string& body) {
+        CAPTURE(body);
+        const Outcome a = run({{"x", in}, {"f", filter}, {"b", kb}}, body, {"y"}, exact);
+        const Outcome c = run({{"x", in}, {"f", filter}, {"b", kb}}, body, {"y"});
+        REQUIRE_MESSAGE(a.ok, a.messages);
+        REQUIRE_MESSAGE(c.ok, c.messages);
+        CHECK(a["y"].shape() == c["y"].shape());
+        CHECK(a["y"].to_doubles() == c["y"].to_doubles());
+    };
+    for (const std::string attrs : {"", ", border = 'replicate', stride = [2, 2]", ", padding = [(1, 0), (0, 1)], dilation = [2, 1]"}) {
+        same(k, "y = conv(x, f, b, groups = 0" + attrs + ");");  // depth-wise
+        same(full, "y = conv(x, f, b" + attrs + ");");
+    }
+}
+
 TEST_CASE("conv border modes, stride, dilation, bias") {
     // filter [1, 0, -1]: output[i] = ext[i - 1] - ext[i + 1]
     const TensorValue f = scalars({1, 1, 3}, {1, 0, -1});

@@ -106,6 +106,40 @@ TEST_CASE("quantization: zero_point_linear_quantize, hand-computed") {
     CHECK(n.fake_quantize(-8.5) == -8.0);  // -8.5 + 0.5 = -8
 }
 
+TEST_CASE("quantization: fake_quantize_float32 (PyTorch's arithmetic), hand-computed") {
+    // zero point 3, scale 0.5: ties go to even, unlike fake_quantize
+    const QuantParams p = zero_point(0.5, 3, 8, true, false);
+    CHECK(p.fake_quantize_float32(0.25f) == 0.0f);   // 0.5 -> 0 (fake_quantize: 1 -> 0.5)
+    CHECK(p.fake_quantize(0.25) == 0.5);
+    CHECK(p.fake_quantize_float32(0.75f) == 1.0f);   // 1.5 -> 2
+    CHECK(p.fake_quantize_float32(-0.75f) == -1.0f);  // -1.5 -> -2 (fake_quantize: -1 -> -0.5)
+    CHECK(p.fake_quantize_float32(1.25f) == 1.0f);   // 2.5 -> 2
+    CHECK(p.fake_quantize_float32(1.1f) == 1.0f);
+    CHECK(p.fake_quantize_float32(1000.0f) == 62.0f);    // saturation: (127 - 3) * 0.5
+    CHECK(p.fake_quantize_float32(-1000.0f) == -65.5f);  // (-128 - 3) * 0.5
+    // the scale rounded to float32: 0.05f / 0.1f is exactly 0.5 in float32 (0.05f is half of 0.1f),
+    // a tie that goes to 0; in double 0.05f / 0.1 = 0.50000000745... rounds to 1
+    const QuantParams t = zero_point(0.1, 0, 8, true, false);
+    CHECK(t.fake_quantize_float32(0.05f) == 0.0f);
+    CHECK(t.fake_quantize(double(0.05f)) == 0.1);
+    CHECK(t.fake_quantize_float32(0.15f) == 0.2f);  // 0.15f / 0.1f = 1.5 (float32) -> 2 -> 2 * 0.1f
+    // min_max_linear_quantize(min = 0, max = 3, bits = 2): r = 3, grid 0, 1, 2, 3; clamped at both ends
+    const QuantParams m = min_max(QuantAlgorithm::min_max_linear, {0.0}, {3.0}, 2, false, false);
+    CHECK(m.fake_quantize_float32(1.2f) == 1.0f);
+    CHECK(m.fake_quantize_float32(10.0f) == 3.0f);
+    CHECK(m.fake_quantize_float32(-5.0f) == 0.0f);
+    // logarithmic_quantize(max = 8, bits = 3): m = 3, exponents [-4, 3]
+    QuantParams l;
+    l.algorithm = QuantAlgorithm::logarithmic;
+    l.bits = 3;
+    l.max = {8.0};
+    REQUIRE(!l.check());
+    CHECK(l.fake_quantize_float32(-3.0f) == -4.0f);  // log2(3) = 1.58 -> 2
+    CHECK(l.fake_quantize_float32(100.0f) == 8.0f);  // clamped at m
+    CHECK(l.fake_quantize_float32(0.0f) == 0.0f);
+    CHECK(l.fake_quantize_float32(0.001f) == 0.0625f);  // clamped at m - r = -4
+}
+
 TEST_CASE("quantization: linear_quantize and min_max_linear_quantize, hand-computed") {
     // linear_quantize(min = 0, max = 4, bits = 2): r = 3, grid 0, 4/3, 8/3, 4
     const QuantParams l = min_max(QuantAlgorithm::linear, {0.0}, {4.0}, 2, false, false);
