@@ -61,6 +61,8 @@ const Legalization* find_legalization(std::string_view op) {
 }
 
 std::optional<Graph> legalize_nnef(const nnef::Graph& model, const LowerOptions& options, Diagnostics& diags) {
+    if (options.profile == Profile::pro_int && from_nnef::is_quantized(model))
+        return from_nnef::legalize_integer(model, options, diags);
     const std::size_t errors = diags.error_count();
     Graph g;
     g.name = model.name;
@@ -134,20 +136,13 @@ std::optional<Graph> legalize_nnef(const nnef::Graph& model, const LowerOptions&
     }
     if (diags.error_count() > errors) return std::nullopt;
     // the graph's outputs, in order, as values named after them
-    std::vector<std::uint8_t> is_input(g.values.size(), 0);
-    for (ValueId v : g.main().inputs) is_input[v] = 1;
     for (const std::string& name : model.outputs) {
-        ValueId v = c.value_of(name);
+        const ValueId v = c.value_of(name);
         if (v == no_value) {
             diags.error(Stage::tosa, "internal-error", "graph output '" + name + "' has no TOSA value");
             return std::nullopt;
         }
-        const bool taken = std::find(g.main().outputs.begin(), g.main().outputs.end(), v) != g.main().outputs.end();
-        if (g.values[v].name != name || taken || (v < is_input.size() && is_input[v])) {
-            v = g.add_op(0, OpKind::IDENTITY, {v}, {g.type(v)}).outputs[0];
-            g.values[v].name = name;
-        }
-        g.main().outputs.push_back(v);
+        from_nnef::add_graph_output(g, v, name);
     }
     return g;
 }

@@ -1,0 +1,636 @@
+// PRO-INT: a quantized graph (graph.quant entries, the quantize fragments) in integers. Every
+// activation is an i8 tensor of codes on the grid of its tensor's entry (real = (code - zp) * scale);
+// weights are i8 constants of their entry's codes, biases i32 at scale in_scale * w_scale;
+// convolutions accumulate in i32 and RESCALE to the result's grid; a result whose entry differs
+// from the grid its operator gives is RESCALEd to it. This follows nnef-run's simulation
+// (docs/exec.md): every tensor with an entry is rounded to its grid right after it is computed.
+// Compile-time tensors (variables, constants and the layout operations on them) are computed in
+// double with their entries applied, as nnef-run does, and only then become integer constants.
+//
+// The function takes and returns the codes (integer_codes() says how to make and read them).
+// Operations without an integer form here are errors naming the operation and its line.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <stdexcept>
+
+#include <nnef/tensor_data.hpp>
+
+#include "lowering/tosa/from_nnef/context.hpp"
+#include "lowering/tosa/from_nnef/window.hpp"
+#include "storage/quantization.hpp"
+#include "storage/random_data.hpp"
+
+namespace nnef::tosa::from_nnef {
+
+namespace tosa_from_nnef_integer_cpp {
+
+// The grid of an i8 activation: real = (code - zp) * scale, codes in [lo, hi].
+struct Grid {
+    double scale = 1.0;
+    std::int64_t zp = 0, lo = -128, hi = 127;
+};
+
+std::int64_t items_of(const Shape& s) {
+    std::int64_t n = 1;
+    for (std::int64_t e : s) n *= e;
+    return n;
+}
+
+bool same_grid(const Grid& a, const Grid& b) {
+    return a.zp == b.zp && a.lo == b.lo && a.hi == b.hi && std::fabs(a.scale - b.scale) <= 1e-12 * b.scale;
+}
+
+// An i8 grid for linear per-tensor parameters of at most 8 bits with an integer zero point (unsigned
+// codes move down by 128); nullopt with why otherwise.
+std::optional<Grid> grid_of(const storage::QuantParams& p, std::int64_t& offset, std::string& why) {
+    if (p.algorithm == storage::QuantAlgorithm::logarithmic) {
+        why = "logarithmic quantization has no linear integer grid (no RESCALE can reach it)";
+        return std::nullopt;
+    }
+    if (p.channels() != 1) {
+        why = "per-channel quantization of activations is not lowered (per-tensor only)";
+        return std::nullopt;
+    }
+    if (p.bits > 8) {
+        why = std::to_string(p.bits) + "-bit codes do not fit i8 (i16 activations need EXT-INT16, not lowered)";
+        return std::nullopt;
+    }
+    const storage::Affine a = p.affine(0);
+    if (std::fabs(a.zero_point - std::nearbyint(a.zero_point)) > 1e-6) {
+        why = "its zero point " + std::to_string(a.zero_point) +
+              " is not an integer (TOSA's zero points are integers; min/max grids whose zero point falls between "
+              "codes are not lowered)";
+        return std::nullopt;
+    }
+    offset = p.code_max() > 127 ? -128 : 0;
+    Grid g;
+    g.scale = a.scale;
+    g.zp = std::int64_t(std::nearbyint(a.zero_point)) + offset;
+    g.lo = p.code_min() + offset;
+    g.hi = p.code_max() + offset;
+    return g;
+}
+
+// A tensor known at compile time, in double (its entry applied).
+struct Real {
+    Shape shape;
+    std::vector<double> items;
+    std::optional<storage::QuantParams> params;  // its entry
+};
+
+// An i8 activation.
+struct Act {
+    ValueId v = no_value;
+    Grid grid;
+};
+
+class Lowering {
+public:
+    Lowering(const nnef::Graph& model, Context& c, Diagnostics& diags) : model_(model), c_(c), diags_(diags) {}
+
+    bool input(const std::string& name);
+    bool operation(const Operation& op);
+    ValueId output(const std::string& name);
+
+private:
+    const nnef::Graph& model_;
+    Context& c_;
+    Diagnostics& diags_;
+    std::map<std::string, Real> reals_;
+    std::map<std::string, Act> acts_;
+
+    bool fail(const std::string& why) { return c_.refuse(why); }
+    // The entry of a tensor, checked; nullopt without one (bad set after an error).
+    std::optional<storage::QuantParams> params_of(const std::string& tensor, bool& bad);
+    std::optional<Grid> entry_grid(const std::string& tensor, bool& bad);
+    const Act* act(const std::string& tensor) const {
+        auto it = acts_.find(tensor);
+        return it == acts_.end() ? nullptr : &it->second;
+    }
+    const Real* real(const std::string& tensor) const {
+        auto it = reals_.find(tensor);
+        return it == reals_.end() ? nullptr : &it->second;
+    }
+    std::string arg_id(std::string_view name) const {
+        const nnef::Value* v = c_.op().input(name);
+        return v && v->is_identifier() ? v->as_identifier() : std::string();
+    }
+    // A real result: the entry of the result applied.
+    bool bind_real(const std::string& name, Real r);
+    // An activation result: RESCALEd to the result's entry if it has one.
+    bool bind_act(const std::string& name, Act a);
+    ValueId rescale(ValueId x, std::int64_t in_zp, double scale, std::int64_t out_zp, DType out);
+    Act requantize(const Act& a, const Grid& to);
+    ValueId clamp_to(ValueId v, const Grid& g);
+
+    bool variable(const Operation& op);
+    bool constant();
+    bool layout(const Operation& op);
+    bool quantize(const Operation& op);
+    bool conv(bool linear);
+    bool relu();
+    bool pool(bool max);
+    bool mean_reduce(bool mean);
+    bool concat();
+};
+
+std::optional<storage::QuantParams> Lowering::params_of(const std::string& tensor, bool& bad) {
+    const Tensor* t = model_.tensor(tensor);
+    if (!t || !t->quantization) return std::nullopt;
+    Result<storage::QuantParams> p = storage::quant_params(*t->quantization, tensor);
+    if (!p) {
+        diags_.append(p.diagnostics);
+        bad = true;
+        return std::nullopt;
+    }
+    return *p;
+}
+
+std::optional<Grid> Lowering::entry_grid(const std::string& tensor, bool& bad) {
+    const auto p = params_of(tensor, bad);
+    if (!p) return std::nullopt;
+    std::string why;
+    std::int64_t offset = 0;
+    auto g = grid_of(*p, offset, why);
+    if (!g) {
+        c_.refuse("the quantization of '" + tensor + "' (" + storage::to_string(p->algorithm) + ") has no i8 form: " + why);
+        bad = true;
+    }
+    return g;
+}
+
+bool Lowering::bind_real(const std::string& name, Real r) {
+    bool bad = false;
+    r.params = params_of(name, bad);
+    if (bad) return false;
+    if (r.params) {
+        if (!storage::ChannelMap::make(r.params->shape, r.shape))
+            return fail("the parameters of the quantization of '" + name + "' do not broadcast to its shape");
+        storage::fake_quantize(*r.params, r.shape, r.items.data(), r.items.data());
+    }
+    reals_[name] = std::move(r);
+    return true;
+}
+
+ValueId Lowering::clamp_to(ValueId v, const Grid& g) {
+    if (g.lo <= -128 && g.hi >= 127) return v;
+    return c_.clamp(v, double(g.lo), double(g.hi));
+}
+
+// RESCALE with scale32, SINGLE_ROUND: multiplier = round(m * 2^30), shift = 30 + n for scale = m * 2^-n,
+// 1 <= m < 2 (the specification's normalized form); apply_scale_32 rounds half up, as NNEF's round.
+ValueId Lowering::rescale(ValueId x, std::int64_t in_zp, double scale, std::int64_t out_zp, DType out) {
+    int exp = 0;
+    const double m = std::frexp(scale, &exp);  // scale = m * 2^exp, 0.5 <= m < 1
+    std::int64_t multiplier = std::llround(std::ldexp(m, 31));
+    std::int64_t shift = 31 - exp;
+    if (multiplier == (std::int64_t(1) << 31)) {
+        multiplier >>= 1;
+        --shift;
+    }
+    while (shift > 62) {  // tiny scales: a smaller multiplier
+        multiplier = (multiplier + 1) >> 1;
+        --shift;
+    }
+    if (shift < 2 || multiplier == 0)
+        throw std::runtime_error("the rescaling factor " + std::to_string(scale) + " is outside RESCALE's range");
+    const ValueId mul = c_.splat(DType::i32, {1}, double(multiplier));
+    const ValueId sh = c_.splat(DType::i8, {1}, double(shift));
+    const DType in_t = c_.type(x).dtype;
+    const ValueId izp = c_.splat(in_t, {1}, in_t == DType::i8 ? double(in_zp) : 0.0);
+    const ValueId ozp = c_.splat(out, {1}, out == DType::i8 ? double(out_zp) : 0.0);
+    return c_.add(OpKind::RESCALE, {x, mul, sh, izp, ozp}, TensorType{out, c_.shape(x)},
+                  {{AttrName::scale32, true},
+                   {AttrName::rounding_mode, RoundingMode::SINGLE_ROUND},
+                   {AttrName::per_channel, false},
+                   {AttrName::input_unsigned, false},
+                   {AttrName::output_unsigned, false}});
+}
+
+Act Lowering::requantize(const Act& a, const Grid& to) {
+    if (same_grid(a.grid, to)) return a;
+    Act r;
+    r.grid = to;
+    r.v = clamp_to(rescale(a.v, a.grid.zp, a.grid.scale / to.scale, to.zp, DType::i8), to);
+    return r;
+}
+
+bool Lowering::bind_act(const std::string& name, Act a) {
+    bool bad = false;
+    const auto g = entry_grid(name, bad);
+    if (bad) return false;
+    if (g) a = requantize(a, *g);
+    acts_[name] = a;
+    c_.bind_tensor(name, a.v);
+    return true;
+}
+
+bool Lowering::input(const std::string& name) {
+    const Tensor* t = model_.tensor(name);
+    bool bad = false;
+    const auto g = entry_grid(name, bad);
+    if (bad) return false;
+    if (!t || !t->shape || !g) {
+        diags_.error(Stage::tosa, "unsupported-operation",
+                     "graph input '" + name +
+                         "' has no graph.quant entry: at PRO-INT the function takes the int8 codes of each input's "
+                         "quantization");
+        return false;
+    }
+    const ValueId v = c_.graph().add_value(TensorType{DType::i8, *t->shape}, name);
+    c_.graph().main().inputs.push_back(v);
+    acts_[name] = Act{v, *g};
+    c_.bind_tensor(name, v);
+    return true;
+}
+
+ValueId Lowering::output(const std::string& name) {
+    const Act* a = act(name);
+    bool bad = false;
+    const auto g = entry_grid(name, bad);
+    if (!a || !g) {
+        diags_.error(Stage::tosa, "unsupported-operation",
+                     "graph output '" + name +
+                         (a ? "' has no graph.quant entry: at PRO-INT the function returns the int8 codes of each "
+                              "output's quantization"
+                            : "' is not an integer activation (a compile-time value or a result without an integer form)"));
+        return no_value;
+    }
+    return a->v;
+}
+
+bool Lowering::variable(const Operation& op) {
+    const Tensor& t = c_.result("output");
+    if (c_.updated_variables().count(t.name)) return fail("variables that an update writes have no integer form here");
+    Real r;
+    r.shape = *t.shape;
+    const std::uint64_t n = std::uint64_t(items_of(r.shape));
+    r.items.resize(n);
+    if (c_.options().random_weights) {
+        std::vector<float> f(n);
+        const std::string label = c_.string_attr("label");
+        std::string key = label;
+        for (char& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        storage::random_weights(f.data(), r.shape, storage::variable_seed(key, *c_.options().random_weights),
+                                c_.positive_variables().count(t.name) > 0);
+        std::copy(f.begin(), f.end(), r.items.begin());
+    } else if (!t.data || !t.data->has_values()) {
+        return c_.error("missing-weights", "variable '" + t.name + "' has no usable tensor data");
+    } else if (storage::holds_codes(*t.data) && t.quantization) {
+        // stored codes: their entry dequantizes them (no second rounding)
+        bool bad = false;
+        const auto p = params_of(t.name, bad);
+        if (!p) return false;
+        std::vector<std::int64_t> codes(n);
+        for (std::uint64_t i = 0; i < n; ++i) codes[i] = t.data->as_int64(i);
+        r.items = storage::dequantize(*p, r.shape, codes);
+        r.params = p;
+        reals_[t.name] = std::move(r);
+        return true;
+    } else {
+        for (std::uint64_t i = 0; i < n; ++i) r.items[i] = t.data->as_double(i);
+    }
+    (void)op;
+    return bind_real(t.name, std::move(r));
+}
+
+bool Lowering::constant() {
+    const Tensor& t = c_.result("output");
+    Real r;
+    r.shape = *t.shape;
+    const std::vector<double> items = c_.scalars_attr("value");
+    const std::size_t n = std::size_t(items_of(r.shape));
+    if (items.size() != 1 && items.size() != n) return fail("its value does not match its shape");
+    r.items.resize(n);
+    for (std::size_t i = 0; i < n; ++i) r.items[i] = items.size() == 1 ? items[0] : items[i];
+    return bind_real(t.name, std::move(r));
+}
+
+// copy, reshape, squeeze, unsqueeze, transpose, slice: the same codes (compile-time items moved).
+bool Lowering::layout(const Operation& op) {
+    // the first argument and result (copy's are x and y)
+    const std::string x = op.inputs.empty() || !op.inputs[0].second.is_identifier() ? std::string()
+                                                                                    : op.inputs[0].second.as_identifier();
+    const Tensor& out = c_.result(op.outputs.at(0).first);
+    const Shape& os = *out.shape;
+    Ints perm;
+    if (op.name == "transpose") {
+        perm = c_.ints_attr("axes");
+        const Tensor* in = model_.tensor(x);
+        for (std::size_t i = perm.size(); in && in->shape && i < in->shape->size(); ++i) perm.push_back(std::int64_t(i));
+    }
+    Ints start;
+    if (op.name == "slice") {
+        const Tensor* in = model_.tensor(x);
+        if (!in || !in->shape) return fail("its input has no known shape");
+        const Ints axes = c_.ints_attr("axes"), begin = c_.ints_attr("begin");
+        const Ints stride = c_.ints_attr("stride");
+        for (std::int64_t s : stride)
+            if (s != 1) return fail("strided slices have no integer form here");
+        start.assign(in->shape->size(), 0);
+        for (std::size_t i = 0; i < axes.size() && i < begin.size(); ++i) {
+            const std::size_t a = std::size_t(axes[i] < 0 ? axes[i] + std::int64_t(in->shape->size()) : axes[i]);
+            const std::int64_t e = (*in->shape)[a];
+            start[a] = std::clamp<std::int64_t>(begin[i] < 0 ? begin[i] + e : begin[i], 0, e);
+        }
+    }
+    if (const Real* r = real(x)) {
+        Real y;
+        y.shape = os;
+        if (op.name == "transpose" || op.name == "slice") {
+            const Shape& is = r->shape;
+            const std::size_t rank = is.size();
+            std::vector<std::int64_t> istride(rank, 1);
+            for (std::size_t i = rank; i-- > 1;) istride[i - 1] = istride[i] * is[i];
+            y.items.resize(std::size_t(items_of(os)));
+            std::vector<std::int64_t> idx(rank, 0);
+            for (std::size_t k = 0; k < y.items.size(); ++k) {
+                std::int64_t src = 0;
+                for (std::size_t d = 0; d < rank; ++d)
+                    src += op.name == "transpose" ? idx[d] * istride[std::size_t(perm[d])] : (idx[d] + start[d]) * istride[d];
+                y.items[k] = r->items[std::size_t(src)];
+                for (std::size_t d = rank; d-- > 0;)
+                    if (++idx[d] < os[d]) break;
+                    else idx[d] = 0;
+            }
+        } else {
+            y.items = r->items;
+        }
+        return bind_real(out.name, std::move(y));
+    }
+    const Act* a = act(x);
+    if (!a) return fail("its input is neither an integer activation nor known at compile time");
+    Act y = *a;
+    if (op.name == "transpose") y.v = c_.transpose(a->v, perm);
+    else if (op.name == "slice") y.v = c_.slice(a->v, start, os);
+    else y.v = c_.reshape(a->v, os);
+    return bind_act(out.name, y);
+}
+
+// The quantize fragments on an activation: the result's grid is the fragment's own (its parameters
+// literals); on a compile-time tensor: computed.
+bool Lowering::quantize(const Operation& op) {
+    Quantization q;
+    q.algorithm = op.name;
+    for (const auto& [name, v] : op.inputs)
+        if (name != "x") q.arguments.emplace_back(name, v);
+    for (const auto& [name, v] : op.attribs) q.arguments.emplace_back(name, v);
+    const std::string x = arg_id("x");
+    const Tensor& out = c_.result("y");
+    Result<storage::QuantParams> p = storage::quant_params(q, out.name);
+    if (!p) return fail("its parameters must be compile-time numbers (" + std::string(op.name) + " of '" + x + "')");
+    if (const Real* r = real(x)) {
+        Real y = *r;
+        storage::fake_quantize(*p, y.shape, y.items.data(), y.items.data());
+        return bind_real(out.name, std::move(y));
+    }
+    const Act* a = act(x);
+    if (!a) return fail("its input is neither an integer activation nor known at compile time");
+    std::string why;
+    std::int64_t offset = 0;
+    const auto g = grid_of(*p, offset, why);
+    if (!g) return fail(why);
+    return bind_act(out.name, requantize(*a, *g));
+}
+
+// conv / linear: i8 input and weights, i32 bias and accumulator, RESCALE to the result's grid.
+bool Lowering::conv(bool linear) {
+    const Act* x = act(arg_id("input"));
+    if (!x) return fail("its input is not an integer activation");
+    const Real* w = real(arg_id("filter"));
+    if (!w) return fail("its filter is not known at compile time (weights must be constants for PRO-INT)");
+    const Tensor& out = c_.result("output");
+    bool bad = false;
+    const auto og = entry_grid(out.name, bad);
+    if (bad) return false;
+    if (!og) return fail("its result '" + out.name + "' has no graph.quant entry, so no grid for the accumulator's RESCALE");
+    const std::string border = linear ? "constant" : c_.string_attr("border", "constant");
+    if (border != "constant") return fail("border '" + border + "' has no integer form here (TOSA pads with the zero point)");
+    // the filter's codes: its entry's (per tensor, integer zero point), else a symmetric per-tensor grid
+    double ws = 0.0;
+    std::int64_t wzp = 0;
+    if (w->params) {
+        std::string why;
+        std::int64_t offset = 0;
+        const auto g = grid_of(*w->params, offset, why);
+        if (!g) return fail("its filter's quantization has no i8 form: " + why);
+        ws = g->scale;
+        wzp = g->zp;
+    } else {
+        double m = 0.0;
+        for (double v : w->items) m = std::max(m, std::fabs(v));
+        ws = m > 0.0 ? m / 127.0 : 1.0;
+    }
+    const std::int64_t O = w->shape[0];
+    auto wc = ConstData::allocate(TensorType{DType::i8, w->shape});
+    for (std::size_t i = 0; i < w->items.size(); ++i)
+        wc->mutable_items<std::int8_t>()[i] = static_cast<std::int8_t>(
+            std::clamp<double>(storage::round_half_up(w->items[i] / ws) + double(wzp), -128.0, 127.0));
+    // bias: i32 at scale in_scale * w_scale
+    const double bs = x->grid.scale * ws;
+    std::vector<double> b{0.0};
+    if (c_.has_input("bias")) {
+        const nnef::Value& bv = c_.argument("bias");
+        if (bv.is_identifier()) {
+            const Real* br = real(bv.as_identifier());
+            if (!br) return fail("its bias is not known at compile time");
+            b = br->items;
+        } else if (bv.is_scalar()) {
+            b = {bv.as_scalar()};
+        }
+    }
+    if (b.size() != 1 && std::int64_t(b.size()) != O) return fail("its bias has neither 1 nor " + std::to_string(O) + " items");
+    auto bc = ConstData::allocate(TensorType{DType::i32, {std::int64_t(b.size())}});
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        const double q = storage::round_half_up(b[i] / bs);
+        if (std::fabs(q) > 2147483647.0) return fail("its bias does not fit i32 at scale " + std::to_string(bs));
+        bc->mutable_items<std::int32_t>()[i] = static_cast<std::int32_t>(q);
+    }
+    ConvZeroPoints zp;
+    zp.input = c_.splat(DType::i8, {1}, double(x->grid.zp));
+    zp.weight = c_.splat(DType::i8, {1}, double(wzp));
+    ValueId xv = x->v;
+    ValueId filter = c_.constant(std::move(wc));
+    Shape os = *out.shape;
+    if (linear) {
+        const Shape xs = c_.shape(xv);
+        if (xs.size() != 2 || w->shape.size() != 2) return fail("linear needs a rank-2 input and filter");
+        xv = c_.reshape(xv, {xs[0], xs[1], 1, 1});
+        filter = c_.reshape(filter, {w->shape[0], w->shape[1], 1, 1});
+        os = {os[0], os[1], 1, 1};
+    }
+    const auto acc = conv_nchw(c_, xv, filter, c_.constant(std::move(bc)), os, border,
+                               linear ? 1 : c_.int_attr("groups", 1), &zp);
+    if (!acc) return false;
+    Act y;
+    y.grid = *og;
+    y.v = clamp_to(rescale(c_.reshape(*acc, *out.shape), 0, bs / og->scale, og->zp, DType::i8), *og);
+    acts_[out.name] = y;
+    c_.bind_tensor(out.name, y.v);
+    return true;
+}
+
+// relu: max(x, zero point) on the input's grid (then the result's).
+bool Lowering::relu() {
+    const Act* x = act(arg_id("x"));
+    if (!x) return fail("its input is not an integer activation");
+    Act y = *x;
+    if (x->grid.zp > x->grid.lo) y.v = c_.clamp(x->v, double(x->grid.zp), double(x->grid.hi));
+    return bind_act(c_.result("y").name, y);
+}
+
+// max_pool on the codes; avg_pool ('ignore' border: the mean of the input items) with AVG_POOL2D,
+// whose zero points may stay 0 (the integer zero point commutes with the rounded mean).
+bool Lowering::pool(bool max) {
+    const Act* x = act(arg_id("input"));
+    if (!x) return fail("its input is not an integer activation");
+    const std::string border = c_.string_attr("border", "constant");
+    bool padded = false;
+    for (const auto& [p, q] : c_.pairs_attr("padding")) padded = padded || p != 0 || q != 0;
+    if (c_.pairs_attr("padding").empty()) padded = true;  // automatic padding may pad
+    if (padded && border != "ignore" && !(max && border == "constant" && x->grid.zp <= x->grid.lo))
+        return fail("border '" + border + "' has no integer form here (use 'ignore')");
+    const Tensor& out = c_.result("output");
+    const auto y = pool_nchw(c_, x->v, max, *out.shape, max ? "ignore" : border, c_.ints_attr("size"));
+    if (!y) return false;
+    return bind_act(out.name, Act{*y, x->grid});
+}
+
+// mean_reduce / sum_reduce: the codes minus the zero point summed in i32, one RESCALE to the
+// result's grid (a single rounding, as the simulation's).
+bool Lowering::mean_reduce(bool mean) {
+    const Act* x = act(arg_id("input"));
+    if (!x) return fail("its input is not an integer activation");
+    const Tensor& out = c_.result("output");
+    Ints axes = c_.ints_attr("axes");
+    const Shape& is = c_.shape(x->v);
+    std::int64_t count = 1;
+    for (std::int64_t& a : axes) {
+        if (a < 0) a += std::int64_t(is.size());
+        count *= is[std::size_t(a)];
+    }
+    if (count >= (std::int64_t(1) << 23)) return fail("it reduces too many items for an i32 sum");
+    bool bad = false;
+    const auto og = entry_grid(out.name, bad);
+    if (bad) return false;
+    const Grid g = og ? *og : x->grid;
+    if (!og && mean && count > 1) return fail("its result '" + out.name + "' has no graph.quant entry");
+    const ValueId wide = rescale(x->v, x->grid.zp, 1.0, 0, DType::i32);
+    const ValueId sum = c_.reduce(OpKind::REDUCE_SUM, wide, axes);
+    const double scale = x->grid.scale / g.scale / (mean ? double(count) : 1.0);
+    Act y;
+    y.grid = g;
+    y.v = clamp_to(rescale(c_.reshape(sum, *out.shape), 0, scale, g.zp, DType::i8), g);
+    acts_[out.name] = y;
+    c_.bind_tensor(out.name, y.v);
+    return true;
+}
+
+// concat: every input RESCALEd to the result's grid (or their common grid).
+bool Lowering::concat() {
+    const nnef::Value& vs = c_.argument("values");
+    std::vector<const Act*> in;
+    for (const nnef::Value& v : vs.items()) {
+        const Act* a = v.is_identifier() ? act(v.as_identifier()) : nullptr;
+        if (!a) return fail("an input is not an integer activation");
+        in.push_back(a);
+    }
+    const Tensor& out = c_.result("value");
+    bool bad = false;
+    auto og = entry_grid(out.name, bad);
+    if (bad) return false;
+    if (!og) {
+        for (const Act* a : in)
+            if (!same_grid(a->grid, in[0]->grid))
+                return fail("its inputs have different grids and its result '" + out.name + "' has no graph.quant entry");
+        og = in[0]->grid;
+    }
+    std::vector<ValueId> parts;
+    for (const Act* a : in) parts.push_back(requantize(*a, *og).v);
+    std::int64_t axis = c_.int_attr("axis");
+    if (axis < 0) axis += std::int64_t(out.shape->size());
+    Act y{c_.concat(parts, axis), *og};
+    acts_[out.name] = y;
+    c_.bind_tensor(out.name, y.v);
+    return true;
+}
+
+bool Lowering::operation(const Operation& op) {
+    const std::string& n = op.name;
+    if (n == "external") return true;  // made with the inputs
+    if (n == "variable") return variable(op);
+    if (n == "constant") return constant();
+    if (n == "copy" || n == "reshape" || n == "squeeze" || n == "unsqueeze" || n == "transpose" || n == "slice")
+        return layout(op);
+    if (n == "linear_quantize" || n == "min_max_linear_quantize" || n == "zero_point_linear_quantize" ||
+        n == "logarithmic_quantize")
+        return quantize(op);
+    if (n == "conv") return conv(false);
+    if (n == "linear") return conv(true);
+    if (n == "relu") return relu();
+    if (n == "max_pool") return pool(true);
+    if (n == "avg_pool") return pool(false);
+    if (n == "mean_reduce") return mean_reduce(true);
+    if (n == "sum_reduce") return mean_reduce(false);
+    if (n == "concat") return concat();
+    return fail("it has no integer (PRO-INT) form in this lowering; the integer lowering covers conv, linear, relu, "
+                "max_pool, avg_pool, mean_reduce, sum_reduce, concat, the layout operations and the linear quantize "
+                "fragments (lower the graph at PRO-FP for its floating-point form)");
+}
+
+}  // namespace tosa_from_nnef_integer_cpp
+
+bool is_quantized(const nnef::Graph& model) {
+    for (const Tensor& t : model.tensors)
+        if (t.quantization) return true;
+    for (const Operation& op : model.operations)
+        if (storage::quant_algorithm(op.name)) return true;
+    return false;
+}
+
+std::optional<Graph> legalize_integer(const nnef::Graph& model, const LowerOptions& options, Diagnostics& diags) {
+    using namespace tosa_from_nnef_integer_cpp;
+    const std::size_t errors = diags.error_count();
+    Graph g;
+    g.name = model.name;
+    g.profile = options.profile;
+    Context c(model, g, options, diags);
+    Lowering l(model, c, diags);
+    for (const std::string& name : model.inputs) l.input(name);
+    if (diags.error_count() > errors) return std::nullopt;
+    for (const Operation& op : model.operations) {
+        if (diags.limit_reached() || diags.error_count() > errors) break;
+        c.begin(op);
+        try {
+            l.operation(op);
+        } catch (const std::exception& e) {
+            c.error("unsupported-operation", "operation '" + op.name + "' cannot be lowered to TOSA at PRO-INT: " + e.what());
+        }
+    }
+    if (diags.error_count() > errors) return std::nullopt;
+    for (const std::string& name : model.outputs) {
+        const ValueId v = l.output(name);
+        if (v == no_value) return std::nullopt;
+        add_graph_output(g, v, name);
+    }
+    return g;
+}
+
+}  // namespace nnef::tosa::from_nnef
+
+namespace nnef::tosa {
+
+std::optional<IntegerCodes> integer_codes(const nnef::Graph& model, const std::string& tensor) {
+    const Tensor* t = model.tensor(tensor);
+    if (!t || !t->quantization) return std::nullopt;
+    Result<storage::QuantParams> p = storage::quant_params(*t->quantization, tensor);
+    if (!p) return std::nullopt;
+    std::string why;
+    std::int64_t offset = 0;
+    if (!from_nnef::tosa_from_nnef_integer_cpp::grid_of(*p, offset, why)) return std::nullopt;
+    return IntegerCodes{*p, offset};
+}
+
+}  // namespace nnef::tosa

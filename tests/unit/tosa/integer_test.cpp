@@ -1,0 +1,338 @@
+// PRO-INT: quantized graphs lowered to i8/i32 TOSA (lowering/tosa/from_nnef/integer.cpp), run by
+// the TOSA interpreter on the input's codes, and compared with nnef-run's simulated quantization
+// (docs/exec.md) on the same input: per element in steps of the output's grid on small graphs, in
+// relative L2 of the dequantized outputs on the corpus's int8 models.
+#include "legalize_support.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "storage/tensor_file.hpp"
+
+namespace integer_test {
+
+namespace fs = std::filesystem;
+using nnef::tosa::DType;
+using nnef::tosa::OpKind;
+
+struct Run {
+    std::string why;                      // empty when both ran
+    std::optional<nnef::tosa::Graph> graph;
+    std::vector<std::vector<std::int64_t>> got, want;  // output codes: TOSA, nnef-run's (quantized)
+    std::vector<std::vector<double>> got_real, want_real;
+    std::string errors;                   // the lowering's diagnostics
+};
+
+// Loads `path` (a folder with graph.nnef and graph.quant), runs nnef-run (quantization simulated)
+// and the PRO-INT lowering through the interpreter on `inputs` (random ones when empty).
+Run run(const std::string& path, std::optional<std::uint64_t> random_weights,
+        std::vector<nnef::exec::TensorValue> inputs = {}) {
+    Run r;
+    nnef::FlattenOptions fo;
+    fo.expand = nnef::exec::compounds_without_kernel();
+    fo.load_weights = !random_weights;
+    nnef::Session session(fo);
+    if (!session.load_path(path)) {
+        r.why = "load: " + legalize_support::render_all(session.diagnostics(), session.sources());
+        return r;
+    }
+    nnef::FlattenOptions keep;  // the standard compounds kept (relu)
+    keep.load_weights = !random_weights;
+    nnef::Session kept(keep);
+    if (!kept.load_path(path)) {
+        r.why = "load: " + legalize_support::render_all(kept.diagnostics(), kept.sources());
+        return r;
+    }
+    const nnef::Graph& g = *session.graph();
+    nnef::exec::ExecOptions eo;
+    eo.random_weights = random_weights;
+    auto ex = nnef::exec::Executor::create(g, eo);
+    if (!ex) {
+        r.why = "nnef-run: " + legalize_support::render_all(ex.diagnostics, session.sources());
+        return r;
+    }
+    nnef::tosa::LowerOptions lo;
+    lo.profile = nnef::tosa::Profile::pro_int;
+    lo.random_weights = random_weights;
+    nnef::Diagnostics d;
+    r.graph = nnef::tosa::lower_to_tosa(*kept.graph(), lo, d);
+    if (!r.graph) {
+        r.errors = legalize_support::render_all(d, kept.sources());
+        r.why = "lowering: " + r.errors;
+        return r;
+    }
+    std::vector<nnef::tosa::ConstPtr> ins;
+    for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+        const nnef::Tensor& t = *g.tensor(g.inputs[i]);
+        if (inputs.size() <= i) inputs.push_back(nnef::exec::random_tensor(t.dtype, *t.shape, 11 + i));
+        if (!(*ex.value)->set_input(g.inputs[i], inputs[i], d)) {
+            r.why = "nnef-run input: " + legalize_support::render_all(d, session.sources());
+            return r;
+        }
+        const auto codes = nnef::tosa::integer_codes(*kept.graph(), g.inputs[i]);
+        if (!codes) {
+            r.why = "no codes for input " + g.inputs[i];
+            return r;
+        }
+        const std::vector<double> x = inputs[i].to_doubles();
+        const std::vector<std::int64_t> q = nnef::storage::quantize(codes->params, *t.shape, x);
+        auto c = nnef::tosa::ConstData::allocate(r.graph->type(r.graph->main().inputs[i]));
+        for (std::size_t k = 0; k < q.size(); ++k) c->mutable_items<std::int8_t>()[k] = std::int8_t(q[k] + codes->offset);
+        ins.push_back(c);
+    }
+    auto interp = nnef::tosa::Interpreter::create(*r.graph, nnef::tosa::InterpretOptions{}, d);
+    if (!interp || !(*ex.value)->run(d)) {
+        r.why = "run: " + legalize_support::render_all(d, kept.sources());
+        return r;
+    }
+    auto outs = interp->run(ins, d);
+    if (!outs) {
+        r.why = "interpreter: " + legalize_support::render_all(d, kept.sources());
+        return r;
+    }
+    for (std::size_t i = 0; i < g.outputs.size(); ++i) {
+        const auto codes = nnef::tosa::integer_codes(*kept.graph(), g.outputs[i]);
+        const nnef::exec::TensorValue& e = *(*ex.value)->tensor(g.outputs[i]);
+        const nnef::tosa::ConstData& o = *(*outs)[i];
+        if (!codes || o.type.dtype != DType::i8 || o.type.shape != e.shape()) {
+            r.why = "output '" + g.outputs[i] + "' is not i8 codes of nnef-run's shape";
+            return r;
+        }
+        const std::vector<double> want = e.to_doubles();
+        std::vector<std::int64_t> got(want.size());
+        for (std::size_t k = 0; k < got.size(); ++k) got[k] = o.items<std::int8_t>()[k] - codes->offset;
+        r.want_real.push_back(want);
+        r.got_real.push_back(nnef::storage::dequantize(codes->params, e.shape(), got));
+        r.want.push_back(nnef::storage::quantize(codes->params, e.shape(), want));
+        r.got.push_back(std::move(got));
+    }
+    return r;
+}
+
+std::int64_t max_steps(const Run& r) {
+    std::int64_t m = 0;
+    for (std::size_t i = 0; i < r.got.size(); ++i)
+        for (std::size_t k = 0; k < r.got[i].size(); ++k) m = std::max(m, std::abs(r.got[i][k] - r.want[i][k]));
+    return m;
+}
+
+double rel_l2(const Run& r) {
+    double num = 0.0, den = 0.0;
+    for (std::size_t i = 0; i < r.got_real.size(); ++i)
+        for (std::size_t k = 0; k < r.got_real[i].size(); ++k) {
+            const double a = r.got_real[i][k], b = r.want_real[i][k];
+            num += (a - b) * (a - b);
+            den += b * b;
+        }
+    return den > 0.0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+double off_fraction(const Run& r) {
+    std::size_t off = 0, n = 0;
+    for (std::size_t i = 0; i < r.got.size(); ++i)
+        for (std::size_t k = 0; k < r.got[i].size(); ++k) {
+            off += r.got[i][k] != r.want[i][k];
+            ++n;
+        }
+    return n ? double(off) / double(n) : 0.0;
+}
+
+std::size_t count(const nnef::tosa::Graph& g, OpKind k) {
+    std::size_t n = 0;
+    for (const nnef::tosa::Op& op : g.main().ops) n += op.kind == k;
+    return n;
+}
+
+bool only_integers(const nnef::tosa::Graph& g) {
+    for (const nnef::tosa::Value& v : g.values)
+        if (nnef::tosa::is_float(v.type.dtype)) return false;
+    return true;
+}
+
+// A model folder in a fresh temporary directory.
+fs::path write_model(const std::string& name, const std::string& graph, const std::string& quant) {
+    const fs::path dir = fs::temp_directory_path() / ("nnef_integer_test_" + name);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "graph.nnef") << graph;
+    std::ofstream(dir / "graph.quant") << quant;
+    return dir;
+}
+
+const char* const cnn_graph = R"(version 1.0;
+graph G( input ) -> ( output )
+{
+    input = external(shape = [1, 3, 12, 12]);
+    w1 = variable(shape = [8, 3, 3, 3], label = 'w1');
+    b1 = variable(shape = [1, 8], label = 'b1');
+    c1 = conv(input, w1, b1, padding = [(1, 1), (1, 1)]);
+    r1 = relu(c1);
+    p1 = max_pool(r1, size = [1, 1, 3, 3], stride = [1, 1, 2, 2], padding = [(0, 0), (0, 0), (1, 1), (1, 1)], border = 'ignore');
+    w2 = variable(shape = [8, 1, 3, 3], label = 'w2');
+    c2 = conv(p1, w2, 0.0, padding = [(1, 1), (1, 1)], groups = 8);
+    r2 = relu(c2);
+    k = concat([p1, r2], axis = 1);
+    s = slice(k, axes = [1], begin = [4], end = [16]);
+    a = avg_pool(s, size = [1, 1, 2, 2], stride = [1, 1, 2, 2], border = 'ignore');
+    m = mean_reduce(a, axes = [2, 3]);
+    f = reshape(m, shape = [1, 12]);
+    w3 = variable(shape = [5, 12], label = 'w3');
+    b3 = variable(shape = [1, 5], label = 'b3');
+    output = linear(f, w3, b3);
+}
+)";
+
+const char* const cnn_quant = R"(
+"input": zero_point_linear_quantize(zero_point = -3, scale = 0.02, bits = 8, signed = true, symmetric = false);
+"w1": zero_point_linear_quantize(zero_point = 0, scale = 0.004, bits = 8, signed = true, symmetric = true);
+"c1": zero_point_linear_quantize(zero_point = 5, scale = 0.03, bits = 8, signed = true, symmetric = false);
+"r1": zero_point_linear_quantize(zero_point = -128, scale = 0.017, bits = 8, signed = true, symmetric = false);
+"w2": zero_point_linear_quantize(zero_point = 0, scale = 0.005, bits = 8, signed = true, symmetric = true);
+"c2": zero_point_linear_quantize(zero_point = -7, scale = 0.011, bits = 8, signed = true, symmetric = false);
+"r2": zero_point_linear_quantize(zero_point = -128, scale = 0.006, bits = 8, signed = true, symmetric = false);
+"k": zero_point_linear_quantize(zero_point = -128, scale = 0.013, bits = 8, signed = true, symmetric = false);
+"s": zero_point_linear_quantize(zero_point = -128, scale = 0.012, bits = 8, signed = true, symmetric = false);
+"m": zero_point_linear_quantize(zero_point = -128, scale = 0.004, bits = 8, signed = true, symmetric = false);
+"w3": zero_point_linear_quantize(zero_point = 0, scale = 0.003, bits = 8, signed = true, symmetric = true);
+"output": linear_quantize(min = 0.0, max = 0.8, bits = 8);
+)";
+
+TEST_SUITE("tosa") {
+
+TEST_CASE("integer: a small quantized CNN lowers to i8/i32 and matches nnef-run within one step") {
+    const fs::path dir = write_model("cnn", cnn_graph, cnn_quant);
+    const Run r = run(dir.string(), 5);
+    REQUIRE_MESSAGE(r.why.empty(), r.why);
+    const nnef::tosa::Graph& g = *r.graph;
+    CHECK(only_integers(g));
+    CHECK(g.type(g.main().inputs[0]).dtype == DType::i8);
+    CHECK(g.type(g.main().outputs[0]).dtype == DType::i8);
+    CHECK(count(g, OpKind::CONV2D) == 2);  // conv and linear
+    CHECK(count(g, OpKind::DEPTHWISE_CONV2D) == 1);
+    CHECK(count(g, OpKind::RESCALE) >= 6);
+    CHECK(count(g, OpKind::MAX_POOL2D) == 1);
+    CHECK(count(g, OpKind::AVG_POOL2D) == 1);
+    // every conv's bias is i32
+    for (const nnef::tosa::Op& op : g.main().ops)
+        if (op.kind == OpKind::CONV2D || op.kind == OpKind::DEPTHWISE_CONV2D) {
+            CHECK(g.type(op.inputs[2]).dtype == DType::i32);
+            CHECK(g.type(op.outputs[0]).dtype == DType::i32);
+        }
+    MESSAGE("max difference " << max_steps(r) << " steps, " << off_fraction(r) * 100 << "% of items off, relative L2 "
+                              << rel_l2(r));
+    CHECK(max_steps(r) <= 1);
+    // one step or none: the output moves with the input
+    const Run other = run(dir.string(), 6);
+    REQUIRE(other.why.empty());
+    CHECK(other.got != r.got);
+    CHECK(max_steps(other) <= 1);
+}
+
+TEST_CASE("integer: relu, max_pool and layout operations keep the codes exactly") {
+    const fs::path dir = write_model("exact", R"(version 1.0;
+graph G( input ) -> ( output )
+{
+    input = external(shape = [1, 4, 6, 6]);
+    r = relu(input);
+    p = max_pool(r, size = [1, 1, 2, 2], stride = [1, 1, 2, 2], border = 'ignore');
+    t = transpose(p, axes = [0, 2, 3, 1]);
+    output = reshape(t, shape = [1, 36]);
+}
+)",
+                                       R"("input": zero_point_linear_quantize(zero_point = 10, scale = 0.05, bits = 8, signed = true, symmetric = false);
+"output": zero_point_linear_quantize(zero_point = 10, scale = 0.05, bits = 8, signed = true, symmetric = false);
+)");
+    const Run r = run(dir.string(), std::nullopt);
+    REQUIRE_MESSAGE(r.why.empty(), r.why);
+    CHECK(count(*r.graph, OpKind::RESCALE) == 0);
+    CHECK(count(*r.graph, OpKind::CLAMP) == 1);
+    CHECK(max_steps(r) == 0);
+    CHECK(rel_l2(r) < 1e-6);  // nnef-run's float32 items
+}
+
+TEST_CASE("integer: a RESCALE to a coarser grid rounds as nnef-run (half up)") {
+    // the codes of input / 3 on a grid 3 times coarser: exact ties at every third code
+    const fs::path dir = write_model("coarse", R"(version 1.0;
+graph G( input ) -> ( output )
+{
+    input = external(shape = [1, 256]);
+    output = copy(input);
+}
+)",
+                                     R"("input": zero_point_linear_quantize(zero_point = 0, scale = 0.5, bits = 8, signed = true, symmetric = false);
+"output": zero_point_linear_quantize(zero_point = 2, scale = 1.0, bits = 8, signed = true, symmetric = false);
+)");
+    std::vector<float> x(256);
+    for (int i = 0; i < 256; ++i) x[std::size_t(i)] = float(i - 128) * 0.5f;
+    nnef::exec::TensorValue in(nnef::PrimType::scalar, {1, 256});
+    std::copy(x.begin(), x.end(), in.data<float>());
+    const Run r = run(dir.string(), std::nullopt, {in});
+    REQUIRE_MESSAGE(r.why.empty(), r.why);
+    CHECK(count(*r.graph, OpKind::RESCALE) == 1);
+    CHECK(max_steps(r) == 0);  // -1.5 -> -1, 0.5 -> 1: ties up, as floor(x + 0.5)
+}
+
+TEST_CASE("integer: an operation without an integer form is an error naming it and its line") {
+    const fs::path dir = write_model("sigmoid", R"(version 1.0;
+graph G( input ) -> ( output )
+{
+    input = external(shape = [1, 4]);
+    output = sigmoid(input);
+}
+)",
+                                      R"("input": zero_point_linear_quantize(zero_point = 0, scale = 0.05, bits = 8, signed = true, symmetric = false);
+"output": zero_point_linear_quantize(zero_point = -128, scale = 0.004, bits = 8, signed = true, symmetric = false);
+)");
+    const Run r = run(dir.string(), std::nullopt);
+    REQUIRE(!r.graph);
+    CHECK(r.errors.find("'sigmoid'") != std::string::npos);
+    CHECK(r.errors.find("graph.nnef:5") != std::string::npos);
+    CHECK(r.errors.find("PRO-INT") != std::string::npos);
+}
+
+TEST_CASE("integer: an input without a graph.quant entry is an error") {
+    const fs::path dir = write_model("noentry", R"(version 1.0;
+graph G( input ) -> ( output )
+{
+    input = external(shape = [1, 4]);
+    output = relu(input);
+}
+)",
+                                      R"("output": zero_point_linear_quantize(zero_point = -128, scale = 0.004, bits = 8, signed = true, symmetric = false);
+)");
+    const Run r = run(dir.string(), std::nullopt);
+    REQUIRE(!r.graph);
+    CHECK(r.errors.find("'input'") != std::string::npos);
+    CHECK(r.errors.find("graph.quant entry") != std::string::npos);
+}
+
+TEST_CASE("integer: the corpus's int8 models match nnef-run's simulated quantization") {
+    if (!nnef_test::have_corpus()) {
+        MESSAGE("corpus not found at " << nnef_test::corpus_dir().string() << ": skipped");
+        return;
+    }
+    int passed = 0, failed = 0;
+    for (const std::string name : {"shufflenet_v2_x1_0_int8", "squeezenet1_0_int8"}) {
+        CAPTURE(name);
+        const fs::path model = nnef_test::corpus_dir() / "quantized" / name;
+        auto in = nnef::storage::read_tensor_file((model / "reference" / "input.dat").string());
+        REQUIRE(in);
+        const Run r = run(model.string(), std::nullopt, {*nnef::exec::from_tensor_data(**in.value, nnef::PrimType::scalar)});
+        const bool ok = r.why.empty() && only_integers(*r.graph) && rel_l2(r) <= 1e-2;
+        if (r.why.empty())
+            MESSAGE(name << ": " << (ok ? "passed" : "FAILED") << ", " << r.graph->op_count() << " TOSA operators ("
+                         << count(*r.graph, OpKind::RESCALE) << " RESCALE), relative L2 vs nnef-run " << rel_l2(r)
+                         << ", " << off_fraction(r) * 100 << "% of output codes differ, at most by " << max_steps(r));
+        else
+            MESSAGE(name << ": FAILED, " << r.why);
+        CHECK(ok);
+        (ok ? passed : failed) += 1;
+    }
+    MESSAGE(passed << " passed, " << failed << " failed");
+}
+
+}  // TEST_SUITE
+
+}  // namespace integer_test
