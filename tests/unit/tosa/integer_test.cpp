@@ -3,6 +3,7 @@
 // (docs/exec.md) on the same input: per element in steps of the output's grid on small graphs, in
 // relative L2 of the dequantized outputs on the corpus's int8 models.
 #include "legalize_support.hpp"
+#include "integer_support.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -12,6 +13,10 @@
 #include "storage/tensor_file.hpp"
 
 namespace integer_test {
+
+using integer_support::cnn_graph;
+using integer_support::cnn_quant;
+using integer_support::write_model;
 
 namespace fs = std::filesystem;
 using nnef::tosa::DType;
@@ -76,11 +81,7 @@ Run run(const std::string& path, std::optional<std::uint64_t> random_weights,
             r.why = "no codes for input " + g.inputs[i];
             return r;
         }
-        const std::vector<double> x = inputs[i].to_doubles();
-        const std::vector<std::int64_t> q = nnef::storage::quantize(codes->params, *t.shape, x);
-        auto c = nnef::tosa::ConstData::allocate(r.graph->type(r.graph->main().inputs[i]));
-        for (std::size_t k = 0; k < q.size(); ++k) c->mutable_items<std::int8_t>()[k] = std::int8_t(q[k] + codes->offset);
-        ins.push_back(c);
+        ins.push_back(integer_support::input_codes(*codes, inputs[i]));
     }
     auto interp = nnef::tosa::Interpreter::create(*r.graph, nnef::tosa::InterpretOptions{}, d);
     if (!interp || !(*ex.value)->run(d)) {
@@ -150,54 +151,6 @@ bool only_integers(const nnef::tosa::Graph& g) {
         if (nnef::tosa::is_float(v.type.dtype)) return false;
     return true;
 }
-
-// A model folder in a fresh temporary directory.
-fs::path write_model(const std::string& name, const std::string& graph, const std::string& quant) {
-    const fs::path dir = fs::temp_directory_path() / ("nnef_integer_test_" + name);
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    std::ofstream(dir / "graph.nnef") << graph;
-    std::ofstream(dir / "graph.quant") << quant;
-    return dir;
-}
-
-const char* const cnn_graph = R"(version 1.0;
-graph G( input ) -> ( output )
-{
-    input = external(shape = [1, 3, 12, 12]);
-    w1 = variable(shape = [8, 3, 3, 3], label = 'w1');
-    b1 = variable(shape = [1, 8], label = 'b1');
-    c1 = conv(input, w1, b1, padding = [(1, 1), (1, 1)]);
-    r1 = relu(c1);
-    p1 = max_pool(r1, size = [1, 1, 3, 3], stride = [1, 1, 2, 2], padding = [(0, 0), (0, 0), (1, 1), (1, 1)], border = 'ignore');
-    w2 = variable(shape = [8, 1, 3, 3], label = 'w2');
-    c2 = conv(p1, w2, 0.0, padding = [(1, 1), (1, 1)], groups = 8);
-    r2 = relu(c2);
-    k = concat([p1, r2], axis = 1);
-    s = slice(k, axes = [1], begin = [4], end = [16]);
-    a = avg_pool(s, size = [1, 1, 2, 2], stride = [1, 1, 2, 2], border = 'ignore');
-    m = mean_reduce(a, axes = [2, 3]);
-    f = reshape(m, shape = [1, 12]);
-    w3 = variable(shape = [5, 12], label = 'w3');
-    b3 = variable(shape = [1, 5], label = 'b3');
-    output = linear(f, w3, b3);
-}
-)";
-
-const char* const cnn_quant = R"(
-"input": zero_point_linear_quantize(zero_point = -3, scale = 0.02, bits = 8, signed = true, symmetric = false);
-"w1": zero_point_linear_quantize(zero_point = 0, scale = 0.004, bits = 8, signed = true, symmetric = true);
-"c1": zero_point_linear_quantize(zero_point = 5, scale = 0.03, bits = 8, signed = true, symmetric = false);
-"r1": zero_point_linear_quantize(zero_point = -128, scale = 0.017, bits = 8, signed = true, symmetric = false);
-"w2": zero_point_linear_quantize(zero_point = 0, scale = 0.005, bits = 8, signed = true, symmetric = true);
-"c2": zero_point_linear_quantize(zero_point = -7, scale = 0.011, bits = 8, signed = true, symmetric = false);
-"r2": zero_point_linear_quantize(zero_point = -128, scale = 0.006, bits = 8, signed = true, symmetric = false);
-"k": zero_point_linear_quantize(zero_point = -128, scale = 0.013, bits = 8, signed = true, symmetric = false);
-"s": zero_point_linear_quantize(zero_point = -128, scale = 0.012, bits = 8, signed = true, symmetric = false);
-"m": zero_point_linear_quantize(zero_point = -128, scale = 0.004, bits = 8, signed = true, symmetric = false);
-"w3": zero_point_linear_quantize(zero_point = 0, scale = 0.003, bits = 8, signed = true, symmetric = true);
-"output": linear_quantize(min = 0.0, max = 0.8, bits = 8);
-)";
 
 TEST_SUITE("tosa") {
 

@@ -1,0 +1,73 @@
+// Shared by the PRO-INT tests (tests/unit/tosa/integer_test.cpp, tests/unit/mlir): a small
+// quantized CNN with its graph.quant, written to a temporary model folder, and the i8 codes of an
+// input for a PRO-INT function.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "exec/executor.hpp"
+#include "lowering/tosa/from_nnef.hpp"
+#include "lowering/tosa/ir.hpp"
+#include "storage/quantization.hpp"
+
+namespace integer_support {
+
+// A model folder in a fresh temporary directory.
+inline std::filesystem::path write_model(const std::string& name, const std::string& graph, const std::string& quant) {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("nnef_integer_test_" + name);
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "graph.nnef") << graph;
+    std::ofstream(dir / "graph.quant") << quant;
+    return dir;
+}
+
+inline const char* const cnn_graph = R"(version 1.0;
+graph G( input ) -> ( output )
+{
+    input = external(shape = [1, 3, 12, 12]);
+    w1 = variable(shape = [8, 3, 3, 3], label = 'w1');
+    b1 = variable(shape = [1, 8], label = 'b1');
+    c1 = conv(input, w1, b1, padding = [(1, 1), (1, 1)]);
+    r1 = relu(c1);
+    p1 = max_pool(r1, size = [1, 1, 3, 3], stride = [1, 1, 2, 2], padding = [(0, 0), (0, 0), (1, 1), (1, 1)], border = 'ignore');
+    w2 = variable(shape = [8, 1, 3, 3], label = 'w2');
+    c2 = conv(p1, w2, 0.0, padding = [(1, 1), (1, 1)], groups = 8);
+    r2 = relu(c2);
+    k = concat([p1, r2], axis = 1);
+    s = slice(k, axes = [1], begin = [4], end = [16]);
+    a = avg_pool(s, size = [1, 1, 2, 2], stride = [1, 1, 2, 2], border = 'ignore');
+    m = mean_reduce(a, axes = [2, 3]);
+    f = reshape(m, shape = [1, 12]);
+    w3 = variable(shape = [5, 12], label = 'w3');
+    b3 = variable(shape = [1, 5], label = 'b3');
+    output = linear(f, w3, b3);
+}
+)";
+
+inline const char* const cnn_quant = R"(
+"input": zero_point_linear_quantize(zero_point = -3, scale = 0.02, bits = 8, signed = true, symmetric = false);
+"w1": zero_point_linear_quantize(zero_point = 0, scale = 0.004, bits = 8, signed = true, symmetric = true);
+"c1": zero_point_linear_quantize(zero_point = 5, scale = 0.03, bits = 8, signed = true, symmetric = false);
+"r1": zero_point_linear_quantize(zero_point = -128, scale = 0.017, bits = 8, signed = true, symmetric = false);
+"w2": zero_point_linear_quantize(zero_point = 0, scale = 0.005, bits = 8, signed = true, symmetric = true);
+"c2": zero_point_linear_quantize(zero_point = -7, scale = 0.011, bits = 8, signed = true, symmetric = false);
+"r2": zero_point_linear_quantize(zero_point = -128, scale = 0.006, bits = 8, signed = true, symmetric = false);
+"k": zero_point_linear_quantize(zero_point = -128, scale = 0.013, bits = 8, signed = true, symmetric = false);
+"s": zero_point_linear_quantize(zero_point = -128, scale = 0.012, bits = 8, signed = true, symmetric = false);
+"m": zero_point_linear_quantize(zero_point = -128, scale = 0.004, bits = 8, signed = true, symmetric = false);
+"w3": zero_point_linear_quantize(zero_point = 0, scale = 0.003, bits = 8, signed = true, symmetric = true);
+"output": linear_quantize(min = 0.0, max = 0.8, bits = 8);
+)";
+
+// The i8 codes of input x (nnef-run's quantization of it) for a PRO-INT function.
+inline nnef::tosa::ConstPtr input_codes(const nnef::tosa::IntegerCodes& codes, const nnef::exec::TensorValue& x) {
+    const std::vector<std::int64_t> q = nnef::storage::quantize(codes.params, x.shape(), x.to_doubles());
+    auto c = nnef::tosa::ConstData::allocate(nnef::tosa::TensorType{nnef::tosa::DType::i8, x.shape()});
+    for (std::size_t k = 0; k < q.size(); ++k) c->mutable_items<std::int8_t>()[k] = std::int8_t(q[k] + codes.offset);
+    return c;
+}
+
+}  // namespace integer_support
