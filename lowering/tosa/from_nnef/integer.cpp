@@ -11,7 +11,9 @@
 // Operations without an integer form here are errors naming the operation and its line.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
+#include <set>
 #include <optional>
 #include <stdexcept>
 
@@ -26,10 +28,20 @@ namespace nnef::tosa::from_nnef {
 
 namespace tosa_from_nnef_integer_cpp {
 
-// The grid of an i8 activation: real = (code - zp) * scale, codes in [lo, hi].
+// The grid of an i8 activation: real = (code - zp - frac) * scale, codes in [lo, hi]. frac (in [0, 1))
+// is the part of a min/max grid's zero point between two codes (0.5 for min = -max).
+// Grids of 9 to 16 bits are i16 with zero point 0 (TOSA's i16 zero points are 0): their whole zero
+// point is then `frac`.
 struct Grid {
     double scale = 1.0;
     std::int64_t zp = 0, lo = -128, hi = 127;
+    double frac = 0.0;
+    DType dtype = DType::i8;
+    double real(std::int64_t code) const { return (double(code) - double(zp) - frac) * scale; }
+    // The code of real value v (NNEF's round half up, saturated).
+    std::int64_t code(double v) const {
+        return std::clamp<std::int64_t>(std::int64_t(storage::round_half_up(v / scale + frac)) + zp, lo, hi);
+    }
 };
 
 std::int64_t items_of(const Shape& s) {
@@ -39,11 +51,11 @@ std::int64_t items_of(const Shape& s) {
 }
 
 bool same_grid(const Grid& a, const Grid& b) {
-    return a.zp == b.zp && a.lo == b.lo && a.hi == b.hi && std::fabs(a.scale - b.scale) <= 1e-12 * b.scale;
+    return a.dtype == b.dtype && a.zp == b.zp && a.lo == b.lo && a.hi == b.hi && a.frac == b.frac && std::fabs(a.scale - b.scale) <= 1e-12 * b.scale;
 }
 
-// An i8 grid for linear per-tensor parameters of at most 8 bits with an integer zero point (unsigned
-// codes move down by 128); nullopt with why otherwise.
+// An i8 grid for linear per-tensor parameters of at most 8 bits (unsigned codes move down by 128);
+// nullopt with why otherwise.
 std::optional<Grid> grid_of(const storage::QuantParams& p, std::int64_t& offset, std::string& why) {
     if (p.algorithm == storage::QuantAlgorithm::logarithmic) {
         why = "logarithmic quantization has no linear integer grid (no RESCALE can reach it)";
@@ -53,24 +65,47 @@ std::optional<Grid> grid_of(const storage::QuantParams& p, std::int64_t& offset,
         why = "per-channel quantization of activations is not lowered (per-tensor only)";
         return std::nullopt;
     }
-    if (p.bits > 8) {
-        why = std::to_string(p.bits) + "-bit codes do not fit i8 (i16 activations need EXT-INT16, not lowered)";
+    if (p.bits > 16) {
+        why = std::to_string(p.bits) + "-bit codes fit neither i8 nor i16";
         return std::nullopt;
     }
     const storage::Affine a = p.affine(0);
-    if (std::fabs(a.zero_point - std::nearbyint(a.zero_point)) > 1e-6) {
-        why = "its zero point " + std::to_string(a.zero_point) +
-              " is not an integer (TOSA's zero points are integers; min/max grids whose zero point falls between "
-              "codes are not lowered)";
-        return std::nullopt;
-    }
-    offset = p.code_max() > 127 ? -128 : 0;
+    const bool wide = p.bits > 8;
+    offset = p.code_max() > (wide ? 32767 : 127) ? (wide ? -32768 : -128) : 0;
     Grid g;
     g.scale = a.scale;
-    g.zp = std::int64_t(std::nearbyint(a.zero_point)) + offset;
+    g.dtype = wide ? DType::i16 : DType::i8;
+    double zp = a.zero_point + double(offset);
+    if (std::fabs(zp - std::nearbyint(zp)) < 1e-9) zp = std::nearbyint(zp);
+    g.zp = wide ? 0 : std::int64_t(std::floor(zp));
+    g.frac = zp - double(g.zp);
     g.lo = p.code_min() + offset;
     g.hi = p.code_max() + offset;
     return g;
+}
+
+// The parameters of a quantize fragment (literal arguments) as a graph.quant entry would give them.
+std::optional<storage::QuantParams> fragment_params_of(const Operation& op) {
+    if (!storage::quant_algorithm(op.name)) return std::nullopt;
+    Quantization q;
+    q.algorithm = op.name;
+    for (const auto& [name, v] : op.inputs)
+        if (name != "x") q.arguments.emplace_back(name, v);
+    for (const auto& [name, v] : op.attribs) q.arguments.emplace_back(name, v);
+    const nnef::Value* y = op.output("y");
+    Result<storage::QuantParams> p = storage::quant_params(q, y && y->is_identifier() ? y->as_identifier() : op.name);
+    if (!p) return std::nullopt;
+    return *p;
+}
+
+// The quantize fragment that reads `tensor` (reader) or computes it: its parameters.
+std::optional<storage::QuantParams> fragment_params(const nnef::Graph& model, const std::string& tensor, bool reader) {
+    for (const Operation& op : model.operations) {
+        const nnef::Value* v = reader ? op.input("x") : op.output("y");
+        if (v && v->is_identifier() && v->as_identifier() == tensor && storage::quant_algorithm(op.name))
+            return fragment_params_of(op);
+    }
+    return std::nullopt;
 }
 
 // A tensor known at compile time, in double (its entry applied).
@@ -129,6 +164,9 @@ private:
     bool constant();
     bool layout(const Operation& op);
     bool quantize(const Operation& op);
+    ValueId table(const Act& a, const std::function<double(double)>& code_of);
+    bool unary(const std::function<double(double)>& f);
+    std::set<std::string> logarithmic_;  // results of logarithmic_quantize (codes offset by -128)
     bool conv(bool linear);
     bool relu();
     bool pool(bool max);
@@ -175,7 +213,8 @@ bool Lowering::bind_real(const std::string& name, Real r) {
 }
 
 ValueId Lowering::clamp_to(ValueId v, const Grid& g) {
-    if (g.lo <= -128 && g.hi >= 127) return v;
+    const std::int64_t full = g.dtype == DType::i16 ? 32768 : 128;
+    if (g.lo <= -full && g.hi >= full - 1) return v;
     return c_.clamp(v, double(g.lo), double(g.hi));
 }
 
@@ -199,7 +238,7 @@ ValueId Lowering::rescale(ValueId x, std::int64_t in_zp, double scale, std::int6
     const ValueId mul = c_.splat(DType::i32, {1}, double(multiplier));
     const ValueId sh = c_.splat(DType::i8, {1}, double(shift));
     const DType in_t = c_.type(x).dtype;
-    const ValueId izp = c_.splat(in_t, {1}, in_t == DType::i8 ? double(in_zp) : 0.0);
+    const ValueId izp = c_.splat(in_t, {1}, in_t == DType::i8 ? double(in_zp) : 0.0);  // others: 0 (grid_of)
     const ValueId ozp = c_.splat(out, {1}, out == DType::i8 ? double(out_zp) : 0.0);
     return c_.add(OpKind::RESCALE, {x, mul, sh, izp, ozp}, TensorType{out, c_.shape(x)},
                   {{AttrName::scale32, true},
@@ -209,11 +248,24 @@ ValueId Lowering::rescale(ValueId x, std::int64_t in_zp, double scale, std::int6
                    {AttrName::output_unsigned, false}});
 }
 
+// code' = round(real / to.scale + to.frac) + to.zp = round((code - zp) * M + (to.frac - frac * M)) + to.zp with
+// M = scale / to.scale. With fractions the constant is added in i32 at 2^16 times the resolution.
 Act Lowering::requantize(const Act& a, const Grid& to) {
     if (same_grid(a.grid, to)) return a;
     Act r;
     r.grid = to;
-    r.v = clamp_to(rescale(a.v, a.grid.zp, a.grid.scale / to.scale, to.zp, DType::i8), to);
+    const double m = a.grid.scale / to.scale;
+    const double shift = to.frac / m - a.grid.frac;  // in input code units
+    if (shift == 0.0) {
+        r.v = clamp_to(rescale(a.v, a.grid.zp, m, to.zp, to.dtype), to);
+        return r;
+    }
+    // k * (|code - zp| + |shift|) within 2^29
+    const double span = double(std::max(std::abs(a.grid.hi - a.grid.zp), std::abs(a.grid.lo - a.grid.zp))) + std::fabs(shift);
+    const double k = std::ldexp(1.0, std::min(16, int(std::floor(std::log2(std::ldexp(1.0, 29) / (span + 1.0))))));
+    const ValueId wide = rescale(a.v, a.grid.zp, k, 0, DType::i32);
+    const ValueId moved = c_.binary(OpKind::ADD, wide, c_.scalar(DType::i32, storage::round_half_up(shift * k), c_.rank(wide)));
+    r.v = clamp_to(rescale(moved, 0, m / k, to.zp, to.dtype), to);
     return r;
 }
 
@@ -230,16 +282,22 @@ bool Lowering::bind_act(const std::string& name, Act a) {
 bool Lowering::input(const std::string& name) {
     const Tensor* t = model_.tensor(name);
     bool bad = false;
-    const auto g = entry_grid(name, bad);
+    auto g = entry_grid(name, bad);
     if (bad) return false;
+    if (!g)  // the grid of the quantize fragment that reads it, if one does
+        if (const auto p = fragment_params(model_, name, true)) {
+            std::string why;
+            std::int64_t offset = 0;
+            g = grid_of(*p, offset, why);
+        }
     if (!t || !t->shape || !g) {
         diags_.error(Stage::tosa, "unsupported-operation",
                      "graph input '" + name +
-                         "' has no graph.quant entry: at PRO-INT the function takes the int8 codes of each input's "
-                         "quantization");
+                         "' has no graph.quant entry with an i8 form (nor a linear quantize fragment reading it): at "
+                         "PRO-INT the function takes the int8 codes of each input's quantization");
         return false;
     }
-    const ValueId v = c_.graph().add_value(TensorType{DType::i8, *t->shape}, name);
+    const ValueId v = c_.graph().add_value(TensorType{g->dtype, *t->shape}, name);
     c_.graph().main().inputs.push_back(v);
     acts_[name] = Act{v, *g};
     c_.bind_tensor(name, v);
@@ -250,6 +308,7 @@ ValueId Lowering::output(const std::string& name) {
     const Act* a = act(name);
     bool bad = false;
     const auto g = entry_grid(name, bad);
+    if (a && (logarithmic_.count(name) || fragment_params(model_, name, false))) return a->v;
     if (!a || !g) {
         diags_.error(Stage::tosa, "unsupported-operation",
                      "graph output '" + name +
@@ -369,17 +428,14 @@ bool Lowering::layout(const Operation& op) {
     return bind_act(out.name, y);
 }
 
-// The quantize fragments on an activation: the result's grid is the fragment's own (its parameters
-// literals); on a compile-time tensor: computed.
+// The quantize fragments on an activation: the linear ones RESCALE to the fragment's grid, the
+// logarithmic one is a TABLE from the input's codes to the logarithmic codes (offset by -128; spec
+// 5.2: the code holds the magnitude, so the input's reals must not be negative); on a compile-time
+// tensor: computed.
 bool Lowering::quantize(const Operation& op) {
-    Quantization q;
-    q.algorithm = op.name;
-    for (const auto& [name, v] : op.inputs)
-        if (name != "x") q.arguments.emplace_back(name, v);
-    for (const auto& [name, v] : op.attribs) q.arguments.emplace_back(name, v);
     const std::string x = arg_id("x");
     const Tensor& out = c_.result("y");
-    Result<storage::QuantParams> p = storage::quant_params(q, out.name);
+    const auto p = fragment_params_of(op);
     if (!p) return fail("its parameters must be compile-time numbers (" + std::string(op.name) + " of '" + x + "')");
     if (const Real* r = real(x)) {
         Real y = *r;
@@ -388,6 +444,17 @@ bool Lowering::quantize(const Operation& op) {
     }
     const Act* a = act(x);
     if (!a) return fail("its input is neither an integer activation nor known at compile time");
+    if (p->algorithm == storage::QuantAlgorithm::logarithmic) {
+        if (p->channels() != 1 || p->bits > 8 || a->grid.dtype != DType::i8)
+            return fail("only per-tensor logarithmic codes of at most 8 bits of an i8 input are lowered");
+        if (a->grid.real(a->grid.lo) < 0.0)
+            return fail("logarithmic codes hold magnitudes only (spec 5.2), and the input '" + x + "' has negative values");
+        const Act y{table(*a, [&](double v) { return double(p->quantize(v) - 128); }), Grid{}};
+        acts_[out.name] = y;
+        logarithmic_.insert(out.name);
+        c_.bind_tensor(out.name, y.v);
+        return true;
+    }
     std::string why;
     std::int64_t offset = 0;
     const auto g = grid_of(*p, offset, why);
@@ -395,10 +462,39 @@ bool Lowering::quantize(const Operation& op) {
     return bind_act(out.name, requantize(*a, *g));
 }
 
+// TABLE: code -> f(real(code)) as an i8 code.
+ValueId Lowering::table(const Act& a, const std::function<double(double)>& code_of) {
+    auto t = ConstData::allocate(TensorType{DType::i8, {256}});
+    for (std::int64_t i = 0; i < 256; ++i) {
+        const std::int64_t code = std::clamp<std::int64_t>(i - 128, a.grid.lo, a.grid.hi);
+        t->mutable_items<std::int8_t>()[i] = static_cast<std::int8_t>(std::clamp(code_of(a.grid.real(code)), -128.0, 127.0));
+    }
+    return c_.add(OpKind::TABLE, {a.v, c_.constant(std::move(t))}, c_.type(a.v));
+}
+
+// An element-wise function of one activation: a TABLE to the result's grid (its entry needed).
+bool Lowering::unary(const std::function<double(double)>& f) {
+    const Act* x = act(arg_id("x"));
+    if (!x) return fail("its input is not an integer activation");
+    if (x->grid.dtype != DType::i8) return fail("TABLEs of i16 inputs are not lowered here (i8 only)");
+    const Tensor& out = c_.result("y");
+    bool bad = false;
+    const auto og = entry_grid(out.name, bad);
+    if (bad) return false;
+    if (!og) return fail("its result '" + out.name + "' has no graph.quant entry, so no grid for its TABLE");
+    if (og->dtype != DType::i8) return fail("TABLEs to i16 results are not lowered here (i8 only)");
+    const Grid g = *og;
+    Act y{table(*x, [&](double v) { return double(g.code(f(v))); }), g};
+    acts_[out.name] = y;
+    c_.bind_tensor(out.name, y.v);
+    return true;
+}
+
 // conv / linear: i8 input and weights, i32 bias and accumulator, RESCALE to the result's grid.
 bool Lowering::conv(bool linear) {
     const Act* x = act(arg_id("input"));
     if (!x) return fail("its input is not an integer activation");
+    if (x->grid.dtype != DType::i8) return fail("convolutions of i16 inputs need EXT-INT16 (not lowered)");
     const Real* w = real(arg_id("filter"));
     if (!w) return fail("its filter is not known at compile time (weights must be constants for PRO-INT)");
     const Tensor& out = c_.result("output");
@@ -408,27 +504,46 @@ bool Lowering::conv(bool linear) {
     if (!og) return fail("its result '" + out.name + "' has no graph.quant entry, so no grid for the accumulator's RESCALE");
     const std::string border = linear ? "constant" : c_.string_attr("border", "constant");
     if (border != "constant") return fail("border '" + border + "' has no integer form here (TOSA pads with the zero point)");
-    // the filter's codes: its entry's (per tensor, integer zero point), else a symmetric per-tensor grid
+    // the filter's codes: its entry's (per tensor); for an entry whose zero point falls between codes,
+    // half its scale when the codes fit i8, else (and without an entry) a symmetric grid over the
+    // filter's range (an approximation of the weights)
     double ws = 0.0;
     std::int64_t wzp = 0;
+    std::optional<Grid> wg;
     if (w->params) {
         std::string why;
         std::int64_t offset = 0;
-        const auto g = grid_of(*w->params, offset, why);
-        if (!g) return fail("its filter's quantization has no i8 form: " + why);
-        ws = g->scale;
-        wzp = g->zp;
+        wg = grid_of(*w->params, offset, why);
+        if (!wg) return fail("its filter's quantization has no i8 form: " + why);
+    }
+    auto fits = [&](double scale) {
+        for (double v : w->items) {
+            const double q = v / scale;
+            if (std::fabs(q - std::nearbyint(q)) > 1e-6 || std::fabs(q) > 127.0) return false;
+        }
+        return true;
+    };
+    if (wg && wg->frac == 0.0) {
+        ws = wg->scale;
+        wzp = wg->zp;
+    } else if (wg && wg->frac == 0.5 && fits(wg->scale / 2)) {
+        ws = wg->scale / 2;
     } else {
         double m = 0.0;
         for (double v : w->items) m = std::max(m, std::fabs(v));
         ws = m > 0.0 ? m / 127.0 : 1.0;
     }
     const std::int64_t O = w->shape[0];
+    const std::size_t per_o = w->items.size() / std::size_t(O);
     auto wc = ConstData::allocate(TensorType{DType::i8, w->shape});
-    for (std::size_t i = 0; i < w->items.size(); ++i)
-        wc->mutable_items<std::int8_t>()[i] = static_cast<std::int8_t>(
-            std::clamp<double>(storage::round_half_up(w->items[i] / ws) + double(wzp), -128.0, 127.0));
-    // bias: i32 at scale in_scale * w_scale
+    std::vector<double> wsum(std::size_t(O), 0.0);  // per output channel, of the weights as coded
+    for (std::size_t i = 0; i < w->items.size(); ++i) {
+        const double code = std::clamp<double>(storage::round_half_up(w->items[i] / ws) + double(wzp), -128.0, 127.0);
+        wc->mutable_items<std::int8_t>()[i] = static_cast<std::int8_t>(code);
+        wsum[i / per_o] += (code - double(wzp)) * ws;
+    }
+    // bias: i32 at scale in_scale * w_scale, with the input's and the result's zero point fractions:
+    // real = bs * (acc - frac_x * sum(w codes)) + b; code = round(real / out_scale + frac_out) + zp
     const double bs = x->grid.scale * ws;
     std::vector<double> b{0.0};
     if (c_.has_input("bias")) {
@@ -442,9 +557,11 @@ bool Lowering::conv(bool linear) {
         }
     }
     if (b.size() != 1 && std::int64_t(b.size()) != O) return fail("its bias has neither 1 nor " + std::to_string(O) + " items");
+    if (x->grid.frac != 0.0 && b.size() == 1) b.assign(std::size_t(O), b[0]);
     auto bc = ConstData::allocate(TensorType{DType::i32, {std::int64_t(b.size())}});
     for (std::size_t i = 0; i < b.size(); ++i) {
-        const double q = storage::round_half_up(b[i] / bs);
+        const double real_bias = b[i] - (b.size() > 1 ? x->grid.frac * x->grid.scale * wsum[i] : 0.0);
+        const double q = storage::round_half_up(real_bias / bs + og->frac * og->scale / bs);
         if (std::fabs(q) > 2147483647.0) return fail("its bias does not fit i32 at scale " + std::to_string(bs));
         bc->mutable_items<std::int32_t>()[i] = static_cast<std::int32_t>(q);
     }
@@ -466,19 +583,29 @@ bool Lowering::conv(bool linear) {
     if (!acc) return false;
     Act y;
     y.grid = *og;
-    y.v = clamp_to(rescale(c_.reshape(*acc, *out.shape), 0, bs / og->scale, og->zp, DType::i8), *og);
+    y.v = clamp_to(rescale(c_.reshape(*acc, *out.shape), 0, bs / og->scale, og->zp, og->dtype), *og);  // frac in the bias
     acts_[out.name] = y;
     c_.bind_tensor(out.name, y.v);
     return true;
 }
 
 // relu: max(x, zero point) on the input's grid (then the result's).
+// relu: with a result entry, RESCALE to its grid, then CLAMP at the code of 0 (RESCALE is monotone
+// and maps the reals below 0 at or below it); else CLAMP at the input's zero point.
 bool Lowering::relu() {
     const Act* x = act(arg_id("x"));
     if (!x) return fail("its input is not an integer activation");
-    Act y = *x;
-    if (x->grid.zp > x->grid.lo) y.v = c_.clamp(x->v, double(x->grid.zp), double(x->grid.hi));
-    return bind_act(c_.result("y").name, y);
+    const std::string name = c_.result("y").name;
+    bool bad = false;
+    const auto og = entry_grid(name, bad);
+    if (bad) return false;
+    if (!og && x->grid.frac != 0.0) return fail("its input's grid has no code for 0 and its result '" + name + "' no graph.quant entry");
+    Act y = og ? requantize(*x, *og) : *x;
+    const std::int64_t zero = y.grid.code(0.0);
+    if (zero > y.grid.lo) y.v = c_.clamp(y.v, double(zero), double(y.grid.hi));
+    acts_[name] = y;
+    c_.bind_tensor(name, y.v);
+    return true;
 }
 
 // max_pool on the codes; avg_pool ('ignore' border: the mean of the input items) with AVG_POOL2D,
@@ -516,13 +643,14 @@ bool Lowering::mean_reduce(bool mean) {
     const auto og = entry_grid(out.name, bad);
     if (bad) return false;
     const Grid g = og ? *og : x->grid;
+    if (x->grid.frac != 0.0 || g.frac != 0.0) return fail("grids whose zero point falls between codes are not lowered here");
     if (!og && mean && count > 1) return fail("its result '" + out.name + "' has no graph.quant entry");
     const ValueId wide = rescale(x->v, x->grid.zp, 1.0, 0, DType::i32);
     const ValueId sum = c_.reduce(OpKind::REDUCE_SUM, wide, axes);
     const double scale = x->grid.scale / g.scale / (mean ? double(count) : 1.0);
     Act y;
     y.grid = g;
-    y.v = clamp_to(rescale(c_.reshape(sum, *out.shape), 0, scale, g.zp, DType::i8), g);
+    y.v = clamp_to(rescale(c_.reshape(sum, *out.shape), 0, scale, g.zp, g.dtype), g);
     acts_[out.name] = y;
     c_.bind_tensor(out.name, y.v);
     return true;
@@ -575,9 +703,33 @@ bool Lowering::operation(const Operation& op) {
     if (n == "mean_reduce") return mean_reduce(true);
     if (n == "sum_reduce") return mean_reduce(false);
     if (n == "concat") return concat();
+    // element-wise functions of one activation: TABLEs
+    auto sigmoid = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
+    const double alpha = c_.scalar_attr("alpha", n == "selu" ? 1.67326319 : n == "leaky_relu" ? 0.0 : 1.0);
+    auto elu = [alpha](double v) { return v < 0.0 ? alpha * (std::exp(v) - 1.0) : v; };
+    const std::map<std::string, std::function<double(double)>> functions{
+        {"sigmoid", sigmoid},
+        {"tanh", [](double v) { return std::tanh(v); }},
+        {"exp", [](double v) { return std::exp(v); }},
+        {"log", [](double v) { return std::log(v); }},
+        {"sqrt", [](double v) { return std::sqrt(v); }},
+        {"rsqrt", [](double v) { return 1.0 / std::sqrt(v); }},
+        {"abs", [](double v) { return std::fabs(v); }},
+        {"neg", [](double v) { return -v; }},
+        {"sin", [](double v) { return std::sin(v); }},
+        {"cos", [](double v) { return std::cos(v); }},
+        {"leaky_relu", [alpha](double v) { return v < 0.0 ? alpha * v : v; }},
+        {"elu", elu},
+        {"selu", [elu, this](double v) { return elu(v) * c_.scalar_attr("lambda", 1.05070102); }},
+        {"gelu", [sigmoid](double v) { return v * sigmoid(1.702 * v); }},
+        {"silu", [sigmoid](double v) { return v * sigmoid(v); }},
+        {"softplus", [](double v) { return std::log(std::exp(v) + 1.0); }},
+    };
+    if (auto f = functions.find(n); f != functions.end()) return unary(f->second);
     return fail("it has no integer (PRO-INT) form in this lowering; the integer lowering covers conv, linear, relu, "
-                "max_pool, avg_pool, mean_reduce, sum_reduce, concat, the layout operations and the linear quantize "
-                "fragments (lower the graph at PRO-FP for its floating-point form)");
+                "max_pool, avg_pool, mean_reduce, sum_reduce, concat, the layout operations, the quantize fragments "
+                "and element-wise functions of one tensor as TABLEs (lower the graph at PRO-FP for its floating-point "
+                "form)");
 }
 
 }  // namespace tosa_from_nnef_integer_cpp
@@ -623,13 +775,23 @@ std::optional<Graph> legalize_integer(const nnef::Graph& model, const LowerOptio
 namespace nnef::tosa {
 
 std::optional<IntegerCodes> integer_codes(const nnef::Graph& model, const std::string& tensor) {
+    using namespace from_nnef::tosa_from_nnef_integer_cpp;
     const Tensor* t = model.tensor(tensor);
-    if (!t || !t->quantization) return std::nullopt;
-    Result<storage::QuantParams> p = storage::quant_params(*t->quantization, tensor);
+    if (!t) return std::nullopt;
+    std::optional<storage::QuantParams> p;
+    if (t->quantization) {
+        Result<storage::QuantParams> r = storage::quant_params(*t->quantization, tensor);
+        if (!r) return std::nullopt;
+        p = *r;
+    }
+    if (!p) p = fragment_params(model, tensor, false);  // an output a quantize fragment computes
+    if (!p) p = fragment_params(model, tensor, true);   // an input a quantize fragment reads
     if (!p) return std::nullopt;
+    if (p->algorithm == storage::QuantAlgorithm::logarithmic)
+        return p->bits <= 8 && p->channels() == 1 ? std::optional<IntegerCodes>(IntegerCodes{*p, -128}) : std::nullopt;
     std::string why;
     std::int64_t offset = 0;
-    if (!from_nnef::tosa_from_nnef_integer_cpp::grid_of(*p, offset, why)) return std::nullopt;
+    if (!grid_of(*p, offset, why)) return std::nullopt;
     return IntegerCodes{*p, offset};
 }
 

@@ -90,11 +90,14 @@ TEST_SUITE("mlir") {
         NNEF_REQUIRE_MLIR_OPT();
         std::vector<std::pair<fs::path, std::optional<std::uint64_t>>> models;
         models.emplace_back(integer_support::write_model("mlir_cnn", integer_support::cnn_graph, integer_support::cnn_quant), 5);
-        if (have_corpus())
+        models.emplace_back(source_dir() / "samples" / "quantized", 7);
+        if (have_corpus()) {
             for (const char* m : {"shufflenet_v2_x1_0_int8", "squeezenet1_0_int8"})
                 models.emplace_back(corpus_dir() / "quantized" / m, std::nullopt);
-        else
-            MESSAGE("corpus not found at " << corpus_dir().string() << ": the small CNN only");
+            models.emplace_back(corpus_dir() / "conformance" / "quant" / "01_linear_all_tensors", std::nullopt);
+        } else {
+            MESSAGE("corpus not found at " << corpus_dir().string() << ": the small CNN and the sample only");
+        }
         for (const auto& [m, seed] : models) {
             CAPTURE(m.string());
             auto l = lower_int(m, seed);
@@ -109,11 +112,14 @@ TEST_SUITE("mlir") {
         }
     }
 
-    TEST_CASE("mlir-runner and our TOSA interpreter give the same i8 codes for a PRO-INT lowered CNN") {
+    TEST_CASE("mlir-runner and our TOSA interpreter give the same i8 codes for the quantized sample and a CNN") {
         NNEF_REQUIRE_MLIR_RUNNER();
-        auto l = lower_int(integer_support::write_model("mlir_cnn_run", integer_support::cnn_graph, integer_support::cnn_quant), 5);
-        REQUIRE_MESSAGE(l->graph.has_value(), int_rendered(*l));
-        CHECK(differing_codes(*l->graph, first_input(*l, nullptr)) == 0);
+        auto cnn = lower_int(integer_support::write_model("mlir_cnn_run", integer_support::cnn_graph, integer_support::cnn_quant), 5);
+        REQUIRE_MESSAGE(cnn->graph.has_value(), int_rendered(*cnn));
+        CHECK(differing_codes(*cnn->graph, first_input(*cnn, nullptr)) == 0);
+        auto sample = lower_int(source_dir() / "samples" / "quantized", 7);  // RESCALE with a fraction, TABLE
+        REQUIRE_MESSAGE(sample->graph.has_value(), int_rendered(*sample));
+        CHECK(differing_codes(*sample->graph, first_input(*sample, nullptr)) == 0);
     }
 
     // The corpus's int8 models through mlir-runner (about a minute each): NNEF_MLIR_INT8_MODELS=1.
@@ -124,7 +130,7 @@ TEST_SUITE("mlir") {
             MESSAGE("skipped: set NNEF_MLIR_INT8_MODELS=1 to run the int8 models through mlir-runner");
             return;
         }
-        for (const char* name : {"shufflenet_v2_x1_0_int8", "squeezenet1_0_int8"}) {
+        for (const std::string name : {"shufflenet_v2_x1_0_int8", "squeezenet1_0_int8"}) {
             CAPTURE(name);
             const fs::path model = corpus_dir() / "quantized" / name;
             auto l = lower_int(model, std::nullopt);

@@ -62,12 +62,21 @@ inline const char* const cnn_quant = R"(
 "output": linear_quantize(min = 0.0, max = 0.8, bits = 8);
 )";
 
-// The i8 codes of input x (nnef-run's quantization of it) for a PRO-INT function.
+// The i8 (i16 for more than 8 bits) codes of input x (nnef-run's quantization of it) for a PRO-INT function.
 inline nnef::tosa::ConstPtr input_codes(const nnef::tosa::IntegerCodes& codes, const nnef::exec::TensorValue& x) {
     const std::vector<std::int64_t> q = nnef::storage::quantize(codes.params, x.shape(), x.to_doubles());
-    auto c = nnef::tosa::ConstData::allocate(nnef::tosa::TensorType{nnef::tosa::DType::i8, x.shape()});
-    for (std::size_t k = 0; k < q.size(); ++k) c->mutable_items<std::int8_t>()[k] = std::int8_t(q[k] + codes.offset);
+    const bool wide = codes.params.bits > 8;
+    auto c = nnef::tosa::ConstData::allocate(nnef::tosa::TensorType{wide ? nnef::tosa::DType::i16 : nnef::tosa::DType::i8, x.shape()});
+    for (std::size_t k = 0; k < q.size(); ++k) {
+        if (wide) c->mutable_items<std::int16_t>()[k] = std::int16_t(q[k] + codes.offset);
+        else c->mutable_items<std::int8_t>()[k] = std::int8_t(q[k] + codes.offset);
+    }
     return c;
+}
+
+// Item k of i8 or i16 codes.
+inline std::int64_t code_at(const nnef::tosa::ConstData& c, std::int64_t k) {
+    return c.type.dtype == nnef::tosa::DType::i16 ? c.items<std::int16_t>()[k] : c.items<std::int8_t>()[k];
 }
 
 }  // namespace integer_support

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "storage/tensor_file.hpp"
@@ -97,13 +98,13 @@ Run run(const std::string& path, std::optional<std::uint64_t> random_weights,
         const auto codes = nnef::tosa::integer_codes(*kept.graph(), g.outputs[i]);
         const nnef::exec::TensorValue& e = *(*ex.value)->tensor(g.outputs[i]);
         const nnef::tosa::ConstData& o = *(*outs)[i];
-        if (!codes || o.type.dtype != DType::i8 || o.type.shape != e.shape()) {
-            r.why = "output '" + g.outputs[i] + "' is not i8 codes of nnef-run's shape";
+        if (!codes || (o.type.dtype != DType::i8 && o.type.dtype != DType::i16) || o.type.shape != e.shape()) {
+            r.why = "output '" + g.outputs[i] + "' is not i8 or i16 codes of nnef-run's shape";
             return r;
         }
         const std::vector<double> want = e.to_doubles();
         std::vector<std::int64_t> got(want.size());
-        for (std::size_t k = 0; k < got.size(); ++k) got[k] = o.items<std::int8_t>()[k] - codes->offset;
+        for (std::size_t k = 0; k < got.size(); ++k) got[k] = integer_support::code_at(o, std::int64_t(k)) - codes->offset;
         r.want_real.push_back(want);
         r.got_real.push_back(nnef::storage::dequantize(codes->params, e.shape(), got));
         r.want.push_back(nnef::storage::quantize(codes->params, e.shape(), want));
@@ -228,11 +229,11 @@ graph G( input ) -> ( output )
 }
 
 TEST_CASE("integer: an operation without an integer form is an error naming it and its line") {
-    const fs::path dir = write_model("sigmoid", R"(version 1.0;
+    const fs::path dir = write_model("softmax", R"(version 1.0;
 graph G( input ) -> ( output )
 {
     input = external(shape = [1, 4]);
-    output = sigmoid(input);
+    output = softmax(input);
 }
 )",
                                       R"("input": zero_point_linear_quantize(zero_point = 0, scale = 0.05, bits = 8, signed = true, symmetric = false);
@@ -240,7 +241,7 @@ graph G( input ) -> ( output )
 )");
     const Run r = run(dir.string(), std::nullopt);
     REQUIRE(!r.graph);
-    CHECK(r.errors.find("'sigmoid'") != std::string::npos);
+    CHECK(r.errors.find("'softmax'") != std::string::npos);
     CHECK(r.errors.find("graph.nnef:5") != std::string::npos);
     CHECK(r.errors.find("PRO-INT") != std::string::npos);
 }
@@ -259,6 +260,64 @@ graph G( input ) -> ( output )
     REQUIRE(!r.graph);
     CHECK(r.errors.find("'input'") != std::string::npos);
     CHECK(r.errors.find("graph.quant entry") != std::string::npos);
+}
+
+TEST_CASE("integer: the quantized sample and the quant conformance cases match nnef-run within one step") {
+    struct Case {
+        fs::path path;
+        std::optional<std::uint64_t> seed;
+    };
+    std::vector<Case> cases{{nnef_test::source_dir() / "samples" / "quantized", 7}};
+    if (nnef_test::have_corpus())
+        cases.push_back({nnef_test::corpus_dir() / "conformance" / "quant" / "01_linear_all_tensors", std::nullopt});
+    for (const Case& k : cases) {
+        CAPTURE(k.path.string());
+        for (std::uint64_t input_seed = 0; input_seed < 3; ++input_seed) {
+            std::vector<nnef::exec::TensorValue> inputs;
+            {
+                nnef::Session s;
+                REQUIRE(s.load_path((k.path / "graph.nnef").string()));
+                const nnef::Tensor& t = *s.graph()->tensor(s.graph()->inputs.at(0));
+                inputs.push_back(nnef::exec::random_tensor(t.dtype, *t.shape, 100 + input_seed));
+            }
+            const Run r = run(k.path.string(), k.seed, inputs);
+            REQUIRE_MESSAGE(r.why.empty(), r.why);
+            CHECK(only_integers(*r.graph));
+            MESSAGE(k.path.filename().string() << ": max difference " << max_steps(r) << " steps, " << off_fraction(r) * 100
+                                               << "% of items off, relative L2 " << rel_l2(r));
+            CHECK(max_steps(r) <= 1);
+            std::set<std::int64_t> distinct(r.got[0].begin(), r.got[0].end());
+            CHECK(distinct.size() >= 2);
+        }
+    }
+}
+
+TEST_CASE("integer: a quant conformance case without a quantized input is refused, naming the input") {
+    if (!nnef_test::have_corpus()) return;
+    const Run r = run((nnef_test::corpus_dir() / "conformance" / "quant" / "02_single_quotes_log").string(), 3);
+    REQUIRE(!r.graph);
+    CHECK(r.errors.find("graph input 'input'") != std::string::npos);
+}
+
+TEST_CASE("integer: element-wise functions become TABLEs to the result's grid") {
+    const fs::path dir = write_model("table", R"(version 1.0;
+graph G( input ) -> ( output )
+{
+    input = external(shape = [1, 64]);
+    s = sigmoid(input);
+    t = tanh(s);
+    output = elu(t, alpha = 0.5);
+}
+)",
+                                     R"("input": zero_point_linear_quantize(zero_point = 3, scale = 0.05, bits = 8, signed = true, symmetric = false);
+"s": zero_point_linear_quantize(zero_point = -128, scale = 0.0039, bits = 8, signed = true, symmetric = false);
+"t": linear_quantize(min = 0.0, max = 0.8, bits = 8);
+"output": zero_point_linear_quantize(zero_point = 0, scale = 0.004, bits = 8, signed = true, symmetric = false);
+)");
+    const Run r = run(dir.string(), std::nullopt);
+    REQUIRE_MESSAGE(r.why.empty(), r.why);
+    CHECK(count(*r.graph, OpKind::TABLE) == 3);
+    CHECK(max_steps(r) == 0);  // each table entry is nnef-run's value rounded to the grid
 }
 
 TEST_CASE("integer: the corpus's int8 models match nnef-run's simulated quantization") {
