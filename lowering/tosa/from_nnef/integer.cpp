@@ -98,14 +98,36 @@ std::optional<storage::QuantParams> fragment_params_of(const Operation& op) {
     return *p;
 }
 
-// The quantize fragment that reads `tensor` (reader) or computes it: its parameters.
-std::optional<storage::QuantParams> fragment_params(const nnef::Graph& model, const std::string& tensor, bool reader) {
-    for (const Operation& op : model.operations) {
-        const nnef::Value* v = reader ? op.input("x") : op.output("y");
-        if (v && v->is_identifier() && v->as_identifier() == tensor && storage::quant_algorithm(op.name))
-            return fragment_params_of(op);
+// Whether an operation reads `tensor` (an argument or an item of one).
+bool reads(const Operation& op, const std::string& tensor) {
+    for (const auto& [name, v] : op.inputs) {
+        if (v.is_identifier() && v.as_identifier() == tensor) return true;
+        if (v.is_list())
+            for (const nnef::Value& item : v.items())
+                if (item.is_identifier() && item.as_identifier() == tensor) return true;
     }
-    return std::nullopt;
+    return false;
+}
+
+// The parameters of the quantize fragment that computes `tensor` (reader false), or that is the only
+// operation reading it (reader true: the codes of a float input are then that fragment's, and no
+// other operation needs its float values).
+std::optional<storage::QuantParams> fragment_params(const nnef::Graph& model, const std::string& tensor, bool reader) {
+    const Operation* found = nullptr;
+    for (const Operation& op : model.operations) {
+        if (!reader) {
+            const nnef::Value* v = op.output("y");
+            if (v && v->is_identifier() && v->as_identifier() == tensor && storage::quant_algorithm(op.name))
+                return fragment_params_of(op);
+            continue;
+        }
+        if (!reads(op, tensor)) continue;
+        const nnef::Value* x = op.input("x");
+        if (found || !storage::quant_algorithm(op.name) || !x || !x->is_identifier() || x->as_identifier() != tensor)
+            return std::nullopt;
+        found = &op;
+    }
+    return found ? fragment_params_of(*found) : std::nullopt;
 }
 
 // A tensor known at compile time, in double (its entry applied).
@@ -293,8 +315,9 @@ bool Lowering::input(const std::string& name) {
     if (!t || !t->shape || !g) {
         diags_.error(Stage::tosa, "unsupported-operation",
                      "graph input '" + name +
-                         "' has no graph.quant entry with an i8 form (nor a linear quantize fragment reading it): at "
-                         "PRO-INT the function takes the int8 codes of each input's quantization");
+                         "' has no graph.quant entry with an integer form, nor is it read by exactly one linear quantize "
+                         "fragment (with literal parameters) and nothing else: at PRO-INT the function takes the integer "
+                         "codes of each input's quantization");
         return false;
     }
     const ValueId v = c_.graph().add_value(TensorType{g->dtype, *t->shape}, name);

@@ -292,11 +292,17 @@ TEST_CASE("integer: the quantized sample and the quant conformance cases match n
     }
 }
 
-TEST_CASE("integer: a quant conformance case without a quantized input is refused, naming the input") {
+TEST_CASE("integer: conformance cases whose float input is not quantized once are refused, naming the input") {
     if (!nnef_test::have_corpus()) return;
+    // quant/02: no entry for the input, read by conv; valid/073: read by three different quantize fragments
     const Run r = run((nnef_test::corpus_dir() / "conformance" / "quant" / "02_single_quotes_log").string(), 3);
     REQUIRE(!r.graph);
     CHECK(r.errors.find("graph input 'input'") != std::string::npos);
+    const fs::path q073 = write_model("q073", nnef_test::read_text(nnef_test::corpus_dir() / "conformance" / "valid" / "073_quantization_ops.nnef"), "");
+    const Run s = run(q073.string(), 3);
+    REQUIRE(!s.graph);
+    CHECK(s.errors.find("graph input 'x'") != std::string::npos);
+    CHECK(s.errors.find("exactly one linear quantize fragment") != std::string::npos);
 }
 
 TEST_CASE("integer: element-wise functions become TABLEs to the result's grid") {
