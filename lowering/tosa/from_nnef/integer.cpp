@@ -179,6 +179,7 @@ private:
     // An activation result: RESCALEd to the result's entry if it has one.
     bool bind_act(const std::string& name, Act a);
     ValueId rescale(ValueId x, std::int64_t in_zp, double scale, std::int64_t out_zp, DType out);
+    ValueId rescale(ValueId x, std::int64_t in_zp, const std::vector<double>& scales, std::int64_t out_zp, DType out);
     Act requantize(const Act& a, const Grid& to);
     ValueId clamp_to(ValueId v, const Grid& g);
 
@@ -243,29 +244,41 @@ ValueId Lowering::clamp_to(ValueId v, const Grid& g) {
 // RESCALE with scale32, SINGLE_ROUND: multiplier = round(m * 2^30), shift = 30 + n for scale = m * 2^-n,
 // 1 <= m < 2 (the specification's normalized form); apply_scale_32 rounds half up, as NNEF's round.
 ValueId Lowering::rescale(ValueId x, std::int64_t in_zp, double scale, std::int64_t out_zp, DType out) {
-    int exp = 0;
-    const double m = std::frexp(scale, &exp);  // scale = m * 2^exp, 0.5 <= m < 1
-    std::int64_t multiplier = std::llround(std::ldexp(m, 31));
-    std::int64_t shift = 31 - exp;
-    if (multiplier == (std::int64_t(1) << 31)) {
-        multiplier >>= 1;
-        --shift;
+    return rescale(x, in_zp, std::vector<double>{scale}, out_zp, out);
+}
+
+// Per channel (the last dimension) with several scales.
+ValueId Lowering::rescale(ValueId x, std::int64_t in_zp, const std::vector<double>& scales, std::int64_t out_zp, DType out) {
+    const std::int64_t n = std::int64_t(scales.size());
+    auto multipliers = ConstData::allocate(TensorType{DType::i32, {n}});
+    auto shifts = ConstData::allocate(TensorType{DType::i8, {n}});
+    for (std::int64_t c = 0; c < n; ++c) {
+        const double scale = scales[std::size_t(c)];
+        int exp = 0;
+        const double m = std::frexp(scale, &exp);  // scale = m * 2^exp, 0.5 <= m < 1
+        std::int64_t multiplier = std::llround(std::ldexp(m, 31));
+        std::int64_t shift = 31 - exp;
+        if (multiplier == (std::int64_t(1) << 31)) {
+            multiplier >>= 1;
+            --shift;
+        }
+        while (shift > 62) {  // tiny scales: a smaller multiplier
+            multiplier = (multiplier + 1) >> 1;
+            --shift;
+        }
+        if (shift < 2 || multiplier == 0)
+            throw std::runtime_error("the rescaling factor " + std::to_string(scale) + " is outside RESCALE's range");
+        multipliers->mutable_items<std::int32_t>()[c] = static_cast<std::int32_t>(multiplier);
+        shifts->mutable_items<std::int8_t>()[c] = static_cast<std::int8_t>(shift);
     }
-    while (shift > 62) {  // tiny scales: a smaller multiplier
-        multiplier = (multiplier + 1) >> 1;
-        --shift;
-    }
-    if (shift < 2 || multiplier == 0)
-        throw std::runtime_error("the rescaling factor " + std::to_string(scale) + " is outside RESCALE's range");
-    const ValueId mul = c_.splat(DType::i32, {1}, double(multiplier));
-    const ValueId sh = c_.splat(DType::i8, {1}, double(shift));
     const DType in_t = c_.type(x).dtype;
     const ValueId izp = c_.splat(in_t, {1}, in_t == DType::i8 ? double(in_zp) : 0.0);  // others: 0 (grid_of)
     const ValueId ozp = c_.splat(out, {1}, out == DType::i8 ? double(out_zp) : 0.0);
-    return c_.add(OpKind::RESCALE, {x, mul, sh, izp, ozp}, TensorType{out, c_.shape(x)},
+    return c_.add(OpKind::RESCALE, {x, c_.constant(std::move(multipliers)), c_.constant(std::move(shifts)), izp, ozp},
+                  TensorType{out, c_.shape(x)},
                   {{AttrName::scale32, true},
                    {AttrName::rounding_mode, RoundingMode::SINGLE_ROUND},
-                   {AttrName::per_channel, false},
+                   {AttrName::per_channel, n > 1},
                    {AttrName::input_unsigned, false},
                    {AttrName::output_unsigned, false}});
 }
@@ -527,47 +540,66 @@ bool Lowering::conv(bool linear) {
     if (!og) return fail("its result '" + out.name + "' has no graph.quant entry, so no grid for the accumulator's RESCALE");
     const std::string border = linear ? "constant" : c_.string_attr("border", "constant");
     if (border != "constant") return fail("border '" + border + "' has no integer form here (TOSA pads with the zero point)");
-    // the filter's codes: its entry's (per tensor); for an entry whose zero point falls between codes,
-    // half its scale when the codes fit i8, else (and without an entry) a symmetric grid over the
-    // filter's range (an approximation of the weights)
-    double ws = 0.0;
-    std::int64_t wzp = 0;
-    std::optional<Grid> wg;
-    if (w->params) {
-        std::string why;
-        std::int64_t offset = 0;
-        wg = grid_of(*w->params, offset, why);
-        if (!wg) return fail("its filter's quantization has no i8 form: " + why);
-    }
-    auto fits = [&](double scale) {
-        for (double v : w->items) {
-            const double q = v / scale;
-            if (std::fabs(q - std::nearbyint(q)) > 1e-6 || std::fabs(q) > 127.0) return false;
-        }
-        return true;
-    };
-    if (wg && wg->frac == 0.0) {
-        ws = wg->scale;
-        wzp = wg->zp;
-    } else if (wg && wg->frac == 0.5 && fits(wg->scale / 2)) {
-        ws = wg->scale / 2;
-    } else {
-        double m = 0.0;
-        for (double v : w->items) m = std::max(m, std::fabs(v));
-        ws = m > 0.0 ? m / 127.0 : 1.0;
-    }
+    // the filter's codes: its entry's (per tensor, or per output channel with one zero point); for an
+    // entry whose zero point falls between codes, half its scale when the codes fit i8, else (and
+    // without an entry) a symmetric grid over each output channel's range (an approximation)
     const std::int64_t O = w->shape[0];
     const std::size_t per_o = w->items.size() / std::size_t(O);
+    std::vector<double> ws(std::size_t(O), 0.0);
+    std::int64_t wzp = 0;
+    bool coded = false;
+    if (w->params && w->params->channels() > 1) {
+        const storage::QuantParams& p = *w->params;
+        if (p.algorithm == storage::QuantAlgorithm::logarithmic || p.channel_axis() != 0 || std::int64_t(p.channels()) != O ||
+            p.bits > 8)
+            return fail("its filter's per-channel quantization is not along the output channels with linear 8-bit codes");
+        coded = true;
+        for (std::size_t o = 0; o < ws.size(); ++o) {
+            const storage::Affine a = p.affine(o);
+            const double zp = a.zero_point + (p.code_max() > 127 ? -128.0 : 0.0);
+            coded = coded && zp == std::nearbyint(zp) && (o == 0 || std::int64_t(zp) == wzp);
+            wzp = std::int64_t(std::nearbyint(zp));
+            ws[o] = a.scale;
+        }
+        if (!coded) wzp = 0;
+    } else if (w->params) {
+        std::string why;
+        std::int64_t offset = 0;
+        const auto wg = grid_of(*w->params, offset, why);
+        if (!wg) return fail("its filter's quantization has no i8 form: " + why);
+        auto fits = [&](double scale) {
+            for (double v : w->items) {
+                const double q = v / scale;
+                if (std::fabs(q - std::nearbyint(q)) > 1e-6 || std::fabs(q) > 127.0) return false;
+            }
+            return true;
+        };
+        if (wg->frac == 0.0) {
+            std::fill(ws.begin(), ws.end(), wg->scale);
+            wzp = wg->zp;
+            coded = true;
+        } else if (wg->frac == 0.5 && fits(wg->scale / 2)) {
+            std::fill(ws.begin(), ws.end(), wg->scale / 2);
+            coded = true;
+        }
+    }
+    if (!coded)
+        for (std::size_t i = 0; i < w->items.size(); ++i) ws[i / per_o] = std::max(ws[i / per_o], std::fabs(w->items[i]) / 127.0);
+    for (double& v : ws)
+        if (v == 0.0) v = 1.0;
+    const bool per_channel = std::any_of(ws.begin(), ws.end(), [&](double v) { return v != ws[0]; });
     auto wc = ConstData::allocate(TensorType{DType::i8, w->shape});
     std::vector<double> wsum(std::size_t(O), 0.0);  // per output channel, of the weights as coded
     for (std::size_t i = 0; i < w->items.size(); ++i) {
-        const double code = std::clamp<double>(storage::round_half_up(w->items[i] / ws) + double(wzp), -128.0, 127.0);
+        const double s = ws[i / per_o];
+        const double code = std::clamp<double>(storage::round_half_up(w->items[i] / s) + double(wzp), -128.0, 127.0);
         wc->mutable_items<std::int8_t>()[i] = static_cast<std::int8_t>(code);
-        wsum[i / per_o] += (code - double(wzp)) * ws;
+        wsum[i / per_o] += (code - double(wzp)) * s;
     }
-    // bias: i32 at scale in_scale * w_scale, with the input's and the result's zero point fractions:
-    // real = bs * (acc - frac_x * sum(w codes)) + b; code = round(real / out_scale + frac_out) + zp
-    const double bs = x->grid.scale * ws;
+    // bias: i32 at scale in_scale * w_scale (per output channel), with the input's and the result's
+    // zero point fractions: real = bs * (acc - frac_x * sum(w codes)) + b; code = round(real / out_scale + frac_out) + zp
+    std::vector<double> bs(static_cast<std::size_t>(O));
+    for (std::size_t o = 0; o < bs.size(); ++o) bs[o] = x->grid.scale * ws[o];
     std::vector<double> b{0.0};
     if (c_.has_input("bias")) {
         const nnef::Value& bv = c_.argument("bias");
@@ -580,12 +612,12 @@ bool Lowering::conv(bool linear) {
         }
     }
     if (b.size() != 1 && std::int64_t(b.size()) != O) return fail("its bias has neither 1 nor " + std::to_string(O) + " items");
-    if (x->grid.frac != 0.0 && b.size() == 1) b.assign(std::size_t(O), b[0]);
+    if ((x->grid.frac != 0.0 || per_channel) && b.size() == 1) b.assign(std::size_t(O), b[0]);
     auto bc = ConstData::allocate(TensorType{DType::i32, {std::int64_t(b.size())}});
     for (std::size_t i = 0; i < b.size(); ++i) {
         const double real_bias = b[i] - (b.size() > 1 ? x->grid.frac * x->grid.scale * wsum[i] : 0.0);
-        const double q = storage::round_half_up(real_bias / bs + og->frac * og->scale / bs);
-        if (std::fabs(q) > 2147483647.0) return fail("its bias does not fit i32 at scale " + std::to_string(bs));
+        const double q = storage::round_half_up(real_bias / bs[i] + og->frac * og->scale / bs[i]);
+        if (std::fabs(q) > 2147483647.0) return fail("its bias does not fit i32 at scale " + std::to_string(bs[i]));
         bc->mutable_items<std::int32_t>()[i] = static_cast<std::int32_t>(q);
     }
     ConvZeroPoints zp;
@@ -606,7 +638,17 @@ bool Lowering::conv(bool linear) {
     if (!acc) return false;
     Act y;
     y.grid = *og;
-    y.v = clamp_to(rescale(c_.reshape(*acc, *out.shape), 0, bs / og->scale, og->zp, og->dtype), *og);  // frac in the bias
+    std::vector<double> scales;
+    for (double v : bs) scales.push_back(v / og->scale);
+    if (!per_channel) scales.resize(1);
+    ValueId a = c_.reshape(*acc, *out.shape);
+    if (per_channel) {  // the channels last for a per-channel RESCALE (the transposes cancel with the conv's)
+        const ValueId last = c_.to_channels_last(a);
+        y.v = c_.to_channels_first(rescale(last, 0, scales, og->zp, og->dtype));
+    } else {
+        y.v = rescale(a, 0, scales, og->zp, og->dtype);  // frac in the bias
+    }
+    y.v = clamp_to(y.v, *og);
     acts_[out.name] = y;
     c_.bind_tensor(out.name, y.v);
     return true;

@@ -49,7 +49,7 @@ graph G( input ) -> ( output )
 
 inline const char* const cnn_quant = R"(
 "input": zero_point_linear_quantize(zero_point = -3, scale = 0.02, bits = 8, signed = true, symmetric = false);
-"w1": zero_point_linear_quantize(zero_point = 0, scale = 0.004, bits = 8, signed = true, symmetric = true);
+"w1": zero_point_linear_quantize(zero_point = 0, scale = [0.004, 0.003, 0.005, 0.0045, 0.002, 0.004, 0.0035, 0.006], bits = 8, signed = true, symmetric = true);
 "c1": zero_point_linear_quantize(zero_point = 5, scale = 0.03, bits = 8, signed = true, symmetric = false);
 "r1": zero_point_linear_quantize(zero_point = -128, scale = 0.017, bits = 8, signed = true, symmetric = false);
 "w2": zero_point_linear_quantize(zero_point = 0, scale = 0.005, bits = 8, signed = true, symmetric = true);

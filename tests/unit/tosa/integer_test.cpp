@@ -168,6 +168,10 @@ TEST_CASE("integer: a small quantized CNN lowers to i8/i32 and matches nnef-run 
     CHECK(count(g, OpKind::RESCALE) >= 6);
     CHECK(count(g, OpKind::MAX_POOL2D) == 1);
     CHECK(count(g, OpKind::AVG_POOL2D) == 1);
+    std::size_t per_channel = 0;  // w1's scales per output channel
+    for (const nnef::tosa::Op& op : g.main().ops)
+        per_channel += op.kind == OpKind::RESCALE && op.get<bool>(nnef::tosa::AttrName::per_channel);
+    CHECK(per_channel == 1);
     // every conv's bias is i32
     for (const nnef::tosa::Op& op : g.main().ops)
         if (op.kind == OpKind::CONV2D || op.kind == OpKind::DEPTHWISE_CONV2D) {
