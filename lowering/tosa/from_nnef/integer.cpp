@@ -195,6 +195,11 @@ private:
     bool pool(bool max);
     bool mean_reduce(bool mean);
     bool concat();
+    bool add_sub(bool sub);
+    bool mul();
+    bool clamp();
+    // An operand of a binary operation: its real items (a compile-time tensor) or activation.
+    ValueId wide_operand(const std::string& id, double unit, double& offset);
 };
 
 std::optional<storage::QuantParams> Lowering::params_of(const std::string& tensor, bool& bad) {
@@ -722,6 +727,110 @@ bool Lowering::mean_reduce(bool mean) {
 }
 
 // concat: every input RESCALEd to the result's grid (or their common grid).
+// An operand of add/sub as i32 in units `unit` (finer than its grid): RESCALE of (code - zp) by
+// scale / unit, its zero point fraction into `offset` (in units); a compile-time tensor as an i32
+// constant of its items in units. no_value when it is neither.
+ValueId Lowering::wide_operand(const std::string& id, double unit, double& offset) {
+    if (const Act* a = act(id)) {
+        if (a->grid.dtype != DType::i8) return no_value;
+        offset -= a->grid.frac * a->grid.scale / unit;
+        return rescale(a->v, a->grid.zp, a->grid.scale / unit, 0, DType::i32);
+    }
+    if (const Real* r = real(id)) {
+        auto c = ConstData::allocate(TensorType{DType::i32, r->shape});
+        for (std::size_t i = 0; i < r->items.size(); ++i) {
+            const double q = storage::round_half_up(r->items[i] / unit);
+            if (std::fabs(q) > double(1 << 30)) return no_value;
+            c->mutable_items<std::int32_t>()[i] = static_cast<std::int32_t>(q);
+        }
+        return c_.constant(std::move(c));
+    }
+    return no_value;
+}
+
+// add / sub: both operands RESCALEd to i32 on a common grid 2^19 times finer than the coarser one
+// (the specification's pattern, section 2.x on quantized operations), ADD/SUB in i32, one RESCALE to
+// the result's grid (its entry needed).
+bool Lowering::add_sub(bool sub) {
+    const std::string x = arg_id("x"), y = arg_id("y");
+    const Tensor& out = c_.result("z");
+    bool bad = false;
+    const auto og = entry_grid(out.name, bad);
+    if (bad) return false;
+    if (!og) return fail("its result '" + out.name + "' has no graph.quant entry");
+    double coarse = 0.0;
+    for (const std::string& id : {x, y})
+        if (const Act* a = act(id)) coarse = std::max(coarse, a->grid.scale);
+    if (coarse == 0.0) return fail("neither operand is an integer activation");
+    const double unit = coarse / double(1 << 19);
+    double offset = og->frac * og->scale / unit;
+    const ValueId a = wide_operand(x, unit, offset);
+    double offset_b = 0.0;
+    const ValueId b = wide_operand(y, unit, offset_b);
+    if (a == no_value || b == no_value) return fail("its operands must be i8 activations or compile-time tensors (literals are not lowered)");
+    offset += sub ? -offset_b : offset_b;
+    ValueId sum = c_.binary(sub ? OpKind::SUB : OpKind::ADD, a, b);
+    if (storage::round_half_up(offset) != 0.0)
+        sum = c_.binary(OpKind::ADD, sum, c_.scalar(DType::i32, storage::round_half_up(offset), c_.rank(sum)));
+    Act r;
+    r.grid = *og;
+    r.v = clamp_to(rescale(c_.reshape(sum, *out.shape), 0, unit / og->scale, og->zp, og->dtype), *og);
+    acts_[out.name] = r;
+    c_.bind_tensor(out.name, r.v);
+    return true;
+}
+
+// mul of two activations: (code - zp) products in i32, one RESCALE by scale_x * scale_y / scale_z.
+bool Lowering::mul() {
+    const Act* a = act(arg_id("x"));
+    const Act* b = act(arg_id("y"));
+    const Tensor& out = c_.result("z");
+    if (!a || !b || a->grid.dtype != DType::i8 || b->grid.dtype != DType::i8)
+        return fail("only the product of two i8 activations is lowered");
+    if (a->grid.frac != 0.0 || b->grid.frac != 0.0) return fail("grids whose zero point falls between codes are not lowered here");
+    bool bad = false;
+    const auto og = entry_grid(out.name, bad);
+    if (bad) return false;
+    if (!og) return fail("its result '" + out.name + "' has no graph.quant entry");
+    const ValueId p = c_.mul(rescale(a->v, a->grid.zp, 1.0, 0, DType::i32), rescale(b->v, b->grid.zp, 1.0, 0, DType::i32));
+    const double unit = a->grid.scale * b->grid.scale;
+    ValueId q = c_.reshape(p, *out.shape);
+    const double offset = storage::round_half_up(og->frac * og->scale / unit);
+    if (offset != 0.0) q = c_.binary(OpKind::ADD, q, c_.scalar(DType::i32, offset, c_.rank(q)));
+    Act r;
+    r.grid = *og;
+    r.v = clamp_to(rescale(q, 0, unit / og->scale, og->zp, og->dtype), *og);
+    acts_[out.name] = r;
+    c_.bind_tensor(out.name, r.v);
+    return true;
+}
+
+// clamp with literal bounds: RESCALE to the result's grid (if any), CLAMP at the codes of the bounds.
+bool Lowering::clamp() {
+    const Act* x = act(arg_id("x"));
+    if (!x) return fail("its input is not an integer activation");
+    const nnef::Value& lo = c_.argument("a");
+    const nnef::Value& hi = c_.argument("b");
+    auto number = [](const nnef::Value& v) -> std::optional<double> {
+        if (v.is_scalar()) return v.as_scalar();
+        if (v.is_integer()) return double(v.as_integer());
+        return std::nullopt;
+    };
+    const auto a = number(lo), b = number(hi);
+    if (!a || !b) return fail("only clamp with literal bounds is lowered");
+    const std::string name = c_.result("y").name;
+    bool bad = false;
+    const auto og = entry_grid(name, bad);
+    if (bad) return false;
+    Act y = og ? requantize(*x, *og) : *x;
+    // monotone: the codes of the bounds on the result's grid bound the codes
+    const std::int64_t l = std::isinf(*a) ? y.grid.lo : y.grid.code(*a), h = std::isinf(*b) ? y.grid.hi : y.grid.code(*b);
+    if (l > y.grid.lo || h < y.grid.hi) y.v = c_.clamp(y.v, double(std::max(l, y.grid.lo)), double(std::min(h, y.grid.hi)));
+    acts_[name] = y;
+    c_.bind_tensor(name, y.v);
+    return true;
+}
+
 bool Lowering::concat() {
     const nnef::Value& vs = c_.argument("values");
     std::vector<const Act*> in;
@@ -768,6 +877,9 @@ bool Lowering::operation(const Operation& op) {
     if (n == "mean_reduce") return mean_reduce(true);
     if (n == "sum_reduce") return mean_reduce(false);
     if (n == "concat") return concat();
+    if (n == "add" || n == "sub") return add_sub(n == "sub");
+    if (n == "mul") return mul();
+    if (n == "clamp") return clamp();
     // element-wise functions of one activation: TABLEs
     auto sigmoid = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
     const double alpha = c_.scalar_attr("alpha", n == "selu" ? 1.67326319 : n == "leaky_relu" ? 0.0 : 1.0);
@@ -792,7 +904,8 @@ bool Lowering::operation(const Operation& op) {
     };
     if (auto f = functions.find(n); f != functions.end()) return unary(f->second);
     return fail("it has no integer (PRO-INT) form in this lowering; the integer lowering covers conv, linear, relu, "
-                "max_pool, avg_pool, mean_reduce, sum_reduce, concat, the layout operations, the quantize fragments "
+                "clamp, add, sub, mul, max_pool, avg_pool, mean_reduce, sum_reduce, concat, the layout operations, the "
+                "quantize fragments "
                 "and element-wise functions of one tensor as TABLEs (lower the graph at PRO-FP for its floating-point "
                 "form)");
 }

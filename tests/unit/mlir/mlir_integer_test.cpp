@@ -51,24 +51,27 @@ std::string int_rendered(const IntLowered& l) {
     return s;
 }
 
-// The i8 codes of the model's first input for `x` (random when empty).
-ConstPtr first_input(const IntLowered& l, const nnef::exec::TensorValue* x) {
+// The codes of the model's inputs: `x` for the first one, random ones otherwise.
+std::vector<ConstPtr> input_codes(const IntLowered& l, const nnef::exec::TensorValue* x) {
     const nnef::Graph& g = *l.session.graph();
-    const nnef::Tensor& t = *g.tensor(g.inputs.at(0));
-    const auto codes = integer_codes(g, t.name);
-    REQUIRE(codes.has_value());
-    if (x) return integer_support::input_codes(*codes, *x);
-    return integer_support::input_codes(*codes, nnef::exec::random_tensor(t.dtype, *t.shape, 11));
+    std::vector<ConstPtr> out;
+    for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+        const nnef::Tensor& t = *g.tensor(g.inputs[i]);
+        const auto codes = integer_codes(g, t.name);
+        REQUIRE(codes.has_value());
+        out.push_back(integer_support::input_codes(*codes, x && i == 0 ? *x : nnef::exec::random_tensor(t.dtype, *t.shape, 11 + i)));
+    }
+    return out;
 }
 
 // Runs the graph through the interpreter and through MLIR; the number of output items that differ.
-std::size_t differing_codes(const Graph& g, const ConstPtr& input) {
+std::size_t differing_codes(const Graph& g, const std::vector<ConstPtr>& inputs) {
     nnef::Diagnostics d;
-    auto expected = interpret(g, {input}, {}, d);
+    auto expected = interpret(g, inputs, {}, d);
     REQUIRE_MESSAGE(expected.has_value(), (d.empty() ? "" : d.list().front().message));
     MlirOptions mo;
     mo.resource_blobs = true;
-    mo.extra_ops.push_back(mlir_driver(g, {input}));
+    mo.extra_ops.push_back(mlir_driver(g, inputs));
     const CommandResult r = mlir_execute(to_mlir(g, mo));
     REQUIRE_MESSAGE(r.code == 0, r.err.substr(0, 2000));
     const auto results = printed_results(r.out);
@@ -91,6 +94,7 @@ TEST_SUITE("mlir") {
         std::vector<std::pair<fs::path, std::optional<std::uint64_t>>> models;
         models.emplace_back(integer_support::write_model("mlir_cnn", integer_support::cnn_graph, integer_support::cnn_quant), 5);
         models.emplace_back(source_dir() / "samples" / "quantized", 7);
+        models.emplace_back(integer_support::write_model("mlir_binary", integer_support::binary_graph, integer_support::binary_quant), 3);
         if (have_corpus()) {
             for (const char* m : {"shufflenet_v2_x1_0_int8", "squeezenet1_0_int8"})
                 models.emplace_back(corpus_dir() / "quantized" / m, std::nullopt);
@@ -112,14 +116,17 @@ TEST_SUITE("mlir") {
         }
     }
 
-    TEST_CASE("mlir-runner and our TOSA interpreter give the same i8 codes for the quantized sample and a CNN") {
+    TEST_CASE("mlir-runner and our TOSA interpreter give the same i8 codes for the quantized sample, a CNN and add/sub/mul") {
         NNEF_REQUIRE_MLIR_RUNNER();
         auto cnn = lower_int(integer_support::write_model("mlir_cnn_run", integer_support::cnn_graph, integer_support::cnn_quant), 5);
         REQUIRE_MESSAGE(cnn->graph.has_value(), int_rendered(*cnn));
-        CHECK(differing_codes(*cnn->graph, first_input(*cnn, nullptr)) == 0);
+        CHECK(differing_codes(*cnn->graph, input_codes(*cnn, nullptr)) == 0);
         auto sample = lower_int(source_dir() / "samples" / "quantized", 7);  // RESCALE with a fraction, TABLE
         REQUIRE_MESSAGE(sample->graph.has_value(), int_rendered(*sample));
-        CHECK(differing_codes(*sample->graph, first_input(*sample, nullptr)) == 0);
+        CHECK(differing_codes(*sample->graph, input_codes(*sample, nullptr)) == 0);
+        auto binary = lower_int(integer_support::write_model("mlir_binary_run", integer_support::binary_graph, integer_support::binary_quant), 3);
+        REQUIRE_MESSAGE(binary->graph.has_value(), int_rendered(*binary));  // ADD/SUB/MUL in i32, CLAMP
+        CHECK(differing_codes(*binary->graph, input_codes(*binary, nullptr)) == 0);
     }
 
     // The corpus's int8 models through mlir-runner (about a minute each): NNEF_MLIR_INT8_MODELS=1.
@@ -139,7 +146,7 @@ TEST_SUITE("mlir") {
             REQUIRE(in);
             const auto x = nnef::exec::from_tensor_data(**in.value, nnef::PrimType::scalar);
             REQUIRE(x.has_value());
-            const std::size_t differ = differing_codes(*l->graph, first_input(*l, &*x));
+            const std::size_t differ = differing_codes(*l->graph, input_codes(*l, &*x));
             MESSAGE(name << ": " << differ << " output codes differ between mlir-runner and the interpreter");
             CHECK(differ == 0);
         }

@@ -62,6 +62,34 @@ inline const char* const cnn_quant = R"(
 "output": linear_quantize(min = 0.0, max = 0.8, bits = 8);
 )";
 
+// add, sub, mul and clamp of activations (two inputs, one with a min/max grid).
+inline const char* const binary_graph = R"(version 1.0;
+graph G( input, other ) -> ( output )
+{
+    input = external(shape = [1, 4, 5, 5]);
+    other = external(shape = [1, 4, 5, 5]);
+    w = variable(shape = [4, 4, 1, 1], label = 'w');
+    c = conv(input, w, 0.0);
+    s = add(c, other);
+    k = clamp(s, 0.0, 0.75);
+    d = sub(k, input);
+    m = mul(d, other);
+    b = variable(shape = [1, 4], label = 'b');
+    output = add(m, b);
+}
+)";
+
+inline const char* const binary_quant = R"("input": zero_point_linear_quantize(zero_point = -3, scale = 0.02, bits = 8, signed = true, symmetric = false);
+"other": linear_quantize(min = -1.0, max = 1.5, bits = 8);
+"w": zero_point_linear_quantize(zero_point = 0, scale = 0.01, bits = 8, signed = true, symmetric = true);
+"c": zero_point_linear_quantize(zero_point = 4, scale = 0.015, bits = 8, signed = true, symmetric = false);
+"s": zero_point_linear_quantize(zero_point = -20, scale = 0.021, bits = 8, signed = true, symmetric = false);
+"k": zero_point_linear_quantize(zero_point = -128, scale = 0.005, bits = 8, signed = true, symmetric = false);
+"d": zero_point_linear_quantize(zero_point = 0, scale = 0.012, bits = 8, signed = true, symmetric = false);
+"m": zero_point_linear_quantize(zero_point = 2, scale = 0.009, bits = 8, signed = true, symmetric = false);
+"output": zero_point_linear_quantize(zero_point = 0, scale = 0.02, bits = 8, signed = true, symmetric = false);
+)";
+
 // The i8 (i16 for more than 8 bits) codes of input x (nnef-run's quantization of it) for a PRO-INT function.
 inline nnef::tosa::ConstPtr input_codes(const nnef::tosa::IntegerCodes& codes, const nnef::exec::TensorValue& x) {
     const std::vector<std::int64_t> q = nnef::storage::quantize(codes.params, x.shape(), x.to_doubles());

@@ -330,6 +330,22 @@ graph G( input ) -> ( output )
     CHECK(max_steps(r) == 0);  // each table entry is nnef-run's value rounded to the grid
 }
 
+TEST_CASE("integer: add, sub, mul and clamp of activations match nnef-run within one step") {
+    const fs::path dir = write_model("binary", integer_support::binary_graph, integer_support::binary_quant);
+    for (std::uint64_t seed : {3, 4}) {
+        const Run r = run(dir.string(), seed);
+        REQUIRE_MESSAGE(r.why.empty(), r.why);
+        CHECK(only_integers(*r.graph));
+        CHECK(count(*r.graph, OpKind::ADD) >= 2);
+        CHECK(count(*r.graph, OpKind::SUB) == 1);
+        CHECK(count(*r.graph, OpKind::MUL) == 1);
+        CHECK(count(*r.graph, OpKind::CLAMP) >= 1);
+        MESSAGE("max difference " << max_steps(r) << " steps, " << off_fraction(r) * 100 << "% of items off");
+        CHECK(max_steps(r) <= 1);
+        CHECK(off_fraction(r) < 0.2);
+    }
+}
+
 TEST_CASE("integer: the corpus's int8 models match nnef-run's simulated quantization") {
     if (!nnef_test::have_corpus()) {
         MESSAGE("corpus not found at " << nnef_test::corpus_dir().string() << ": skipped");
