@@ -659,7 +659,6 @@ bool Lowering::conv(bool linear) {
     return true;
 }
 
-// relu: max(x, zero point) on the input's grid (then the result's).
 // relu: with a result entry, RESCALE to its grid, then CLAMP at the code of 0 (RESCALE is monotone
 // and maps the reals below 0 at or below it); else CLAMP at the input's zero point.
 bool Lowering::relu() {
