@@ -63,6 +63,15 @@ const Legalization* find_legalization(std::string_view op) {
 std::optional<Graph> legalize_nnef(const nnef::Graph& model, const LowerOptions& options, Diagnostics& diags) {
     if (options.profile == Profile::pro_int && from_nnef::is_quantized(model))
         return from_nnef::legalize_integer(model, options, diags);
+    if (options.profile == Profile::pro_int)
+        for (const Tensor& t : model.tensors)
+            if (t.dtype == PrimType::scalar) {
+                diags.error(Stage::tosa, "unsupported-profile",
+                            "graph '" + model.name + "' computes in floating point (tensor '" + t.name +
+                                "') and has no quantization (no graph.quant entry, no quantize fragment): PRO-INT has "
+                                "no floating-point operators; lower it at PRO-FP, or give it a graph.quant");
+                return std::nullopt;
+            }
     const std::size_t errors = diags.error_count();
     Graph g;
     g.name = model.name;

@@ -155,6 +155,11 @@ TEST_CASE("nnef-to-tosa: --profile pro-int lowers the quantized sample to i8 cod
     r = run_tool("nnef-to-tosa", quoted(quantized) + " --random-weights 1");
     REQUIRE(r.code == 0);
     CHECK(has(r.out, "tensor<1x8xf32>"));
+    // a float graph without quantization has no PRO-INT form: one error that says so
+    r = run_tool("nnef-to-tosa", quoted(classifier) + " --profile pro-int --random-weights 1");
+    CHECK(r.code == 1);
+    CHECK(has(r.err, "has no quantization"));
+    CHECK(count(r.err, "error") == 1);
     const fs::path soft = model("pro_int_softmax", "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external(shape = [1, 4]);\n"
                                                    "    y = softmax(x);\n}\n");
     nnef_test::write_scratch("to_tosa/pro_int_softmax/graph.quant",
