@@ -618,6 +618,42 @@ bool Lowering::conv(bool linear) {
     }
     if (b.size() != 1 && std::int64_t(b.size()) != O) return fail("its bias has neither 1 nor " + std::to_string(O) + " items");
     if ((x->grid.frac != 0.0 || per_channel) && b.size() == 1) b.assign(std::size_t(O), b[0]);
+    // The input's fraction over the items a window reads: a per-channel constant in the bias, or, where
+    // padding leaves some windows partly outside the input, a constant per output position.
+    std::optional<ValueId> border_correction;
+    if (x->grid.frac != 0.0 && !linear) {
+        const Shape xs = c_.shape(x->v), os4 = *out.shape;
+        const Window win = make_window(c_, xs, os4, Ints(w->shape.begin() + 2, w->shape.end()), 2);
+        bool padded = false;
+        for (const auto& [p, q] : win.padding) padded = padded || p != 0 || q != 0;
+        if (padded) {
+            if (xs.size() != 4) return fail("the zero point fraction of a padded 1-D convolution's input is not lowered");
+            const std::int64_t OH = os4[2], OW = os4[3], IH = xs[2], IW = xs[3], KH = w->shape[2], KW = w->shape[3];
+            const std::int64_t CI = w->shape[1];
+            auto corr = ConstData::allocate(TensorType{DType::i32, {1, O, OH, OW}});
+            for (std::int64_t o = 0; o < O; ++o)
+                for (std::int64_t oy = 0; oy < OH; ++oy)
+                    for (std::int64_t ox = 0; ox < OW; ++ox) {
+                        double sum = 0.0;  // of the weights as coded over the window's items inside the input
+                        for (std::int64_t ky = 0; ky < KH; ++ky) {
+                            const std::int64_t iy = oy * win.stride[0] - win.padding[0].first + ky * win.dilation[0];
+                            if (iy < 0 || iy >= IH) continue;
+                            for (std::int64_t kx = 0; kx < KW; ++kx) {
+                                const std::int64_t ix = ox * win.stride[1] - win.padding[1].first + kx * win.dilation[1];
+                                if (ix < 0 || ix >= IW) continue;
+                                for (std::int64_t ci = 0; ci < CI; ++ci) {
+                                    const std::int64_t at = ((o * CI + ci) * KH + ky) * KW + kx;
+                                    sum += double(wc->items<std::int8_t>()[at]) - double(wzp);
+                                }
+                            }
+                        }
+                        corr->mutable_items<std::int32_t>()[(o * OH + oy) * OW + ox] =
+                            static_cast<std::int32_t>(storage::round_half_up(-x->grid.frac * sum));
+                    }
+            border_correction = c_.constant(std::move(corr));
+            std::fill(wsum.begin(), wsum.end(), 0.0);  // not in the bias
+        }
+    }
     auto bc = ConstData::allocate(TensorType{DType::i32, {std::int64_t(b.size())}});
     for (std::size_t i = 0; i < b.size(); ++i) {
         const double real_bias = b[i] - (b.size() > 1 ? x->grid.frac * x->grid.scale * wsum[i] : 0.0);
@@ -647,6 +683,7 @@ bool Lowering::conv(bool linear) {
     for (double v : bs) scales.push_back(v / og->scale);
     if (!per_channel) scales.resize(1);
     ValueId a = c_.reshape(*acc, *out.shape);
+    if (border_correction) a = c_.binary(OpKind::ADD, a, *border_correction);
     if (per_channel) {  // the channels last for a per-channel RESCALE (the transposes cancel with the conv's)
         const ValueId last = c_.to_channels_last(a);
         y.v = c_.to_channels_first(rescale(last, 0, scales, og->zp, og->dtype));

@@ -346,6 +346,29 @@ TEST_CASE("integer: add, sub, mul and clamp of activations match nnef-run within
     }
 }
 
+TEST_CASE("integer: a padded conv of an input whose zero point falls between codes is corrected at the borders") {
+    // linear_quantize(min = -1, max = 1): zero point 127.5; padded windows read fewer input items
+    const fs::path dir = write_model("halfzp", R"(version 1.0;
+graph G( input ) -> ( output )
+{
+    input = external(shape = [1, 2, 6, 6]);
+    w = variable(shape = [3, 2, 3, 3], label = 'w');
+    output = conv(input, w, 0.0, padding = [(2, 1), (1, 1)], stride = [2, 1]);
+}
+)",
+                                     R"("input": linear_quantize(min = -1.0, max = 1.0, bits = 8);
+"w": zero_point_linear_quantize(zero_point = 0, scale = 0.02, bits = 8, signed = true, symmetric = true);
+"output": zero_point_linear_quantize(zero_point = 0, scale = 0.01, bits = 8, signed = true, symmetric = false);
+)");
+    for (std::uint64_t seed : {1, 2, 3}) {
+        const Run r = run(dir.string(), seed);
+        REQUIRE_MESSAGE(r.why.empty(), r.why);
+        MESSAGE("max difference " << max_steps(r) << " steps, " << off_fraction(r) * 100 << "% of items off");
+        CHECK(max_steps(r) <= 1);
+        CHECK(off_fraction(r) < 0.05);
+    }
+}
+
 TEST_CASE("integer: the corpus's int8 models match nnef-run's simulated quantization") {
     if (!nnef_test::have_corpus()) {
         MESSAGE("corpus not found at " << nnef_test::corpus_dir().string() << ": skipped");
