@@ -198,6 +198,8 @@ private:
     bool add_sub(bool sub);
     bool mul();
     bool clamp();
+    bool split();
+    bool pad();
     // An operand of a binary operation: its real items (a compile-time tensor) or activation.
     ValueId wide_operand(const std::string& id, double unit, double& offset);
 };
@@ -867,6 +869,39 @@ bool Lowering::clamp() {
     return true;
 }
 
+// split: slices of the codes (each result RESCALEd to its entry if it has another grid).
+bool Lowering::split() {
+    const Act* x = act(arg_id("value"));
+    if (!x) return fail("its input is not an integer activation");
+    std::int64_t axis = c_.int_attr("axis");
+    if (axis < 0) axis += std::int64_t(c_.rank(x->v));
+    std::int64_t begin = 0;
+    for (std::size_t i = 0; i < c_.result_count("values"); ++i) {
+        const Tensor& t = c_.result("values", i);
+        const std::int64_t end = begin + (*t.shape)[std::size_t(axis)];
+        if (!bind_act(t.name, Act{c_.slice_axis(x->v, std::size_t(axis), begin, end), x->grid})) return false;
+        begin = end;
+    }
+    return true;
+}
+
+// pad: every border mode on the codes ('constant': the code of the value on the input's grid).
+bool Lowering::pad() {
+    const Act* x = act(arg_id("input"));
+    if (!x) return fail("its input is not an integer activation");
+    const std::string border = c_.string_attr("border", "constant");
+    if (border == "ignore") return fail("border 'ignore' is not defined for pad");
+    const double value = c_.scalar_attr("value", 0.0);
+    const std::int64_t code = x->grid.code(value);
+    if (border == "constant" && std::fabs(x->grid.real(code) - value) > 1e-9 * x->grid.scale)
+        return fail("its value " + std::to_string(value) + " is not on its input's grid");
+    const Pairs padding = c_.pairs_attr("padding");
+    ValueId v = x->v;
+    for (std::size_t i = 0; i < padding.size(); ++i)
+        v = c_.pad_border(v, i, padding[i].first, padding[i].second, border, double(code));
+    return bind_act(c_.result("output").name, Act{v, x->grid});
+}
+
 bool Lowering::concat() {
     const nnef::Value& vs = c_.argument("values");
     std::vector<const Act*> in;
@@ -916,6 +951,8 @@ bool Lowering::operation(const Operation& op) {
     if (n == "add" || n == "sub") return add_sub(n == "sub");
     if (n == "mul") return mul();
     if (n == "clamp") return clamp();
+    if (n == "split") return split();
+    if (n == "pad") return pad();
     // element-wise functions of one activation: TABLEs
     auto sigmoid = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
     const double alpha = c_.scalar_attr("alpha", n == "selu" ? 1.67326319 : n == "leaky_relu" ? 0.0 : 1.0);
@@ -940,7 +977,7 @@ bool Lowering::operation(const Operation& op) {
     };
     if (auto f = functions.find(n); f != functions.end()) return unary(f->second);
     return fail("it has no integer (PRO-INT) form in this lowering; the integer lowering covers conv, linear, relu, "
-                "clamp, add, sub, mul, max_pool, avg_pool, mean_reduce, sum_reduce, concat, the layout operations, the "
+                "clamp, add, sub, mul, max_pool, avg_pool, mean_reduce, sum_reduce, concat, split, pad, the layout operations, the "
                 "quantize fragments "
                 "and element-wise functions of one tensor as TABLEs (lower the graph at PRO-FP for its floating-point "
                 "form)");

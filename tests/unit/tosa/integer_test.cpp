@@ -210,6 +210,27 @@ graph G( input ) -> ( output )
     CHECK(rel_l2(r) < 1e-6);  // nnef-run's float32 items
 }
 
+TEST_CASE("integer: split and pad (constant and reflect) keep the codes exactly") {
+    const fs::path dir = write_model("split_pad", R"(version 1.0;
+graph G( input ) -> ( a, b )
+{
+    input = external(shape = [1, 6, 4, 4]);
+    [p, q] = split(input, axis = 1, ratios = [1, 2]);
+    a = pad(p, padding = [(0, 0), (0, 0), (1, 2), (2, 1)], border = 'constant');
+    b = pad(q, padding = [(0, 0), (0, 0), (2, 1), (1, 1)], border = 'reflect');
+}
+)",
+                                         R"("input": zero_point_linear_quantize(zero_point = 7, scale = 0.05, bits = 8, signed = true, symmetric = false);
+"a": zero_point_linear_quantize(zero_point = 7, scale = 0.05, bits = 8, signed = true, symmetric = false);
+"b": zero_point_linear_quantize(zero_point = 7, scale = 0.05, bits = 8, signed = true, symmetric = false);
+)");
+    const Run r = run(dir.string(), std::nullopt);
+    REQUIRE_MESSAGE(r.why.empty(), r.why);
+    CHECK(count(*r.graph, OpKind::RESCALE) == 0);
+    CHECK(max_steps(r) == 0);
+    CHECK(rel_l2(r) < 1e-6);
+}
+
 TEST_CASE("integer: a RESCALE to a coarser grid rounds as nnef-run (half up)") {
     // the codes of input / 3 on a grid 3 times coarser: exact ties at every third code
     const fs::path dir = write_model("coarse", R"(version 1.0;
