@@ -171,6 +171,10 @@ ConstPtr variable_weights(Context& c, const Tensor& t, const std::string& label)
 ValueId sign(Context& c, ValueId x);
 ValueId round_half_up(Context& c, ValueId x);
 ValueId one_like(Context& c, ValueId like, double v);
+// NNEF's matmul of a and b (transposes of the last two dimensions, batch broadcasting) as TOSA MATMUL,
+// reshaped to out_shape (matmul.cpp); with zero points, the integer form (i8 operands, i32 result).
+ValueId matmul_value(Context& c, ValueId a, ValueId b, bool transpose_a, bool transpose_b, const Shape& out_shape,
+                     ValueId a_zp = no_value, ValueId b_zp = no_value);
 // Every stride-th item of [begin, begin + count * stride) along axis (shape_ops.cpp).
 ValueId strided(Context& c, ValueId x, std::size_t axis, std::int64_t begin, std::int64_t count, std::int64_t stride);
 

@@ -199,6 +199,10 @@ private:
     bool mul();
     bool clamp();
     bool split();
+    bool matmul();
+    // A compile-time tensor as i8 codes: on its entry's grid when that is per tensor with an integer
+    // zero point, else on a symmetric grid over its range.
+    Act codes_of(const Real& r);
     bool pad();
     // An operand of a binary operation: its real items (a compile-time tensor) or activation.
     ValueId wide_operand(const std::string& id, double unit, double& offset);
@@ -869,6 +873,56 @@ bool Lowering::clamp() {
     return true;
 }
 
+Act Lowering::codes_of(const Real& r) {
+    Grid g;
+    bool exact = false;
+    if (r.params && r.params->channels() == 1) {
+        std::string why;
+        std::int64_t offset = 0;
+        if (const auto e = grid_of(*r.params, offset, why); e && e->frac == 0.0 && e->dtype == DType::i8) {
+            g = *e;
+            exact = true;
+        }
+    }
+    if (!exact) {
+        double m = 0.0;
+        for (double v : r.items) m = std::max(m, std::fabs(v));
+        g.scale = m > 0.0 ? m / 127.0 : 1.0;
+    }
+    auto c = ConstData::allocate(TensorType{DType::i8, r.shape});
+    for (std::size_t i = 0; i < r.items.size(); ++i) c->mutable_items<std::int8_t>()[i] = static_cast<std::int8_t>(g.code(r.items[i]));
+    return Act{c_.constant(std::move(c)), g};
+}
+
+// matmul: MATMUL of i8 codes with their zero points (a compile-time operand as codes), i32, one
+// RESCALE by scale_a * scale_b / scale_c.
+bool Lowering::matmul() {
+    const std::string ids[2] = {arg_id("A"), arg_id("B")};
+    Act ops[2];
+    for (int k = 0; k < 2; ++k) {
+        if (const Act* a = act(ids[k])) ops[k] = *a;
+        else if (const Real* r = real(ids[k])) ops[k] = codes_of(*r);
+        else return fail("its operands must be activations or compile-time tensors");
+        if (ops[k].grid.dtype != DType::i8 || ops[k].grid.frac != 0.0)
+            return fail("its operand '" + ids[k] + "' is not on an i8 grid with an integer zero point");
+    }
+    const Tensor& out = c_.result("C");
+    bool bad = false;
+    const auto og = entry_grid(out.name, bad);
+    if (bad) return false;
+    if (!og) return fail("its result '" + out.name + "' has no graph.quant entry");
+    const double unit = ops[0].grid.scale * ops[1].grid.scale;
+    ValueId acc = matmul_value(c_, ops[0].v, ops[1].v, c_.logical_attr("transposeA"), c_.logical_attr("transposeB"),
+                               *out.shape, c_.splat(DType::i8, {1}, double(ops[0].grid.zp)),
+                               c_.splat(DType::i8, {1}, double(ops[1].grid.zp)));
+    const double offset = storage::round_half_up(og->frac * og->scale / unit);
+    if (offset != 0.0) acc = c_.binary(OpKind::ADD, acc, c_.scalar(DType::i32, offset, c_.rank(acc)));
+    Act y{clamp_to(rescale(acc, 0, unit / og->scale, og->zp, og->dtype), *og), *og};
+    acts_[out.name] = y;
+    c_.bind_tensor(out.name, y.v);
+    return true;
+}
+
 // split: slices of the codes (each result RESCALEd to its entry if it has another grid).
 bool Lowering::split() {
     const Act* x = act(arg_id("value"));
@@ -952,6 +1006,7 @@ bool Lowering::operation(const Operation& op) {
     if (n == "mul") return mul();
     if (n == "clamp") return clamp();
     if (n == "split") return split();
+    if (n == "matmul") return matmul();
     if (n == "pad") return pad();
     // element-wise functions of one activation: TABLEs
     auto sigmoid = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
@@ -977,7 +1032,7 @@ bool Lowering::operation(const Operation& op) {
     };
     if (auto f = functions.find(n); f != functions.end()) return unary(f->second);
     return fail("it has no integer (PRO-INT) form in this lowering; the integer lowering covers conv, linear, relu, "
-                "clamp, add, sub, mul, max_pool, avg_pool, mean_reduce, sum_reduce, concat, split, pad, the layout operations, the "
+                "matmul, clamp, add, sub, mul, max_pool, avg_pool, mean_reduce, sum_reduce, concat, split, pad, the layout operations, the "
                 "quantize fragments "
                 "and element-wise functions of one tensor as TABLEs (lower the graph at PRO-FP for its floating-point "
                 "form)");

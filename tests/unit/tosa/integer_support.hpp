@@ -90,6 +90,25 @@ inline const char* const binary_quant = R"("input": zero_point_linear_quantize(z
 "output": zero_point_linear_quantize(zero_point = 0, scale = 0.02, bits = 8, signed = true, symmetric = false);
 )";
 
+// matmul of two activations, then by a constant.
+inline const char* const matmul_graph = R"(version 1.0;
+graph G( x, y ) -> ( output )
+{
+    x = external(shape = [2, 3, 6]);
+    y = external(shape = [2, 5, 6]);
+    w = variable(shape = [1, 5, 4], label = 'w');
+    p = matmul(x, y, transposeB = true);
+    output = matmul(p, w);
+}
+)";
+
+inline const char* const matmul_quant = R"("x": zero_point_linear_quantize(zero_point = -5, scale = 0.02, bits = 8, signed = true, symmetric = false);
+"y": zero_point_linear_quantize(zero_point = 9, scale = 0.015, bits = 8, signed = true, symmetric = false);
+"w": zero_point_linear_quantize(zero_point = 0, scale = 0.004, bits = 8, signed = true, symmetric = true);
+"p": zero_point_linear_quantize(zero_point = 3, scale = 0.01, bits = 8, signed = true, symmetric = false);
+"output": linear_quantize(min = -0.3, max = 0.3, bits = 8);
+)";
+
 // The i8 (i16 for more than 8 bits) codes of input x (nnef-run's quantization of it) for a PRO-INT function.
 inline nnef::tosa::ConstPtr input_codes(const nnef::tosa::IntegerCodes& codes, const nnef::exec::TensorValue& x) {
     const std::vector<std::int64_t> q = nnef::storage::quantize(codes.params, x.shape(), x.to_doubles());

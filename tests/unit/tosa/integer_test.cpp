@@ -390,6 +390,18 @@ graph G( input ) -> ( output )
     }
 }
 
+TEST_CASE("integer: matmul of activations and of an activation by constants matches nnef-run within one step") {
+    const fs::path dir = write_model("matmul", integer_support::matmul_graph, integer_support::matmul_quant);
+    for (std::uint64_t seed : {1, 2}) {
+        const Run r = run(dir.string(), seed);
+        REQUIRE_MESSAGE(r.why.empty(), r.why);
+        CHECK(count(*r.graph, OpKind::MATMUL) == 2);
+        CHECK(only_integers(*r.graph));
+        MESSAGE("max difference " << max_steps(r) << " steps, " << off_fraction(r) * 100 << "% of items off");
+        CHECK(max_steps(r) <= 1);
+    }
+}
+
 TEST_CASE("integer: the corpus's int8 models match nnef-run's simulated quantization") {
     if (!nnef_test::have_corpus()) {
         MESSAGE("corpus not found at " << nnef_test::corpus_dir().string() << ": skipped");
