@@ -755,20 +755,25 @@ bool Lowering::mean_reduce(bool mean) {
     const auto og = entry_grid(out.name, bad);
     if (bad) return false;
     const Grid g = og ? *og : x->grid;
-    if (x->grid.frac != 0.0 || g.frac != 0.0) return fail("grids whose zero point falls between codes are not lowered here");
     if (!og && mean && count > 1) return fail("its result '" + out.name + "' has no graph.quant entry");
-    const ValueId wide = rescale(x->v, x->grid.zp, 1.0, 0, DType::i32);
-    const ValueId sum = c_.reduce(OpKind::REDUCE_SUM, wide, axes);
+    if (x->grid.dtype != DType::i8) return fail("reductions of i16 inputs are not lowered here");
+    // code = round(m * (sum - frac_in * count) + frac_out) + zp = round(m * (sum + shift)) + zp, with the
+    // sum at k times the resolution when there is a fraction to add
     const double scale = x->grid.scale / g.scale / (mean ? double(count) : 1.0);
+    const double shift = -x->grid.frac * double(count) + g.frac / scale;
+    const double k = shift == 0.0 ? 1.0 : std::ldexp(1.0, std::min(16, int(std::floor(std::log2(std::ldexp(1.0, 29) / (double(count) * 256.0 + std::fabs(shift)))))));
+    if (k < 1.0) return fail("it reduces too many items for an i32 sum");
+    const ValueId wide = rescale(x->v, x->grid.zp, k, 0, DType::i32);
+    ValueId sum = c_.reduce(OpKind::REDUCE_SUM, wide, axes);
+    if (shift != 0.0) sum = c_.binary(OpKind::ADD, sum, c_.scalar(DType::i32, storage::round_half_up(shift * k), c_.rank(sum)));
     Act y;
     y.grid = g;
-    y.v = clamp_to(rescale(c_.reshape(sum, *out.shape), 0, scale, g.zp, g.dtype), g);
+    y.v = clamp_to(rescale(c_.reshape(sum, *out.shape), 0, scale / k, g.zp, g.dtype), g);
     acts_[out.name] = y;
     c_.bind_tensor(out.name, y.v);
     return true;
 }
 
-// concat: every input RESCALEd to the result's grid (or their common grid).
 // An operand of add/sub as i32 in units `unit` (finer than its grid): RESCALE of (code - zp) by
 // scale / unit, its zero point fraction into `offset` (in units); a compile-time tensor as an i32
 // constant of its items in units. no_value when it is neither.
@@ -791,7 +796,7 @@ ValueId Lowering::wide_operand(const std::string& id, double unit, double& offse
 }
 
 // add / sub: both operands RESCALEd to i32 on a common grid 2^19 times finer than the coarser one
-// (the specification's pattern, section 2.x on quantized operations), ADD/SUB in i32, one RESCALE to
+// (the specification's pattern, 1.12.1 and 1.12.4), ADD/SUB in i32, one RESCALE to
 // the result's grid (its entry needed).
 bool Lowering::add_sub(bool sub) {
     const std::string x = arg_id("x"), y = arg_id("y");
@@ -956,6 +961,7 @@ bool Lowering::pad() {
     return bind_act(c_.result("output").name, Act{v, x->grid});
 }
 
+// concat: every input RESCALEd to the result's grid (or their common grid).
 bool Lowering::concat() {
     const nnef::Value& vs = c_.argument("values");
     std::vector<const Act*> in;

@@ -402,6 +402,24 @@ TEST_CASE("integer: matmul of activations and of an activation by constants matc
     }
 }
 
+TEST_CASE("integer: mean_reduce from and to grids whose zero points fall between codes") {
+    const fs::path dir = write_model("mean_frac", R"(version 1.0;
+graph G( input ) -> ( output )
+{
+    input = external(shape = [1, 3, 4, 5]);
+    output = mean_reduce(input, axes = [2, 3]);
+}
+)",
+                                     R"("input": linear_quantize(min = -1.0, max = 1.0, bits = 8);
+"output": linear_quantize(min = -0.25, max = 0.3, bits = 8);
+)");
+    for (std::uint64_t seed : {1, 2, 3}) {
+        const Run r = run(dir.string(), seed);
+        REQUIRE_MESSAGE(r.why.empty(), r.why);
+        CHECK(max_steps(r) == 0);
+    }
+}
+
 TEST_CASE("integer: the corpus's int8 models match nnef-run's simulated quantization") {
     if (!nnef_test::have_corpus()) {
         MESSAGE("corpus not found at " << nnef_test::corpus_dir().string() << ": skipped");
