@@ -193,6 +193,7 @@ private:
     bool conv(bool linear);
     bool relu();
     bool pool(bool max);
+    std::optional<bool> window_mean(const Act& x, const std::string& border);
     bool mean_reduce(bool mean);
     bool concat();
     bool add_sub(bool sub);
@@ -720,12 +721,15 @@ bool Lowering::relu() {
     return true;
 }
 
-// max_pool on the codes; avg_pool ('ignore' border: the mean of the input items) with AVG_POOL2D,
-// whose zero points may stay 0 (the integer zero point commutes with the rounded mean).
+// max_pool on the codes; avg_pool as window_mean, or else ('ignore' border: the mean of the input
+// items) with AVG_POOL2D, whose zero points may stay 0 (the integer zero point commutes with the
+// rounded mean), then a RESCALE to the result's grid (two roundings).
 bool Lowering::pool(bool max) {
     const Act* x = act(arg_id("input"));
     if (!x) return fail("its input is not an integer activation");
     const std::string border = c_.string_attr("border", "constant");
+    if (!max)
+        if (const auto y = window_mean(*x, border)) return *y;
     bool padded = false;
     for (const auto& [p, q] : c_.pairs_attr("padding")) padded = padded || p != 0 || q != 0;
     if (c_.pairs_attr("padding").empty()) padded = true;  // automatic padding may pad
@@ -735,6 +739,77 @@ bool Lowering::pool(bool max) {
     const auto y = pool_nchw(c_, x->v, max, *out.shape, max ? "ignore" : border, c_.ints_attr("size"));
     if (!y) return false;
     return bind_act(out.name, Act{*y, x->grid});
+}
+
+// avg_pool of rank 4 whose padding TOSA can take as it is: the window sums (code - zp) in i32 by a
+// DEPTHWISE_CONV2D with a filter of ones (padding contributes 0), then one RESCALE to the result's
+// grid: by 1 / (window volume) for 'constant' (padding counted) or without padding; for 'ignore'
+// with padding, a MUL by round(2^22 / items inside) per output position first. Zero point
+// fractions are added at that resolution. nullopt: not this form (the caller's AVG_POOL2D then).
+std::optional<bool> Lowering::window_mean(const Act& x, const std::string& border) {
+    const Tensor& out = c_.result("output");
+    const Shape xs = c_.shape(x.v), os = *out.shape;
+    if (xs.size() != 4 || x.grid.dtype != DType::i8 || (border != "constant" && border != "ignore")) return std::nullopt;
+    const Window w = make_window(c_, xs, os, c_.ints_attr("size"), 0);
+    for (std::size_t k = 0; k < 4; ++k) {
+        if (w.dilation[k] != 1) return std::nullopt;
+        if (k < 2 && (w.size[k] != 1 || w.stride[k] != 1 || w.padding[k] != std::pair<std::int64_t, std::int64_t>(0, 0)))
+            return std::nullopt;
+        if (k >= 2 && (w.padding[k].first < 0 || w.padding[k].second < 0 ||
+                       (xs[k] + w.padding[k].first + w.padding[k].second - w.size[k]) != (os[k] - 1) * w.stride[k]))
+            return std::nullopt;
+    }
+    bool bad = false;
+    const auto og = entry_grid(out.name, bad);
+    if (bad) return false;
+    const Grid g = og ? *og : x.grid;
+    const std::int64_t C = xs[1], KH = w.size[2], KW = w.size[3], OH = os[2], OW = os[3];
+    const bool padded = w.padding[2] != std::pair<std::int64_t, std::int64_t>(0, 0) ||
+                        w.padding[3] != std::pair<std::int64_t, std::int64_t>(0, 0);
+    const bool uniform = !padded || border == "constant";
+    const double volume = double(KH * KW);
+    // sums of (code - zp) over each window, NHWC
+    auto ones = ConstData::allocate(TensorType{DType::i8, {KH, KW, C, 1}});
+    std::fill(ones->mutable_items<std::int8_t>(), ones->mutable_items<std::int8_t>() + KH * KW * C, std::int8_t(1));
+    const Ints pad{w.padding[2].first, w.padding[2].second, w.padding[3].first, w.padding[3].second};
+    ValueId sum = c_.add(OpKind::DEPTHWISE_CONV2D,
+                         {c_.to_channels_last(x.v), c_.constant(std::move(ones)), c_.splat(DType::i32, {1}, 0.0),
+                          c_.splat(DType::i8, {1}, double(x.grid.zp)), c_.splat(DType::i8, {1}, 0.0)},
+                         TensorType{DType::i32, {os[0], OH, OW, C}},
+                         {{AttrName::pad, pad},
+                          {AttrName::stride, Ints{w.stride[2], w.stride[3]}},
+                          {AttrName::dilation, Ints{1, 1}},
+                          {AttrName::acc_type, AccType::INT32}});
+    // code = round((sum - frac_in * inside) / divisor * m + frac_out) + zp with m = scale_in / scale_out,
+    // inside: the window's items within the input, divisor: the window volume ('constant') or inside
+    const double m = x.grid.scale / g.scale;
+    double unit;  // of the value RESCALEd, in input codes
+    if (uniform && x.grid.frac == 0.0 && g.frac == 0.0) {
+        unit = 1.0 / volume;
+    } else {
+        const double k = std::ldexp(1.0, 22);
+        if ((255.0 + std::fabs(g.frac / m) + 1.0) * k >= std::ldexp(1.0, 31)) return std::nullopt;
+        auto factor = ConstData::allocate(TensorType{DType::i32, {1, OH, OW, 1}});
+        auto offset = ConstData::allocate(TensorType{DType::i32, {1, OH, OW, 1}});
+        for (std::int64_t oy = 0; oy < OH; ++oy)
+            for (std::int64_t ox = 0; ox < OW; ++ox) {
+                const std::int64_t y0 = oy * w.stride[2] - w.padding[2].first, x0 = ox * w.stride[3] - w.padding[3].first;
+                const double inside = double((std::min(y0 + KH, xs[2]) - std::max<std::int64_t>(y0, 0)) *
+                                             (std::min(x0 + KW, xs[3]) - std::max<std::int64_t>(x0, 0)));
+                const double divisor = uniform ? volume : inside;
+                factor->mutable_items<std::int32_t>()[oy * OW + ox] = static_cast<std::int32_t>(storage::round_half_up(k / divisor));
+                offset->mutable_items<std::int32_t>()[oy * OW + ox] = static_cast<std::int32_t>(
+                    storage::round_half_up(k * (-x.grid.frac * inside / divisor + g.frac / m)));
+            }
+        sum = c_.binary(OpKind::ADD, c_.mul(sum, c_.constant(std::move(factor))), c_.constant(std::move(offset)));
+        unit = 1.0 / k;
+    }
+    Act y;
+    y.grid = g;
+    y.v = c_.reshape(c_.to_channels_first(clamp_to(rescale(sum, 0, unit * m, g.zp, g.dtype), g)), os);
+    acts_[out.name] = y;
+    c_.bind_tensor(out.name, y.v);
+    return true;
 }
 
 // mean_reduce / sum_reduce: the codes minus the zero point summed in i32, one RESCALE to the

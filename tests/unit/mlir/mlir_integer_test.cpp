@@ -96,6 +96,7 @@ TEST_SUITE("mlir") {
         models.emplace_back(source_dir() / "samples" / "quantized", 7);
         models.emplace_back(integer_support::write_model("mlir_binary", integer_support::binary_graph, integer_support::binary_quant), 3);
         models.emplace_back(integer_support::write_model("mlir_matmul", integer_support::matmul_graph, integer_support::matmul_quant), 1);
+        models.emplace_back(integer_support::write_model("mlir_avg", integer_support::avg_graph, integer_support::avg_quant), 1);
         if (have_corpus()) {
             for (const char* m : {"shufflenet_v2_x1_0_int8", "squeezenet1_0_int8"})
                 models.emplace_back(corpus_dir() / "quantized" / m, std::nullopt);
@@ -117,7 +118,7 @@ TEST_SUITE("mlir") {
         }
     }
 
-    TEST_CASE("mlir-runner and our TOSA interpreter give the same i8 codes for the quantized sample, a CNN, add/sub/mul and matmul") {
+    TEST_CASE("mlir-runner and our TOSA interpreter give the same i8 codes for the quantized sample, a CNN, add/sub/mul, matmul and avg_pool") {
         NNEF_REQUIRE_MLIR_RUNNER();
         auto cnn = lower_int(integer_support::write_model("mlir_cnn_run", integer_support::cnn_graph, integer_support::cnn_quant), 5);
         REQUIRE_MESSAGE(cnn->graph.has_value(), int_rendered(*cnn));
@@ -131,6 +132,9 @@ TEST_SUITE("mlir") {
         auto matmul = lower_int(integer_support::write_model("mlir_matmul_run", integer_support::matmul_graph, integer_support::matmul_quant), 1);
         REQUIRE_MESSAGE(matmul->graph.has_value(), int_rendered(*matmul));  // MATMUL with zero points
         CHECK(differing_codes(*matmul->graph, input_codes(*matmul, nullptr)) == 0);
+        auto avg = lower_int(integer_support::write_model("mlir_avg_run", integer_support::avg_graph, integer_support::avg_quant), 1);
+        REQUIRE_MESSAGE(avg->graph.has_value(), int_rendered(*avg));  // window sums, MUL by per-position factors
+        CHECK(differing_codes(*avg->graph, input_codes(*avg, nullptr)) == 0);
     }
 
     // The corpus's int8 models through mlir-runner (about a minute each): NNEF_MLIR_INT8_MODELS=1.

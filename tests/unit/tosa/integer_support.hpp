@@ -109,6 +109,23 @@ inline const char* const matmul_quant = R"("x": zero_point_linear_quantize(zero_
 "output": linear_quantize(min = -0.3, max = 0.3, bits = 8);
 )";
 
+// avg_pool with and without padding counted, from a grid whose zero point falls between codes.
+inline const char* const avg_graph = R"(version 1.0;
+graph G( input ) -> ( a, b, c )
+{
+    input = external(shape = [1, 3, 7, 7]);
+    a = avg_pool(input, size = [1, 1, 3, 3], stride = [1, 1, 2, 2], padding = [(0, 0), (0, 0), (1, 1), (1, 1)], border = 'ignore');
+    b = avg_pool(input, size = [1, 1, 3, 3], stride = [1, 1, 2, 2], padding = [(0, 0), (0, 0), (1, 1), (1, 1)], border = 'constant');
+    c = avg_pool(input, size = [1, 1, 7, 7], stride = [1, 1, 1, 1], padding = [(0, 0), (0, 0), (0, 0), (0, 0)], border = 'ignore');
+}
+)";
+
+inline const char* const avg_quant = R"("input": linear_quantize(min = -1.0, max = 1.0, bits = 8);
+"a": zero_point_linear_quantize(zero_point = 5, scale = 0.006, bits = 8, signed = true, symmetric = false);
+"b": linear_quantize(min = -0.5, max = 0.6, bits = 8);
+"c": zero_point_linear_quantize(zero_point = 0, scale = 0.002, bits = 8, signed = true, symmetric = false);
+)";
+
 // The i8 (i16 for more than 8 bits) codes of input x (nnef-run's quantization of it) for a PRO-INT function.
 inline nnef::tosa::ConstPtr input_codes(const nnef::tosa::IntegerCodes& codes, const nnef::exec::TensorValue& x) {
     const std::vector<std::int64_t> q = nnef::storage::quantize(codes.params, x.shape(), x.to_doubles());
