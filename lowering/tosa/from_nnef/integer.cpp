@@ -1,11 +1,13 @@
 // PRO-INT: a quantized graph (graph.quant entries, the quantize fragments) in integers. Every
-// activation is an i8 tensor of codes on the grid of its tensor's entry (real = (code - zp) * scale);
-// weights are i8 constants of their entry's codes, biases i32 at scale in_scale * w_scale;
-// convolutions accumulate in i32 and RESCALE to the result's grid; a result whose entry differs
-// from the grid its operator gives is RESCALEd to it. This follows nnef-run's simulation
-// (docs/exec.md): every tensor with an entry is rounded to its grid right after it is computed.
-// Compile-time tensors (variables, constants and the layout operations on them) are computed in
-// double with their entries applied, as nnef-run does, and only then become integer constants.
+// activation is a tensor of codes on the grid of its tensor's entry (i8; i16 for 9 to 16 bits; real =
+// (code - zp - frac) * scale, frac the part of a min/max zero point between codes); weights are i8
+// constants of their entry's codes, biases i32 at scale in_scale * w_scale; convolutions and matmuls
+// accumulate in i32 and RESCALE to the result's grid; non-linear functions of one tensor are TABLEs;
+// a result whose entry differs from the grid its operator gives is RESCALEd to it. This follows
+// nnef-run's simulation (docs/exec.md): every tensor with an entry is rounded to its grid right after
+// it is computed. Compile-time tensors (variables, constants and the layout operations on them) are
+// computed in double with their entries applied, as nnef-run does, and only then become integer
+// constants. docs/tosa-lowering.md describes each operation's form.
 //
 // The function takes and returns the codes (integer_codes() says how to make and read them).
 // Operations without an integer form here are errors naming the operation and its line.
