@@ -7,7 +7,6 @@
 #include <fstream>
 #include <string>
 
-#include "exec/executor.hpp"
 #include "lowering/tosa/from_nnef.hpp"
 #include "lowering/tosa/ir.hpp"
 #include "storage/quantization.hpp"
@@ -126,8 +125,10 @@ inline const char* const avg_quant = R"("input": linear_quantize(min = -1.0, max
 "c": zero_point_linear_quantize(zero_point = 0, scale = 0.002, bits = 8, signed = true, symmetric = false);
 )";
 
-// The i8 (i16 for more than 8 bits) codes of input x (nnef-run's quantization of it) for a PRO-INT function.
-inline nnef::tosa::ConstPtr input_codes(const nnef::tosa::IntegerCodes& codes, const nnef::exec::TensorValue& x) {
+// The i8 (i16 for more than 8 bits) codes of input x (nnef-run's quantization of it) for a PRO-INT
+// function; x is a TensorValue of either executor (float32 or float64).
+template <class TensorValue>
+nnef::tosa::ConstPtr input_codes(const nnef::tosa::IntegerCodes& codes, const TensorValue& x) {
     const std::vector<std::int64_t> q = nnef::storage::quantize(codes.params, x.shape(), x.to_doubles());
     const bool wide = codes.params.bits > 8;
     auto c = nnef::tosa::ConstData::allocate(nnef::tosa::TensorType{wide ? nnef::tosa::DType::i16 : nnef::tosa::DType::i8, x.shape()});
