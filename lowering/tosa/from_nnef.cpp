@@ -61,6 +61,17 @@ const Legalization* find_legalization(std::string_view op) {
 }
 
 std::optional<Graph> legalize_nnef(const nnef::Graph& model, const LowerOptions& options, Diagnostics& diags) {
+    if (options.profile == Profile::pro_int && from_nnef::is_quantized(model))
+        return from_nnef::legalize_integer(model, options, diags);
+    if (options.profile == Profile::pro_int)
+        for (const Tensor& t : model.tensors)
+            if (t.dtype == PrimType::scalar) {
+                diags.error(Stage::tosa, "unsupported-profile",
+                            "graph '" + model.name + "' computes in floating point (tensor '" + t.name +
+                                "') and has no quantization (no graph.quant entry, no quantize fragment): PRO-INT has "
+                                "no floating-point operators; lower it at PRO-FP, or give it a graph.quant");
+                return std::nullopt;
+            }
     const std::size_t errors = diags.error_count();
     Graph g;
     g.name = model.name;
@@ -134,20 +145,13 @@ std::optional<Graph> legalize_nnef(const nnef::Graph& model, const LowerOptions&
     }
     if (diags.error_count() > errors) return std::nullopt;
     // the graph's outputs, in order, as values named after them
-    std::vector<std::uint8_t> is_input(g.values.size(), 0);
-    for (ValueId v : g.main().inputs) is_input[v] = 1;
     for (const std::string& name : model.outputs) {
-        ValueId v = c.value_of(name);
+        const ValueId v = c.value_of(name);
         if (v == no_value) {
             diags.error(Stage::tosa, "internal-error", "graph output '" + name + "' has no TOSA value");
             return std::nullopt;
         }
-        const bool taken = std::find(g.main().outputs.begin(), g.main().outputs.end(), v) != g.main().outputs.end();
-        if (g.values[v].name != name || taken || (v < is_input.size() && is_input[v])) {
-            v = g.add_op(0, OpKind::IDENTITY, {v}, {g.type(v)}).outputs[0];
-            g.values[v].name = name;
-        }
-        g.main().outputs.push_back(v);
+        from_nnef::add_graph_output(g, v, name);
     }
     return g;
 }

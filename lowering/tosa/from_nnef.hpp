@@ -25,6 +25,7 @@
 
 #include "lowering/pass_manager.hpp"
 #include "lowering/tosa/ir.hpp"
+#include "storage/quantization.hpp"
 
 namespace nnef::tosa {
 
@@ -54,6 +55,19 @@ std::optional<Graph> legalize_nnef(const nnef::Graph& model, const LowerOptions&
 // The passes after the legalization, in order (lowering/tosa/passes/), with the validator
 // (lowering/tosa/validator.hpp, at the options' profile and level) as the verifier.
 lowering::Pipeline<Graph> layout_pipeline(const LowerOptions& options);
+
+// ---- quantized graphs (PRO-INT) ---------------------------------------------------------------
+
+// At PRO-INT a quantized graph (graph.quant entries or quantize fragments) is lowered in integers
+// (lowering/tosa/from_nnef/integer.cpp): its function takes and returns the i8 codes of the graph
+// inputs' and outputs' graph.quant entries. The i8 code of a tensor's entry is the entry's code plus
+// `offset` (-128 for unsigned 8-bit codes, 0 otherwise); real = params.dequantize(code - offset).
+struct IntegerCodes {
+    storage::QuantParams params;
+    std::int64_t offset = 0;
+};
+// The codes of `tensor`'s graph.quant entry; nullopt when it has none or none with an i8 form.
+std::optional<IntegerCodes> integer_codes(const nnef::Graph& model, const std::string& tensor);
 
 // ---- the registry of legalizations -----------------------------------------------------------
 

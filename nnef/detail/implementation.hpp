@@ -65,6 +65,7 @@
 #include "lowering/tosa/from_nnef/activation.cpp"
 #include "lowering/tosa/from_nnef/context.cpp"
 #include "lowering/tosa/from_nnef/elementwise.cpp"
+#include "lowering/tosa/from_nnef/integer.cpp"
 #include "lowering/tosa/from_nnef/matmul.cpp"
 #include "lowering/tosa/from_nnef/normalization.cpp"
 #include "lowering/tosa/from_nnef/quantization.cpp"

@@ -418,6 +418,17 @@ ValueId Context::cast(ValueId v, DType to) {
     return add(OpKind::CAST, {v}, TensorType{to, shape(v)});
 }
 
+void add_graph_output(Graph& g, ValueId v, const std::string& name) {
+    const auto& ins = g.main().inputs;
+    const bool input = std::find(ins.begin(), ins.end(), v) != ins.end();
+    const bool taken = std::find(g.main().outputs.begin(), g.main().outputs.end(), v) != g.main().outputs.end();
+    if (g.values[v].name != name || taken || input) {
+        v = g.add_op(0, OpKind::IDENTITY, {v}, {g.type(v)}).outputs[0];
+        g.values[v].name = name;
+    }
+    g.main().outputs.push_back(v);
+}
+
 Shape Context::broadcast_shape(const Shape& a, const Shape& b) {
     Shape out(std::max(a.size(), b.size()), 1);
     for (std::size_t i = 0; i < out.size(); ++i) {

@@ -171,8 +171,20 @@ ConstPtr variable_weights(Context& c, const Tensor& t, const std::string& label)
 ValueId sign(Context& c, ValueId x);
 ValueId round_half_up(Context& c, ValueId x);
 ValueId one_like(Context& c, ValueId like, double v);
+// NNEF's matmul of a and b (transposes of the last two dimensions, batch broadcasting) as TOSA MATMUL,
+// reshaped to out_shape (matmul.cpp); with zero points, the integer form (i8 operands, i32 result).
+ValueId matmul_value(Context& c, ValueId a, ValueId b, bool transpose_a, bool transpose_b, const Shape& out_shape,
+                     ValueId a_zp = no_value, ValueId b_zp = no_value);
 // Every stride-th item of [begin, begin + count * stride) along axis (shape_ops.cpp).
 ValueId strided(Context& c, ValueId x, std::size_t axis, std::int64_t begin, std::int64_t count, std::int64_t stride);
+
+// A quantized graph (graph.quant entries or quantize fragments), and its integer legalization for
+// PRO-INT (integer.cpp), which replaces the per-operation registry for such graphs.
+bool is_quantized(const nnef::Graph& model);
+// Appends v as the next output of the main block, named `name` (through an IDENTITY when v is an
+// input, another output, or a value named otherwise).
+void add_graph_output(Graph& g, ValueId v, const std::string& name);
+std::optional<Graph> legalize_integer(const nnef::Graph& model, const LowerOptions& options, Diagnostics& diags);
 
 // ---- the families (one file each in lowering/tosa/from_nnef/) -----------------------------------
 

@@ -16,41 +16,9 @@ ValueId transpose_last(Context& c, ValueId v) {
 }
 
 bool matmul(Context& c) {
-    ValueId a = c.input("A"), b = c.input("B");
-    if (c.logical_attr("transposeA")) a = transpose_last(c, a);
-    if (c.logical_attr("transposeB")) b = transpose_last(c, b);
     const TensorType out = c.result_type("C");
-    const std::size_t r = c.rank(a);
-    const Shape as = c.shape(a), bs = c.shape(b);
-    const std::int64_t M = as[r - 2], K = as[r - 1], N = bs[r - 1];
-    const Shape a_batch(as.begin(), as.end() - 2), b_batch(bs.begin(), bs.end() - 2);
-    std::int64_t a_volume = 1, b_volume = 1;
-    for (std::int64_t e : a_batch) a_volume *= e;
-    for (std::int64_t e : b_batch) b_volume *= e;
-    ValueId y;
-    if (b_volume == 1) {
-        // every batch of A times the one B: the batches of A are rows of one product
-        const ValueId a3 = c.reshape(a, {1, a_volume * M, K});
-        const ValueId b3 = c.reshape(b, {1, K, N});
-        y = c.add(OpKind::MATMUL, {a3, b3, c.zero_point(DType::fp32), c.zero_point(DType::fp32)},
-                  TensorType{DType::fp32, {1, a_volume * M, N}});
-    } else {
-        // batch dimensions broadcast by tiling
-        const Shape batch = Context::broadcast_shape(a_batch, b_batch);
-        std::int64_t volume = 1;
-        Ints ta, tb;
-        for (std::size_t i = 0; i < batch.size(); ++i) {
-            volume *= batch[i];
-            ta.push_back(batch[i] / a_batch[i]);
-            tb.push_back(batch[i] / b_batch[i]);
-        }
-        ta.push_back(1), ta.push_back(1), tb.push_back(1), tb.push_back(1);
-        const ValueId a3 = c.reshape(c.tile(a, ta), {volume, M, K});
-        const ValueId b3 = c.reshape(c.tile(b, tb), {volume, K, N});
-        y = c.add(OpKind::MATMUL, {a3, b3, c.zero_point(DType::fp32), c.zero_point(DType::fp32)},
-                  TensorType{DType::fp32, {volume, M, N}});
-    }
-    return c.bind("C", c.reshape(y, out.shape));
+    return c.bind("C", matmul_value(c, c.input("A"), c.input("B"), c.logical_attr("transposeA"),
+                                    c.logical_attr("transposeB"), out.shape));
 }
 
 bool linear(Context& c) {
@@ -82,6 +50,45 @@ bool linear(Context& c) {
 }
 
 }  // namespace tosa_from_nnef_matmul_cpp
+
+ValueId matmul_value(Context& c, ValueId a, ValueId b, bool transpose_a, bool transpose_b, const Shape& out_shape,
+                     ValueId a_zp, ValueId b_zp) {
+    using tosa_from_nnef_matmul_cpp::transpose_last;
+    if (transpose_a) a = transpose_last(c, a);
+    if (transpose_b) b = transpose_last(c, b);
+    const bool integer = a_zp != no_value;
+    const DType dt = integer ? DType::i32 : DType::fp32;
+    if (!integer) a_zp = b_zp = c.zero_point(DType::fp32);
+    const std::size_t r = c.rank(a);
+    const Shape as = c.shape(a), bs = c.shape(b);
+    const std::int64_t M = as[r - 2], K = as[r - 1], N = bs[r - 1];
+    const Shape a_batch(as.begin(), as.end() - 2), b_batch(bs.begin(), bs.end() - 2);
+    std::int64_t a_volume = 1, b_volume = 1;
+    for (std::int64_t e : a_batch) a_volume *= e;
+    for (std::int64_t e : b_batch) b_volume *= e;
+    ValueId y;
+    if (b_volume == 1) {
+        // every batch of A times the one B: the batches of A are rows of one product
+        const ValueId a3 = c.reshape(a, {1, a_volume * M, K});
+        const ValueId b3 = c.reshape(b, {1, K, N});
+        y = c.add(OpKind::MATMUL, {a3, b3, a_zp, b_zp}, TensorType{dt, {1, a_volume * M, N}});
+    } else {
+        // batch dimensions broadcast by tiling
+        const Shape batch = Context::broadcast_shape(a_batch, b_batch);
+        std::int64_t volume = 1;
+        Ints ta, tb;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            volume *= batch[i];
+            ta.push_back(batch[i] / a_batch[i]);
+            tb.push_back(batch[i] / b_batch[i]);
+        }
+        ta.push_back(1), ta.push_back(1), tb.push_back(1), tb.push_back(1);
+        const ValueId a3 = c.reshape(c.tile(a, ta), {volume, M, K});
+        const ValueId b3 = c.reshape(c.tile(b, tb), {volume, K, N});
+        y = c.add(OpKind::MATMUL, {a3, b3, a_zp, b_zp}, TensorType{dt, {volume, M, N}});
+    }
+    return c.reshape(y, out_shape);
+}
 
 void add_matmul(Registry& r) {
     using namespace tosa_from_nnef_matmul_cpp;

@@ -101,7 +101,8 @@ ValueId conv_bias(Context& c, std::int64_t oc) {
 // A convolution of x (NCHW, rank 3 or 4) by filter (OIHW) with a TOSA bias ([O] or [1]), the window
 // w (over dimensions from 2), NNEF's groups (0: depthwise) and border, to the NCHW shape out_type.
 std::optional<ValueId> conv_value(Context& c, ValueId x, ValueId filter, ValueId bias, const Shape& out_type,
-                                  const std::string& border, std::int64_t groups, Window w) {
+                                  const std::string& border, std::int64_t groups, Window w,
+                                  const ConvZeroPoints* zp = nullptr) {
     const std::size_t rank = c.rank(x);
     if (rank < 3 || rank > 4) {
         c.refuse("only 1-D and 2-D convolutions (rank-3 and rank-4 inputs) have a TOSA form here; this input has rank " +
@@ -136,19 +137,19 @@ std::optional<ValueId> conv_value(Context& c, ValueId x, ValueId filter, ValueId
     const std::vector<std::pair<AttrName, Attr>> attrs{{AttrName::pad, pad},
                                                        {AttrName::stride, w.stride},
                                                        {AttrName::dilation, w.dilation},
-                                                       {AttrName::acc_type, AccType::FP32}};
+                                                       {AttrName::acc_type, zp ? AccType::INT32 : AccType::FP32}};
     const Shape on{out[0], out[2], out[3], O};
+    const DType out_t = zp ? DType::i32 : DType::fp32;
+    const ValueId izp = zp ? zp->input : c.zero_point(DType::fp32), wzp = zp ? zp->weight : c.zero_point(DType::fp32);
     ValueId y;
     if (groups == 1) {
         const ValueId wt = c.transpose(filter, {0, 2, 3, 1});  // OIHW -> OHWI
-        y = c.add(OpKind::CONV2D, {xn, wt, bias, c.zero_point(DType::fp32), c.zero_point(DType::fp32)},
-                  TensorType{DType::fp32, on}, attrs);
+        y = c.add(OpKind::CONV2D, {xn, wt, bias, izp, wzp}, TensorType{out_t, on}, attrs);
     } else if (groups == C && fs[1] == 1 && O % C == 0) {
         // depthwise: output channel c * M + m reads input channel c; weight [KH, KW, C, M]
         const std::int64_t M = O / C;
         const ValueId wt = c.transpose(c.reshape(filter, {C, M, fs[2], fs[3]}), {2, 3, 0, 1});
-        y = c.add(OpKind::DEPTHWISE_CONV2D, {xn, wt, bias, c.zero_point(DType::fp32), c.zero_point(DType::fp32)},
-                  TensorType{DType::fp32, on}, attrs);
+        y = c.add(OpKind::DEPTHWISE_CONV2D, {xn, wt, bias, izp, wzp}, TensorType{out_t, on}, attrs);
     } else {
         // grouped: one CONV2D per group on its slice of channels and filters, concatenated
         const std::int64_t cg = C / groups, og = O / groups;
@@ -158,8 +159,7 @@ std::optional<ValueId> conv_value(Context& c, ValueId x, ValueId filter, ValueId
             const ValueId xg = c.slice_axis(xn, 3, g * cg, (g + 1) * cg);
             const ValueId fg = c.transpose(c.slice_axis(filter, 0, g * og, (g + 1) * og), {0, 2, 3, 1});
             const ValueId bg = per_channel_bias ? c.slice_axis(bias, 0, g * og, (g + 1) * og) : bias;
-            parts.push_back(c.add(OpKind::CONV2D, {xg, fg, bg, c.zero_point(DType::fp32), c.zero_point(DType::fp32)},
-                                  TensorType{DType::fp32, {on[0], on[1], on[2], og}}, attrs));
+            parts.push_back(c.add(OpKind::CONV2D, {xg, fg, bg, izp, wzp}, TensorType{out_t, {on[0], on[1], on[2], og}}, attrs));
         }
         y = c.concat(parts, 3);
     }
@@ -335,7 +335,7 @@ ValueId pool2d(Context& c, OpKind kind, ValueId xn, const Window& w, const Shape
                       {AttrName::nan_mode, NanMode::PROPAGATE}});
     return c.add(kind, {xn, c.zero_point(dt), c.zero_point(dt)}, t,
                  {{AttrName::kernel, w.size}, {AttrName::stride, w.stride}, {AttrName::pad, pad},
-                  {AttrName::acc_type, AccType::FP32}});
+                  {AttrName::acc_type, is_integer(dt) ? AccType::INT32 : AccType::FP32}});
 }
 
 // The max or the mean (border 'constant': divided by the window volume; 'ignore': by the number of
@@ -361,7 +361,8 @@ std::optional<ValueId> pool_value(Context& c, ValueId x, bool max, Shape out_sha
             xn = xf;
             w = fitted;
         } else if (max) {
-            xn = pad_window(c, xn, w, on, "constant", -double(std::numeric_limits<float>::infinity()));
+            xn = pad_window(c, xn, w, on, "constant",
+                            is_integer(c.type(xn).dtype) ? -128.0 : -double(std::numeric_limits<float>::infinity()));
         } else {
             c.refuse("with border 'ignore', TOSA's AVG_POOL2D needs padding smaller than the window");
             return std::nullopt;
@@ -454,6 +455,18 @@ bool max_pool(Context& c) { return pool(c, true, "output"); }
 bool avg_pool(Context& c) { return pool(c, false, "output"); }
 
 }  // namespace tosa_from_nnef_sliding_window_cpp
+
+std::optional<ValueId> conv_nchw(Context& c, ValueId x, ValueId filter, ValueId bias, const Shape& out,
+                                 const std::string& border, std::int64_t groups, const ConvZeroPoints* zp) {
+    const Shape fs = c.shape(filter);
+    const Window w = make_window(c, c.shape(x), out, Ints(fs.begin() + 2, fs.end()), 2);
+    return tosa_from_nnef_sliding_window_cpp::conv_value(c, x, filter, bias, out, border, groups, w, zp);
+}
+
+std::optional<ValueId> pool_nchw(Context& c, ValueId x, bool max, const Shape& out, const std::string& border,
+                                 const Ints& size) {
+    return tosa_from_nnef_sliding_window_cpp::pool_value(c, x, max, out, border, size);
+}
 
 void add_sliding_window(Registry& r) {
     using namespace tosa_from_nnef_sliding_window_cpp;

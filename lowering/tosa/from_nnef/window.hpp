@@ -1,6 +1,7 @@
 // Sliding windows (NNEF spec 4.3) as TOSA needs them: shared by the sliding-window, sampling and
 // normalization families.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "lowering/tosa/from_nnef/context.hpp"
@@ -27,5 +28,20 @@ ValueId fit_window(Context& c, ValueId x, Window& w, const Shape& out);
 // Pads x explicitly under `border` (value for 'constant') and leaves w without padding (after
 // fit_window). Returns the padded input.
 ValueId pad_window(Context& c, ValueId x, Window& w, const Shape& out, const std::string& border, double value);
+
+// The zero points of an integer convolution (i8 input and weights, i32 accumulator and result).
+struct ConvZeroPoints {
+    ValueId input = no_value, weight = no_value;
+};
+
+// The current operation's convolution (its stride, dilation and padding attributes) of x (NCHW) by
+// filter (OIHW) with a TOSA bias ([O] or [1]) to the NCHW shape `out`: groups, depthwise, 1-D as
+// 2-D. With `zp`, the integer form (i8 operands, i32 bias and result). nullopt after an error.
+std::optional<ValueId> conv_nchw(Context& c, ValueId x, ValueId filter, ValueId bias, const Shape& out,
+                                 const std::string& border, std::int64_t groups, const ConvZeroPoints* zp);
+// The current operation's max or average pooling of x (NCHW) to `out` (integer inputs: i32
+// accumulation, padding by the lowest code where it must be explicit). nullopt after an error.
+std::optional<ValueId> pool_nchw(Context& c, ValueId x, bool max, const Shape& out, const std::string& border,
+                                 const Ints& size);
 
 }  // namespace nnef::tosa::from_nnef

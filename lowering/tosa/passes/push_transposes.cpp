@@ -12,7 +12,7 @@ Role classify(OpKind k, std::vector<std::size_t>& operands) {
         case OpKind::CLAMP: case OpKind::ERF: case OpKind::SIGMOID: case OpKind::TANH: case OpKind::ABS:
         case OpKind::BITWISE_NOT: case OpKind::CEIL: case OpKind::CLZ: case OpKind::COS: case OpKind::EXP:
         case OpKind::FLOOR: case OpKind::LOG: case OpKind::LOGICAL_NOT: case OpKind::NEGATE: case OpKind::RECIPROCAL:
-        case OpKind::RSQRT: case OpKind::SIN: case OpKind::CAST: case OpKind::IDENTITY:
+        case OpKind::RSQRT: case OpKind::SIN: case OpKind::CAST: case OpKind::IDENTITY: case OpKind::RESCALE:
             operands = {0};
             return Role::elementwise;
         case OpKind::ADD: case OpKind::SUB: case OpKind::MUL: case OpKind::POW: case OpKind::MAXIMUM:
@@ -65,7 +65,8 @@ bool push_transposes(Graph& g, Diagnostics&) {
         const Role what = classify(op.kind, operands);
         if (op.kind == OpKind::CONCAT)
             for (std::size_t i = 0; i < op.inputs.size(); ++i) operands.push_back(i);
-        if (what == Role::none || op.outputs.size() != 1) {
+        if (what == Role::none || op.outputs.size() != 1 ||
+            (op.kind == OpKind::RESCALE && op.get<bool>(AttrName::per_channel))) {
             return false;
         }
         // the common permutation of the transposed operands; the others must be constants

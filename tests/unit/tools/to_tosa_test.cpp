@@ -142,4 +142,33 @@ TEST_CASE("nnef-to-tosa: an operation without a TOSA form; shapes beyond the lev
     CHECK(has(r.out, "func.func @g(%x: tensor<1x2x1x2x1x2x2xf32>) -> (tensor<1x2x1x2x1x2x2xf32>)"));
 }
 
+TEST_CASE("nnef-to-tosa: --profile pro-int lowers the quantized sample to i8 codes, and names what has no integer form") {
+    const fs::path quantized = nnef_test::source_dir() / "samples" / "quantized";
+    auto r = run_tool("nnef-to-tosa", quoted(quantized) + " --profile pro-int --random-weights 1");
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(has(r.out, "profiles [pro_int]"));
+    CHECK(has(r.out, "func.func @quantized(%input: tensor<1x8xi8>) -> (tensor<1x4xi8>)"));
+    CHECK(has(r.out, "\"tosa.rescale\""));
+    CHECK(has(r.out, "\"tosa.table\""));
+    CHECK(!has(r.out, "xf32>"));
+    // at PRO-FP the same sample computes in fp32
+    r = run_tool("nnef-to-tosa", quoted(quantized) + " --random-weights 1");
+    REQUIRE(r.code == 0);
+    CHECK(has(r.out, "tensor<1x8xf32>"));
+    // a float graph without quantization has no PRO-INT form: one error that says so
+    r = run_tool("nnef-to-tosa", quoted(classifier) + " --profile pro-int --random-weights 1");
+    CHECK(r.code == 1);
+    CHECK(has(r.err, "has no quantization"));
+    CHECK(count(r.err, "error") == 1);
+    const fs::path soft = model("pro_int_softmax", "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external(shape = [1, 4]);\n"
+                                                   "    y = softmax(x);\n}\n");
+    nnef_test::write_scratch("to_tosa/pro_int_softmax/graph.quant",
+                             "\"x\": zero_point_linear_quantize(zero_point = 0, scale = 0.1, bits = 8, signed = true, "
+                             "symmetric = false);\n");
+    r = run_tool("nnef-to-tosa", quoted(soft) + " --profile pro-int");
+    CHECK(r.code == 1);
+    CHECK(has(r.err, "operation 'softmax' cannot be lowered to TOSA"));
+    CHECK(has(r.err, "graph.nnef:5"));
+}
+
 }  // namespace to_tosa_test

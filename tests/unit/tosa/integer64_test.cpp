@@ -1,0 +1,79 @@
+// PRO-INT against nnef-run's float64 executor (`nnef-run --float64`, nnef::exec64): the corpus's
+// int8 models lowered to integers give the output codes of the simulated quantization computed in
+// double. (integer_test.cpp compares with the float32 executor, nnef-run's default, whose own
+// rounding moves some codes of squeezenet1_0_int8 by one step.)
+#define NNEF_EXEC_FLOAT64 1
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nnef/nnef.hpp>
+
+#include "exec/executor.hpp"
+#include "integer_support.hpp"
+#include "lowering/tosa/interpreter.hpp"
+#include "storage/tensor_file.hpp"
+#include "test_support.hpp"
+
+namespace integer64_test {
+
+namespace fs = std::filesystem;
+
+std::string rendered(const nnef::Diagnostics& d, const nnef::SourceManager& sm) {
+    std::string s;
+    for (const nnef::Diagnostic& x : d) s += nnef::render(x, sm, false);
+    return s;
+}
+
+TEST_SUITE("tosa") {
+
+TEST_CASE("integer: the corpus's int8 models give nnef-run --float64's codes exactly") {
+    NNEF_REQUIRE_CORPUS();
+    for (const std::string name : {"shufflenet_v2_x1_0_int8", "squeezenet1_0_int8"}) {
+        CAPTURE(name);
+        const fs::path model = nnef_test::corpus_dir() / "quantized" / name;
+        nnef::FlattenOptions fo;
+        fo.expand = nnef::exec64::compounds_without_kernel();
+        nnef::Session session(fo);
+        REQUIRE(session.load_path(model.string()));
+        nnef::Session kept{nnef::FlattenOptions{}};
+        REQUIRE(kept.load_path(model.string()));
+        const nnef::Graph& g = *session.graph();
+        auto in = nnef::storage::read_tensor_file((model / "reference" / "input.dat").string());
+        REQUIRE(in);
+        const auto x = nnef::exec64::from_tensor_data(**in.value, nnef::PrimType::scalar);
+        REQUIRE(x.has_value());
+        // nnef-run --float64
+        nnef::Diagnostics d;
+        auto ex = nnef::exec64::Executor::create(g, nnef::exec64::ExecOptions{});
+        REQUIRE_MESSAGE(ex, rendered(ex.diagnostics, session.sources()));
+        REQUIRE((*ex.value)->set_input(g.inputs.at(0), *x, d));
+        REQUIRE_MESSAGE((*ex.value)->run(d), rendered(d, session.sources()));
+        const std::vector<double> want = (*ex.value)->tensor(g.outputs.at(0))->to_doubles();
+        // PRO-INT through the interpreter
+        nnef::tosa::LowerOptions lo;
+        lo.profile = nnef::tosa::Profile::pro_int;
+        const auto t = nnef::tosa::lower_to_tosa(*kept.graph(), lo, d);
+        REQUIRE_MESSAGE(t.has_value(), rendered(d, kept.sources()));
+        const auto in_codes = nnef::tosa::integer_codes(*kept.graph(), g.inputs.at(0));
+        const auto out_codes = nnef::tosa::integer_codes(*kept.graph(), g.outputs.at(0));
+        REQUIRE(in_codes.has_value());
+        REQUIRE(out_codes.has_value());
+        const auto outs = nnef::tosa::interpret(*t, {integer_support::input_codes(*in_codes, *x)}, {}, d);
+        REQUIRE_MESSAGE(outs.has_value(), rendered(d, kept.sources()));
+        const nnef::tosa::ConstData& o = *outs->at(0);
+        const std::vector<std::int64_t> expected = nnef::storage::quantize(out_codes->params, o.type.shape, want);
+        REQUIRE(expected.size() == std::size_t(o.type.volume()));
+        std::size_t differ = 0;
+        for (std::size_t k = 0; k < expected.size(); ++k)
+            differ += integer_support::code_at(o, std::int64_t(k)) - out_codes->offset != expected[k];
+        MESSAGE(name << ": " << differ << " of " << expected.size() << " output codes differ from nnef-run --float64's");
+        CHECK(differ == 0);
+    }
+}
+
+}  // TEST_SUITE
+
+}  // namespace integer64_test
