@@ -17,6 +17,7 @@
 #include "grammar/plain_flat.hpp"
 #include "nnef/detail/huge_pages.hpp"
 #include "semantics/infer.hpp"
+#include "semantics/ops/common.hpp"
 #include "semantics/types.hpp"
 
 namespace nnef::sema {
@@ -38,6 +39,7 @@ struct OpInfo {
     // parameter names stay, the values are replaced.
     Operation op;
     std::size_t memo_tries = 0, memo_hits = 0;  // see Checker::infer
+    std::size_t label_param = SIZE_MAX;          // `variable`: its `label` parameter
     // Per generic binding (by PrimType value): the parameters' types with the binding applied.
     std::vector<Type> bound[6];
 
@@ -117,6 +119,37 @@ std::optional<Value> literal_value(const ast::Expr& e) {
 // -Wfree-nonheap-object).
 [[gnu::noinline]] Type array_of(Type item) { return Type::array(std::move(item)); }
 
+// A list's type, item by item: a tuple's item types, or an array's common item type.
+class ListType {
+public:
+    explicit ListType(plain::Kind kind) : tuple_(kind == plain::Kind::tuple) {}
+    // False: the array's items have no common type.
+    bool add(Type item) {
+        literal_ = literal_ && !item.contains_tensor();
+        if (tuple_) {
+            tuple_types_.push_back(std::move(item));
+        } else if (!array_item_) {
+            array_item_ = std::move(item);
+        } else {
+            std::optional<Type> common = common_type(*array_item_, item);
+            if (!common) return false;
+            array_item_ = std::move(common);
+        }
+        return true;
+    }
+    bool literal() const { return literal_; }  // no tensor inside
+    Type finish() {
+        if (tuple_) return Type::tuple(std::move(tuple_types_));
+        return array_item_ ? array_of(std::move(*array_item_)) : empty_array_type();
+    }
+
+private:
+    bool tuple_;
+    bool literal_ = true;
+    std::vector<Type> tuple_types_;
+    std::optional<Type> array_item_;  // the common item type so far
+};
+
 class Checker final : public plain::Sink {
 public:
     Checker(const SourceManager& sm, std::uint32_t file, const Stdlib& stdlib, const ExpandOptions& options)
@@ -191,12 +224,12 @@ public:
             assigned[p] = static_cast<int>(i);
         }
 
-        // The arguments' values and types.
-        values_.resize(s.args.size());
+        // The arguments' types, identifiers resolved to their tensors (values are made only when
+        // the shape function runs: see infer()).
         types_.resize(s.args.size());
-        known_.clear();
+        node_ref_.resize(s.nodes.size());
         for (std::size_t i = 0; i < s.args.size(); ++i)
-            if (!evaluate(s, s.args[i].node, values_[i], types_[i])) return false;
+            if (!type_of(s, s.args[i].node, types_[i])) return false;
 
         // The generic binding (spec 3.3.2): explicit, else the declared default, else the unique
         // deduction from the arguments.
@@ -215,20 +248,14 @@ public:
             bound = d.binding;
         }
 
-        // Values in declaration order, each argument castable to its parameter's type.
-        Operation& op = info->op;
-        op.dtype = decl.generic ? bound : PrimType::none;
+        // Each argument castable to its parameter's type; a parameter without one has a default.
         const std::vector<Type>& types = info->param_types(bound);
         for (std::size_t p = 0; p < params.size(); ++p) {
-            Value& v = (info->tensor_param[p] ? op.inputs : op.attribs)[info->slot[p]].second;
             if (assigned[p] >= 0) {
-                const std::size_t a = static_cast<std::size_t>(assigned[p]);
-                if (!castable(types_[a], types[p], true)) return false;
-                v = std::move(values_[a]);
+                if (!castable(types_[static_cast<std::size_t>(assigned[p])], types[p], true)) return false;
             } else if (info->defaults[p]) {
                 // A generic parameter's default must match the binding: not checked here.
                 if (decl.generic && params[p].type.is_generic()) return false;
-                v = *info->defaults[p];
             } else {
                 return false;  // a missing argument
             }
@@ -238,15 +265,11 @@ public:
         const std::size_t index = g.tensors.size();
         PrimType dtype = info->result == PrimType::generic ? bound : info->result;
         if (!g.try_add_tensor_hashed(s.lhs, s.lhs_hash, dtype)) return false;  // redefined
-        const Value& out = identifier(index);
-        known_.push_back(KnownTensor{&out.as_identifier(), static_cast<std::uint32_t>(index)});
         producers_.set(index, &decl.name);
-        op.outputs[0].second = out;
-        op.provenance.range = range(s.rhs_begin, s.rhs_end);
         ++operations_;
 
-        if (!infer(*info, op, index)) return false;
-        if (decl.name == "variable" && !record_label(op, index)) return false;
+        if (!infer(*info, s, assigned.data(), decl.generic ? bound : PrimType::none, index)) return false;
+        if (info->label_param != SIZE_MAX && !record_label(s, assigned[info->label_param], index)) return false;
         return true;
     }
 
@@ -254,6 +277,7 @@ public:
     void reserve(std::size_t statements) {
         std::vector<Tensor>& tensors = result_.expansion.graph.tensors;
         tensors.reserve(statements);
+        shape_ids_.reserve(statements);
         detail::advise_huge_pages(tensors.data(), tensors.capacity() * sizeof(Tensor));
     }
 
@@ -294,8 +318,53 @@ private:
                 info.defaults.emplace_back();
             }
         }
+        if (decl->name == "variable")
+            for (std::size_t p = 0; p < decl->params.size(); ++p)
+                if (decl->params[p].name == "label") info.label_param = p;
         info.usable = true;
         return &info;
+    }
+
+    // The type of the flat value at `node`, without making its value: identifiers are resolved
+    // (node_ref_[node]: the tensor), literal lists looked up by spelling (node_ref_[node]: their
+    // place in lists_, or none) and made there the first time.
+    bool type_of(const plain::Statement& s, std::uint32_t node, Type& t) {
+        const plain::Node& n = s.nodes[node];
+        switch (n.kind) {
+            case plain::Kind::integer: t = Type::primitive(PrimType::integer); return true;
+            case plain::Kind::scalar: t = Type::primitive(PrimType::scalar); return true;
+            case plain::Kind::logical: t = Type::primitive(PrimType::logical); return true;
+            case plain::Kind::string: t = Type::primitive(PrimType::string); return true;
+            case plain::Kind::identifier: {
+                Graph& g = result_.expansion.graph;
+                const Tensor* tensor = g.tensor_hashed(n.text, n.hash);
+                if (!tensor) return false;  // undefined (or a graph parameter before its `external`)
+                node_ref_[node] = static_cast<std::uint32_t>(tensor - g.tensors.data());
+                t = Type::tensor(tensor->dtype);
+                return true;
+            }
+            case plain::Kind::array:
+            case plain::Kind::tuple: break;
+        }
+        node_ref_[node] = none;
+        if (auto it = lists_.find(n.text); it != lists_.end()) {
+            t = it->second.type;
+            node_ref_[node] = it->second.id;
+            return true;
+        }
+        ListType list(n.kind);
+        for (std::uint32_t c = node + 1; c < n.next; c = s.nodes[c].next) {
+            Type item_type;
+            if (!type_of(s, c, item_type) || !list.add(std::move(item_type))) return false;
+        }
+        if (list.literal() && lists_.size() < max_lists) {  // made once, kept by spelling
+            Value v;
+            if (!evaluate(s, node, v, t)) return false;
+            if (auto it = lists_.find(n.text); it != lists_.end()) node_ref_[node] = it->second.id;
+            return true;
+        }
+        t = list.finish();
+        return true;
     }
 
     // The value and type of the flat value at `node`.
@@ -344,47 +413,32 @@ private:
         }
         // Lists: literal ones are made once per spelling.
         if (auto it = lists_.find(n.text); it != lists_.end()) {
-            v = it->second.first;
-            t = it->second.second;
+            v = it->second.value;
+            t = it->second.type;
             return true;
         }
         Value::Items items;
         items.reserve(n.items);
-        std::vector<Type> tuple_types;     // tuples: the item types
-        std::optional<Type> array_item;    // arrays: the common item type so far
-        bool literal = true;               // no identifier inside
+        ListType list(n.kind);
         for (std::uint32_t c = node + 1; c < n.next; c = s.nodes[c].next) {
             Value item_value;
             Type item_type;
-            if (!evaluate(s, c, item_value, item_type)) return false;
-            literal = literal && !item_type.contains_tensor();
+            if (!evaluate(s, c, item_value, item_type) || !list.add(std::move(item_type))) return false;
             items.push_back(std::move(item_value));
-            if (n.kind == plain::Kind::tuple) {
-                tuple_types.push_back(std::move(item_type));
-            } else if (!array_item) {
-                array_item = std::move(item_type);
-            } else {
-                std::optional<Type> common = common_type(*array_item, item_type);
-                if (!common) return false;  // items without a common type
-                array_item = std::move(common);
-            }
         }
-        if (n.kind == plain::Kind::tuple) {
-            v = Value::tuple(std::move(items));
-            t = Type::tuple(std::move(tuple_types));
-        } else {
-            v = Value::array(std::move(items));
-            t = array_item ? array_of(std::move(*array_item)) : empty_array_type();
-        }
-        if (literal && lists_.size() < 4096) lists_.emplace(n.text, std::make_pair(v, t));
+        v = n.kind == plain::Kind::tuple ? Value::tuple(std::move(items)) : Value::array(std::move(items));
+        t = list.finish();
+        if (list.literal() && lists_.size() < max_lists)
+            lists_.emplace(n.text, ListEntry{v, t, static_cast<std::uint32_t>(lists_.size())});
         return true;
     }
 
     // Variables sharing a label (case-insensitively) must have equal shapes: checked at the end.
-    bool record_label(const Operation& op, std::size_t index) {
-        const Value* label = op.attrib("label");
-        if (!label || !label->is_string()) return false;
-        labels_.add(label->as_string(), index);
+    bool record_label(const plain::Statement& s, int arg, std::size_t index) {
+        if (arg < 0) return false;
+        const plain::Node& n = s.nodes[s.args[static_cast<std::size_t>(arg)].node];
+        if (n.kind != plain::Kind::string) return false;
+        labels_.add(n.text, index);
         return true;
     }
 
@@ -393,76 +447,121 @@ private:
     // values, dtypes and shapes (tensor names play no part, and one that asks for an argument's
     // producer is not memoized). Only clean outcomes are kept (anything else declines the
     // document), so an operation seen before with an equal key gets the same output shape without
-    // running the shape function again. Operations whose keys rarely repeat (a variable's label
-    // is new each time) stop being memoized after a while.
-    bool infer(OpInfo& info, Operation& op, std::size_t index) {
+    // running the shape function again, or making the values of its arguments. Operations whose
+    // keys rarely repeat stop being memoized after a while.
+    bool infer(OpInfo& info, const plain::Statement& s, const int* assigned, PrimType dtype, std::size_t index) {
         Graph& g = result_.expansion.graph;
+        const std::vector<ast::Param>& params = info.decl->params;
+        shape_ids_.push_back(none);
         const bool memo = info.memo_tries < 64 || info.memo_hits * 4 >= info.memo_tries;
         if (memo) {
             key_.clear();
             key_.push_back(static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(&info)));
-            key_.push_back(static_cast<std::int64_t>(op.dtype));
-            for (const auto& [name, v] : op.inputs) put_key(v);
-            for (const auto& [name, v] : op.attribs) put_key(v);
+            key_.push_back(static_cast<std::int64_t>(dtype));
+            for (std::size_t p = 0; p < params.size(); ++p) {
+                if (assigned[p] < 0) {
+                    key_.push_back(key_default);  // the operation's own default
+                    continue;
+                }
+                const std::uint32_t node = s.args[static_cast<std::size_t>(assigned[p])].node;
+                const plain::Node& n = s.nodes[node];
+                if (p == info.label_param && n.kind == plain::Kind::string && ops::valid_label(n.text))
+                    key_.push_back(key_valid_label);  // variable() depends on nothing else of it
+                else
+                    put_key(s, node);
+            }
             ++info.memo_tries;
             auto it = memo_.find(key_);
             if (it != memo_.end()) {
                 ++info.memo_hits;
-                g.tensors[index].shape = it->second;
+                g.tensors[index].shape = shapes_[it->second];
+                shape_ids_.back() = it->second;
                 return true;
             }
         }
+
+        // The arguments' values in declaration order, and the shape function.
+        Operation& op = info.op;
+        op.dtype = dtype;
+        known_.clear();
+        for (std::size_t p = 0; p < params.size(); ++p) {
+            Value& v = (info.tensor_param[p] ? op.inputs : op.attribs)[info.slot[p]].second;
+            if (assigned[p] >= 0) {
+                Type t;
+                if (!evaluate(s, s.args[static_cast<std::size_t>(assigned[p])].node, v, t)) return false;
+            } else {
+                v = *info.defaults[p];
+            }
+        }
+        const Value& out = identifier(index);
+        known_.push_back(KnownTensor{&out.as_identifier(), static_cast<std::uint32_t>(index)});
+        op.outputs[0].second = out;
+        op.provenance.range = range(s.rhs_begin, s.rhs_end);
         InferReport report = infer_report(options_.options);
         if (!infer_operation(g, producers_, op, info.def, report, known_.data(), known_.size())) return false;
         if (!report.warnings.empty() || !report.errors.empty()) return false;
-        if (memo && !report.asked_producer && g.tensors[index].shape && memo_.size() < max_memo)
-            memo_.emplace(key_, *g.tensors[index].shape);
+        const std::optional<Shape>& shape = g.tensors[index].shape;
+        if (!shape) return true;
+        shape_ids_.back() = intern(*shape);
+        if (memo && !report.asked_producer && memo_.size() < max_memo) memo_.emplace(key_, shape_ids_.back());
         return true;
     }
 
-    // Appends a value to the memo key: its kind, then its content; for an identifier, its
-    // tensor's dtype and shape.
-    void put_key(const Value& v) {
-        key_.push_back(static_cast<std::int64_t>(v.kind()));
-        switch (v.kind()) {
-            case Value::Kind::none: return;
-            case Value::Kind::integer: key_.push_back(v.as_integer()); return;
-            case Value::Kind::scalar: {
+    // The shape's place in shapes_ (added when new).
+    std::uint32_t intern(const Shape& shape) {
+        auto [it, added] = shape_index_.emplace(shape, static_cast<std::uint32_t>(shapes_.size()));
+        if (added) shapes_.push_back(shape);
+        return it->second;
+    }
+
+    // Appends the flat value at `node` to the memo key: a tag for its kind, then its content (an
+    // identifier: its tensor's dtype and shape; a literal list kept in lists_: its place there).
+    // Every form is self-delimiting, so equal keys mean equal values.
+    void put_key(const plain::Statement& s, std::uint32_t node) {
+        const plain::Node& n = s.nodes[node];
+        switch (n.kind) {
+            case plain::Kind::integer:
+                key_.push_back(1);
+                key_.push_back(n.ival);
+                return;
+            case plain::Kind::scalar: {
                 std::int64_t bits = 0;
-                const double d = v.as_scalar();
-                std::memcpy(&bits, &d, sizeof bits);
+                std::memcpy(&bits, &n.sval, sizeof bits);
+                key_.push_back(2);
                 key_.push_back(bits);
                 return;
             }
-            case Value::Kind::logical: key_.push_back(v.as_logical()); return;
-            case Value::Kind::string: {
-                const std::string& text = v.as_string();
-                key_.push_back(static_cast<std::int64_t>(text.size()));
-                for (std::size_t i = 0; i < text.size(); i += 8) {
+            case plain::Kind::logical:
+                key_.push_back(3);
+                key_.push_back(n.bval);
+                return;
+            case plain::Kind::string: {
+                key_.push_back(4);
+                key_.push_back(static_cast<std::int64_t>(n.text.size()));
+                for (std::size_t i = 0; i < n.text.size(); i += 8) {
                     std::int64_t word = 0;
-                    std::memcpy(&word, text.data() + i, std::min<std::size_t>(8, text.size() - i));
+                    std::memcpy(&word, n.text.data() + i, std::min<std::size_t>(8, n.text.size() - i));
                     key_.push_back(word);
                 }
                 return;
             }
-            case Value::Kind::identifier: {
-                const Tensor* t = nullptr;
-                for (const KnownTensor& k : known_)
-                    if (k.name == &v.as_identifier()) t = &result_.expansion.graph.tensors[k.index];
-                if (!t) t = result_.expansion.graph.tensor(v.as_identifier());
-                key_.push_back(t ? static_cast<std::int64_t>(t->dtype) : -1);
-                if (!t || !t->shape) {
-                    key_.push_back(-1);
-                    return;
-                }
-                key_.push_back(static_cast<std::int64_t>(t->shape->size()));
-                key_.insert(key_.end(), t->shape->begin(), t->shape->end());
+            case plain::Kind::identifier: {
+                const std::uint32_t t = node_ref_[node];
+                key_.push_back(5);
+                key_.push_back(static_cast<std::int64_t>(result_.expansion.graph.tensors[t].dtype));
+                key_.push_back(shape_ids_[t] == none ? -1 : static_cast<std::int64_t>(shape_ids_[t]));
                 return;
             }
-            case Value::Kind::array:
-            case Value::Kind::tuple:
-                key_.push_back(static_cast<std::int64_t>(v.size()));
-                for (const Value& item : v.items()) put_key(item);
+            case plain::Kind::array:
+            case plain::Kind::tuple:
+                if (node_ref_[node] != none) {
+                    key_.push_back(6);
+                    key_.push_back(node_ref_[node]);
+                    return;
+                }
+                key_.push_back(n.kind == plain::Kind::array ? 7 : 8);
+                key_.push_back(n.items);
+                for (std::uint32_t c = node + 1; c < n.next; c = s.nodes[c].next) put_key(s, c);
                 return;
         }
     }
@@ -501,14 +600,26 @@ private:
     std::vector<IdSlot> ids_ = std::vector<IdSlot>(id_slots);
     std::vector<KnownTensor> known_;  // identifiers of the current statement
     static constexpr std::size_t max_memo = 1 << 16;
-    std::unordered_map<std::vector<std::int64_t>, Shape, KeyHash> memo_;  // see infer()
+    std::unordered_map<std::vector<std::int64_t>, std::uint32_t, KeyHash> memo_;  // see infer(): key -> shapes_
     std::vector<std::int64_t> key_;
+    static constexpr std::int64_t key_default = -2, key_valid_label = -3;
+    static constexpr std::uint32_t none = UINT32_MAX;
+    // Output shapes, each once; per tensor, its shape's place there (none: unknown).
+    std::vector<Shape> shapes_;
+    std::unordered_map<Shape, std::uint32_t, KeyHash> shape_index_;
+    std::vector<std::uint32_t> shape_ids_;
+    std::vector<std::uint32_t> node_ref_;  // per node of the statement: see type_of()
     std::unordered_map<std::string_view, Value> strings_;
-    std::unordered_map<std::string_view, std::pair<Value, Type>> lists_;  // keyed by source spelling
+    struct ListEntry {
+        Value value;
+        Type type;
+        std::uint32_t id;  // its place in the order of insertion
+    };
+    static constexpr std::size_t max_lists = 4096;
+    std::unordered_map<std::string_view, ListEntry> lists_;  // literal lists, keyed by source spelling
     LabelTable labels_;
     ProducerMap producers_;
     // Scratch lists, reused: they keep their capacity.
-    std::vector<Value> values_;
     std::vector<Type> types_;
     std::vector<std::pair<Type, Type>> pairs_;
     std::size_t operations_ = 0;

@@ -121,6 +121,18 @@ bool get_pairs(ShapeContext& ctx, std::string_view name, Pairs& out) {
     return true;
 }
 
+bool label_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+           c == '.' || c == '/' || c == '\\';
+}
+
+bool valid_label(std::string_view label) {
+    if (label.empty()) return false;
+    for (char c : label)
+        if (!label_char(c)) return false;
+    return true;
+}
+
 bool get_string(ShapeContext& ctx, std::string_view name, std::string& out) {
     const Value& v = ctx.attr(name);
     if (!v.is_string()) return ops_common_cpp::bad_attribute(ctx, name, v, "a string");

@@ -234,6 +234,10 @@ TEST_SUITE("frontend") {
         cases.emplace_back("late unknown operation", std::string(big).replace(last, 14, "output = copx("));
         cases.emplace_back("late syntax error", std::string(big).replace(big.rfind(");"), 2, ")"));
         cases.emplace_back("late bad label", std::string(big).replace(big.rfind("/mix'"), 5, "/m x'"));
+        // Variables are memoized by whether their label is valid, not by the label.
+        const std::size_t label = big.rfind("label = '");
+        cases.emplace_back("late empty label",
+                           std::string(big).replace(label, big.find('\'', label + 9) + 1 - label, "label = ''"));
         // The 400th conv like the 399 before it but for its filter's shape: its shape function
         // must run again (memoized outcomes are keyed by the argument shapes).
         const std::size_t filter = big.rfind("variable(shape = [4, 4, 3, 3]");
