@@ -47,7 +47,7 @@ inline bool is_digit(char c) { return chars::is(c, chars::digit); }
 
 // Reserved words of spec 3.1 plus the logical literals.
 inline bool is_keyword(const char* s, std::size_t n) {
-    auto eq = [&](const char* k) { return std::memcmp(s, k, n) == 0; };
+    auto eq = [&](const char* k) { return s[0] == k[0] && std::memcmp(s, k, n) == 0; };
     switch (n) {
         case 2: return eq("in") || eq("if");
         case 3: return eq("for");

@@ -52,29 +52,26 @@ struct OpInfo {
 };
 
 // Variables sharing a label up to case (spec 5.1) must have equal shapes. The labels are only
-// collected while the statements are checked (appended in order: no look-up, no allocation per
-// label); check() sorts them by the hash of their key once at the end and compares neighbours.
+// collected while the statements are checked (appended in order, as views of the text, which
+// outlives the check: no look-up, no copy, no allocation per label); check() sorts them by the
+// hash of their key and then by the key once at the end and compares neighbours.
 class LabelTable {
 public:
     void add(std::string_view label, std::size_t tensor) {
-        std::uint64_t h = 1469598103934665603ull;  // FNV-1a of the key (the label in lower case)
-        for (char c : label) h = (h ^ static_cast<unsigned char>(lower(c))) * 1099511628211ull;
-        entries_.push_back(Entry{h, static_cast<std::uint32_t>(tensor), static_cast<std::uint32_t>(keys_.size()),
-                                 static_cast<std::uint32_t>(label.size())});
-        for (char c : label) keys_.push_back(lower(c));
+        entries_.push_back(Entry{hash(label), static_cast<std::uint32_t>(tensor), label});
     }
 
-    // True when variables with equal keys have equal shapes. Also false (and the full front end
-    // decides) for two different keys with the same 64-bit hash.
+    // True when variables with equal keys have equal shapes.
     bool check(const Graph& g) {
-        std::sort(entries_.begin(), entries_.end(),
-                  [](const Entry& a, const Entry& b) { return a.hash != b.hash ? a.hash < b.hash : a.tensor < b.tensor; });
+        std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+            if (a.hash != b.hash) return a.hash < b.hash;
+            const int c = compare_keys(a.label, b.label);
+            return c != 0 ? c < 0 : a.tensor < b.tensor;
+        });
         for (std::size_t i = 1; i < entries_.size(); ++i) {
             const Entry& first = entries_[i - 1];
             const Entry& e = entries_[i];
-            if (e.hash != first.hash) continue;
-            if (e.length != first.length || keys_.compare(e.offset, e.length, keys_, first.offset, first.length) != 0)
-                return false;
+            if (e.hash != first.hash || compare_keys(e.label, first.label) != 0) continue;
             const Tensor& a = g.tensors[first.tensor];
             const Tensor& b = g.tensors[e.tensor];
             if (a.shape && b.shape && *a.shape != *b.shape) return false;
@@ -84,14 +81,38 @@ public:
 
 private:
     struct Entry {
-        std::uint64_t hash;
+        std::uint64_t hash;  // of the key
         std::uint32_t tensor;
-        std::uint32_t offset;  // of the key in keys_
-        std::uint32_t length;
+        std::string_view label;
     };
-    static char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+    static unsigned char lower(char c) {
+        return static_cast<unsigned char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+    // The labels' keys (spec 5.1: the label in lower case) compared.
+    static int compare_keys(std::string_view a, std::string_view b) {
+        for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
+            if (lower(a[i]) != lower(b[i])) return lower(a[i]) < lower(b[i]) ? -1 : 1;
+        return a.size() == b.size() ? 0 : a.size() < b.size() ? -1 : 1;
+    }
+    // Equal keys give equal hashes: eight bytes at a time with bit 5 set in each, which is what
+    // lower() does to a letter (other bytes may collide, and the keys are then compared).
+    static std::uint64_t hash(std::string_view label) {
+        constexpr std::uint64_t m = 0xFF51AFD7ED558CCDull, case_bits = 0x2020202020202020ull;
+        std::uint64_t h = 0x9E3779B97F4A7C15ull ^ label.size();
+        std::size_t i = 0;
+        for (; i + 8 <= label.size(); i += 8) {
+            std::uint64_t w;
+            std::memcpy(&w, label.data() + i, 8);
+            h = (h ^ (w | case_bits)) * m;
+            h ^= h >> 32;
+        }
+        std::uint64_t w = 0;
+        for (std::size_t k = 0; i + k < label.size(); ++k)
+            w |= std::uint64_t(static_cast<unsigned char>(label[i + k]) | 0x20u) << (8 * k);
+        h = (h ^ w) * m;
+        return h ^ (h >> 29);
+    }
     std::vector<Entry> entries_;
-    std::string keys_;
 };
 
 // A parameter default (a literal expression) as a value; nullopt for anything else.
@@ -276,8 +297,9 @@ public:
     // Room for about `statements` tensors (a count of ';' in the text: at least the statements).
     void reserve(std::size_t statements) {
         std::vector<Tensor>& tensors = result_.expansion.graph.tensors;
-        tensors.reserve(statements);
+        result_.expansion.graph.reserve(statements);
         shape_ids_.reserve(statements);
+        producers_.reserve(statements);
         detail::advise_huge_pages(tensors.data(), tensors.capacity() * sizeof(Tensor));
     }
 

@@ -236,6 +236,10 @@ TEST_SUITE("frontend") {
         cases.emplace_back("late bad label", std::string(big).replace(big.rfind("/mix'"), 5, "/m x'"));
         // Variables are memoized by whether their label is valid, not by the label.
         const std::size_t label = big.rfind("label = '");
+        cases.emplace_back("late integer out of range",
+                           std::string(big).replace(big.rfind("[4, 8, 1, 1]"), 12, "[4, 8, 1, 99999999999999999999]"));
+        cases.emplace_back("late keyword as an argument name",
+                           std::string(big).replace(big.rfind("axis = 1"), 8, "for = 1"));
         cases.emplace_back("late empty label",
                            std::string(big).replace(label, big.find('\'', label + 9) + 1 - label, "label = ''"));
         // The 400th conv like the 399 before it but for its filter's shape: its shape function
