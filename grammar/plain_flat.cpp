@@ -266,6 +266,7 @@ private:
         skip();
         s.rhs_begin = p_;
         if (!identifier(s.op)) return false;
+        s.op_hash = Graph::hash_name(s.op);
         skip();
         if (p_ != end_ && *p_ == '<') {
             ++p_;

@@ -48,6 +48,7 @@ struct Statement {
     std::string_view lhs;
     std::uint32_t lhs_hash = 0;  // Graph::hash_name(lhs)
     std::string_view op;
+    std::uint32_t op_hash = 0;  // Graph::hash_name(op)
     PrimType generic = PrimType::none;  // an explicit `<type>`, none when absent
     const char* begin = nullptr;        // the statement, through its ';'
     const char* end = nullptr;

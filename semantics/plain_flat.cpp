@@ -5,6 +5,7 @@
 #include <boost/container/small_vector.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -40,6 +41,23 @@ struct OpInfo {
     Operation op;
     std::size_t memo_tries = 0, memo_hits = 0;  // see Checker::infer
     std::size_t label_param = SIZE_MAX;          // `variable`: its `label` parameter
+    bool external = false;                       // `external`
+    std::size_t last_named = 0;                  // see param_named
+
+    // The parameter of that name (params.size(): none). Named arguments mostly come in the
+    // declaration's order: the search starts after the last one found.
+    std::size_t param_named(std::string_view name) {
+        const std::vector<ast::Param>& params = decl->params;
+        const std::size_t n = params.size();
+        for (std::size_t k = 0, p = last_named; k < n; ++k, p = p + 1 == n ? 0 : p + 1) {
+            const std::string& candidate = params[p].name;
+            if (candidate.size() == name.size() && candidate[0] == name[0] && candidate == name) {
+                last_named = p + 1 == n ? 0 : p + 1;
+                return p;
+            }
+        }
+        return n;
+    }
     // Per generic binding (by PrimType value): the parameters' types with the binding applied.
     std::vector<Type> bound[6];
 
@@ -53,28 +71,37 @@ struct OpInfo {
 
 // Variables sharing a label up to case (spec 5.1) must have equal shapes. The labels are only
 // collected while the statements are checked (appended in order, as views of the text, which
-// outlives the check: no look-up, no copy, no allocation per label); check() sorts them by the
-// hash of their key and then by the key once at the end and compares neighbours.
+// outlives the check: no look-up, no copy, no allocation per label); check() puts them into an
+// open-addressing table by the hash of their key once at the end, comparing each with the first
+// of its key.
 class LabelTable {
 public:
     void add(std::string_view label, std::size_t tensor) {
         entries_.push_back(Entry{hash(label), static_cast<std::uint32_t>(tensor), label});
     }
 
-    // True when variables with equal keys have equal shapes.
-    bool check(const Graph& g) {
-        std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
-            if (a.hash != b.hash) return a.hash < b.hash;
-            const int c = compare_keys(a.label, b.label);
-            return c != 0 ? c < 0 : a.tensor < b.tensor;
-        });
-        for (std::size_t i = 1; i < entries_.size(); ++i) {
-            const Entry& first = entries_[i - 1];
+    // True when variables with equal keys have equal shapes (where both are known).
+    bool check(const Graph& g) const {
+        std::size_t cap = 16;
+        while (cap < entries_.size() * 2) cap *= 2;
+        std::vector<std::uint32_t> table(cap, 0);  // an entry's place + 1; 0: empty
+        const std::size_t mask = cap - 1;
+        for (std::size_t i = 0; i < entries_.size(); ++i) {
             const Entry& e = entries_[i];
-            if (e.hash != first.hash || compare_keys(e.label, first.label) != 0) continue;
-            const Tensor& a = g.tensors[first.tensor];
-            const Tensor& b = g.tensors[e.tensor];
-            if (a.shape && b.shape && *a.shape != *b.shape) return false;
+            std::size_t k = static_cast<std::size_t>(e.hash) & mask;
+            for (;; k = (k + 1) & mask) {
+                if (table[k] == 0) {
+                    table[k] = static_cast<std::uint32_t>(i + 1);
+                    break;
+                }
+                const Entry& first = entries_[table[k] - 1];
+                if (first.hash != e.hash || compare_keys(first.label, e.label) != 0) continue;
+                const Tensor& a = g.tensors[first.tensor];
+                const Tensor& b = g.tensors[e.tensor];
+                if (!a.shape) table[k] = static_cast<std::uint32_t>(i + 1);  // the first known shape stands
+                else if (b.shape && *a.shape != *b.shape) return false;
+                break;
+            }
         }
         return true;
     }
@@ -191,6 +218,7 @@ public:
         g.name = gd.name;
         for (const plain::Name& p : h.params) {
             if (!params_.insert(p.text).second) return false;  // listed twice
+            param_hashes_.push_back(Graph::hash_name(p.text));
             gd.params.push_back(ast::Identifier{std::string(p.text), range(p.at, p.text.size())});
             g.inputs.emplace_back(p.text);
         }
@@ -219,7 +247,7 @@ public:
     // ---- a statement --------------------------------------------------------------------------
     bool statement(const plain::Statement& s) override {
         if (operations_ >= options_.options.limits.max_operations) return false;
-        OpInfo* info = op_info(s.op);
+        OpInfo* info = cached_op_info(s.op, s.op_hash);
         if (!info) return false;
         const ast::Fragment& decl = *info->decl;
         const std::vector<ast::Param>& params = decl.params;
@@ -227,7 +255,7 @@ public:
 
         // The left-hand side (a new name, checked where it is added below): a graph parameter
         // exactly when defined by `external`.
-        if ((params_.count(s.lhs) != 0) != (decl.name == "external")) return false;
+        if (is_param(s.lhs, s.lhs_hash) != info->external) return false;
 
         // Arguments to parameters: tensors by position, anything by name, once each.
         boost::container::small_vector<int, 16> assigned(params.size(), -1);
@@ -239,7 +267,7 @@ public:
                 p = position++;
                 if (p >= params.size() || !info->tensor_param[p]) return false;
             } else {
-                while (p < params.size() && params[p].name != a.name) ++p;
+                p = info->param_named(a.name);
                 if (p == params.size() || assigned[p] >= 0) return false;
             }
             assigned[p] = static_cast<int>(i);
@@ -312,6 +340,15 @@ private:
     SourceRange range(const char* b, const char* e) const { return SourceRange{file_, offset(b), offset(e)}; }
     SourceRange range(const char* b, std::size_t n) const { return range(b, b + n); }
 
+    // op_info through a small direct-mapped cache by the name's hash (usable operations only).
+    OpInfo* cached_op_info(std::string_view name, std::uint32_t hash) {
+        OpSlot& slot = op_cache_[hash % op_cache_.size()];
+        if (slot.info && slot.hash == hash && slot.name == name) return slot.info;
+        OpInfo* info = op_info(name);
+        if (info) slot = OpSlot{hash, name, info};
+        return info;
+    }
+
     OpInfo* op_info(std::string_view name) {
         auto it = ops_.find(name);
         if (it != ops_.end()) return it->second.usable ? &it->second : nullptr;
@@ -340,6 +377,7 @@ private:
                 info.defaults.emplace_back();
             }
         }
+        info.external = decl->name == "external";
         if (decl->name == "variable")
             for (std::size_t p = 0; p < decl->params.size(); ++p)
                 if (decl->params[p].name == "label") info.label_param = p;
@@ -612,7 +650,20 @@ private:
     const Stdlib& stdlib_;
     const ExpandOptions& options_;
     PlainFlatResult result_;
+    struct OpSlot {
+        std::uint32_t hash = 0;
+        std::string_view name;
+        OpInfo* info = nullptr;
+    };
+    std::array<OpSlot, 64> op_cache_{};
     std::unordered_set<std::string_view> params_;
+    std::vector<std::uint32_t> param_hashes_;  // Graph::hash_name of each graph parameter
+
+    bool is_param(std::string_view name, std::uint32_t hash) const {
+        for (std::uint32_t h : param_hashes_)
+            if (h == hash) return params_.count(name) != 0;
+        return false;
+    }
     std::unordered_map<std::string_view, OpInfo> ops_;
     struct IdSlot {
         std::size_t tensor = SIZE_MAX;

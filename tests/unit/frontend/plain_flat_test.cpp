@@ -193,6 +193,13 @@ TEST_SUITE("frontend") {
         bool fast = false;
         CHECK(compare("odd.nnef", odd, false, fast) == "");
         CHECK(fast);
+        // Taken, and the same: variables sharing a label up to case, with equal shapes.
+        std::string shared = base;
+        const std::size_t label = shared.find("label = 'block2/filter'");
+        REQUIRE(label != std::string::npos);
+        shared.replace(label, 23, "label = 'BLOCK1/Filter'");
+        CHECK(compare("shared.nnef", shared, false, fast) == "");
+        CHECK(fast);
         // Limits: the fast path leaves max_operations to the full front end.
         nnef::Limits few;
         few.max_operations = 5;
