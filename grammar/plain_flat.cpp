@@ -295,6 +295,7 @@ private:
                     if (q != end_ && *q == '=' && (q + 1 == end_ || q[1] != '=')) {
                         a.name = std::string_view(p_, static_cast<std::size_t>(e - p_));
                         if (!plain_identifier(a.name)) return false;
+                        a.name_hash = Graph::hash_name(a.name);
                         p_ = q + 1;
                         named_seen = true;
                     }

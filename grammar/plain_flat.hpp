@@ -41,6 +41,7 @@ struct Node {
 
 struct Arg {
     std::string_view name;  // empty: positional
+    std::uint32_t name_hash = 0;  // named: Graph::hash_name(name)
     std::uint32_t node = 0;
 };
 

@@ -32,7 +32,7 @@ struct OpInfo {
     const ast::Fragment* decl = nullptr;
     const OpDef* def = nullptr;
     bool usable = false;  // atomic, one tensor result, literal defaults
-    std::vector<bool> tensor_param;              // per parameter: a tensor type (an input)
+    std::vector<char> tensor_param;              // per parameter: a tensor type (an input)
     std::vector<std::size_t> slot;               // per parameter: its place in op.inputs or op.attribs
     std::vector<std::optional<Value>> defaults;  // per parameter
     PrimType result = PrimType::none;            // the result's data type (generic: the binding)
@@ -44,14 +44,14 @@ struct OpInfo {
     bool external = false;                       // `external`
     std::size_t last_named = 0;                  // see param_named
 
+    std::vector<std::uint32_t> name_hashes;      // per parameter: Graph::hash_name of its name
+
     // The parameter of that name (params.size(): none). Named arguments mostly come in the
     // declaration's order: the search starts after the last one found.
-    std::size_t param_named(std::string_view name) {
-        const std::vector<ast::Param>& params = decl->params;
-        const std::size_t n = params.size();
+    std::size_t param_named(std::string_view name, std::uint32_t hash) {
+        const std::size_t n = name_hashes.size();
         for (std::size_t k = 0, p = last_named; k < n; ++k, p = p + 1 == n ? 0 : p + 1) {
-            const std::string& candidate = params[p].name;
-            if (candidate.size() == name.size() && candidate[0] == name[0] && candidate == name) {
+            if (name_hashes[p] == hash && decl->params[p].name == name) {
                 last_named = p + 1 == n ? 0 : p + 1;
                 return p;
             }
@@ -167,6 +167,74 @@ std::optional<Value> literal_value(const ast::Expr& e) {
 // -Wfree-nonheap-object).
 [[gnu::noinline]] Type array_of(Type item) { return Type::array(std::move(item)); }
 
+// Keys (sequences of 64-bit words) to shape ids: an open-addressing table over one buffer of
+// keys, without a node per entry.
+class MemoTable {
+public:
+    static std::uint64_t hash(const std::int64_t* key, std::size_t n) {
+        // Two lanes: half the multiplications on each dependency chain.
+        std::uint64_t a = 0x9E3779B97F4A7C15ull, b = n;
+        std::size_t i = 0;
+        for (; i + 2 <= n; i += 2) {
+            a = (a ^ static_cast<std::uint64_t>(key[i])) * 0xFF51AFD7ED558CCDull;
+            b = (b ^ static_cast<std::uint64_t>(key[i + 1])) * 0xC4CEB9FE1A85EC53ull;
+        }
+        if (i < n) a = (a ^ static_cast<std::uint64_t>(key[i])) * 0xFF51AFD7ED558CCDull;
+        std::uint64_t h = a ^ (b * 0x9E3779B97F4A7C15ull);
+        h ^= h >> 33;
+        h *= 0xFF51AFD7ED558CCDull;
+        return h ^ (h >> 33);
+    }
+
+    // The shape id stored under the key of n words (with hash h), or nullptr.
+    const std::uint32_t* find(const std::int64_t* key, std::size_t n, std::uint64_t h) const {
+        if (slots_.empty()) return nullptr;
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t k = static_cast<std::size_t>(h) & mask;; k = (k + 1) & mask) {
+            const Slot& slot = slots_[k];
+            if (slot.length == 0) return nullptr;
+            if (slot.hash == h && slot.length == n &&
+                std::memcmp(keys_.data() + slot.offset, key, n * sizeof(std::int64_t)) == 0)
+                return &slot.shape;
+        }
+    }
+
+    // Adds the key of n words (not present) with hash h.
+    void insert(const std::int64_t* key, std::size_t n, std::uint64_t h, std::uint32_t shape) {
+        if ((count_ + 1) * 2 > slots_.size()) grow();
+        const std::size_t mask = slots_.size() - 1;
+        std::size_t k = static_cast<std::size_t>(h) & mask;
+        while (slots_[k].length != 0) k = (k + 1) & mask;
+        slots_[k] = Slot{h, static_cast<std::uint32_t>(keys_.size()), static_cast<std::uint32_t>(n), shape};
+        keys_.insert(keys_.end(), key, key + n);
+        ++count_;
+    }
+
+    std::size_t size() const { return count_; }
+
+private:
+    struct Slot {
+        std::uint64_t hash = 0;
+        std::uint32_t offset = 0;
+        std::uint32_t length = 0;  // 0: empty (a key has at least one word)
+        std::uint32_t shape = 0;
+    };
+    void grow() {
+        std::vector<Slot> old(std::max<std::size_t>(64, slots_.size() * 2));
+        old.swap(slots_);
+        const std::size_t mask = slots_.size() - 1;
+        for (const Slot& slot : old) {
+            if (slot.length == 0) continue;
+            std::size_t k = static_cast<std::size_t>(slot.hash) & mask;
+            while (slots_[k].length != 0) k = (k + 1) & mask;
+            slots_[k] = slot;
+        }
+    }
+    std::vector<Slot> slots_;
+    std::vector<std::int64_t> keys_;
+    std::size_t count_ = 0;
+};
+
 // A list's type, item by item: a tuple's item types, or an array's common item type.
 class ListType {
 public:
@@ -267,7 +335,7 @@ public:
                 p = position++;
                 if (p >= params.size() || !info->tensor_param[p]) return false;
             } else {
-                p = info->param_named(a.name);
+                p = info->param_named(a.name, a.name_hash);
                 if (p == params.size() || assigned[p] >= 0) return false;
             }
             assigned[p] = static_cast<int>(i);
@@ -367,6 +435,7 @@ private:
         for (const ast::Param& p : decl->params) {
             const bool tensor = p.type.contains_tensor();
             info.tensor_param.push_back(tensor);
+            info.name_hashes.push_back(Graph::hash_name(p.name));
             NamedValues& list = tensor ? info.op.inputs : info.op.attribs;
             info.slot.push_back(list.size());
             list.emplace_back(p.name, Value());
@@ -514,28 +583,29 @@ private:
         const std::vector<ast::Param>& params = info.decl->params;
         shape_ids_.push_back(none);
         const bool memo = info.memo_tries < 64 || info.memo_hits * 4 >= info.memo_tries;
+        std::uint64_t key_hash = 0;
         if (memo) {
-            key_.clear();
-            key_.push_back(static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(&info)));
-            key_.push_back(static_cast<std::int64_t>(dtype));
+            key_length_ = 0;
+            put(static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(&info)));
+            put(static_cast<std::int64_t>(dtype));
             for (std::size_t p = 0; p < params.size(); ++p) {
                 if (assigned[p] < 0) {
-                    key_.push_back(key_default);  // the operation's own default
+                    put(key_default);  // the operation's own default
                     continue;
                 }
                 const std::uint32_t node = s.args[static_cast<std::size_t>(assigned[p])].node;
                 const plain::Node& n = s.nodes[node];
                 if (p == info.label_param && n.kind == plain::Kind::string && ops::valid_label(n.text))
-                    key_.push_back(key_valid_label);  // variable() depends on nothing else of it
+                    put(key_valid_label);  // variable() depends on nothing else of it
                 else
                     put_key(s, node);
             }
             ++info.memo_tries;
-            auto it = memo_.find(key_);
-            if (it != memo_.end()) {
+            key_hash = MemoTable::hash(key_.data(), key_length_);
+            if (const std::uint32_t* id = memo_.find(key_.data(), key_length_, key_hash)) {
                 ++info.memo_hits;
-                g.tensors[index].shape = shapes_[it->second];
-                shape_ids_.back() = it->second;
+                g.tensors[index].shape = shapes_[*id];
+                shape_ids_.back() = *id;
                 return true;
             }
         }
@@ -563,7 +633,7 @@ private:
         const std::optional<Shape>& shape = g.tensors[index].shape;
         if (!shape) return true;
         shape_ids_.back() = intern(*shape);
-        if (memo && !report.asked_producer && memo_.size() < max_memo) memo_.emplace(key_, shape_ids_.back());
+        if (memo && !report.asked_producer && memo_.size() < max_memo) memo_.insert(key_.data(), key_length_, key_hash, shape_ids_.back());
         return true;
     }
 
@@ -574,6 +644,11 @@ private:
         return it->second;
     }
 
+    void put(std::int64_t word) {
+        if (key_length_ == key_.size()) key_.resize(key_.size() * 2 + 64);
+        key_[key_length_++] = word;
+    }
+
     // Appends the flat value at `node` to the memo key: a tag for its kind, then its content (an
     // identifier: its tensor's dtype and shape; a literal list kept in lists_: its place there).
     // Every form is self-delimiting, so equal keys mean equal values.
@@ -581,46 +656,46 @@ private:
         const plain::Node& n = s.nodes[node];
         switch (n.kind) {
             case plain::Kind::integer:
-                key_.push_back(1);
-                key_.push_back(n.ival);
+                put(1);
+                put(n.ival);
                 return;
             case plain::Kind::scalar: {
                 std::int64_t bits = 0;
                 std::memcpy(&bits, &n.sval, sizeof bits);
-                key_.push_back(2);
-                key_.push_back(bits);
+                put(2);
+                put(bits);
                 return;
             }
             case plain::Kind::logical:
-                key_.push_back(3);
-                key_.push_back(n.bval);
+                put(3);
+                put(n.bval);
                 return;
             case plain::Kind::string: {
-                key_.push_back(4);
-                key_.push_back(static_cast<std::int64_t>(n.text.size()));
+                put(4);
+                put(static_cast<std::int64_t>(n.text.size()));
                 for (std::size_t i = 0; i < n.text.size(); i += 8) {
                     std::int64_t word = 0;
                     std::memcpy(&word, n.text.data() + i, std::min<std::size_t>(8, n.text.size() - i));
-                    key_.push_back(word);
+                    put(word);
                 }
                 return;
             }
             case plain::Kind::identifier: {
                 const std::uint32_t t = node_ref_[node];
-                key_.push_back(5);
-                key_.push_back(static_cast<std::int64_t>(result_.expansion.graph.tensors[t].dtype));
-                key_.push_back(shape_ids_[t] == none ? -1 : static_cast<std::int64_t>(shape_ids_[t]));
+                put(5);
+                put(static_cast<std::int64_t>(result_.expansion.graph.tensors[t].dtype));
+                put(shape_ids_[t] == none ? -1 : static_cast<std::int64_t>(shape_ids_[t]));
                 return;
             }
             case plain::Kind::array:
             case plain::Kind::tuple:
                 if (node_ref_[node] != none) {
-                    key_.push_back(6);
-                    key_.push_back(node_ref_[node]);
+                    put(6);
+                    put(node_ref_[node]);
                     return;
                 }
-                key_.push_back(n.kind == plain::Kind::array ? 7 : 8);
-                key_.push_back(n.items);
+                put(n.kind == plain::Kind::array ? 7 : 8);
+                put(n.items);
                 for (std::uint32_t c = node + 1; c < n.next; c = s.nodes[c].next) put_key(s, c);
                 return;
         }
@@ -673,8 +748,9 @@ private:
     std::vector<IdSlot> ids_ = std::vector<IdSlot>(id_slots);
     std::vector<KnownTensor> known_;  // identifiers of the current statement
     static constexpr std::size_t max_memo = 1 << 16;
-    std::unordered_map<std::vector<std::int64_t>, std::uint32_t, KeyHash> memo_;  // see infer(): key -> shapes_
-    std::vector<std::int64_t> key_;
+    MemoTable memo_;  // see infer(): key -> shapes_
+    std::vector<std::int64_t> key_;  // the first key_length_ words: the current key
+    std::size_t key_length_ = 0;
     static constexpr std::int64_t key_default = -2, key_valid_label = -3;
     static constexpr std::uint32_t none = UINT32_MAX;
     // Output shapes, each once; per tensor, its shape's place there (none: unknown).
