@@ -4,7 +4,10 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include <sched.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -776,6 +779,33 @@ private:
 
 }  // namespace plain_flat_cpp
 
+namespace plain_flat_cpp {
+
+// True when a processor other than the caller's is idle now: on Linux, fewer tasks runnable at
+// this moment (/proc/loadavg, the caller included) than processors this process may use. True
+// where that cannot be told. On a busy machine a second thread gains nothing (the two share one
+// processor) and pays for handing the statements over.
+bool processor_free() {
+#if defined(__linux__)
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) != 0) return true;
+    const int cpus = CPU_COUNT(&set);
+    if (cpus < 2) return false;
+    std::FILE* f = std::fopen("/proc/loadavg", "r");
+    if (!f) return true;
+    double l1 = 0, l5 = 0, l15 = 0;
+    int running = 0, total = 0;
+    const int n = std::fscanf(f, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &running, &total);
+    std::fclose(f);
+    return n != 5 || running < cpus;
+#else
+    return true;
+#endif
+}
+
+}  // namespace plain_flat_cpp
+
 bool plain_flat_applies(const ExpandOptions& options) {
     return !options.keep_operations && !options.collect_exports && !options.expand_all && options.expand.empty() &&
            options.input_shapes.empty();
@@ -791,6 +821,8 @@ std::optional<PlainFlatResult> check_plain_flat(const SourceManager& sm, std::ui
          ++p)
         ++semicolons;
     checker.reserve(std::min<std::size_t>(semicolons, std::size_t(1) << 21));
+    if (parallel_from == plain_parallel_from && text.size() >= parallel_from && !plain_flat_cpp::processor_free())
+        parallel_from = 0;
     if (!grammar::plain::scan_plain_flat(text, options.options, checker, parallel_from)) return std::nullopt;
     return checker.take();
 }
