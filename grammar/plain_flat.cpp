@@ -198,7 +198,8 @@ private:
         return closed;
     }
 
-    void skip() { x3::skip_over(p_, end_, ctx_); }
+    // The grammar's skipper, called once (x3::skip_over calls it until it stops moving).
+    void skip() { p_ = tokens::skipper_parser::skip_from(p_, end_); }
 
     bool punct(char c) {
         skip();
@@ -291,7 +292,7 @@ private:
                 if (p_ != end_ && tokens::is_ident_start(*p_)) {
                     const char* e = word_end(p_ + 1);
                     const char* q = e;
-                    x3::skip_over(q, end_, ctx_);
+                    q = tokens::skipper_parser::skip_from(q, end_);
                     if (q != end_ && *q == '=' && (q + 1 == end_ || q[1] != '=')) {
                         a.name = std::string_view(p_, static_cast<std::size_t>(e - p_));
                         if (!plain_identifier(a.name)) return false;

@@ -74,7 +74,15 @@ struct skipper_parser : x3::parser<skipper_parser> {
 
     template <class It, class Ctx, class RCtx, class Attr>
     bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
-        It p = first;
+        It p = skip_from(first, last);
+        bool moved = p != first;
+        first = p;
+        return moved;
+    }
+
+    // Past the white space and comments from p on (what parse skips).
+    template <class It>
+    static It skip_from(It p, It const& last) {
         while (p != last && chars::is(*p, chars::skip_start)) {
             if (*p != '#') {
                 ++p;
@@ -82,9 +90,7 @@ struct skipper_parser : x3::parser<skipper_parser> {
                 while (p != last && *p != '\n' && *p != '\f') ++p;
             }
         }
-        bool moved = p != first;
-        first = p;
-        return moved;
+        return p;
     }
 };
 
