@@ -5,6 +5,8 @@
 //   nnef-bench generate flat N FILE      conv/relu/add/concat blocks with variables, ~N operations
 //   nnef-bench generate deep N FILE      compositional: recursion depth N, comprehension blocks
 //   nnef-bench run VALIDATE FILE... [--repeat R]
+//   nnef-bench compare BEFORE AFTER FILE... [--repeat R] [-- ARG...]
+//                                        two builds of nnef-validate, interleaved: per-pair ratios
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -150,7 +152,18 @@ int run(const std::string& validate, const std::vector<std::string>& files, int 
         std::vector<double> t, user, sys, vs_cat, vs_full;
         std::vector<long> rss;
         for (int i = 0; i < repeat; ++i) {
-            Sample s = run_once({validate, "--quiet", f});
+            // The order alternates (validate, cat, full; then full, cat, validate) so that no side
+            // always runs on the state the other left.
+            Sample s, cat, full;
+            if (i % 2 == 0) {
+                s = run_once({validate, "--quiet", f});
+                cat = run_once({"/bin/cat", f});
+                full = run_once({validate, "--quiet", "--no-fast-path", f});
+            } else {
+                full = run_once({validate, "--quiet", "--no-fast-path", f});
+                cat = run_once({"/bin/cat", f});
+                s = run_once({validate, "--quiet", f});
+            }
             if (s.status != 0) {
                 std::fprintf(stderr, "%s: nnef-validate failed (exit %d)\n", f.c_str(), s.status);
                 return 1;
@@ -159,8 +172,7 @@ int run(const std::string& validate, const std::vector<std::string>& files, int 
             user.push_back(s.user);
             sys.push_back(s.system);
             rss.push_back(s.max_rss_kb);
-            vs_cat.push_back(s.seconds / run_once({"/bin/cat", f}).seconds);
-            Sample full = run_once({validate, "--quiet", "--no-fast-path", f});
+            vs_cat.push_back(s.seconds / cat.seconds);
             if (full.status != 0) {
                 std::fprintf(stderr, "%s: nnef-validate --no-fast-path failed (exit %d)\n", f.c_str(), full.status);
                 return 1;
@@ -174,6 +186,72 @@ int run(const std::string& validate, const std::vector<std::string>& files, int 
     }
     std::printf("median of %d runs each; vs_cat and vs_full: median of the per-pair ratios of wall times (nnef-validate / "
                 "cat FILE, nnef-validate / nnef-validate --no-fast-path)\n", repeat);
+    return 0;
+}
+
+// Two builds of nnef-validate (or one with two sets of flags: the same path twice) on the same
+// files, in pairs: A B, then B A, then A B ... (the order alternates so that neither side always
+// runs on a cache or machine state the other left). Prints both sides' medians and the median of
+// the per-pair ratios AFTER / BEFORE of the wall time, the CPU time (user + system), the user and
+// the system time: below 1 is faster.
+int compare(const std::string& before, const std::string& after, const std::vector<std::string>& files, int repeat,
+            const std::vector<std::string>& extra) {
+    std::printf("%-28s %-6s %8s %7s %8s %8s %8s %7s\n", "file", "build", "wall_s", "MB/s", "user_s", "sys_s", "cpu_s",
+                "RSS_MB");
+    for (const std::string& f : files) {
+        std::ifstream in(f, std::ios::binary | std::ios::ate);
+        const double mb = static_cast<double>(in.tellg()) / 1e6;
+        std::vector<std::string> args_a{before, "--quiet"}, args_b{after, "--quiet"};
+        for (const std::string& e : extra) {
+            args_a.push_back(e);
+            args_b.push_back(e);
+        }
+        args_a.push_back(f);
+        args_b.push_back(f);
+        std::vector<Sample> a, b;
+        std::vector<double> r_wall, r_cpu, r_user, r_sys;
+        auto ratio = [](double x, double y) { return y > 0 ? x / y : 0.0; };
+        for (int i = 0; i < repeat; ++i) {
+            Sample sa, sb;
+            if (i % 2 == 0) {
+                sa = run_once(args_a);
+                sb = run_once(args_b);
+            } else {
+                sb = run_once(args_b);
+                sa = run_once(args_a);
+            }
+            if (sa.status != 0 || sb.status != 0) {
+                std::fprintf(stderr, "%s: nnef-validate failed (exit %d / %d)\n", f.c_str(), sa.status, sb.status);
+                return 1;
+            }
+            a.push_back(sa);
+            b.push_back(sb);
+            r_wall.push_back(ratio(sb.seconds, sa.seconds));
+            r_cpu.push_back(ratio(sb.user + sb.system, sa.user + sa.system));
+            r_user.push_back(ratio(sb.user, sa.user));
+            r_sys.push_back(ratio(sb.system, sa.system));
+        }
+        for (int side = 0; side < 2; ++side) {
+            const std::vector<Sample>& s = side == 0 ? a : b;
+            std::vector<double> wall, user, sys, cpu;
+            std::vector<long> rss;
+            for (const Sample& x : s) {
+                wall.push_back(x.seconds);
+                user.push_back(x.user);
+                sys.push_back(x.system);
+                cpu.push_back(x.user + x.system);
+                rss.push_back(x.max_rss_kb);
+            }
+            std::printf("%-28s %-6s %8.3f %7.1f %8.3f %8.3f %8.3f %7.1f\n", f.c_str(), side == 0 ? "before" : "after",
+                        median(wall), mb / median(wall), median(user), median(sys), median(cpu),
+                        static_cast<double>(median(rss)) / 1024.0);
+        }
+        std::printf("%-28s %-6s wall %.3f  cpu %.3f  user %.3f  sys %.3f  (per-pair medians, range of wall %.3f to %.3f)\n",
+                    f.c_str(), "ratio", median(r_wall), median(r_cpu), median(r_user), median(r_sys),
+                    *std::min_element(r_wall.begin(), r_wall.end()), *std::max_element(r_wall.begin(), r_wall.end()));
+    }
+    std::printf("%d pairs each, order alternating (A B, B A, ...); ratio: after / before, median over the pairs (a "
+                "system-time ratio of 0 means the before side's was below the clock's resolution)\n", repeat);
     return 0;
 }
 
@@ -197,6 +275,20 @@ int main(int argc, char** argv) {
         }
         return nnef_bench::run(args[1], files, std::max(1, repeat));
     }
-    std::cerr << "usage: nnef-bench generate flat|deep N FILE\n       nnef-bench run PATH/TO/nnef-validate FILE... [--repeat R]\n";
+    if (args.size() >= 4 && args[0] == "compare") {
+        int repeat = 11;
+        std::vector<std::string> files, extra;
+        for (std::size_t i = 3; i < args.size(); ++i) {
+            if (args[i] == "--") {
+                extra.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+                break;
+            }
+            if (args[i] == "--repeat" && i + 1 < args.size()) repeat = std::atoi(args[++i].c_str());
+            else files.push_back(args[i]);
+        }
+        return nnef_bench::compare(args[1], args[2], files, std::max(1, repeat), extra);
+    }
+    std::cerr << "usage: nnef-bench generate flat|deep N FILE\n       nnef-bench run PATH/TO/nnef-validate FILE... [--repeat R]\n"
+                 "       nnef-bench compare BEFORE/nnef-validate AFTER/nnef-validate FILE... [--repeat R] [-- ARG...]\n";
     return 2;
 }

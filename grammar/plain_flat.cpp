@@ -29,8 +29,8 @@ constexpr std::size_t max_nodes = 1 << 16;
 template <class Ctx>
 class Scanner {
 public:
-    Scanner(const char* b, const char* e, const Ctx& ctx, std::size_t max_nesting)
-        : p_(b), end_(e), ctx_(ctx), max_nesting_(max_nesting) {}
+    Scanner(const char* b, const char* e, const Ctx& ctx, std::size_t max_nesting, std::size_t max_string_length)
+        : p_(b), end_(e), ctx_(ctx), max_nesting_(max_nesting), max_string_length_(max_string_length) {}
 
     bool run(Sink& sink, std::size_t parallel_from) {
         sink_ = &sink;
@@ -198,7 +198,8 @@ private:
         return closed;
     }
 
-    void skip() { x3::skip_over(p_, end_, ctx_); }
+    // The grammar's skipper, called once (x3::skip_over calls it until it stops moving).
+    void skip() { p_ = tokens::skipper_parser::skip_from(p_, end_); }
 
     bool punct(char c) {
         skip();
@@ -213,10 +214,27 @@ private:
         return tokens::keyword_parser{w}.parse(p_, end_, ctx_, x3::unused, s);
     }
 
+    // The end of the identifier characters from p on.
+    const char* word_end(const char* p) const {
+        while (p != end_ && tokens::is_ident_char(*p)) ++p;
+        return p;
+    }
+
+    // An identifier as tokens::identifier_parser takes it (an identifier start, identifier
+    // characters, not a keyword; one longer than the limit is its syntax error, so not here).
+    bool plain_identifier(std::string_view w) const {
+        return !w.empty() && tokens::is_ident_start(w[0]) && !tokens::is_keyword(w.data(), w.size()) &&
+               w.size() <= max_string_length_;
+    }
+
     bool identifier(std::string_view& out) {
-        Span s;
-        if (!tokens::identifier_parser{}.parse(p_, end_, ctx_, x3::unused, s)) return false;
-        out = std::string_view(s.b, static_cast<std::size_t>(s.e - s.b));
+        skip();
+        if (p_ == end_ || !tokens::is_ident_start(*p_)) return false;
+        const char* e = word_end(p_ + 1);
+        const std::string_view w(p_, static_cast<std::size_t>(e - p_));
+        if (!plain_identifier(w)) return false;
+        out = w;
+        p_ = e;
         return true;
     }
 
@@ -249,6 +267,7 @@ private:
         skip();
         s.rhs_begin = p_;
         if (!identifier(s.op)) return false;
+        s.op_hash = Graph::hash_name(s.op);
         skip();
         if (p_ != end_ && *p_ == '<') {
             ++p_;
@@ -270,16 +289,16 @@ private:
                 Arg a;
                 skip();
                 // `name = value` or a value.
-                const char* save = p_;
-                std::string_view n;
-                if (identifier(n)) {
-                    skip();
-                    if (p_ != end_ && *p_ == '=' && (p_ + 1 == end_ || p_[1] != '=')) {
-                        ++p_;
-                        a.name = n;
+                if (p_ != end_ && tokens::is_ident_start(*p_)) {
+                    const char* e = word_end(p_ + 1);
+                    const char* q = e;
+                    q = tokens::skipper_parser::skip_from(q, end_);
+                    if (q != end_ && *q == '=' && (q + 1 == end_ || q[1] != '=')) {
+                        a.name = std::string_view(p_, static_cast<std::size_t>(e - p_));
+                        if (!plain_identifier(a.name)) return false;
+                        a.name_hash = Graph::hash_name(a.name);
+                        p_ = q + 1;
                         named_seen = true;
-                    } else {
-                        p_ = save;
                     }
                 }
                 if (a.name.empty() && named_seen) return false;
@@ -333,6 +352,20 @@ private:
             const bool negative = c == '-';
             if (negative) ++p_;
             if (p_ == end_ || !tokens::is_digit(*p_)) return false;
+            // Up to 18 digits not followed by '.', an exponent or an identifier character: an
+            // integer token as tokens::number_parser reads it, in range.
+            std::int64_t iv = 0;
+            const char* d = p_;
+            for (; d != end_ && tokens::is_digit(*d) && d - p_ < 18; ++d) iv = iv * 10 + (*d - '0');
+            if (d == end_ || (!tokens::is_ident_char(*d) && *d != '.')) {
+                p_ = d;
+                Node& n = s.nodes[at];
+                n.text = std::string_view(b, static_cast<std::size_t>(p_ - b));
+                n.kind = Kind::integer;
+                n.ival = negative ? -iv : iv;
+                s.nodes[at].next = static_cast<std::uint32_t>(s.nodes.size());
+                return true;
+            }
             tokens::number_token t;
             if (!tokens::number_parser{}.parse(p_, end_, ctx_, x3::unused, t)) return false;
             Node& n = s.nodes[at];
@@ -351,21 +384,21 @@ private:
                 n.ival = negative ? -v : v;
             }
         } else if (tokens::is_ident_start(c)) {
-            const char* e = p_;
-            while (e != end_ && tokens::is_ident_char(*e)) ++e;
+            const char* e = word_end(p_ + 1);
             const std::string_view w(p_, static_cast<std::size_t>(e - p_));
             Node& n = s.nodes[at];
             if (w == "true" || w == "false") {
                 n.kind = Kind::logical;
                 n.bval = w == "true";
                 n.text = w;
-                p_ = e;
             } else {
+                if (!plain_identifier(w)) return false;  // a keyword, or too long
                 n.kind = Kind::identifier;
-                if (!identifier(n.text)) return false;  // a keyword
-                n.hash = Graph::hash_name(n.text);
-                if (sink_) sink_->name_seen(n.text, n.hash);
+                n.text = w;
+                n.hash = Graph::hash_name(w);
+                if (sink_) sink_->name_seen(w, n.hash);
             }
+            p_ = e;
         } else {
             return false;
         }
@@ -378,6 +411,7 @@ private:
     Sink* sink_ = nullptr;
     const Ctx& ctx_;
     std::size_t max_nesting_;
+    std::size_t max_string_length_;
 };
 
 }  // namespace plain_flat_cpp
@@ -393,7 +427,8 @@ bool scan_plain_flat(std::string_view text, const Options& options, Sink& sink, 
     skipper_type const skipper{};
     auto const skipper_context = x3::make_context<x3::skipper_tag>(skipper);
     auto const context = x3::make_context<state_tag>(st, skipper_context);
-    plain_flat_cpp::Scanner<std::decay_t<decltype(context)>> scanner(st.base, st.end, context, options.limits.max_nesting);
+    plain_flat_cpp::Scanner<std::decay_t<decltype(context)>> scanner(st.base, st.end, context, options.limits.max_nesting,
+                                                                     options.limits.max_string_length);
     try {
         return scanner.run(sink, parallel_from);
     } catch (const SyntaxError&) {

@@ -41,6 +41,7 @@ struct Node {
 
 struct Arg {
     std::string_view name;  // empty: positional
+    std::uint32_t name_hash = 0;  // named: Graph::hash_name(name)
     std::uint32_t node = 0;
 };
 
@@ -48,6 +49,7 @@ struct Statement {
     std::string_view lhs;
     std::uint32_t lhs_hash = 0;  // Graph::hash_name(lhs)
     std::string_view op;
+    std::uint32_t op_hash = 0;  // Graph::hash_name(op)
     PrimType generic = PrimType::none;  // an explicit `<type>`, none when absent
     const char* begin = nullptr;        // the statement, through its ';'
     const char* end = nullptr;

@@ -47,7 +47,7 @@ inline bool is_digit(char c) { return chars::is(c, chars::digit); }
 
 // Reserved words of spec 3.1 plus the logical literals.
 inline bool is_keyword(const char* s, std::size_t n) {
-    auto eq = [&](const char* k) { return std::memcmp(s, k, n) == 0; };
+    auto eq = [&](const char* k) { return s[0] == k[0] && std::memcmp(s, k, n) == 0; };
     switch (n) {
         case 2: return eq("in") || eq("if");
         case 3: return eq("for");
@@ -74,7 +74,15 @@ struct skipper_parser : x3::parser<skipper_parser> {
 
     template <class It, class Ctx, class RCtx, class Attr>
     bool parse(It& first, It const& last, Ctx const&, RCtx&, Attr&) const {
-        It p = first;
+        It p = skip_from(first, last);
+        bool moved = p != first;
+        first = p;
+        return moved;
+    }
+
+    // Past the white space and comments from p on (what parse skips).
+    template <class It>
+    static It skip_from(It p, It const& last) {
         while (p != last && chars::is(*p, chars::skip_start)) {
             if (*p != '#') {
                 ++p;
@@ -82,9 +90,7 @@ struct skipper_parser : x3::parser<skipper_parser> {
                 while (p != last && *p != '\n' && *p != '\f') ++p;
             }
         }
-        bool moved = p != first;
-        first = p;
-        return moved;
+        return p;
     }
 };
 

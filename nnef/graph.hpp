@@ -82,10 +82,33 @@ struct Graph {
     }
     // The hash of a name in the index, and the above with it computed beforehand (possibly on
     // another thread).
-    static std::uint32_t hash_name(std::string_view n);
+    static std::uint32_t hash_name(std::string_view n) {
+        // Eight bytes at a time (names are read once to hash them, often on the scanning thread).
+        constexpr std::uint64_t m = 0xFF51AFD7ED558CCDull;
+        std::uint64_t h = 0x9E3779B97F4A7C15ull ^ n.size();
+        const char* p = n.data();
+        std::size_t k = n.size();
+        for (; k >= 8; k -= 8, p += 8) {
+            std::uint64_t w = 0;
+            for (int i = 0; i < 8; ++i) w |= std::uint64_t(static_cast<unsigned char>(p[i])) << (8 * i);
+            h = (h ^ w) * m;
+            h ^= h >> 32;
+        }
+        if (k > 0) {
+            std::uint64_t w = 0;
+            for (std::size_t i = 0; i < k; ++i) w |= std::uint64_t(static_cast<unsigned char>(p[i])) << (8 * i);
+            h = (h ^ w) * m;
+        }
+        h ^= h >> 33;
+        h *= 0xC4CEB9FE1A85EC53ull;
+        h ^= h >> 33;
+        return static_cast<std::uint32_t>(h);
+    }
     void prefetch_hashed(std::uint32_t hash) const;
     Tensor* tensor_hashed(std::string_view n, std::uint32_t hash);
     Tensor* try_add_tensor_hashed(std::string_view n, std::uint32_t hash, PrimType dtype = PrimType::none);
+    // Room for `n` tensors in all: the store and the name index (neither grows while they are added).
+    void reserve(std::size_t n);
     // Renames a tensor of this graph (it keeps its position), keeping the name index current.
     void rename_tensor(Tensor& t, std::string n);
     void rebuild_index();
@@ -103,6 +126,7 @@ private:
     std::size_t find_slot(std::string_view n, std::uint32_t h) const;
     void insert_index(std::size_t i);
     void grow_index();  // room for one more name at load factor <= 1/2
+    void rehash(std::size_t names);  // room for that many names at load factor <= 1/2
     void erase_index(std::size_t i);
 };
 

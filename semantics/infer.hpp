@@ -21,6 +21,10 @@ public:
         if (names_.size() <= tensor) names_.resize(std::max(tensor + 1, names_.size() * 2), nullptr);
         names_[tensor] = op_name;
     }
+    // Room for tensors 0 to n - 1.
+    void reserve(std::size_t n) {
+        if (names_.size() < n) names_.resize(n, nullptr);
+    }
     // "" when unknown.
     std::string_view find(std::size_t tensor) const {
         return tensor < names_.size() && names_[tensor] ? std::string_view(*names_[tensor]) : std::string_view();

@@ -31,12 +31,15 @@ struct PlainFlatResult {
 // to expand, no input shape overridden.
 bool plain_flat_applies(const ExpandOptions& options);
 
-// Graph bodies from this size on are read on a second thread, ahead of the checks (the outcome is
-// the same; see grammar::plain::scan_plain_flat).
+// Graph bodies from this size on are read on a second thread, ahead of the checks, when another
+// processor is idle as the check starts (the outcome is the same; see
+// grammar::plain::scan_plain_flat). On a busy machine the two threads would share one processor
+// and the hand-over costs more than it gains.
 constexpr std::size_t plain_parallel_from = std::size_t(1) << 20;
 
 // Checks the text registered as `file` (see above). nullopt: run the full front end.
-// `parallel_from`: as for grammar::plain::scan_plain_flat (0: one thread).
+// `parallel_from`: as for grammar::plain::scan_plain_flat (0: one thread); plain_parallel_from
+// only when another processor is idle (any other value: whatever the machine is doing).
 std::optional<PlainFlatResult> check_plain_flat(const SourceManager& sm, std::uint32_t file, const Stdlib& stdlib,
                                                 const ExpandOptions& options,
                                                 std::size_t parallel_from = plain_parallel_from);

@@ -20,12 +20,6 @@ const Value* find(const NamedValues& list, std::string_view name) {
     return nullptr;
 }
 
-std::uint32_t Graph::hash_name(std::string_view n) {
-    std::uint64_t h = 1469598103934665603ull;  // FNV-1a
-    for (char c : n) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-    return static_cast<std::uint32_t>(h ^ (h >> 32));
-}
-
 // The slot holding `n`, or the empty slot where it would go.
 std::size_t Graph::find_slot(std::string_view n, std::uint32_t h) const {
     const std::size_t mask = index_.size() - 1;
@@ -36,11 +30,15 @@ std::size_t Graph::find_slot(std::string_view n, std::uint32_t h) const {
 }
 
 void Graph::grow_index() {
-    if ((indexed_ + 1) * 2 <= index_.size()) return;
+    if ((indexed_ + 1) * 2 > index_.size()) rehash(indexed_ + 1);
+}
+
+void Graph::rehash(std::size_t names) {
+    std::size_t cap = 16;
+    while (cap < names * 2) cap *= 2;
+    if (cap <= index_.size()) return;
     std::vector<Slot> old;
     old.swap(index_);
-    std::size_t cap = 16;
-    while (cap < (indexed_ + 1) * 2) cap *= 2;
     index_.reserve(cap);
     detail::advise_huge_pages(index_.data(), cap * sizeof(Slot));
     index_.resize(cap);
@@ -51,6 +49,12 @@ void Graph::grow_index() {
         while (index_[k].index != 0) k = (k + 1) & mask;
         index_[k] = s;
     }
+}
+
+void Graph::reserve(std::size_t n) {
+    tensors.reserve(n);
+    if (indexed_ != tensors.size()) rebuild_index();
+    rehash(n);
 }
 
 void Graph::insert_index(std::size_t i) {

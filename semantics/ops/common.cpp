@@ -121,6 +121,26 @@ bool get_pairs(ShapeContext& ctx, std::string_view name, Pairs& out) {
     return true;
 }
 
+namespace ops_common_cpp {
+struct LabelChars {
+    bool ok[256] = {};
+    constexpr LabelChars() {
+        for (int c = 0; c < 256; ++c)
+            ok[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+                    c == '.' || c == '/' || c == '\\';
+    }
+};
+constexpr LabelChars label_chars{};
+}  // namespace ops_common_cpp
+
+bool label_char(char c) { return ops_common_cpp::label_chars.ok[static_cast<unsigned char>(c)]; }
+
+bool valid_label(std::string_view label) {
+    bool ok = !label.empty();
+    for (char c : label) ok &= ops_common_cpp::label_chars.ok[static_cast<unsigned char>(c)];
+    return ok;
+}
+
 bool get_string(ShapeContext& ctx, std::string_view name, std::string& out) {
     const Value& v = ctx.attr(name);
     if (!v.is_string()) return ops_common_cpp::bad_attribute(ctx, name, v, "a string");

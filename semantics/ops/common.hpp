@@ -43,6 +43,12 @@ bool get_int(ShapeContext& ctx, std::string_view name, std::int64_t& out);
 bool get_ints(ShapeContext& ctx, std::string_view name, Ints& out);
 bool get_pairs(ShapeContext& ctx, std::string_view name, Pairs& out);
 bool get_string(ShapeContext& ctx, std::string_view name, std::string& out);
+// Spec 4.1.3: a character a variable's label may contain ([a-z], [A-Z], [0-9], '_', '-', '.', '/', '\\').
+bool label_char(char c);
+// A label `variable` accepts: not empty, every character a label_char. A variable's shape function
+// depends on its label through this alone (the fast path's memo, semantics/plain_flat.cpp, keys
+// variables by it instead of by the label).
+bool valid_label(std::string_view label);
 bool get_logical(ShapeContext& ctx, std::string_view name, bool& out);
 // Parameters added by later revisions: absent in the strict dialect, then the default applies.
 bool get_int_or(ShapeContext& ctx, std::string_view name, std::int64_t fallback, std::int64_t& out);

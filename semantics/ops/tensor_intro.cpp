@@ -34,12 +34,6 @@ bool constant(ShapeContext& ctx) {
     return true;
 }
 
-// Spec 4.1.3: [a-z], [A-Z], [0-9], '_', '-', '.', '/', '\'.
-bool label_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-           c == '.' || c == '/' || c == '\\';
-}
-
 std::string describe_char(char c) {
     const auto u = static_cast<unsigned char>(c);
     if (u >= 0x20 && u < 0x7f) return "'" + std::string(1, c) + "'";
@@ -53,12 +47,15 @@ bool variable(ShapeContext& ctx) {
     if (!read_shape(ctx, shape, volume)) return false;
     std::string label;
     if (!get_string(ctx, "label", label)) return false;
-    if (label.empty()) return fail(ctx, "'label' is empty; a variable needs a label");
-    for (std::size_t i = 0; i < label.size(); ++i)
-        if (!label_char(label[i]))
-            return fail(ctx, "'label' " + quote(label) + " contains " + describe_char(label[i]) + " at position " +
-                                 std::to_string(i) +
-                                 "; labels may only contain letters, digits, '_', '-', '.', '/' and '\\'");
+    // The label matters here only through valid_label (see there).
+    if (!valid_label(label)) {
+        if (label.empty()) return fail(ctx, "'label' is empty; a variable needs a label");
+        for (std::size_t i = 0; i < label.size(); ++i)
+            if (!label_char(label[i]))
+                return fail(ctx, "'label' " + quote(label) + " contains " + describe_char(label[i]) + " at position " +
+                                     std::to_string(i) +
+                                     "; labels may only contain letters, digits, '_', '-', '.', '/' and '\\'");
+    }
     ctx.set_shape("output", shape);
     return true;
 }

@@ -193,6 +193,13 @@ TEST_SUITE("frontend") {
         bool fast = false;
         CHECK(compare("odd.nnef", odd, false, fast) == "");
         CHECK(fast);
+        // Taken, and the same: variables sharing a label up to case, with equal shapes.
+        std::string shared = base;
+        const std::size_t label = shared.find("label = 'block2/filter'");
+        REQUIRE(label != std::string::npos);
+        shared.replace(label, 23, "label = 'BLOCK1/Filter'");
+        CHECK(compare("shared.nnef", shared, false, fast) == "");
+        CHECK(fast);
         // Limits: the fast path leaves max_operations to the full front end.
         nnef::Limits few;
         few.max_operations = 5;
@@ -234,6 +241,14 @@ TEST_SUITE("frontend") {
         cases.emplace_back("late unknown operation", std::string(big).replace(last, 14, "output = copx("));
         cases.emplace_back("late syntax error", std::string(big).replace(big.rfind(");"), 2, ")"));
         cases.emplace_back("late bad label", std::string(big).replace(big.rfind("/mix'"), 5, "/m x'"));
+        // Variables are memoized by whether their label is valid, not by the label.
+        const std::size_t label = big.rfind("label = '");
+        cases.emplace_back("late integer out of range",
+                           std::string(big).replace(big.rfind("[4, 8, 1, 1]"), 12, "[4, 8, 1, 99999999999999999999]"));
+        cases.emplace_back("late keyword as an argument name",
+                           std::string(big).replace(big.rfind("axis = 1"), 8, "for = 1"));
+        cases.emplace_back("late empty label",
+                           std::string(big).replace(label, big.find('\'', label + 9) + 1 - label, "label = ''"));
         // The 400th conv like the 399 before it but for its filter's shape: its shape function
         // must run again (memoized outcomes are keyed by the argument shapes).
         const std::size_t filter = big.rfind("variable(shape = [4, 4, 3, 3]");
