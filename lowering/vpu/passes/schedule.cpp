@@ -4,8 +4,7 @@
 // halo) into the tile's cluster, the NCE or SHAVE task, DMA of the result to DDR. The weights and
 // table of each (cluster, channel chunk) are loaded once per layer, and those of the next NCE
 // layer are issued right after the current layer's first tile, so that they arrive while it
-// computes. A tile's load may not start before the previous tile of its cluster computes
-// (`not_before`): two tiles in flight per cluster, double buffering.
+// computes.
 //
 // allocate-cmx: static offsets. Buffers in order of first use, each placed first-fit from a ring
 // pointer among the buffers still alive (lifetimes in program order), so that freed space is
@@ -26,14 +25,12 @@ struct Scheduler {
     Diagnostics& diags;
     const Target& t;
     std::vector<double> dma_work;
-    std::vector<std::int64_t> last_nce;  // per cluster, program index of its last compute task
     std::vector<std::int64_t> shave_next;
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::pair<int, int>> weights;  // (layer, cluster, chunk) -> (weights, table) buffers
     std::map<std::int64_t, std::vector<std::size_t>> tiles_of;
 
     Scheduler(Module& m_, Diagnostics& d) : m(m_), diags(d), t(m_.target) {
         dma_work.assign(std::size_t(t.dma_engines), 0.0);
-        last_nce.assign(std::size_t(t.clusters), -1);
         shave_next.assign(std::size_t(t.clusters), 0);
     }
 
@@ -82,7 +79,7 @@ struct Scheduler {
         return idx;
     }
 
-    std::int64_t dma(Box from, Box to, const std::string& source, std::int64_t not_before = -1) {
+    std::int64_t dma(Box from, Box to, const std::string& source) {
         std::size_t q = 0;
         for (std::size_t i = 1; i < dma_work.size(); ++i)
             if (dma_work[i] < dma_work[q]) q = i;
@@ -98,7 +95,6 @@ struct Scheduler {
         task.reads = {std::move(from)};
         task.writes = {std::move(to)};
         task.source = source;
-        task.not_before = not_before;
         return add(std::move(task));
     }
 
@@ -152,7 +148,6 @@ struct Scheduler {
         const std::int64_t hi = (tl.row0 + tl.rows - 1) * SH - l.nce.pad[0] + (KH - 1) * DH + 1;
         const std::int64_t iy0 = std::max<std::int64_t>(0, lo), iy1 = std::min(H, hi);
         const bool dense = l.op == "conv";
-        const std::int64_t not_before = last_nce[std::size_t(tl.cluster)];
         if (!weights.count(std::make_tuple(tl.layer, tl.cluster, tl.channel_tile))) load_one(tl);
         std::vector<Box> reads;
         for (const View& in : l.inputs) {
@@ -160,7 +155,7 @@ struct Scheduler {
             if (!dense) v = slice(v, 3, tl.ch0, tl.chans);
             const int b = cmx(tl.cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(in.tensor)].name);
             Box to = dense_box(b, v.shape, 2);
-            dma(ddr_box(v), to, l.source, not_before);
+            dma(ddr_box(v), to, l.source);
             reads.push_back(to);
         }
         const auto wt = weights.at(std::make_tuple(tl.layer, tl.cluster, tl.channel_tile));
@@ -184,14 +179,13 @@ struct Scheduler {
         task.nce.pad[1] = hi - iy1;
         if (l.op == "eltwise") task.nce.pad = {0, 0, 0, 0};
         task.source = l.source;
-        last_nce[std::size_t(tl.cluster)] = add(std::move(task));
+        add(std::move(task));
         View out = slice(slice(l.output, 1, tl.row0, tl.rows), 3, tl.ch0, tl.chans);
         dma(dense_box(ob, oshape, 2), ddr_box(out), l.source);
     }
 
     void other_tile(const Tile& tl) {
         const Layer& l = m.layers[std::size_t(tl.layer)];
-        const std::int64_t not_before = last_nce[std::size_t(tl.cluster)];
         auto part = [&](const View& v) {
             if (tl.split_dim < 0 || v.shape[std::size_t(tl.split_dim)] == 1) return v;
             return slice(v, std::size_t(tl.split_dim), tl.row0, tl.rows);
@@ -201,7 +195,7 @@ struct Scheduler {
             const View v = part(in);
             const int b = cmx(tl.cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(in.tensor)].name);
             Box to = dense_box(b, v.shape, 2);
-            dma(ddr_box(v), to, l.source, not_before);
+            dma(ddr_box(v), to, l.source);
             reads.push_back(to);
         }
         const View out = part(l.output);
@@ -220,7 +214,7 @@ struct Scheduler {
         task.reads = reads;
         task.writes = {dense_box(ob, out.shape, 2)};
         task.source = l.source;
-        last_nce[std::size_t(tl.cluster)] = add(std::move(task));
+        add(std::move(task));
         dma(dense_box(ob, out.shape, 2), ddr_box(out), l.source);
     }
 

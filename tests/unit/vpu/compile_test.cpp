@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "lowering/tosa/interpreter.hpp"
 #include "lowering/vpu/compiler.hpp"
@@ -130,6 +131,76 @@ void compile_and_check(const Graph& g, const vpu::Target& target, std::int64_t* 
     }
 }
 
+
+// The barrier structure of a task list, checked independently of the compiler: every producer of
+// a barrier conflicts with every consumer of it (the two touch overlapping bytes of one memory and
+// one of them writes), and no wait is redundant (a producer of a barrier a task waits on does not
+// already happen before another of the task's direct predecessors: its queue predecessor or
+// another producer). Happens-before as full reachability sets (the lists here are small).
+struct BarrierFacts {
+    std::size_t barriers = 0, non_conflicting = 0, redundant = 0, concurrent_pairs = 0;
+};
+
+BarrierFacts barrier_facts(const vpu::TaskList& l) {
+    std::map<std::string, const vpu::Buffer*> buffers;
+    for (const auto& b : l.buffers) buffers[b.id] = &b;
+    struct Span {
+        std::int64_t memory, lo, hi;
+        bool write;
+    };
+    const std::size_t n = l.tasks.size();
+    std::vector<std::vector<Span>> spans(n);
+    for (std::size_t i = 0; i < n; ++i)
+        for (int w = 0; w < 2; ++w)
+            for (const auto& a : w ? l.tasks[i].writes : l.tasks[i].reads) {
+                const vpu::Buffer& b = *buffers.at(a.buffer);
+                const auto s = a.span(vpu::element_bytes(b.dtype));
+                const std::int64_t memory = b.memory == vpu::Memory::DDR ? -1 : b.cluster;
+                spans[i].push_back({memory, b.offset + s.first, b.offset + s.second, w == 1});
+            }
+    auto conflict = [&](std::size_t x, std::size_t y) {
+        for (const Span& a : spans[x])
+            for (const Span& b : spans[y])
+                if (a.memory == b.memory && a.lo < b.hi && b.lo < a.hi && (a.write || b.write)) return true;
+        return false;
+    };
+    std::map<std::int64_t, std::vector<std::size_t>> producers, consumers;
+    std::map<std::string, std::size_t> last;
+    std::vector<std::vector<std::size_t>> direct(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        for (auto b : l.tasks[i].update) producers[b].push_back(i);
+        for (auto b : l.tasks[i].wait) consumers[b].push_back(i);
+    }
+    BarrierFacts f;
+    f.barriers = l.barriers.size();
+    std::vector<std::vector<bool>> reach(n, std::vector<bool>(n, false));  // reach[t][a]: a happens before t
+    for (std::size_t i = 0; i < n; ++i) {
+        auto q = last.find(l.tasks[i].queue);
+        const bool has_prev = q != last.end();
+        if (has_prev) direct[i].push_back(q->second);
+        last[l.tasks[i].queue] = i;
+        for (auto b : l.tasks[i].wait)
+            for (std::size_t p : producers[b]) {
+                if (!conflict(p, i)) ++f.non_conflicting;
+                direct[i].push_back(p);
+            }
+        for (std::size_t d : direct[i]) {
+            reach[i][d] = true;
+            for (std::size_t a = 0; a < n; ++a)
+                if (reach[d][a]) reach[i][a] = true;
+        }
+        for (std::size_t k = has_prev ? 1 : 0; k < direct[i].size(); ++k)  // the producers
+            for (std::size_t d : direct[i])
+                if (d != direct[i][k] && reach[d][direct[i][k]]) {
+                    ++f.redundant;
+                    break;
+                }
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (!reach[i][j]) ++f.concurrent_pairs;
+    return f;
+}
 }  // namespace
 
 TEST_SUITE("vpu") {
@@ -157,6 +228,54 @@ TEST_SUITE("vpu") {
         t.dma_engines = 1;
         t.shave_per_cluster = 1;
         compile_and_check(test_graph(16, 16), t);
+    }
+
+    TEST_CASE("compile: barriers are the reduced dependencies, one per producer set") {
+        for (std::int64_t cmx : {std::int64_t(0), std::int64_t(12288)}) {
+            vpu::Target t;
+            if (cmx) t.cmx_bytes = cmx;
+            Diagnostics d{0};
+            const auto list = vpu::compile(test_graph(32, 24), t, {}, d);
+            INFO(text(d));
+            REQUIRE(list);
+            const BarrierFacts f = barrier_facts(*list);
+            INFO("cmx " << cmx << ": " << f.barriers << " barriers, " << f.concurrent_pairs << " concurrent pairs");
+            CHECK(f.barriers > 0);
+            CHECK(f.non_conflicting == 0);  // every producer -> consumer edge is a RAW, WAR or WAW
+            CHECK(f.redundant == 0);        // transitive reduction
+            CHECK(f.concurrent_pairs > 0);
+            // no two barriers with the same producers, unless the consumer limit split them
+            std::map<std::int64_t, std::vector<std::int64_t>> producers;
+            for (std::size_t i = 0; i < list->tasks.size(); ++i)
+                for (auto b : list->tasks[i].update) producers[b].push_back(std::int64_t(i));
+            std::map<std::vector<std::int64_t>, int> sets;
+            for (const auto& [b, p] : producers) CHECK(++sets[p] == 1);
+        }
+    }
+
+    TEST_CASE("compile: few physical barriers are reused after ordering, without falling back to phases") {
+        for (std::int64_t count : {4, 3}) {
+            vpu::Target t;
+            t.barriers = count;
+            t.cmx_bytes = 12288;
+            vpu::CompileOptions co;
+            co.print_after = {"barriers"};
+            std::string ir;
+            co.print = [&](const std::string&, const std::string& text) { ir = text; };
+            Diagnostics d{0};
+            const auto list = vpu::compile(test_graph(32, 24), t, co, d);
+            INFO(text(d));
+            REQUIRE(list);
+            INFO(ir.substr(0, ir.find('\n')));
+            CHECK(ir.find("phase fallback") == std::string::npos);
+            CHECK(ir.find("physical ids in 1 round(s)") == std::string::npos);  // orderings were added
+            CHECK(barrier_facts(*list).redundant == 0);
+            CHECK(vpu::check_task_list(*list, t, d));
+            std::int64_t used = 0;
+            for (const auto& b : list->barriers) used = std::max(used, b.physical + 1);
+            CHECK(used == count);
+            CHECK(list->barriers.size() > std::size_t(4 * count));
+        }
     }
 
     TEST_CASE("compile: barrier producer/consumer limits are kept") {
