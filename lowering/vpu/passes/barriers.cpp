@@ -207,18 +207,24 @@ bool assign_physical(const Module& m, Graph& g, const std::vector<std::int64_t>&
         }
         if (best < 0 && fallback < 0) {
             // Every id is held by a barrier whose consumers come after this one's first producer:
-            // pin each such late consumer's dependency to the first task of its queue after the
-            // barrier's producers (which happens before it by queue order), so that the barrier
-            // ends earlier in program order; the next round regroups.
+            // pin each such late dependency p -> c to an earlier task that happens before c (or is
+            // c) and comes after p, at most at this barrier's first producer: per queue, the first
+            // task after p, when c's clock covers it; the earliest such. p -> c is then implied,
+            // the barrier ends earlier in program order, and the next round regroups.
+            const std::int64_t limit = first[std::size_t(y)];
             for (std::size_t k = 0; k < ids; ++k) {
                 const std::size_t x = std::size_t(holder[k]);
                 for (std::int64_t c : b.consumers[x]) {
-                    if (c < first[std::size_t(y)]) continue;
-                    const auto& qt = g.queue_tasks[std::size_t(g.queue[std::size_t(c)])];
+                    if (c < limit) continue;
                     for (std::int64_t p : b.producers[x]) {
-                        const std::int64_t pin = *std::upper_bound(qt.begin(), qt.end(), p);
-                        if (pin <= first[std::size_t(y)] &&
-                            g.pos[std::size_t(p)] > clock[std::size_t(pin) * Q + std::size_t(g.queue[std::size_t(p)])]) {
+                        std::int64_t pin = -1;
+                        for (std::size_t q = 0; q < Q; ++q) {
+                            const auto& qt = g.queue_tasks[q];
+                            const auto it = std::upper_bound(qt.begin(), qt.end(), p);
+                            if (it == qt.end() || *it > limit || (pin >= 0 && *it >= pin)) continue;
+                            if (*it == c || g.pos[std::size_t(*it)] <= clock[std::size_t(c) * Q + q]) pin = *it;
+                        }
+                        if (pin >= 0 && g.pos[std::size_t(p)] > clock[std::size_t(pin) * Q + std::size_t(g.queue[std::size_t(p)])]) {
                             g.forced[std::size_t(pin)].push_back(p);
                             ++added;
                         }

@@ -4,7 +4,8 @@
 // halo) into the tile's cluster, the NCE or SHAVE task, DMA of the result to DDR. The weights and
 // table of each (cluster, channel chunk) are loaded once per layer, and those of the next NCE
 // layer are issued right after the current layer's first tile, so that they arrive while it
-// computes.
+// computes. A tile's store is issued after the next tile's loads, so that the DMA queues (which
+// run in order) load tile k+1 while tile k computes.
 //
 // allocate-cmx: static offsets. Buffers in order of first use, each placed first-fit from a ring
 // pointer among the buffers still alive (lifetimes in program order), so that freed space is
@@ -28,6 +29,13 @@ struct Scheduler {
     std::vector<std::int64_t> shave_next;
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::pair<int, int>> weights;  // (layer, cluster, chunk) -> (weights, table) buffers
     std::map<std::int64_t, std::vector<std::size_t>> tiles_of;
+    // Results waiting to go to DDR: a tile's store is issued after the next tile's loads, so that
+    // an in-order DMA queue loads tile k+1 while tile k computes instead of waiting for its result.
+    struct Store {
+        Box from, to;
+        std::string source;
+    };
+    std::vector<Store> pending;
 
     Scheduler(Module& m_, Diagnostics& d) : m(m_), diags(d), t(m_.target) {
         dma_work.assign(std::size_t(t.dma_engines), 0.0);
@@ -77,6 +85,11 @@ struct Scheduler {
                 }
         m.tasks.push_back(std::move(task));
         return idx;
+    }
+
+    void flush() {
+        for (Store& st : pending) dma(std::move(st.from), std::move(st.to), st.source);
+        pending.clear();
     }
 
     std::int64_t dma(Box from, Box to, const std::string& source) {
@@ -158,6 +171,7 @@ struct Scheduler {
             dma(ddr_box(v), to, l.source);
             reads.push_back(to);
         }
+        flush();
         const auto wt = weights.at(std::make_tuple(tl.layer, tl.cluster, tl.channel_tile));
         if (wt.first >= 0) reads.push_back(dense_box(wt.first, {tl.chans, l.weights_shape[1], l.weights_shape[2], l.weights_shape[3]}, 2));
         Box table;
@@ -181,7 +195,7 @@ struct Scheduler {
         task.source = l.source;
         add(std::move(task));
         View out = slice(slice(l.output, 1, tl.row0, tl.rows), 3, tl.ch0, tl.chans);
-        dma(dense_box(ob, oshape, 2), ddr_box(out), l.source);
+        pending.push_back({dense_box(ob, oshape, 2), ddr_box(out), l.source});
     }
 
     void other_tile(const Tile& tl) {
@@ -198,6 +212,7 @@ struct Scheduler {
             dma(ddr_box(v), to, l.source);
             reads.push_back(to);
         }
+        flush();
         const View out = part(l.output);
         if (l.exec == Exec::copy) {
             dma(reads[0], ddr_box(out), l.source);
@@ -215,7 +230,7 @@ struct Scheduler {
         task.writes = {dense_box(ob, out.shape, 2)};
         task.source = l.source;
         add(std::move(task));
-        dma(dense_box(ob, out.shape, 2), ddr_box(out), l.source);
+        pending.push_back({dense_box(ob, out.shape, 2), ddr_box(out), l.source});
     }
 
     bool run() {
@@ -227,6 +242,7 @@ struct Scheduler {
         for (std::size_t li = 0; li < m.layers.size(); ++li) {
             const Layer& l = m.layers[li];
             bool first = true;
+            flush();  // this layer's loads read what earlier layers stored
             if (l.exec == Exec::nce) {
                 while (next_nce < nce_layers.size() && nce_layers[next_nce] <= std::int64_t(li)) ++next_nce;
             }
@@ -237,6 +253,7 @@ struct Scheduler {
                 first = false;
             }
         }
+        flush();
         m.stage = 4;
         return true;
     }
