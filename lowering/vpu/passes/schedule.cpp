@@ -4,8 +4,9 @@
 // halo) into the tile's cluster, the NCE or SHAVE task, DMA of the result to DDR. The weights and
 // table of each (cluster, channel chunk) are loaded once per layer, and those of the next NCE
 // layer are issued right after the current layer's first tile, so that they arrive while it
-// computes. A tile's store is issued after the next tile's loads, so that the DMA queues (which
-// run in order) load tile k+1 while tile k computes.
+// computes. A tile's store is issued after the loads of the tile two later (fewer when the
+// waiting results would take more than a quarter of CMX), so that the DMA queues, which run in
+// order, load the next tiles while a tile computes instead of waiting behind its store.
 //
 // allocate-cmx: static offsets. Buffers in order of first use, each placed first-fit from a ring
 // pointer among the buffers still alive (lifetimes in program order), so that freed space is
@@ -87,9 +88,15 @@ struct Scheduler {
         return idx;
     }
 
-    void flush() {
-        for (Store& st : pending) dma(std::move(st.from), std::move(st.to), st.source);
-        pending.clear();
+    // Issues the pending stores but the last `keep`, and all but those whose results take at
+    // most a quarter of a cluster's CMX together (the results wait in CMX meanwhile).
+    void flush(std::size_t keep = 0) {
+        std::size_t n = pending.size() > keep ? pending.size() - keep : 0;
+        std::int64_t bytes = 0;
+        for (std::size_t i = n; i < pending.size(); ++i) bytes += m.cmx[std::size_t(pending[i].from.ref.index)].size;
+        for (; n < pending.size() && bytes > t.cmx_bytes / 4; ++n) bytes -= m.cmx[std::size_t(pending[n].from.ref.index)].size;
+        for (std::size_t i = 0; i < n; ++i) dma(std::move(pending[i].from), std::move(pending[i].to), pending[i].source);
+        pending.erase(pending.begin(), pending.begin() + std::ptrdiff_t(n));
     }
 
     std::int64_t dma(Box from, Box to, const std::string& source) {
@@ -171,7 +178,7 @@ struct Scheduler {
             dma(ddr_box(v), to, l.source);
             reads.push_back(to);
         }
-        flush();
+        flush(2);
         const auto wt = weights.at(std::make_tuple(tl.layer, tl.cluster, tl.channel_tile));
         if (wt.first >= 0) reads.push_back(dense_box(wt.first, {tl.chans, l.weights_shape[1], l.weights_shape[2], l.weights_shape[3]}, 2));
         Box table;
@@ -212,7 +219,7 @@ struct Scheduler {
             dma(ddr_box(v), to, l.source);
             reads.push_back(to);
         }
-        flush();
+        flush(2);
         const View out = part(l.output);
         if (l.exec == Exec::copy) {
             dma(reads[0], ddr_box(out), l.source);
