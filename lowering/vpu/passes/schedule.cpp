@@ -6,13 +6,16 @@
 // layer are issued right after the current layer's first tile, so that they arrive while it
 // computes. A tile's store is issued after the loads of the tile two later (fewer when the
 // waiting results would take more than a quarter of CMX), so that the DMA queues, which run in
-// order, load the next tiles while a tile computes instead of waiting behind its store.
+// order, load the next tiles while a tile computes instead of waiting behind its store. A layer
+// whose only reader is the next layer, pointwise (1x1 stride-1 conv, eltwise) with the same row
+// tiles on the same clusters, keeps its results in CMX for it (see `resident`).
 //
 // allocate-cmx: static offsets. Buffers in order of first use, each placed first-fit from a ring
 // pointer among the buffers still alive (lifetimes in program order), so that freed space is
 // reused as late as possible and a new tile's load does not wait for the previous tile's buffer.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "lowering/vpu/ir.hpp"
@@ -37,6 +40,12 @@ struct Scheduler {
         std::string source;
     };
     std::vector<Store> pending;
+    // CMX-resident results: a layer whose only reader is the next layer, a 1x1 stride-1 conv or an
+    // eltwise whose tiles take the same rows on the same clusters with all channels, keeps each
+    // tile's result in CMX for the reading tile (no store, no load) while the layer's results take
+    // at most an eighth of each cluster's CMX.
+    std::vector<bool> resident;  // per layer: its results stay in CMX
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, int> kept;  // (layer, cluster, row0, rows) -> buffer
 
     Scheduler(Module& m_, Diagnostics& d) : m(m_), diags(d), t(m_.target) {
         dma_work.assign(std::size_t(t.dma_engines), 0.0);
@@ -173,6 +182,10 @@ struct Scheduler {
         for (const View& in : l.inputs) {
             View v = slice(in, 1, iy0, iy1 - iy0);
             if (!dense) v = slice(v, 3, tl.ch0, tl.chans);
+            if (tl.layer > 0 && resident[std::size_t(tl.layer - 1)] && m.layers[std::size_t(tl.layer - 1)].output.tensor == in.tensor) {
+                reads.push_back(dense_box(kept.at(std::make_tuple(tl.layer - 1, tl.cluster, iy0, iy1 - iy0)), v.shape, 2));
+                continue;
+            }
             const int b = cmx(tl.cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(in.tensor)].name);
             Box to = dense_box(b, v.shape, 2);
             dma(ddr_box(v), to, l.source);
@@ -201,6 +214,10 @@ struct Scheduler {
         if (l.op == "eltwise") task.nce.pad = {0, 0, 0, 0};
         task.source = l.source;
         add(std::move(task));
+        if (resident[std::size_t(tl.layer)]) {
+            kept[std::make_tuple(tl.layer, tl.cluster, tl.row0, tl.rows)] = ob;
+            return;
+        }
         View out = slice(slice(l.output, 1, tl.row0, tl.rows), 3, tl.ch0, tl.chans);
         pending.push_back({dense_box(ob, oshape, 2), ddr_box(out), l.source});
     }
@@ -240,8 +257,55 @@ struct Scheduler {
         pending.push_back({dense_box(ob, out.shape, 2), ddr_box(out), l.source});
     }
 
+    // Whether layer `li`'s results can stay in CMX for layer li + 1 (see `resident`).
+    bool can_keep(std::size_t li, const std::vector<int>& readers) {
+        if (li + 1 >= m.layers.size()) return false;
+        const Layer& p = m.layers[li];
+        const Layer& c = m.layers[li + 1];
+        const int x = p.output.tensor;
+        if (p.exec != Exec::nce || c.exec != Exec::nce || readers[std::size_t(x)] != 1) return false;
+        if (std::find(m.output_tensors.begin(), m.output_tensors.end(), x) != m.output_tensors.end()) return false;
+        if (p.output.elements() * 2 != m.tensors[std::size_t(x)].bytes || !p.output.dense(2)) return false;
+        const bool pointwise = c.op == "eltwise" || (c.op == "conv" && c.nce.kernel == std::array<std::int64_t, 2>{1, 1} &&
+                                                     c.nce.stride == std::array<std::int64_t, 2>{1, 1} &&
+                                                     c.nce.pad == std::array<std::int64_t, 4>{0, 0, 0, 0});
+        if (!pointwise) return false;
+        bool read = false;
+        for (const View& in : c.inputs) {
+            if (in.tensor != x) continue;
+            if (in.offset != p.output.offset || in.shape != p.output.shape || in.strides != p.output.strides) return false;
+            read = true;
+        }
+        if (!read) return false;
+        const std::int64_t C = p.output.shape[3];
+        std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> rows;
+        std::vector<std::int64_t> bytes(std::size_t(t.clusters), 0);
+        for (std::size_t ti : tiles_of[std::int64_t(li)]) {
+            const Tile& tl = m.tiles[ti];
+            if (tl.ch0 != 0 || tl.chans != C) return false;
+            rows.insert({tl.cluster, tl.row0, tl.rows});
+            bytes[std::size_t(tl.cluster)] += tl.rows * p.output.shape[2] * C * 2;
+        }
+        for (std::int64_t b : bytes)
+            if (b > t.cmx_bytes / 8) return false;
+        for (std::size_t ti : tiles_of[std::int64_t(li + 1)]) {
+            const Tile& tl = m.tiles[ti];
+            if (!rows.count({tl.cluster, tl.row0, tl.rows})) return false;
+            if (c.op == "eltwise" && (tl.ch0 != 0 || tl.chans != c.output.shape[3])) return false;
+        }
+        return true;
+    }
+
     bool run() {
         for (std::size_t i = 0; i < m.tiles.size(); ++i) tiles_of[m.tiles[i].layer].push_back(i);
+        std::vector<int> readers(m.tensors.size(), 0);
+        for (const Layer& l : m.layers) {
+            std::set<int> seen;
+            for (const View& in : l.inputs)
+                if (seen.insert(in.tensor).second) ++readers[std::size_t(in.tensor)];
+        }
+        resident.assign(m.layers.size(), false);
+        for (std::size_t li = 0; li < m.layers.size(); ++li) resident[li] = can_keep(li, readers);
         std::vector<std::int64_t> nce_layers;
         for (std::size_t li = 0; li < m.layers.size(); ++li)
             if (m.layers[li].exec == Exec::nce) nce_layers.push_back(std::int64_t(li));
