@@ -200,24 +200,37 @@ struct Scheduler {
         table.strides = {16, 4};
         reads.push_back(table);
         const std::vector<std::int64_t> oshape = {1, tl.rows, l.output.shape[2], tl.chans};
-        const int ob = cmx(tl.cluster, tl.rows * oshape[2] * tl.chans * 2, DataType::fp16, Role::activation,
-                           m.tensors[std::size_t(l.output.tensor)].name);
+        Box result;
+        int ob = -1;
+        if (resident[std::size_t(tl.layer)]) {
+            // the rows' channel chunks share one buffer of all channels, each chunk at its offset
+            const std::int64_t C = l.output.shape[3];
+            const auto key = std::make_tuple(tl.layer, tl.cluster, tl.row0, tl.rows);
+            auto it = kept.find(key);
+            if (it == kept.end())
+                it = kept.emplace(key, cmx(tl.cluster, tl.rows * oshape[2] * C * 2, DataType::fp16, Role::activation,
+                                           m.tensors[std::size_t(l.output.tensor)].name))
+                         .first;
+            result = dense_box(it->second, oshape, 2);
+            result.offset = tl.ch0 * 2;
+            result.strides = dense_strides({1, tl.rows, oshape[2], C}, 2);
+        } else {
+            ob = cmx(tl.cluster, tl.rows * oshape[2] * tl.chans * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(l.output.tensor)].name);
+            result = dense_box(ob, oshape, 2);
+        }
         Task task;
         task.kind = TaskKind::NCE;
         task.queue = "NCE" + std::to_string(tl.cluster);
         task.op = l.op;
         task.reads = reads;
-        task.writes = {dense_box(ob, oshape, 2)};
+        task.writes = {result};
         task.nce = l.nce;
         task.nce.pad[0] = iy0 - lo;
         task.nce.pad[1] = hi - iy1;
         if (l.op == "eltwise") task.nce.pad = {0, 0, 0, 0};
         task.source = l.source;
         add(std::move(task));
-        if (resident[std::size_t(tl.layer)]) {
-            kept[std::make_tuple(tl.layer, tl.cluster, tl.row0, tl.rows)] = ob;
-            return;
-        }
+        if (resident[std::size_t(tl.layer)]) return;
         View out = slice(slice(l.output, 1, tl.row0, tl.rows), 3, tl.ch0, tl.chans);
         pending.push_back({dense_box(ob, oshape, 2), ddr_box(out), l.source});
     }
@@ -278,14 +291,14 @@ struct Scheduler {
         }
         if (!read) return false;
         const std::int64_t C = p.output.shape[3];
-        std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> rows;
+        std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::int64_t> rows;  // (cluster, row0, rows) -> channels
         std::vector<std::int64_t> bytes(std::size_t(t.clusters), 0);
         for (std::size_t ti : tiles_of[std::int64_t(li)]) {
             const Tile& tl = m.tiles[ti];
-            if (tl.ch0 != 0 || tl.chans != C) return false;
-            rows.insert({tl.cluster, tl.row0, tl.rows});
-            bytes[std::size_t(tl.cluster)] += tl.rows * p.output.shape[2] * C * 2;
+            if ((rows[{tl.cluster, tl.row0, tl.rows}] += tl.chans) == tl.chans) bytes[std::size_t(tl.cluster)] += tl.rows * p.output.shape[2] * C * 2;
         }
+        for (const auto& [key, chans] : rows)
+            if (chans != C) return false;
         for (std::int64_t b : bytes)
             if (b > t.cmx_bytes / 8) return false;
         for (std::size_t ti : tiles_of[std::int64_t(li + 1)]) {
