@@ -6,7 +6,8 @@
 // layer are issued right after the current layer's first tile, so that they arrive while it
 // computes. A tile's store is issued after the loads of the tile two later (fewer when the
 // waiting results would take more than a quarter of CMX), so that the DMA queues, which run in
-// order, load the next tiles while a tile computes instead of waiting behind its store. A layer
+// order, load the next tiles while a tile computes instead of waiting behind its store; a store
+// is issued before any load that reads its bytes (not at the layer boundary). A layer
 // whose only reader is the next layer, pointwise (1x1 stride-1 conv, eltwise) with the same row
 // tiles on the same clusters, keeps its results in CMX for it (see `resident`).
 //
@@ -108,6 +109,25 @@ struct Scheduler {
         pending.erase(pending.begin(), pending.begin() + std::ptrdiff_t(n));
     }
 
+    // The byte span [lo, hi) of a box of a DDR tensor.
+    std::pair<std::int64_t, std::int64_t> span(const Box& b) const {
+        std::int64_t lo = b.offset, hi = b.offset;
+        for (std::size_t i = 0; i < b.shape.size(); ++i) (b.strides[i] < 0 ? lo : hi) += (b.shape[i] - 1) * b.strides[i];
+        return {lo, hi + element_size(m.tensors[std::size_t(b.ref.index)].dtype)};
+    }
+
+    // Issues the pending stores that write bytes `load` reads (a load must follow them).
+    void flush_for(const Box& load) {
+        const auto [lo, hi] = span(load);
+        std::vector<Store> keep;
+        for (Store& st : pending) {
+            const auto [slo, shi] = span(st.to);
+            if (st.to.ref.index == load.ref.index && slo < hi && lo < shi) dma(std::move(st.from), std::move(st.to), st.source);
+            else keep.push_back(std::move(st));
+        }
+        pending = std::move(keep);
+    }
+
     std::int64_t dma(Box from, Box to, const std::string& source) {
         std::size_t q = 0;
         for (std::size_t i = 1; i < dma_work.size(); ++i)
@@ -188,6 +208,7 @@ struct Scheduler {
             }
             const int b = cmx(tl.cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(in.tensor)].name);
             Box to = dense_box(b, v.shape, 2);
+            flush_for(ddr_box(v));
             dma(ddr_box(v), to, l.source);
             reads.push_back(to);
         }
@@ -246,6 +267,7 @@ struct Scheduler {
             const View v = part(in);
             const int b = cmx(tl.cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(in.tensor)].name);
             Box to = dense_box(b, v.shape, 2);
+            flush_for(ddr_box(v));
             dma(ddr_box(v), to, l.source);
             reads.push_back(to);
         }
@@ -326,7 +348,6 @@ struct Scheduler {
         for (std::size_t li = 0; li < m.layers.size(); ++li) {
             const Layer& l = m.layers[li];
             bool first = true;
-            flush();  // this layer's loads read what earlier layers stored
             if (l.exec == Exec::nce) {
                 while (next_nce < nce_layers.size() && nce_layers[next_nce] <= std::int64_t(li)) ++next_nce;
             }
