@@ -430,9 +430,15 @@ bool emit(Module& m, Diagnostics& diags) {
         task.source = s.source;
         list.tasks.push_back(std::move(task));
     }
+    std::unordered_map<std::string, const Buffer*> by_id;
+    for (const Buffer& b : list.buffers) by_id[b.id] = &b;
+    const auto find = [&](const std::string& id) -> const Buffer* {
+        const auto it = by_id.find(id);
+        return it == by_id.end() ? nullptr : it->second;
+    };
     for (vpu::Task& task : list.tasks) {
         std::string why;
-        const auto c = task_cycles(list, task, t, &why);
+        const auto c = task_cycles(task, find, t, &why);
         if (!c) {
             diags.error(Stage::vpu, "internal", "task " + std::to_string(task.id) + " (" + task.op + "): " + why);
             return false;

@@ -29,7 +29,7 @@ struct NceShape {
 bool tile(Module& m, Diagnostics& diags) {
     using namespace vpu_tiling_cpp;
     const Target& t = m.target;
-    const std::int64_t budget = tile_budget(t);
+    const std::int64_t quarter = tile_budget(t);
     const std::int64_t align = t.nce_channel_alignment;
     m.tiles.clear();
     // the previous layer's row split (rows per tile, row tiles; 0: not split by rows over clusters)
@@ -47,6 +47,9 @@ bool tile(Module& m, Diagnostics& diags) {
                 const std::int64_t in_c = dense ? s.I : c;  // dw/pool/eltwise read only their channels
                 return n_in * s.in_rows(rows) * s.W * in_c * s.es + rows * s.OW * c * s.es + s.weights(c, dense, dw) + table(c);
             };
+            // A layer one of whose output rows does not fit a quarter of CMX may take half (its tiles
+            // then run without a next tile loaded beside them).
+            const std::int64_t budget = working(1, std::min(s.C, align)) > quarter ? t.cmx_bytes / 2 : quarter;
             // channels: chunks (multiples of the alignment) whose weights take at most half the budget
             std::int64_t cc = s.C;
             while (cc > align && s.weights(cc, dense, dw) + table(cc) > budget / 2) cc = ceil_div(ceil_div(cc, 2), align) * align;
@@ -57,7 +60,7 @@ bool tile(Module& m, Diagnostics& diags) {
                 diags.error(Stage::vpu, "does-not-fit",
                             "layer '" + l.source + "' (" + l.op + "): one output row of " + std::to_string(cc) +
                                 " channels needs " + std::to_string(working(rows, cc)) + " bytes of CMX, more than the " +
-                                std::to_string(budget) + " a tile may take (cmx_bytes / 4)");
+                                std::to_string(budget) + " a tile may take (cmx_bytes / 2)");
                 return false;
             }
             std::int64_t row_tiles = ceil_div(s.OH, rows), ch_tiles = ceil_div(s.C, cc);
@@ -125,6 +128,7 @@ bool tile(Module& m, Diagnostics& diags) {
         prev_rows = 0;
         // SHAVE kernels and copies: whole, or split along the outermost dimension with extent > 1
         // that is not reduced (`axis`) and that every operand has in full or as 1 (broadcast)
+        const std::int64_t budget = quarter;
         std::int64_t bytes = l.output.elements() * 2;
         for (const View& v : l.inputs) bytes += v.elements() * 2;
         Tile tl;
