@@ -11,8 +11,10 @@
 //                     channels) spread over the clusters, each tile's working set within its share
 //                     of CMX.
 //   schedule          program order of tasks: DMA of weights, tables and input tiles into CMX, the
-//                     NCE / SHAVE task, DMA of the result to DDR; weights of the next layer issued
-//                     while the current one computes; CMX buffers symbolic (cluster, size, lifetime).
+//                     NCE / SHAVE task, DMA of the result to DDR (issued two tiles later, or before
+//                     the first load reading it), or the result kept in CMX for a pointwise next
+//                     layer; weights of the next layer issued while the current one computes; CMX
+//                     buffers symbolic (cluster, size, lifetime).
 //   allocate-cmx      static CMX offsets (aligned), buffers with overlapping lifetimes disjoint.
 //   barriers          dependencies from overlapping byte accesses (RAW, WAR, WAW), transitively
 //                     reduced against queue order and each other, become virtual barriers (one
