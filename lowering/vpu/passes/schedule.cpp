@@ -44,7 +44,7 @@ struct Scheduler {
     // CMX-resident results: a layer whose only reader is the next layer, a 1x1 stride-1 conv or an
     // eltwise whose tiles take the same rows on the same clusters with all channels, keeps each
     // tile's result in CMX for the reading tile (no store, no load) while the layer's results take
-    // at most an eighth of each cluster's CMX.
+    // at most a quarter of each cluster's CMX.
     std::vector<bool> resident;  // per layer: its results stay in CMX
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, int> kept;  // (layer, cluster, row0, rows) -> buffer
 
@@ -322,7 +322,7 @@ struct Scheduler {
         for (const auto& [key, chans] : rows)
             if (chans != C) return false;
         for (std::int64_t b : bytes)
-            if (b > t.cmx_bytes / 8) return false;
+            if (b > t.cmx_bytes / 4) return false;
         for (std::size_t ti : tiles_of[std::int64_t(li + 1)]) {
             const Tile& tl = m.tiles[ti];
             if (!rows.count({tl.cluster, tl.row0, tl.rows})) return false;
