@@ -2,8 +2,10 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -45,6 +47,39 @@ inline std::vector<std::pair<std::string, std::string>> documents_at_hand() {
     }
     return docs;
 }
+
+// The real models of the corpus (folders with a graph.nnef), sorted by name; and whether a model
+// folder stores its weights (.dat files), else tools need --random-weights.
+inline std::vector<std::string> real_models() {
+    std::vector<std::string> models;
+    for (const auto& e : std::filesystem::directory_iterator(corpus_dir() / "real"))
+        if (std::filesystem::exists(e.path() / "graph.nnef")) models.push_back(e.path().filename().string());
+    std::sort(models.begin(), models.end());
+    return models;
+}
+inline bool stores_weights(const std::filesystem::path& model) {
+    for (const auto& e : std::filesystem::directory_iterator(model))
+        if (e.path().extension() == ".dat") return true;
+    return false;
+}
+
+// Outcomes of a tool over the corpus, with known failures (name -> reason) that must still fail.
+struct CorpusTally {
+    std::map<std::string, std::string> known;
+    int passed = 0, failed = 0;
+    std::string report;
+    void record(const std::string& name, bool ok, std::string outcome) {
+        const auto k = known.find(name);
+        if (k != known.end()) {
+            CHECK_MESSAGE(!ok, name << " passes now: remove it from the known failures");
+            outcome += " (known: " + k->second + ")";
+        } else {
+            CHECK_MESSAGE(ok, name << ": " << outcome);
+        }
+        (ok ? passed : failed) += 1;
+        report += "  " + name + ": " + (ok ? "pass" : "FAIL") + ", " + outcome + "\n";
+    }
+};
 
 }  // namespace nnef_test
 

@@ -83,8 +83,10 @@ std::string to_text(const Module& m) {
     using namespace vpu_compiler_cpp;
     std::ostringstream os;
     os << "vpu module '" << m.name << "' (stage " << m.stage << "): " << m.tensors.size() << " DDR tensors, " << m.layers.size()
-       << " layers, " << m.tiles.size() << " tiles, " << m.cmx.size() << " CMX buffers, " << m.tasks.size() << " tasks, " << m.phases
-       << " phases\n";
+       << " layers, " << m.tiles.size() << " tiles, " << m.cmx.size() << " CMX buffers, " << m.tasks.size() << " tasks, "
+       << m.barrier_physical.size() << " barriers";
+    if (m.stage >= 6) os << " (physical ids in " << m.barrier_rounds << " round(s)" << (m.barrier_fallback ? ", phase fallback" : "") << ")";
+    os << "\n";
     for (std::size_t i = 0; i < m.layers.size(); ++i) {
         const Layer& l = m.layers[i];
         os << "  layer " << i << ": " << to_string(l.exec) << " " << l.op;
@@ -111,7 +113,8 @@ std::string to_text(const Module& m) {
     }
     for (std::size_t i = 0; i < m.tasks.size(); ++i) {
         const Task& t = m.tasks[i];
-        os << "  task " << i << ": " << t.queue << " " << t.op << " phase " << t.phase << "  # " << t.source << "\n";
+        os << "  task " << i << ": " << t.queue << " " << t.op << " wait " << dims(t.wait) << " update " << dims(t.update) << "  # "
+           << t.source << "\n";
     }
     return os.str();
 }
@@ -205,12 +208,36 @@ bool verify(const Module& m, const std::string& after, Diagnostics& diags) {
         }
     }
     if (m.stage >= 6) {
-        std::map<std::string, std::int64_t> last;
-        for (const Task& task : m.tasks) {
-            if (task.phase < 0 || task.phase >= m.phases) bad("a task without a phase");
-            auto it = last.find(task.queue);
-            if (it != last.end() && it->second > task.phase) bad("queue " + task.queue + " runs phases out of order");
-            last[task.queue] = task.phase;
+        // every barrier: producers and consumers within the limits, all producers before all
+        // consumers in program order (program order is then a topological order: no deadlock),
+        // a physical id within the target's count
+        const std::size_t nb = m.barrier_physical.size();
+        std::vector<std::int64_t> producers(nb, 0), consumers(nb, 0), last_producer(nb, -1), first_consumer(nb, -1);
+        for (std::size_t i = 0; i < m.tasks.size(); ++i) {
+            for (std::int64_t b : m.tasks[i].update) {
+                if (b < 0 || std::size_t(b) >= nb) {
+                    bad("task " + std::to_string(i) + " updates an unknown barrier");
+                    continue;
+                }
+                ++producers[std::size_t(b)];
+                last_producer[std::size_t(b)] = std::int64_t(i);
+            }
+            for (std::int64_t b : m.tasks[i].wait) {
+                if (b < 0 || std::size_t(b) >= nb) {
+                    bad("task " + std::to_string(i) + " waits on an unknown barrier");
+                    continue;
+                }
+                ++consumers[std::size_t(b)];
+                if (first_consumer[std::size_t(b)] < 0) first_consumer[std::size_t(b)] = std::int64_t(i);
+            }
+        }
+        for (std::size_t b = 0; b < nb; ++b) {
+            const std::string name = "barrier " + std::to_string(b);
+            if (producers[b] < 1 || producers[b] > t.barrier_max_producers) bad(name + " has " + std::to_string(producers[b]) + " producers");
+            if (consumers[b] < 1 || consumers[b] > t.barrier_max_consumers) bad(name + " has " + std::to_string(consumers[b]) + " consumers");
+            if (first_consumer[b] >= 0 && first_consumer[b] <= last_producer[b])
+                bad(name + ": consumer task " + std::to_string(first_consumer[b]) + " comes before producer task " + std::to_string(last_producer[b]));
+            if (m.barrier_physical[b] < 0 || m.barrier_physical[b] >= t.barriers) bad(name + " has no physical id within the target's count");
         }
     }
     if (m.stage >= 7) {
@@ -236,7 +263,7 @@ lowering::Pipeline<ir::Module> compile_pipeline() {
         {"tile", "split layers over output rows / channels and clusters to fit CMX", ir::tile},
         {"schedule", "program order of DMA / NCE / SHAVE tasks with prefetch", ir::schedule},
         {"allocate-cmx", "static aligned CMX offsets", ir::allocate_cmx},
-        {"barriers", "phases, virtual barriers and physical ids", ir::assign_barriers},
+        {"barriers", "dependencies, transitive reduction, virtual barriers, physical ids", ir::assign_barriers},
         {"emit", "the task list with the cost model's cycles", ir::emit},
     };
     p.verify = ir::verify;

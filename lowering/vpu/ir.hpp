@@ -11,12 +11,15 @@
 //                     channels) spread over the clusters, each tile's working set within its share
 //                     of CMX.
 //   schedule          program order of tasks: DMA of weights, tables and input tiles into CMX, the
-//                     NCE / SHAVE task, DMA of the result to DDR; weights of the next layer issued
-//                     while the current one computes; CMX buffers symbolic (cluster, size, lifetime).
+//                     NCE / SHAVE task, DMA of the result to DDR (issued two tiles later, or before
+//                     the first load reading it), or the result kept in CMX for a pointwise next
+//                     layer; weights of the next layer issued while the current one computes; CMX
+//                     buffers symbolic (cluster, size, lifetime).
 //   allocate-cmx      static CMX offsets (aligned), buffers with overlapping lifetimes disjoint.
-//   barriers          each task gets a phase from the conflicts of its byte accesses and its queue;
-//                     phase k's tasks wait on barrier k-1 and update barrier k; physical ids reused
-//                     round robin (safe: see passes/barriers.cpp).
+//   barriers          dependencies from overlapping byte accesses (RAW, WAR, WAW), transitively
+//                     reduced against queue order and each other, become virtual barriers (one
+//                     per producer set); physical ids reused only when provably free, with added
+//                     orderings where needed (passes/barriers.cpp).
 //   emit              the TaskList of specs/vpu-target.md section 6 with the cost model's cycles.
 #pragma once
 #include <cstdint>
@@ -112,8 +115,7 @@ struct Task {
     NceParams nce;
     ShaveParams shave;
     std::string source;
-    std::int64_t not_before = -1;  // a program index whose phase this task's phase may not precede
-    std::int64_t phase = -1;       // set by barriers
+    std::vector<std::int64_t> wait, update;  // virtual barrier ids (set by barriers)
 };
 
 struct Module {
@@ -131,7 +133,9 @@ struct Module {
     std::vector<Tile> tiles;
     std::vector<CmxBuffer> cmx;
     std::vector<Task> tasks;  // program order
-    std::int64_t phases = 0;
+    std::vector<std::int64_t> barrier_physical;  // per virtual barrier (set by barriers)
+    int barrier_rounds = 0;         // rounds of the physical assignment (1: no ordering was added)
+    bool barrier_fallback = false;  // physical ids could not be made safe: phase barriers
     TaskList list;
 };
 

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "lowering/vpu/byte_ranges.hpp"
 #include "lowering/vpu/sim_values.hpp"
 
 namespace nnef::vpu {
@@ -549,46 +550,13 @@ struct AccessRecord {
     std::int64_t lo, hi;  // absolute span
 };
 
+// Per byte range of one memory: the last write and the reads since, processed in a topological
+// order: a new access that conflicts with a recorded one not happening before it is a race.
 struct Segment {
-    std::int64_t end;
     std::optional<AccessRecord> writer;
     std::vector<AccessRecord> readers;
 };
-
-// Byte ranges of one memory with the last write and the reads since, processed in a topological
-// order: a new access that conflicts with a recorded one not happening before it is a race.
-class ShadowMemory {
-public:
-    template <class Visit>
-    void access(std::int64_t lo, std::int64_t hi, Visit&& visit) {
-        split(lo);
-        split(hi);
-        std::int64_t at = lo;
-        auto it = segs_.lower_bound(lo);
-        while (at < hi) {
-            if (it == segs_.end() || it->first > at) {
-                const std::int64_t end = it == segs_.end() ? hi : std::min(hi, it->first);
-                it = segs_.emplace_hint(it, at, Segment{end, std::nullopt, {}});
-            }
-            visit(it->second);
-            at = it->second.end;
-            ++it;
-        }
-    }
-
-private:
-    void split(std::int64_t x) {
-        auto it = segs_.upper_bound(x);
-        if (it == segs_.begin()) return;
-        --it;
-        if (it->first < x && x < it->second.end) {
-            Segment right = it->second;
-            it->second.end = x;
-            segs_.emplace(x, std::move(right));
-        }
-    }
-    std::map<std::int64_t, Segment> segs_;
-};
+using ShadowMemory = ByteRanges<Segment>;
 
 void check_races(const Model& m, const Clocks& c, const std::vector<std::size_t>& order, Reporter& report) {
     std::map<std::int64_t, ShadowMemory> memories;
@@ -620,7 +588,7 @@ void check_races(const Model& m, const Clocks& c, const std::vector<std::size_t>
                 const auto [lo, hi] = accesses[ai].span(element_bytes(b.dtype));
                 const AccessRecord rec{t, indices[ai], b.offset + lo, b.offset + hi};
                 if (rec.hi <= rec.lo) continue;
-                memories[Model::memory_key(b)].access(rec.lo, rec.hi, [&](Segment& s) {
+                memories[Model::memory_key(b)].visit(rec.lo, rec.hi, [&](Segment& s) {
                     if (s.writer) race(*s.writer, true, rec, side == 1);
                     if (side == 1) {
                         for (const AccessRecord& r : s.readers) race(r, false, rec, true);

@@ -1,41 +1,45 @@
 // barriers and emit (lowering/vpu/ir.hpp).
 //
-// barriers: tasks in program order get phases. A task's phase is at least its queue's previous
-// task's phase (queues run in phase order), at least the phase of its `not_before` task, and
-// greater than the phase of every earlier task that touches overlapping bytes where either one
-// writes (the bytes of an access are its span, as the simulator takes them; tracked per 64-byte
-// block). A phase holds at most min(barrier_max_producers, barrier_max_consumers) tasks. Phase k's
-// tasks update virtual barrier k and phase k+1's tasks wait on it, so every conflicting pair is
-// ordered through the barrier chain: the transitive reduction of the dependencies is the chain
-// itself. Physical id = k mod `barriers`: the consumers of barrier k (phase k+1) happen before the
-// producers of barrier k + barriers (phase >= k + 2, which waits on barrier k+1 that they
-// update), so reuse is ordered by the task list itself (spec section 5) for any count >= 2.
+// barriers, in four steps over the tasks in program order (a topological order of everything
+// below: every dependency goes from an earlier task to a later one, and each queue runs its tasks
+// in program order):
+//  1. Dependencies. Each access covers the span of its box (first to last byte, as the simulator
+//     and a checker take it). A shadow map per memory (a CMX cluster, a DDR tensor) keeps, per
+//     byte range, the last writer and the readers since; a read depends on the last writer (RAW),
+//     a write on the last writer and the readers since (WAW, WAR).
+//  2. Transitive reduction with vector clocks: clock[t][q] is the position of the last task of
+//     queue q that happens before t (or is t). A task's clock starts from its queue predecessor's;
+//     its dependencies, latest first, are dropped when the clock already covers them (implied by
+//     queue order or by a later kept dependency, which carries its own clock), else kept and their
+//     clocks merged in. Linear in tasks x (dependencies + queues).
+//  3. Virtual barriers: one per distinct set of kept dependencies (the producers); the tasks with
+//     that set are its consumers. A set larger than barrier_max_producers is split into several
+//     barriers the task waits on; consumers beyond barrier_max_consumers open another barrier.
+//  4. Physical ids, barriers by their first producer: a barrier takes the id whose previous
+//     barrier is provably finished, i.e. each of its consumers happens before each producer of the
+//     new one (checked on the clocks, per queue: the last consumer position <= the producers'
+//     smallest clock), the one freed earliest. When no id is free, the id whose previous barrier's
+//     consumers all come earlier in program order is taken and those consumers become extra
+//     dependencies of the new barrier's producers; steps 2-4 then run again with them (each round
+//     adds an ordering not implied before, so it ends). Should no id qualify even so, the barriers
+//     fall back to phases (a chain: phase k updates barrier k, phase k+1 waits on it, physical id
+//     k mod `barriers`, safe for any count >= 2).
 //
-// emit: DDR tensors laid out in order (aligned), CMX buffers at their offsets, tasks sorted by
-// (phase, program index), cycles from the cost model.
+// emit: DDR tensors laid out in order (aligned), CMX buffers at their offsets, tasks in program
+// order, cycles from the cost model.
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
+#include <unordered_map>
 
+#include "lowering/vpu/byte_ranges.hpp"
 #include "lowering/vpu/ir.hpp"
 #include "lowering/vpu/simulator.hpp"
 
 namespace nnef::vpu::ir {
 
 namespace vpu_barriers_cpp {
-
-constexpr std::int64_t block = 64;
-
-struct Blocks {
-    std::vector<std::int64_t> write, read;  // the highest phase that wrote / read each block
-    void ensure(std::int64_t bytes) {
-        const std::size_t n = std::size_t((bytes + block - 1) / block);
-        if (write.size() < n) {
-            write.resize(n, -1);
-            read.resize(n, -1);
-        }
-    }
-};
 
 std::pair<std::int64_t, std::int64_t> span(const Box& b, std::int64_t es) {
     std::int64_t lo = b.offset, hi = b.offset;
@@ -48,6 +52,238 @@ std::pair<std::int64_t, std::int64_t> span(const Box& b, std::int64_t es) {
     return {lo, hi + es};
 }
 
+// Per byte range of one memory: the last writer and the readers since (task indices).
+struct Users {
+    std::int64_t writer = -1;
+    std::vector<std::int64_t> readers;
+};
+
+// Adds to `deps` the tasks an access of [lo, hi) by `task` depends on, and records it.
+void access(ByteRanges<Users>& memory, std::int64_t lo, std::int64_t hi, bool write, std::int64_t task, std::vector<std::int64_t>& deps) {
+    if (hi <= lo) return;
+    memory.visit(lo, hi, [&](Users& u) {
+        if (u.writer >= 0 && u.writer != task) deps.push_back(u.writer);
+        if (write) {
+            for (std::int64_t r : u.readers)
+                if (r != task) deps.push_back(r);
+        } else if (u.readers.empty() || u.readers.back() != task) {
+            u.readers.push_back(task);
+        }
+    });
+    if (write) memory.assign(lo, hi, Users{task, {}});
+}
+
+struct Graph {
+    std::size_t queues = 0;
+    std::vector<std::int64_t> queue, pos;      // per task
+    std::vector<std::vector<std::int64_t>> deps;  // per task: the data dependencies (earlier tasks)
+    std::vector<std::vector<std::int64_t>> forced;  // per task: orderings added for barrier reuse
+    std::vector<std::int64_t> prev;            // per task: its queue predecessor (-1: none)
+    std::vector<std::vector<std::int64_t>> queue_tasks;  // per queue: its tasks in order
+};
+
+Graph dependencies(const Module& m) {
+    Graph g;
+    const std::size_t n = m.tasks.size();
+    std::map<std::string, std::int64_t> qid;
+    std::vector<std::int64_t> last;
+    g.queue.resize(n);
+    g.pos.resize(n);
+    g.prev.assign(n, -1);
+    g.deps.resize(n);
+    g.forced.resize(n);
+    std::vector<ByteRanges<Users>> ddr(m.tensors.size()), cmx(std::size_t(m.target.clusters));
+    for (std::size_t i = 0; i < n; ++i) {
+        const Task& task = m.tasks[i];
+        auto [it, fresh] = qid.emplace(task.queue, std::int64_t(last.size()));
+        if (fresh) last.push_back(-1);
+        const std::int64_t q = it->second;
+        g.queue[i] = q;
+        if (fresh) g.queue_tasks.emplace_back();
+        g.queue_tasks[std::size_t(q)].push_back(std::int64_t(i));
+        g.prev[i] = last[std::size_t(q)];
+        g.pos[i] = g.prev[i] < 0 ? 0 : g.pos[std::size_t(g.prev[i])] + 1;
+        last[std::size_t(q)] = std::int64_t(i);
+        auto& d = g.deps[i];
+        for (int w = 0; w < 2; ++w)
+            for (const Box& b : w ? task.writes : task.reads) {
+                ByteRanges<Users>* sh = nullptr;
+                std::int64_t base = 0, es = 1;
+                if (b.ref.cmx) {
+                    const CmxBuffer& c = m.cmx[std::size_t(b.ref.index)];
+                    sh = &cmx[std::size_t(c.cluster)];
+                    base = c.offset;
+                    es = element_size(c.dtype);
+                } else {
+                    sh = &ddr[std::size_t(b.ref.index)];
+                    es = element_size(m.tensors[std::size_t(b.ref.index)].dtype);
+                }
+                const auto s = span(b, es);
+                access(*sh, base + s.first, base + s.second, w == 1, std::int64_t(i), d);
+            }
+        std::sort(d.begin(), d.end());
+        d.erase(std::unique(d.begin(), d.end()), d.end());
+    }
+    g.queues = last.size();
+    return g;
+}
+
+struct Barriers {
+    std::vector<std::vector<std::int64_t>> producers, consumers;
+    std::vector<std::int64_t> physical;
+};
+
+// Steps 2 and 3: the reduced dependencies as barriers, and every task's clock.
+Barriers reduce_and_group(const Module& m, const Graph& g, std::vector<std::int64_t>& clock) {
+    const std::size_t n = m.tasks.size(), Q = g.queues;
+    const std::size_t maxp = std::size_t(m.target.barrier_max_producers), maxc = std::size_t(m.target.barrier_max_consumers);
+    clock.assign(n * Q, -1);
+    Barriers b;
+    std::map<std::vector<std::int64_t>, std::int64_t> open;  // producer set -> the barrier taking consumers
+    std::vector<std::int64_t> preds, kept;
+    for (std::size_t t = 0; t < n; ++t) {
+        std::int64_t* c = clock.data() + t * Q;
+        if (g.prev[t] >= 0) std::copy_n(clock.data() + std::size_t(g.prev[t]) * Q, Q, c);
+        preds = g.deps[t];
+        preds.insert(preds.end(), g.forced[t].begin(), g.forced[t].end());
+        std::sort(preds.begin(), preds.end(), std::greater<>());
+        kept.clear();
+        for (std::size_t k = 0; k < preds.size(); ++k) {
+            const std::int64_t d = preds[k];
+            if (k && d == preds[k - 1]) continue;
+            if (g.pos[std::size_t(d)] <= c[g.queue[std::size_t(d)]]) continue;  // implied
+            kept.push_back(d);
+            const std::int64_t* cd = clock.data() + std::size_t(d) * Q;
+            for (std::size_t q = 0; q < Q; ++q) c[q] = std::max(c[q], cd[q]);
+        }
+        c[g.queue[t]] = g.pos[t];
+        std::sort(kept.begin(), kept.end());
+        for (std::size_t from = 0; from < kept.size(); from += maxp) {
+            std::vector<std::int64_t> set(kept.begin() + std::ptrdiff_t(from),
+                                          kept.begin() + std::ptrdiff_t(std::min(kept.size(), from + maxp)));
+            auto it = open.find(set);
+            if (it == open.end() || b.consumers[std::size_t(it->second)].size() >= maxc) {
+                b.producers.push_back(set);
+                b.consumers.emplace_back();
+                it = open.insert_or_assign(std::move(set), std::int64_t(b.producers.size()) - 1).first;
+            }
+            b.consumers[std::size_t(it->second)].push_back(std::int64_t(t));
+        }
+    }
+    return b;
+}
+
+// Step 4. Returns false when no physical id could be made safe (the caller falls back to
+// phases); `added` counts the orderings added to `g` (the caller then runs steps 2-4 again).
+bool assign_physical(const Module& m, Graph& g, const std::vector<std::int64_t>& clock, Barriers& b, std::size_t& added) {
+    const std::size_t Q = g.queues, nb = b.producers.size();
+    const std::size_t ids = std::size_t(m.target.barriers);
+    std::vector<std::int64_t> first(nb), order(nb);
+    for (std::size_t i = 0; i < nb; ++i) first[i] = b.producers[i].front();
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) { return first[std::size_t(x)] < first[std::size_t(y)]; });
+    // Per id: its latest barrier's last consumer (program index) and last consumer position per queue.
+    std::vector<std::int64_t> holder(ids, -1), last_cons(ids, -1), cons_pos(ids * Q, -1);
+    std::vector<std::int64_t> low(Q);
+    b.physical.assign(nb, -1);
+    added = 0;
+    for (std::int64_t y : order) {
+        const auto& P = b.producers[std::size_t(y)];
+        // The smallest clock over the producers: a consumer at position <= low[q] happens before all.
+        std::fill(low.begin(), low.end(), std::numeric_limits<std::int64_t>::max());
+        for (std::int64_t p : P)
+            for (std::size_t q = 0; q < Q; ++q) low[q] = std::min(low[q], clock[std::size_t(p) * Q + q]);
+        std::int64_t best = -1, fallback = -1;
+        for (std::size_t k = 0; k < ids; ++k) {
+            if (holder[k] < 0) {
+                best = std::int64_t(k);
+                break;
+            }
+            if (last_cons[k] >= first[std::size_t(y)]) continue;  // may not precede the producers
+            bool safe = true;
+            for (std::size_t q = 0; q < Q && safe; ++q) safe = cons_pos[k * Q + q] <= low[q];
+            if (safe && (best < 0 || last_cons[k] < last_cons[std::size_t(best)])) best = std::int64_t(k);
+            if (fallback < 0 || last_cons[k] < last_cons[std::size_t(fallback)]) fallback = std::int64_t(k);
+        }
+        if (best < 0 && fallback < 0) {
+            // Every id is held by a barrier whose consumers come after this one's first producer:
+            // pin each such late dependency p -> c to an earlier task that happens before c (or is
+            // c) and comes after p, at most at this barrier's first producer: per queue, the first
+            // task after p, when c's clock covers it; the earliest such. p -> c is then implied,
+            // the barrier ends earlier in program order, and the next round regroups.
+            const std::int64_t limit = first[std::size_t(y)];
+            for (std::size_t k = 0; k < ids; ++k) {
+                const std::size_t x = std::size_t(holder[k]);
+                for (std::int64_t c : b.consumers[x]) {
+                    if (c < limit) continue;
+                    for (std::int64_t p : b.producers[x]) {
+                        std::int64_t pin = -1;
+                        for (std::size_t q = 0; q < Q; ++q) {
+                            const auto& qt = g.queue_tasks[q];
+                            const auto it = std::upper_bound(qt.begin(), qt.end(), p);
+                            if (it == qt.end() || *it > limit || (pin >= 0 && *it >= pin)) continue;
+                            if (*it == c || g.pos[std::size_t(*it)] <= clock[std::size_t(c) * Q + q]) pin = *it;
+                        }
+                        if (pin >= 0 && g.pos[std::size_t(p)] > clock[std::size_t(pin) * Q + std::size_t(g.queue[std::size_t(p)])]) {
+                            g.forced[std::size_t(pin)].push_back(p);
+                            ++added;
+                        }
+                    }
+                }
+            }
+            return added > 0;
+        }
+        if (best < 0) {
+            best = fallback;
+            // The previous barrier's consumers become dependencies of this one's producers.
+            for (std::int64_t c : b.consumers[std::size_t(holder[std::size_t(best)])])
+                for (std::int64_t p : P)
+                    if (g.pos[std::size_t(c)] > clock[std::size_t(p) * Q + std::size_t(g.queue[std::size_t(c)])]) {
+                        g.forced[std::size_t(p)].push_back(c);
+                        ++added;
+                    }
+        }
+        const std::size_t k = std::size_t(best);
+        b.physical[std::size_t(y)] = best;
+        holder[k] = y;
+        last_cons[k] = b.consumers[std::size_t(y)].back();
+        std::fill_n(cons_pos.begin() + std::ptrdiff_t(k * Q), Q, -1);
+        for (std::int64_t c : b.consumers[std::size_t(y)]) {
+            auto& slot = cons_pos[k * Q + std::size_t(g.queue[std::size_t(c)])];
+            slot = std::max(slot, g.pos[std::size_t(c)]);
+        }
+    }
+    return true;
+}
+
+// The fallback: phases over the dependencies (see the file comment).
+Barriers phases(const Module& m, const Graph& g, std::vector<std::int64_t>& phase) {
+    const std::size_t n = m.tasks.size();
+    const std::int64_t cap = std::min(m.target.barrier_max_producers, m.target.barrier_max_consumers);
+    std::vector<std::int64_t> count;
+    phase.assign(n, 0);
+    for (std::size_t t = 0; t < n; ++t) {
+        std::int64_t p = g.prev[t] >= 0 ? phase[std::size_t(g.prev[t])] : 0;
+        for (const auto* list : {&g.deps[t], &g.forced[t]})
+            for (std::int64_t d : *list) p = std::max(p, phase[std::size_t(d)] + 1);
+        while (p < std::int64_t(count.size()) && count[std::size_t(p)] >= cap) ++p;
+        if (p >= std::int64_t(count.size())) count.resize(std::size_t(p + 1), 0);
+        ++count[std::size_t(p)];
+        phase[t] = p;
+    }
+    Barriers b;
+    const std::size_t nb = count.empty() ? 0 : count.size() - 1;
+    b.producers.resize(nb);
+    b.consumers.resize(nb);
+    for (std::size_t t = 0; t < n; ++t) {
+        const std::size_t p = std::size_t(phase[t]);
+        if (p < nb) b.producers[p].push_back(std::int64_t(t));
+        if (p > 0) b.consumers[p - 1].push_back(std::int64_t(t));
+    }
+    for (std::size_t k = 0; k < nb; ++k) b.physical.push_back(std::int64_t(k) % m.target.barriers);
+    return b;
+}
+
 }  // namespace vpu_barriers_cpp
 
 bool assign_barriers(Module& m, Diagnostics& diags) {
@@ -58,57 +294,62 @@ bool assign_barriers(Module& m, Diagnostics& diags) {
                                                         " physical barrier(s); this compiler needs at least 2");
         return false;
     }
-    const std::int64_t cap = std::min(t.barrier_max_producers, t.barrier_max_consumers);
-    std::vector<Blocks> ddr(m.tensors.size()), cmx(std::size_t(t.clusters));
-    for (auto& c : cmx) c.ensure(t.cmx_bytes);
-    std::map<std::string, std::int64_t> queue_phase;
-    std::vector<std::int64_t> count;
-    auto where = [&](const Box& b, std::int64_t& base, Blocks*& blocks, std::int64_t& es) {
-        if (b.ref.cmx) {
-            const CmxBuffer& c = m.cmx[std::size_t(b.ref.index)];
-            base = c.offset;
-            blocks = &cmx[std::size_t(c.cluster)];
-            es = element_size(c.dtype);
-        } else {
-            const Tensor& x = m.tensors[std::size_t(b.ref.index)];
-            base = 0;
-            blocks = &ddr[std::size_t(b.ref.index)];
-            blocks->ensure(x.bytes);
-            es = element_size(x.dtype);
+    Graph g = dependencies(m);
+    std::vector<std::int64_t> clock;
+    Barriers b;
+    m.barrier_rounds = 0;
+    m.barrier_fallback = false;
+    for (;;) {
+        ++m.barrier_rounds;
+        b = reduce_and_group(m, g, clock);
+        std::size_t added = 0;
+        if (!assign_physical(m, g, clock, b, added)) {
+            std::vector<std::int64_t> phase;
+            b = phases(m, g, phase);
+            m.barrier_fallback = true;
+            // Program order becomes phase order (queue order kept), so that every barrier's
+            // producers come before its consumers.
+            std::vector<std::int64_t> order(m.tasks.size()), at(m.tasks.size());
+            std::iota(order.begin(), order.end(), 0);
+            std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) { return phase[std::size_t(x)] < phase[std::size_t(y)]; });
+            std::vector<Task> tasks;
+            for (std::size_t i = 0; i < order.size(); ++i) {
+                at[std::size_t(order[i])] = std::int64_t(i);
+                tasks.push_back(std::move(m.tasks[std::size_t(order[i])]));
+            }
+            m.tasks = std::move(tasks);
+            for (auto* sets : {&b.producers, &b.consumers})
+                for (auto& set : *sets) {
+                    for (auto& t : set) t = at[std::size_t(t)];
+                    std::sort(set.begin(), set.end());
+                }
+            for (CmxBuffer& c : m.cmx) {
+                c.first = at[std::size_t(c.first)];
+                c.last = at[std::size_t(c.last)];
+            }
+            break;
         }
-    };
-    for (Task& task : m.tasks) {
-        std::int64_t p = queue_phase.count(task.queue) ? queue_phase[task.queue] : 0;
-        if (task.not_before >= 0) p = std::max(p, m.tasks[std::size_t(task.not_before)].phase);
-        for (int w = 0; w < 2; ++w)
-            for (const Box& b : w ? task.writes : task.reads) {
-                std::int64_t base = 0, es = 1;
-                Blocks* bl = nullptr;
-                where(b, base, bl, es);
-                const auto s = span(b, es);
-                for (std::int64_t k = (base + s.first) / block; k < (base + s.second + block - 1) / block; ++k) {
-                    p = std::max(p, bl->write[std::size_t(k)] + 1);
-                    if (w) p = std::max(p, bl->read[std::size_t(k)] + 1);
-                }
-            }
-        while (p < std::int64_t(count.size()) && count[std::size_t(p)] >= cap) ++p;
-        if (p >= std::int64_t(count.size())) count.resize(std::size_t(p + 1), 0);
-        ++count[std::size_t(p)];
-        task.phase = p;
-        queue_phase[task.queue] = p;
-        for (int w = 0; w < 2; ++w)
-            for (const Box& b : w ? task.writes : task.reads) {
-                std::int64_t base = 0, es = 1;
-                Blocks* bl = nullptr;
-                where(b, base, bl, es);
-                const auto s = span(b, es);
-                for (std::int64_t k = (base + s.first) / block; k < (base + s.second + block - 1) / block; ++k) {
-                    auto& slot = w ? bl->write[std::size_t(k)] : bl->read[std::size_t(k)];
-                    slot = std::max(slot, p);
-                }
-            }
+        if (added == 0) break;
     }
-    m.phases = std::int64_t(count.size());
+    // Barriers numbered by their first producer; tasks list them in that order.
+    std::vector<std::size_t> order(b.producers.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return b.producers[x].front() < b.producers[y].front(); });
+    m.barrier_physical.clear();
+    for (Task& task : m.tasks) {
+        task.wait.clear();
+        task.update.clear();
+    }
+    for (std::size_t v = 0; v < order.size(); ++v) {
+        const std::size_t i = order[v];
+        m.barrier_physical.push_back(b.physical[i]);
+        for (std::int64_t p : b.producers[i]) m.tasks[std::size_t(p)].update.push_back(std::int64_t(v));
+        for (std::int64_t c : b.consumers[i]) m.tasks[std::size_t(c)].wait.push_back(std::int64_t(v));
+    }
+    for (Task& task : m.tasks) {
+        std::sort(task.wait.begin(), task.wait.end());
+        std::sort(task.update.begin(), task.update.end());
+    }
     m.stage = 6;
     return true;
 }
@@ -165,10 +406,7 @@ bool emit(Module& m, Diagnostics& diags) {
         e.buffer = ddr_id[std::size_t(m.output_tensors[k])];
         list.outputs.push_back(e);
     }
-    for (std::int64_t k = 0; k + 1 < m.phases; ++k) list.barriers.push_back({k, k % t.barriers});
-    std::vector<std::size_t> order(m.tasks.size());
-    std::iota(order.begin(), order.end(), std::size_t(0));
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return m.tasks[a].phase < m.tasks[b].phase; });
+    for (std::size_t k = 0; k < m.barrier_physical.size(); ++k) list.barriers.push_back({std::int64_t(k), m.barrier_physical[k]});
     auto access = [&](const Box& b) {
         Access a;
         a.buffer = b.ref.cmx ? cmx_id[std::size_t(b.ref.index)] : ddr_id[std::size_t(b.ref.index)];
@@ -177,8 +415,7 @@ bool emit(Module& m, Diagnostics& diags) {
         a.strides = b.strides;
         return a;
     };
-    for (std::size_t i : order) {
-        const ir::Task& s = m.tasks[i];
+    for (const ir::Task& s : m.tasks) {
         vpu::Task task;
         task.id = std::int64_t(list.tasks.size());
         task.queue = s.queue;
@@ -186,16 +423,22 @@ bool emit(Module& m, Diagnostics& diags) {
         task.op = s.op;
         for (const Box& b : s.reads) task.reads.push_back(access(b));
         for (const Box& b : s.writes) task.writes.push_back(access(b));
-        if (s.phase > 0) task.wait = {s.phase - 1};
-        if (s.phase + 1 < m.phases) task.update = {s.phase};
+        task.wait = s.wait;
+        task.update = s.update;
         task.nce = s.nce;
         task.shave = s.shave;
         task.source = s.source;
         list.tasks.push_back(std::move(task));
     }
+    std::unordered_map<std::string, const Buffer*> by_id;
+    for (const Buffer& b : list.buffers) by_id[b.id] = &b;
+    const auto find = [&](const std::string& id) -> const Buffer* {
+        const auto it = by_id.find(id);
+        return it == by_id.end() ? nullptr : it->second;
+    };
     for (vpu::Task& task : list.tasks) {
         std::string why;
-        const auto c = task_cycles(list, task, t, &why);
+        const auto c = task_cycles(task, find, t, &why);
         if (!c) {
             diags.error(Stage::vpu, "internal", "task " + std::to_string(task.id) + " (" + task.op + "): " + why);
             return false;

@@ -4,14 +4,19 @@
 // halo) into the tile's cluster, the NCE or SHAVE task, DMA of the result to DDR. The weights and
 // table of each (cluster, channel chunk) are loaded once per layer, and those of the next NCE
 // layer are issued right after the current layer's first tile, so that they arrive while it
-// computes. A tile's load may not start before the previous tile of its cluster computes
-// (`not_before`): two tiles in flight per cluster, double buffering.
+// computes. A tile's store is issued after the loads of the tile two later (fewer when the
+// waiting results would take more than a quarter of CMX), so that the DMA queues, which run in
+// order, load the next tiles while a tile computes instead of waiting behind its store; a store
+// is issued before any load that reads its bytes (not at the layer boundary). A layer
+// whose only reader is the next layer, pointwise (1x1 stride-1 conv, eltwise) with the same row
+// tiles on the same clusters, keeps its results in CMX for it (see `resident`).
 //
 // allocate-cmx: static offsets. Buffers in order of first use, each placed first-fit from a ring
 // pointer among the buffers still alive (lifetimes in program order), so that freed space is
 // reused as late as possible and a new tile's load does not wait for the previous tile's buffer.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "lowering/vpu/ir.hpp"
@@ -26,14 +31,25 @@ struct Scheduler {
     Diagnostics& diags;
     const Target& t;
     std::vector<double> dma_work;
-    std::vector<std::int64_t> last_nce;  // per cluster, program index of its last compute task
     std::vector<std::int64_t> shave_next;
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::pair<int, int>> weights;  // (layer, cluster, chunk) -> (weights, table) buffers
     std::map<std::int64_t, std::vector<std::size_t>> tiles_of;
+    // Results waiting to go to DDR: a tile's store is issued after the next tile's loads, so that
+    // an in-order DMA queue loads tile k+1 while tile k computes instead of waiting for its result.
+    struct Store {
+        Box from, to;
+        std::string source;
+    };
+    std::vector<Store> pending;
+    // CMX-resident results: a layer whose only reader is the next layer, a 1x1 stride-1 conv or an
+    // eltwise whose tiles take the same rows on the same clusters with all channels, keeps each
+    // tile's result in CMX for the reading tile (no store, no load) while the layer's results take
+    // at most a quarter of each cluster's CMX.
+    std::vector<bool> resident;  // per layer: its results stay in CMX
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, int> kept;  // (layer, cluster, row0, rows) -> buffer
 
     Scheduler(Module& m_, Diagnostics& d) : m(m_), diags(d), t(m_.target) {
         dma_work.assign(std::size_t(t.dma_engines), 0.0);
-        last_nce.assign(std::size_t(t.clusters), -1);
         shave_next.assign(std::size_t(t.clusters), 0);
     }
 
@@ -82,7 +98,37 @@ struct Scheduler {
         return idx;
     }
 
-    std::int64_t dma(Box from, Box to, const std::string& source, std::int64_t not_before = -1) {
+    // Issues the pending stores but the last `keep`, and all but those whose results take at
+    // most a quarter of a cluster's CMX together (the results wait in CMX meanwhile).
+    void flush(std::size_t keep = 0) {
+        std::size_t n = pending.size() > keep ? pending.size() - keep : 0;
+        std::int64_t bytes = 0;
+        for (std::size_t i = n; i < pending.size(); ++i) bytes += m.cmx[std::size_t(pending[i].from.ref.index)].size;
+        for (; n < pending.size() && bytes > t.cmx_bytes / 4; ++n) bytes -= m.cmx[std::size_t(pending[n].from.ref.index)].size;
+        for (std::size_t i = 0; i < n; ++i) dma(std::move(pending[i].from), std::move(pending[i].to), pending[i].source);
+        pending.erase(pending.begin(), pending.begin() + std::ptrdiff_t(n));
+    }
+
+    // The byte span [lo, hi) of a box of a DDR tensor.
+    std::pair<std::int64_t, std::int64_t> span(const Box& b) const {
+        std::int64_t lo = b.offset, hi = b.offset;
+        for (std::size_t i = 0; i < b.shape.size(); ++i) (b.strides[i] < 0 ? lo : hi) += (b.shape[i] - 1) * b.strides[i];
+        return {lo, hi + element_size(m.tensors[std::size_t(b.ref.index)].dtype)};
+    }
+
+    // Issues the pending stores that write bytes `load` reads (a load must follow them).
+    void flush_for(const Box& load) {
+        const auto [lo, hi] = span(load);
+        std::vector<Store> keep;
+        for (Store& st : pending) {
+            const auto [slo, shi] = span(st.to);
+            if (st.to.ref.index == load.ref.index && slo < hi && lo < shi) dma(std::move(st.from), std::move(st.to), st.source);
+            else keep.push_back(std::move(st));
+        }
+        pending = std::move(keep);
+    }
+
+    std::int64_t dma(Box from, Box to, const std::string& source) {
         std::size_t q = 0;
         for (std::size_t i = 1; i < dma_work.size(); ++i)
             if (dma_work[i] < dma_work[q]) q = i;
@@ -98,7 +144,6 @@ struct Scheduler {
         task.reads = {std::move(from)};
         task.writes = {std::move(to)};
         task.source = source;
-        task.not_before = not_before;
         return add(std::move(task));
     }
 
@@ -152,17 +197,22 @@ struct Scheduler {
         const std::int64_t hi = (tl.row0 + tl.rows - 1) * SH - l.nce.pad[0] + (KH - 1) * DH + 1;
         const std::int64_t iy0 = std::max<std::int64_t>(0, lo), iy1 = std::min(H, hi);
         const bool dense = l.op == "conv";
-        const std::int64_t not_before = last_nce[std::size_t(tl.cluster)];
         if (!weights.count(std::make_tuple(tl.layer, tl.cluster, tl.channel_tile))) load_one(tl);
         std::vector<Box> reads;
         for (const View& in : l.inputs) {
             View v = slice(in, 1, iy0, iy1 - iy0);
             if (!dense) v = slice(v, 3, tl.ch0, tl.chans);
+            if (tl.layer > 0 && resident[std::size_t(tl.layer - 1)] && m.layers[std::size_t(tl.layer - 1)].output.tensor == in.tensor) {
+                reads.push_back(dense_box(kept.at(std::make_tuple(tl.layer - 1, tl.cluster, iy0, iy1 - iy0)), v.shape, 2));
+                continue;
+            }
             const int b = cmx(tl.cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(in.tensor)].name);
             Box to = dense_box(b, v.shape, 2);
-            dma(ddr_box(v), to, l.source, not_before);
+            flush_for(ddr_box(v));
+            dma(ddr_box(v), to, l.source);
             reads.push_back(to);
         }
+        flush(2);
         const auto wt = weights.at(std::make_tuple(tl.layer, tl.cluster, tl.channel_tile));
         if (wt.first >= 0) reads.push_back(dense_box(wt.first, {tl.chans, l.weights_shape[1], l.weights_shape[2], l.weights_shape[3]}, 2));
         Box table;
@@ -171,27 +221,43 @@ struct Scheduler {
         table.strides = {16, 4};
         reads.push_back(table);
         const std::vector<std::int64_t> oshape = {1, tl.rows, l.output.shape[2], tl.chans};
-        const int ob = cmx(tl.cluster, tl.rows * oshape[2] * tl.chans * 2, DataType::fp16, Role::activation,
-                           m.tensors[std::size_t(l.output.tensor)].name);
+        Box result;
+        int ob = -1;
+        if (resident[std::size_t(tl.layer)]) {
+            // the rows' channel chunks share one buffer of all channels, each chunk at its offset
+            const std::int64_t C = l.output.shape[3];
+            const auto key = std::make_tuple(tl.layer, tl.cluster, tl.row0, tl.rows);
+            auto it = kept.find(key);
+            if (it == kept.end())
+                it = kept.emplace(key, cmx(tl.cluster, tl.rows * oshape[2] * C * 2, DataType::fp16, Role::activation,
+                                           m.tensors[std::size_t(l.output.tensor)].name))
+                         .first;
+            result = dense_box(it->second, oshape, 2);
+            result.offset = tl.ch0 * 2;
+            result.strides = dense_strides({1, tl.rows, oshape[2], C}, 2);
+        } else {
+            ob = cmx(tl.cluster, tl.rows * oshape[2] * tl.chans * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(l.output.tensor)].name);
+            result = dense_box(ob, oshape, 2);
+        }
         Task task;
         task.kind = TaskKind::NCE;
         task.queue = "NCE" + std::to_string(tl.cluster);
         task.op = l.op;
         task.reads = reads;
-        task.writes = {dense_box(ob, oshape, 2)};
+        task.writes = {result};
         task.nce = l.nce;
         task.nce.pad[0] = iy0 - lo;
         task.nce.pad[1] = hi - iy1;
         if (l.op == "eltwise") task.nce.pad = {0, 0, 0, 0};
         task.source = l.source;
-        last_nce[std::size_t(tl.cluster)] = add(std::move(task));
+        add(std::move(task));
+        if (resident[std::size_t(tl.layer)]) return;
         View out = slice(slice(l.output, 1, tl.row0, tl.rows), 3, tl.ch0, tl.chans);
-        dma(dense_box(ob, oshape, 2), ddr_box(out), l.source);
+        pending.push_back({dense_box(ob, oshape, 2), ddr_box(out), l.source});
     }
 
     void other_tile(const Tile& tl) {
         const Layer& l = m.layers[std::size_t(tl.layer)];
-        const std::int64_t not_before = last_nce[std::size_t(tl.cluster)];
         auto part = [&](const View& v) {
             if (tl.split_dim < 0 || v.shape[std::size_t(tl.split_dim)] == 1) return v;
             return slice(v, std::size_t(tl.split_dim), tl.row0, tl.rows);
@@ -201,9 +267,11 @@ struct Scheduler {
             const View v = part(in);
             const int b = cmx(tl.cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(in.tensor)].name);
             Box to = dense_box(b, v.shape, 2);
-            dma(ddr_box(v), to, l.source, not_before);
+            flush_for(ddr_box(v));
+            dma(ddr_box(v), to, l.source);
             reads.push_back(to);
         }
+        flush(2);
         const View out = part(l.output);
         if (l.exec == Exec::copy) {
             dma(reads[0], ddr_box(out), l.source);
@@ -220,12 +288,59 @@ struct Scheduler {
         task.reads = reads;
         task.writes = {dense_box(ob, out.shape, 2)};
         task.source = l.source;
-        last_nce[std::size_t(tl.cluster)] = add(std::move(task));
-        dma(dense_box(ob, out.shape, 2), ddr_box(out), l.source);
+        add(std::move(task));
+        pending.push_back({dense_box(ob, out.shape, 2), ddr_box(out), l.source});
+    }
+
+    // Whether layer `li`'s results can stay in CMX for layer li + 1 (see `resident`).
+    bool can_keep(std::size_t li, const std::vector<int>& readers) {
+        if (li + 1 >= m.layers.size()) return false;
+        const Layer& p = m.layers[li];
+        const Layer& c = m.layers[li + 1];
+        const int x = p.output.tensor;
+        if (p.exec != Exec::nce || c.exec != Exec::nce || readers[std::size_t(x)] != 1) return false;
+        if (std::find(m.output_tensors.begin(), m.output_tensors.end(), x) != m.output_tensors.end()) return false;
+        if (p.output.elements() * 2 != m.tensors[std::size_t(x)].bytes || !p.output.dense(2)) return false;
+        const bool pointwise = c.op == "eltwise" || (c.op == "conv" && c.nce.kernel == std::array<std::int64_t, 2>{1, 1} &&
+                                                     c.nce.stride == std::array<std::int64_t, 2>{1, 1} &&
+                                                     c.nce.pad == std::array<std::int64_t, 4>{0, 0, 0, 0});
+        if (!pointwise) return false;
+        bool read = false;
+        for (const View& in : c.inputs) {
+            if (in.tensor != x) continue;
+            if (in.offset != p.output.offset || in.shape != p.output.shape || in.strides != p.output.strides) return false;
+            read = true;
+        }
+        if (!read) return false;
+        const std::int64_t C = p.output.shape[3];
+        std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::int64_t> rows;  // (cluster, row0, rows) -> channels
+        std::vector<std::int64_t> bytes(std::size_t(t.clusters), 0);
+        for (std::size_t ti : tiles_of[std::int64_t(li)]) {
+            const Tile& tl = m.tiles[ti];
+            if ((rows[{tl.cluster, tl.row0, tl.rows}] += tl.chans) == tl.chans) bytes[std::size_t(tl.cluster)] += tl.rows * p.output.shape[2] * C * 2;
+        }
+        for (const auto& [key, chans] : rows)
+            if (chans != C) return false;
+        for (std::int64_t b : bytes)
+            if (b > t.cmx_bytes / 4) return false;
+        for (std::size_t ti : tiles_of[std::int64_t(li + 1)]) {
+            const Tile& tl = m.tiles[ti];
+            if (!rows.count({tl.cluster, tl.row0, tl.rows})) return false;
+            if (c.op == "eltwise" && (tl.ch0 != 0 || tl.chans != c.output.shape[3])) return false;
+        }
+        return true;
     }
 
     bool run() {
         for (std::size_t i = 0; i < m.tiles.size(); ++i) tiles_of[m.tiles[i].layer].push_back(i);
+        std::vector<int> readers(m.tensors.size(), 0);
+        for (const Layer& l : m.layers) {
+            std::set<int> seen;
+            for (const View& in : l.inputs)
+                if (seen.insert(in.tensor).second) ++readers[std::size_t(in.tensor)];
+        }
+        resident.assign(m.layers.size(), false);
+        for (std::size_t li = 0; li < m.layers.size(); ++li) resident[li] = can_keep(li, readers);
         std::vector<std::int64_t> nce_layers;
         for (std::size_t li = 0; li < m.layers.size(); ++li)
             if (m.layers[li].exec == Exec::nce) nce_layers.push_back(std::int64_t(li));
@@ -243,6 +358,7 @@ struct Scheduler {
                 first = false;
             }
         }
+        flush();
         m.stage = 4;
         return true;
     }

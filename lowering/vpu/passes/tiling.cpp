@@ -3,6 +3,7 @@
 // cluster's CMX (the rest holds the next tile being loaded and the next layer's weights), and so
 // that every cluster gets work.
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "lowering/vpu/ir.hpp"
@@ -28,9 +29,11 @@ struct NceShape {
 bool tile(Module& m, Diagnostics& diags) {
     using namespace vpu_tiling_cpp;
     const Target& t = m.target;
-    const std::int64_t budget = tile_budget(t);
+    const std::int64_t quarter = tile_budget(t);
     const std::int64_t align = t.nce_channel_alignment;
     m.tiles.clear();
+    // the previous layer's row split (rows per tile, row tiles; 0: not split by rows over clusters)
+    std::int64_t prev_rows = 0, prev_row_tiles = 0;
     for (std::size_t li = 0; li < m.layers.size(); ++li) {
         Layer& l = m.layers[li];
         if (l.exec == Exec::nce) {
@@ -44,6 +47,9 @@ bool tile(Module& m, Diagnostics& diags) {
                 const std::int64_t in_c = dense ? s.I : c;  // dw/pool/eltwise read only their channels
                 return n_in * s.in_rows(rows) * s.W * in_c * s.es + rows * s.OW * c * s.es + s.weights(c, dense, dw) + table(c);
             };
+            // A layer one of whose output rows does not fit a quarter of CMX may take half (its tiles
+            // then run without a next tile loaded beside them).
+            const std::int64_t budget = working(1, std::min(s.C, align)) > quarter ? t.cmx_bytes / 2 : quarter;
             // channels: chunks (multiples of the alignment) whose weights take at most half the budget
             std::int64_t cc = s.C;
             while (cc > align && s.weights(cc, dense, dw) + table(cc) > budget / 2) cc = ceil_div(ceil_div(cc, 2), align) * align;
@@ -54,7 +60,7 @@ bool tile(Module& m, Diagnostics& diags) {
                 diags.error(Stage::vpu, "does-not-fit",
                             "layer '" + l.source + "' (" + l.op + "): one output row of " + std::to_string(cc) +
                                 " channels needs " + std::to_string(working(rows, cc)) + " bytes of CMX, more than the " +
-                                std::to_string(budget) + " a tile may take (cmx_bytes / 4)");
+                                std::to_string(budget) + " a tile may take (cmx_bytes / 2)");
                 return false;
             }
             std::int64_t row_tiles = ceil_div(s.OH, rows), ch_tiles = ceil_div(s.C, cc);
@@ -74,7 +80,26 @@ bool tile(Module& m, Diagnostics& diags) {
                     ch_tiles = ceil_div(s.C, cc);
                 }
             }
+            // A pointwise layer reading the previous layer's result takes its row split when it fits,
+            // so that the result can stay in CMX for it (schedule: `resident`), unless that would load
+            // more weights (a split over channels across clusters loads each chunk once).
+            const bool pointwise = l.op == "eltwise" || (dense && s.KH == 1 && s.KW == 1 && s.SH == 1 && l.nce.stride[1] == 1 &&
+                                                         l.nce.pad == std::array<std::int64_t, 4>{0, 0, 0, 0});
+            if (pointwise && prev_rows > 0 && (row_tiles >= t.clusters || ch_tiles < 2) && li > 0 && m.layers[li - 1].output.shape.size() == 4 &&
+                m.layers[li - 1].output.shape[1] == s.OH &&
+                std::any_of(l.inputs.begin(), l.inputs.end(), [&](const View& v) { return v.tensor == m.layers[li - 1].output.tensor; })) {
+                std::int64_t c2 = s.C;
+                while (c2 > align && working(prev_rows, c2) > budget) c2 = ceil_div(ceil_div(c2, 2), align) * align;
+                if (working(prev_rows, c2) <= budget && ceil_div(s.C, c2) <= ch_tiles) {
+                    rows = prev_rows;
+                    row_tiles = prev_row_tiles;
+                    cc = c2;
+                    ch_tiles = ceil_div(s.C, cc);
+                }
+            }
             const bool by_rows = row_tiles >= t.clusters || ch_tiles < 2;
+            prev_rows = by_rows && row_tiles >= t.clusters ? rows : 0;
+            prev_row_tiles = row_tiles;
             for (std::int64_t c = 0; c < ch_tiles; ++c)
                 for (std::int64_t r = 0; r < row_tiles; ++r) {
                     Tile tl;
@@ -100,8 +125,10 @@ bool tile(Module& m, Diagnostics& diags) {
             }
             continue;
         }
+        prev_rows = 0;
         // SHAVE kernels and copies: whole, or split along the outermost dimension with extent > 1
         // that is not reduced (`axis`) and that every operand has in full or as 1 (broadcast)
+        const std::int64_t budget = quarter;
         std::int64_t bytes = l.output.elements() * 2;
         for (const View& v : l.inputs) bytes += v.elements() * 2;
         Tile tl;
