@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <set>
 #include <stdexcept>
@@ -76,6 +77,22 @@ TEST_SUITE("tosa") {
         CHECK_FALSE(dtype_from_string("f16").has_value());
         CHECK(to_string(TensorType{DType::fp32, {1, 3, 224, 224}}) == "fp32[1,3,224,224]");
         CHECK(TensorType{DType::i8, {}}.volume() == 1);
+    }
+
+    TEST_CASE("constant storage: zeroed, aligned and writable in every size class (heap, mapped, huge pages)") {
+        // 2 items to 5 MiB and an odd size over 2 MiB: the heap, fresh mappings, 2 MiB-aligned ones.
+        for (const std::int64_t n : {std::int64_t(2), std::int64_t(70000), std::int64_t(524288 + 12345), std::int64_t(1310720)}) {
+            CAPTURE(n);
+            auto c = ConstData::allocate({DType::fp32, {n}});
+            CHECK(reinterpret_cast<std::uintptr_t>(c->data) % 8 == 0);
+            float* items = c->mutable_items<float>();
+            bool zero = true;
+            for (std::int64_t i = 0; i < n; ++i) zero = zero && items[i] == 0.0f;
+            CHECK(zero);
+            items[0] = 1.0f;
+            items[n - 1] = 2.0f;
+            CHECK(c->items<float>()[n - 1] == 2.0f);
+        }
     }
 
     TEST_CASE("building a graph") {
