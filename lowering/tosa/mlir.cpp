@@ -16,6 +16,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define NNEF_MLIR_X86 1
+#endif
 
 #include <nnef/source.hpp>
 
@@ -99,6 +103,45 @@ void encode_hex(char* d, const unsigned char* p, std::size_t n) {
     for (; i < n; ++i) std::memcpy(d + 2 * i, &pairs[2 * static_cast<std::size_t>(p[i])], 2);
 }
 
+#ifdef NNEF_MLIR_X86
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC 12 takes the intrinsics' deliberately undefined pass-through operands for uninitialized reads.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+// encode_hex with AVX-512 (BW): 32 bytes a step, each widened to 16 bits that become its two digits.
+__attribute__((target("avx512f,avx512bw"))) void encode_hex_avx512(char* d, const unsigned char* p, std::size_t n) {
+    const __m512i low = _mm512_set1_epi16(0x0F), nine = _mm512_set1_epi8(9), zero = _mm512_set1_epi8('0'),
+                  letters = _mm512_set1_epi8('A' - '0' - 10);
+    std::size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m512i w = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i)));
+        // Each 16-bit lane: the high digit's value in its first byte, the low digit's in its second.
+        const __m512i x = _mm512_or_si512(_mm512_srli_epi16(w, 4), _mm512_slli_epi16(_mm512_and_si512(w, low), 8));
+        const __m512i c = _mm512_mask_add_epi8(x, _mm512_cmpgt_epi8_mask(x, nine), x, letters);
+        _mm512_storeu_si512(d + 2 * i, _mm512_add_epi8(c, zero));
+    }
+    encode_hex(d + 2 * i, p + i, n - i);
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+bool has_avx512bw() {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+}
+#endif
+
+// encode_hex, with the widest vectors the processor has.
+void encode_hex_fast(char* d, const unsigned char* p, std::size_t n) {
+#ifdef NNEF_MLIR_X86
+    static const bool wide = has_avx512bw();
+    if (wide) return encode_hex_avx512(d, p, n);
+#endif
+    encode_hex(d, p, n);
+}
+
 // Whether the hexadecimal form of c's items, `bytes` each, is that of its bytes as stored.
 bool hex_of_storage(const ConstData& c, std::size_t bytes) {
     return bytes == storage_bytes(c.type.dtype) && little_endian_host();
@@ -109,7 +152,7 @@ void append_hex_items(std::string& out, const ConstData& c, std::size_t n, std::
     if (hex_of_storage(c, bytes)) {
         const std::size_t count = n * bytes, at = out.size();
         out.resize(at + 2 * count);
-        encode_hex(&out[at], static_cast<const unsigned char*>(c.data), count);
+        encode_hex_fast(&out[at], static_cast<const unsigned char*>(c.data), count);
         return;
     }
     out.reserve(out.size() + 2 * n * bytes);
@@ -539,7 +582,7 @@ struct Emitter {
         if (!chunk) chunk.reset(new char[2 * chunk_bytes]);
         for (std::size_t i = 0; i < n; i += chunk_bytes) {
             const std::size_t m = std::min(chunk_bytes, n - i);
-            encode_hex(chunk.get(), p + i, m);
+            encode_hex_fast(chunk.get(), p + i, m);
             sink->write(chunk.get(), static_cast<std::streamsize>(2 * m));
         }
     }

@@ -78,8 +78,9 @@ TEST_SUITE("mlir") {
               "dense<\"0x003C\"> : tensor<1xf16>");
     }
 
-    TEST_CASE("hexadecimal data: every byte value, at lengths around the encoder's 16-byte blocks") {
-        for (const std::int64_t n : {std::int64_t(1), std::int64_t(15), std::int64_t(16), std::int64_t(17), std::int64_t(513)}) {
+    TEST_CASE("hexadecimal data: every byte value, at lengths around the encoders' 16- and 32-byte blocks") {
+        for (const std::int64_t n : {std::int64_t(1), std::int64_t(15), std::int64_t(16), std::int64_t(17), std::int64_t(31), std::int64_t(32),
+                                     std::int64_t(33), std::int64_t(513)}) {
             CAPTURE(n);
             std::vector<std::int8_t> items(static_cast<std::size_t>(n));
             std::string digits;
