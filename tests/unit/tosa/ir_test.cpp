@@ -10,6 +10,7 @@
 #include <string>
 
 #include "lowering/tosa/ir.hpp"
+#include "lowering/tosa/passes/passes.hpp"
 
 using namespace nnef::tosa;
 
@@ -92,6 +93,35 @@ TEST_SUITE("tosa") {
             items[0] = 1.0f;
             items[n - 1] = 2.0f;
             CHECK(c->items<float>()[n - 1] == 2.0f);
+        }
+    }
+
+    TEST_CASE("constant layouts: permuted items, shared when only extents of 1 move") {
+        // in[o][i][h][w] = 1000 o + 100 i + 10 h + w, permuted OIHW -> OHWI: out[o][h][w][i].
+        const auto make = [](nnef::Shape shape) {
+            auto c = ConstData::allocate({DType::i32, shape});
+            std::int32_t* items = c->mutable_items<std::int32_t>();
+            std::size_t k = 0;
+            for (std::int64_t o = 0; o < shape[0]; ++o)
+                for (std::int64_t i = 0; i < shape[1]; ++i)
+                    for (std::int64_t h = 0; h < shape[2]; ++h)
+                        for (std::int64_t w = 0; w < shape[3]; ++w) items[k++] = std::int32_t(1000 * o + 100 * i + 10 * h + w);
+            return ConstPtr(c);
+        };
+        for (const nnef::Shape& shape : {nnef::Shape{2, 3, 1, 1}, nnef::Shape{2, 3, 2, 2}, nnef::Shape{1, 3, 2, 1}}) {
+            CAPTURE(shape.size());
+            const ConstPtr in = make(shape);
+            const ConstPtr out = passes::permute(*in, {0, 2, 3, 1});
+            CHECK(out->type.shape == nnef::Shape{shape[0], shape[2], shape[3], shape[1]});
+            std::size_t k = 0, wrong = 0;
+            for (std::int64_t o = 0; o < shape[0]; ++o)
+                for (std::int64_t h = 0; h < shape[2]; ++h)
+                    for (std::int64_t w = 0; w < shape[3]; ++w)
+                        for (std::int64_t i = 0; i < shape[1]; ++i)
+                            if (out->items<std::int32_t>()[k++] != std::int32_t(1000 * o + 100 * i + 10 * h + w)) ++wrong;
+            CHECK(wrong == 0);
+            // 1x1 kernels keep their bytes; 2x2 ones, and 3 channels moving past 2 rows, do not.
+            CHECK((out->data == in->data) == (shape[2] == 1 && shape[3] == 1));
         }
     }
 
