@@ -246,6 +246,14 @@ struct Emitter {
     const MlirOptions& opt;
     std::string out;
     std::string resources;  // the blobs of the dialect_resources section
+    // write_mlir: a large blob's digits are left out of `resources` and streamed at the end: where
+    // in `resources` they go, and the bytes they encode.
+    struct StreamedBlob {
+        std::size_t at;
+        const unsigned char* bytes;
+        std::size_t count;
+    };
+    std::vector<StreamedBlob> streamed_blobs;
     std::ostream* sink = nullptr;  // write_mlir: `out` goes there whenever it grows large
     std::vector<std::string> ref;  // value -> its SSA reference
     std::set<std::string> used_names;
@@ -352,7 +360,10 @@ struct Emitter {
             // Blob: a 32-bit little-endian alignment, then the items.
             resources += "      " + resource_name + ": \"0x";
             append_hex_item(resources, std::max<std::size_t>(w, 4), 4);
-            append_hex_items(resources, c, n, w);
+            if (sink && hex_of_storage(c, w) && n * w > stream_above)
+                streamed_blobs.push_back({resources.size(), static_cast<const unsigned char*>(c.data), n * w});
+            else
+                append_hex_items(resources, c, n, w);
             resources += "\",\n";
             o += "dense_resource<" + resource_name + "> : " + t;
             return;
@@ -634,7 +645,7 @@ struct Emitter {
                         bytes += (*c)->byte_size();
             }
         }
-        (opt.resource_blobs ? resources : out).reserve(2 * bytes + 4096);
+        if (opt.resource_blobs) resources.reserve(sink ? 128 * ops + 4096 : 2 * bytes + 4096);  // sink: large blobs streamed
         if (opt.resource_blobs) out.reserve(256 * ops + 4096);
         else if (sink) out.reserve(2 * flush_bytes);  // flushed at flush_bytes, one constant over at most
         else out.reserve(2 * bytes + 256 * ops + 4096);
@@ -673,7 +684,13 @@ struct Emitter {
             out += "\n{-#\n  dialect_resources: {\n    builtin: {\n";
             if (sink) {
                 flush();
-                sink->write(resources.data(), static_cast<std::streamsize>(resources.size()));
+                std::size_t at = 0;
+                for (const StreamedBlob& b : streamed_blobs) {
+                    sink->write(resources.data() + at, static_cast<std::streamsize>(b.at - at));
+                    stream_hex(b.bytes, b.count);
+                    at = b.at;
+                }
+                sink->write(resources.data() + at, static_cast<std::streamsize>(resources.size() - at));
             } else {
                 out.reserve(out.size() + resources.size() + 64);
                 out += resources;
