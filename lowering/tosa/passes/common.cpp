@@ -41,6 +41,16 @@ ConstPtr permute(const ConstData& c, const std::vector<std::int64_t>& perms) {
     const std::size_t r = in.size();
     Shape out(r);
     for (std::size_t i = 0; i < r; ++i) out[i] = in[std::size_t(perms[i])];
+    // Extents of 1 aside, the dimensions keep their order (OIHW to OHWI of a 1x1 kernel): the items
+    // are already in the new order, so the result shares them.
+    bool same_order = true;
+    for (std::size_t i = 0, last = 0, seen = 0; i < r && same_order; ++i) {
+        const std::size_t d = std::size_t(perms[i]);
+        if (in[d] == 1) continue;
+        same_order = seen == 0 || d > last;
+        last = d, seen = 1;
+    }
+    if (same_order && c.owner) return ConstData::view(TensorType{c.type.dtype, out}, c.owner, c.data);
     auto result = ConstData::allocate(TensorType{c.type.dtype, out});
     if (result->type.volume() == 0) return result;
     // strides of the input, in the order of the output's dimensions

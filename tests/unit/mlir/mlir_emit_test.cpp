@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <sstream>
 #include <string>
@@ -77,6 +78,24 @@ TEST_SUITE("mlir") {
               "dense<\"0x003C\"> : tensor<1xf16>");
     }
 
+    TEST_CASE("hexadecimal data: every byte value, at lengths around the encoders' 16- and 32-byte blocks") {
+        for (const std::int64_t n : {std::int64_t(1), std::int64_t(15), std::int64_t(16), std::int64_t(17), std::int64_t(31), std::int64_t(32),
+                                     std::int64_t(33), std::int64_t(513)}) {
+            CAPTURE(n);
+            std::vector<std::int8_t> items(static_cast<std::size_t>(n));
+            std::string digits;
+            for (std::int64_t i = 0; i < n; ++i) {
+                const unsigned byte = static_cast<unsigned>((i * 37 + 11) % 256);  // every value for n = 513
+                items[static_cast<std::size_t>(i)] = static_cast<std::int8_t>(byte);
+                char two[3];
+                std::snprintf(two, sizeof two, "%02X", byte);
+                digits += two;
+            }
+            CHECK(mlir_dense_attr(*TosaBuilder::data<std::int8_t>(DType::i8, {n}, items)) ==
+                  "dense<\"0x" + digits + "\"> : tensor<" + std::to_string(n) + "xi8>");
+        }
+    }
+
     TEST_CASE("the module: one function named after the graph, generic operators") {
         const Graph g = fp32_zoo();
         const std::string text = to_mlir(g);
@@ -127,14 +146,15 @@ TEST_SUITE("mlir") {
 
     TEST_CASE("write_mlir streams the same text as to_mlir, weights inline or as blobs") {
         // Three constants of 1.2 MB (2.4 MB of hexadecimal each): the stream is flushed between
-        // operators (every 4 MiB), so the text goes out in more than one piece.
+        // operators (every 4 MiB), so the text goes out in more than one piece; inline, each
+        // constant's digits go out in chunks, the last one not a whole number of 16-byte blocks.
         TosaBuilder b("streamed");
-        const ValueId x = b.input(DType::fp32, {300000}, "x");
+        const ValueId x = b.input(DType::fp32, {300001}, "x");
         ValueId v = x;
         for (int k = 0; k < 3; ++k) {
-            std::vector<float> items(300000);
+            std::vector<float> items(300001);
             for (std::size_t i = 0; i < items.size(); ++i) items[i] = static_cast<float>(i % 977) * 0.125f - static_cast<float>(k);
-            v = b.op(OpKind::ADD, {v, b.f32({300000}, items)}, DType::fp32, {300000});
+            v = b.op(OpKind::ADD, {v, b.f32({300001}, items)}, DType::fp32, {300001});
         }
         b.output(v);
         for (const bool blobs : {false, true}) {

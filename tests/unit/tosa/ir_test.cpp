@@ -3,12 +3,14 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <set>
 #include <stdexcept>
 #include <string>
 
 #include "lowering/tosa/ir.hpp"
+#include "lowering/tosa/passes/passes.hpp"
 
 using namespace nnef::tosa;
 
@@ -76,6 +78,51 @@ TEST_SUITE("tosa") {
         CHECK_FALSE(dtype_from_string("f16").has_value());
         CHECK(to_string(TensorType{DType::fp32, {1, 3, 224, 224}}) == "fp32[1,3,224,224]");
         CHECK(TensorType{DType::i8, {}}.volume() == 1);
+    }
+
+    TEST_CASE("constant storage: zeroed, aligned and writable in every size class (heap, mapped, huge pages)") {
+        // 2 items to 5 MiB and an odd size over 2 MiB: the heap, fresh mappings, 2 MiB-aligned ones.
+        for (const std::int64_t n : {std::int64_t(2), std::int64_t(70000), std::int64_t(524288 + 12345), std::int64_t(1310720)}) {
+            CAPTURE(n);
+            auto c = ConstData::allocate({DType::fp32, {n}});
+            CHECK(reinterpret_cast<std::uintptr_t>(c->data) % 8 == 0);
+            float* items = c->mutable_items<float>();
+            bool zero = true;
+            for (std::int64_t i = 0; i < n; ++i) zero = zero && items[i] == 0.0f;
+            CHECK(zero);
+            items[0] = 1.0f;
+            items[n - 1] = 2.0f;
+            CHECK(c->items<float>()[n - 1] == 2.0f);
+        }
+    }
+
+    TEST_CASE("constant layouts: permuted items, shared when only extents of 1 move") {
+        // in[o][i][h][w] = 1000 o + 100 i + 10 h + w, permuted OIHW -> OHWI: out[o][h][w][i].
+        const auto make = [](nnef::Shape shape) {
+            auto c = ConstData::allocate({DType::i32, shape});
+            std::int32_t* items = c->mutable_items<std::int32_t>();
+            std::size_t k = 0;
+            for (std::int64_t o = 0; o < shape[0]; ++o)
+                for (std::int64_t i = 0; i < shape[1]; ++i)
+                    for (std::int64_t h = 0; h < shape[2]; ++h)
+                        for (std::int64_t w = 0; w < shape[3]; ++w) items[k++] = std::int32_t(1000 * o + 100 * i + 10 * h + w);
+            return ConstPtr(c);
+        };
+        for (const nnef::Shape& shape : {nnef::Shape{2, 3, 1, 1}, nnef::Shape{2, 3, 2, 2}, nnef::Shape{1, 3, 2, 1}}) {
+            CAPTURE(shape.size());
+            const ConstPtr in = make(shape);
+            const ConstPtr out = passes::permute(*in, {0, 2, 3, 1});
+            CHECK(out->type.shape == nnef::Shape{shape[0], shape[2], shape[3], shape[1]});
+            std::size_t k = 0, wrong = 0;
+            for (std::int64_t o = 0; o < shape[0]; ++o)
+                for (std::int64_t h = 0; h < shape[2]; ++h)
+                    for (std::int64_t w = 0; w < shape[3]; ++w)
+                        for (std::int64_t i = 0; i < shape[1]; ++i)
+                            if (out->items<std::int32_t>()[k++] != std::int32_t(1000 * o + 100 * i + 10 * h + w)) ++wrong;
+            CHECK(wrong == 0);
+            // 1x1 kernels keep their bytes; 2x2 ones, and 3 channels moving past 2 rows, do not.
+            CHECK((out->data == in->data) == (shape[2] == 1 && shape[3] == 1));
+        }
     }
 
     TEST_CASE("building a graph") {
