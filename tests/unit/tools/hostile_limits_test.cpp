@@ -26,13 +26,16 @@ constexpr long kMaxRssKiB = 1024L * 1024;
 
 // The wall-time bound holds for the tool alone on the machine's cores. On a machine shared with
 // other work (a load average above the number of cores) the tool gets its share of the cores
-// only, so the wall-time bound is stretched by load / cores; the CPU time (user + system) must stay
-// within the unstretched bound whatever the load.
+// only, so the wall-time bound is stretched by load / cores, and at least 4x there: the one-minute
+// load average lags behind work that has just started (seen: 10 s of wall time for 2.5 s of CPU
+// while two builds started). The CPU time (user + system) must stay within the unstretched bound
+// whatever the load; the wall bound catches a process that waits instead of computing.
 double wall_bound() {
     double load[1] = {0};
     const long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
     if (::getloadavg(load, 1) != 1 || cores <= 0) return kMaxSeconds;
-    return kMaxSeconds * std::max(1.0, load[0] / static_cast<double>(cores));
+    const double share = load[0] / static_cast<double>(cores);
+    return share <= 1.0 ? kMaxSeconds : kMaxSeconds * std::max(4.0, share);
 }
 
 double seconds_of(const struct timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; }
