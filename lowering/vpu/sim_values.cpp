@@ -372,6 +372,7 @@ std::function<double(double)> unary(const ShaveParams& p, bool float_out) {
     if (k == "sin") return f32([](auto x) { return std::sin(x); });
     if (k == "cos") return f32([](auto x) { return std::cos(x); });
     if (k == "identity" || k == "cast") return [](double x) { return x; };
+    if (k == "logical_not") return [](double x) { return x == 0 ? 1.0 : 0.0; };
     if (k == "clamp") {
         const double lo = attr_number(p, "min"), hi = attr_number(p, "max");
         return [lo, hi](double x) { return std::min(hi, std::max(lo, x)); };
@@ -390,6 +391,14 @@ std::function<double(double, double)> binary(const std::string& k, bool float_ou
     if (k == "maximum") return f32([](auto a, auto b) { return std::max(a, b); });
     if (k == "minimum") return f32([](auto a, auto b) { return std::min(a, b); });
     if (k == "pow") return f32([](auto a, auto b) { return std::pow(a, b); });
+    // Comparisons and logical operators: bool results as 1 / 0 in the output's dtype, bool
+    // operands true when nonzero (the target has no bool buffers).
+    if (k == "greater") return [](double a, double b) { return a > b ? 1.0 : 0.0; };
+    if (k == "greater_equal") return [](double a, double b) { return a >= b ? 1.0 : 0.0; };
+    if (k == "equal") return [](double a, double b) { return a == b ? 1.0 : 0.0; };
+    if (k == "logical_and") return [](double a, double b) { return a != 0 && b != 0 ? 1.0 : 0.0; };
+    if (k == "logical_or") return [](double a, double b) { return a != 0 || b != 0 ? 1.0 : 0.0; };
+    if (k == "logical_xor") return [](double a, double b) { return (a != 0) != (b != 0) ? 1.0 : 0.0; };
     return nullptr;
 }
 
@@ -409,6 +418,32 @@ void split_axis(const std::vector<std::int64_t>& shape, std::int64_t axis, std::
     for (std::size_t d = std::size_t(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
 }
 
+// out[i] = f(operands at i), each operand broadcast to `shape` (same rank, each dimension equal or 1).
+template <class F>
+void broadcast(const std::string& k, const std::vector<std::int64_t>& shape, const std::vector<Dense>& ins, std::vector<double>& out, F&& f) {
+    const std::size_t r = shape.size();
+    for (const Dense& d : ins) {
+        if (d.shape.size() != r) throw ValueError{"SHAVE kernel '" + k + "': operands of different ranks"};
+        for (std::size_t i = 0; i < r; ++i)
+            if (d.shape[i] != shape[i] && d.shape[i] != 1) throw ValueError{"SHAVE kernel '" + k + "': operand shapes do not broadcast to the output's"};
+    }
+    std::vector<std::int64_t> idx(r, 0);
+    std::vector<double> args(ins.size());
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        for (std::size_t j = 0; j < ins.size(); ++j) {
+            std::int64_t at = 0;
+            for (std::size_t d = 0; d < r; ++d) at = at * ins[j].shape[d] + (ins[j].shape[d] == 1 ? 0 : idx[d]);
+            args[j] = ins[j].v[std::size_t(at)];
+        }
+        out[i] = f(args);
+        for (std::size_t d = r; d-- > 0;) {
+            if (++idx[d] < shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+
+std::string dims(const std::vector<std::int64_t>& v);
 std::optional<tosa::OpKind> tosa_kind(const std::string& kernel);
 void run_tosa_kernel(Memories& mem, const Task& t, tosa::OpKind kind);
 
@@ -433,25 +468,35 @@ void run_shave(Memories& mem, const Task& t) {
     } else if (auto g = binary(k, float_out)) {
         expect_attrs(p, {});
         need(2, 1);
+        broadcast(k, out_a.shape, {gather(mem, t.reads[0]), gather(mem, t.reads[1])}, out,
+                  [&](const std::vector<double>& x) { return g(x[0], x[1]); });
+    } else if (k == "select") {
+        expect_attrs(p, {});
+        need(3, 1);
+        broadcast(k, out_a.shape, {gather(mem, t.reads[0]), gather(mem, t.reads[1]), gather(mem, t.reads[2])}, out,
+                  [](const std::vector<double>& x) { return x[0] != 0 ? x[1] : x[2]; });
+    } else if (k == "matmul") {
+        expect_attrs(p, {});
+        need(2, 1);
         const Dense a = gather(mem, t.reads[0]), b = gather(mem, t.reads[1]);
-        const std::size_t r = out_a.shape.size();
-        if (a.shape.size() != r || b.shape.size() != r) throw ValueError{"SHAVE kernel '" + k + "': operands of different ranks"};
-        for (std::size_t d = 0; d < r; ++d)
-            if ((a.shape[d] != out_a.shape[d] && a.shape[d] != 1) || (b.shape[d] != out_a.shape[d] && b.shape[d] != 1))
-                throw ValueError{"SHAVE kernel '" + k + "': operand shapes do not broadcast to the output's"};
-        std::vector<std::int64_t> idx(r, 0);
-        for (std::size_t i = 0; i < out.size(); ++i) {
-            std::int64_t ia = 0, ib = 0;
-            for (std::size_t d = 0; d < r; ++d) {
-                ia = ia * a.shape[d] + (a.shape[d] == 1 ? 0 : idx[d]);
-                ib = ib * b.shape[d] + (b.shape[d] == 1 ? 0 : idx[d]);
-            }
-            out[i] = g(a.v[std::size_t(ia)], b.v[std::size_t(ib)]);
-            for (std::size_t d = r; d-- > 0;) {
-                if (++idx[d] < out_a.shape[d]) break;
-                idx[d] = 0;
-            }
-        }
+        const auto& os = out_a.shape;
+        if (a.shape.size() != 3 || b.shape.size() != 3 || os.size() != 3 || a.shape[0] != os[0] || b.shape[0] != os[0] ||
+            a.shape[1] != os[1] || b.shape[2] != os[2] || a.shape[2] != b.shape[1])
+            throw ValueError{"SHAVE kernel 'matmul' reads a [N,H,C] and b [N,C,W] and writes [N,H,W]; it has " + dims(a.shape) + ", " +
+                             dims(b.shape) + " -> " + dims(os)};
+        const std::int64_t N = os[0], H = os[1], W = os[2], C = a.shape[2];
+        for (std::int64_t n = 0; n < N; ++n)
+            for (std::int64_t h = 0; h < H; ++h)
+                for (std::int64_t w = 0; w < W; ++w) {
+                    float facc = 0.0f;
+                    double iacc = 0.0;
+                    for (std::int64_t c = 0; c < C; ++c) {
+                        const double x = a.v[std::size_t((n * H + h) * C + c)], y = b.v[std::size_t((n * C + c) * W + w)];
+                        if (float_out) facc += float(x) * float(y);
+                        else iacc += x * y;
+                    }
+                    out[std::size_t((n * H + h) * W + w)] = float_out ? double(facc) : iacc;
+                }
     } else if (k == "reduce_sum" || k == "reduce_max" || k == "reduce_min" || k == "reduce_product" || k == "softmax") {
         expect_attrs(p, {"axis"});
         need(1, 1);

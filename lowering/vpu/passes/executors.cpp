@@ -64,6 +64,29 @@ FConst transpose(const FConst& x, const std::vector<std::int64_t>& perms) {
     return y;
 }
 
+// The box of `x` from `start` with `shape` (TOSA SLICE).
+FConst slice(const FConst& x, const std::vector<std::int64_t>& start, const std::vector<std::int64_t>& shape) {
+    FConst y;
+    y.shape = shape;
+    const std::size_t r = shape.size();
+    std::vector<std::int64_t> xs(r, 1);
+    for (std::size_t i = r; i-- > 1;) xs[i - 1] = xs[i] * x.shape[i];
+    std::int64_t n = 1;
+    for (auto d : shape) n *= d;
+    y.items.resize(std::size_t(n));
+    std::vector<std::int64_t> idx(r, 0);
+    for (std::size_t o = 0; o < y.items.size(); ++o) {
+        std::int64_t src = 0;
+        for (std::size_t i = 0; i < r; ++i) src += (start[i] + idx[i]) * xs[i];
+        y.items[o] = x.items[std::size_t(src)];
+        for (std::size_t i = r; i-- > 0;) {
+            if (++idx[i] < shape[i]) break;
+            idx[i] = 0;
+        }
+    }
+    return y;
+}
+
 std::vector<std::uint8_t> fp16_bytes(const std::vector<float>& v) {
     std::vector<std::uint8_t> out(v.size() * 2);
     for (std::size_t i = 0; i < v.size(); ++i) {
@@ -107,9 +130,21 @@ struct Builder {
             }
         } else if (op->kind == OpKind::TRANSPOSE) {
             if (const FConst* x = fconst(op->inputs[0])) f = transpose(*x, op->get<std::vector<std::int64_t>>(AttrName::perms));
+        } else if (op->kind == OpKind::SLICE) {
+            const FConst* x = fconst(op->inputs[0]);
+            const auto start = const_shape(op->inputs[1]);
+            if (x && start) f = slice(*x, *start, g.type(v).shape);
         }
         if (!f) return nullptr;
         return &(consts[v] = std::move(*f));
+    }
+
+    // The values of a CONST_SHAPE operand.
+    std::optional<std::vector<std::int64_t>> const_shape(ValueId v) const {
+        const tosa::Op* sp = producer(v);
+        const tosa::Attr* a = sp && sp->kind == OpKind::CONST_SHAPE ? sp->attr(AttrName::values) : nullptr;
+        if (!a || !std::holds_alternative<std::vector<std::int64_t>>(*a)) return std::nullopt;
+        return std::get<std::vector<std::int64_t>>(*a);
     }
 
     std::string source_of(const tosa::Op& op) const {
@@ -211,6 +246,7 @@ struct Builder {
         const auto x = view_of(op.inputs[0]);
         const FConst* w = fconst(op.inputs[1]);
         const FConst* b = fconst(op.inputs[2]);
+        if (x && !depthwise && (!w || !b)) return conv_on_shave(op, *x);
         if (!x || !w || !b) return fail(op, "the weights and bias must be constants");
         const auto& pad = op.get<std::vector<std::int64_t>>(AttrName::pad);
         const auto& stride = op.get<std::vector<std::int64_t>>(AttrName::stride);
@@ -243,23 +279,34 @@ struct Builder {
         l.source = source_of(op);
         l.origin = op.origin;
         const ValueId y = op.outputs[0];
+        std::vector<std::int64_t> ys = g.type(y).shape;
+        if (ys[0] > 1) {
+            // The NCE works on one image: a 1x1 stride-1 conv (NNEF linear on a batch) takes the
+            // batch as rows; other convolutions of a batch are refused.
+            const View& xv = l.inputs[0];
+            const bool pointwise = l.nce.kernel[0] == 1 && l.nce.kernel[1] == 1 && l.nce.stride[0] == 1 && l.nce.stride[1] == 1 &&
+                                   pad == std::vector<std::int64_t>{0, 0, 0, 0};
+            if (!pointwise || xv.strides[0] != xv.strides[1] * xv.shape[1])
+                return fail(op, "a batch of " + std::to_string(ys[0]) + " (the NCE takes one image; a batch only for 1x1 convolutions)");
+            l.inputs[0].shape = {1, xv.shape[0] * xv.shape[1], xv.shape[2], xv.shape[3]};
+            l.inputs[0].strides = {xv.strides[0] * xv.shape[0], xv.strides[1], xv.strides[2], xv.strides[3]};
+            ys = {1, ys[0] * ys[1], ys[2], ys[3]};
+        }
         const std::int64_t KH = l.weights_shape[1], KW = l.weights_shape[2], I = l.weights_shape[3];
         const std::int64_t align = m.target.nce_channel_alignment;
         const std::int64_t ki = std::max<std::int64_t>(align, tile_budget(m.target) / 4 / (align * KH * KW * 2) / align * align);
-        if (!depthwise && I > ki) return split_k(std::move(l), y, ki);
+        if (!depthwise && I > ki) return split_k(std::move(l), y, ki, ys);
         const int t = add_tensor(g.value(y).name, g.type(y).volume(), Role::activation);
-        l.output = dense_view(t, g.type(y).shape);
-        const View ov = l.output;
-        add_layer(std::move(l), y, ov);
+        l.output = dense_view(t, ys);
+        add_layer(std::move(l), y, dense_view(t, g.type(y).shape));
         return true;
     }
 
     // A conv whose weights for even `align` output channels exceed what a tile may hold: split
     // over input channels into chunks of `ki`, each a conv into a partial sum (the bias in the
     // first), added up by NCE eltwise adds.
-    bool split_k(Layer l, ValueId y, std::int64_t ki) {
+    bool split_k(Layer l, ValueId y, std::int64_t ki, const std::vector<std::int64_t>& ys) {
         const std::int64_t O = l.weights_shape[0], KH = l.weights_shape[1], KW = l.weights_shape[2], I = l.weights_shape[3];
-        const auto& ys = g.type(y).shape;
         View acc;
         for (std::int64_t k0 = 0, j = 0; k0 < I; k0 += ki, ++j) {
             const std::int64_t kn = std::min(ki, I - k0);
@@ -293,7 +340,7 @@ struct Builder {
             acc = add.output;
             m.layers.push_back(std::move(add));
         }
-        views[y] = acc;
+        views[y] = dense_view(acc.tensor, g.type(y).shape);
         producer_layer[y] = int(m.layers.size()) - 1;
         return true;
     }
@@ -308,6 +355,7 @@ struct Builder {
         const bool global = k[0] == x->shape[1] && k[1] == x->shape[2] && ys[1] == 1 && ys[2] == 1 && p == std::vector<std::int64_t>{0, 0, 0, 0};
         if (global && (k[0] > m.target.nce_max_kernel || k[1] > m.target.nce_max_kernel)) return global_pool(op, *x);
         if (!nce_limits(op, k[0], k[1], s[0], s[1])) return false;
+        if (ys[0] > 1) return fail(op, "a batch of " + std::to_string(ys[0]) + " (the NCE takes one image)");
         Layer l;
         l.exec = Exec::nce;
         l.op = op.kind == OpKind::MAX_POOL2D ? "maxpool" : "avgpool";
@@ -357,6 +405,41 @@ struct Builder {
             v = shave_layer("mul", {v, dense_view(t, {1, 1, 1, 1})}, {1, 1, 1, C}, nlohmann::json::object(), op, name);
         }
         views[y] = v;
+        producer_layer[y] = int(m.layers.size()) - 1;
+        return true;
+    }
+
+    // A 1x1 CONV2D (NNEF linear) with computed weights or bias: the NCE takes constant weights
+    // only, so, as VPUX does with what the DPU cannot run, it becomes SHAVE kernels: MATMUL
+    // x[1, N*H*W, C] x w^T[1, C, O] (the weights box read transposed through its strides), then
+    // ADD of the bias broadcast over the rows.
+    bool conv_on_shave(const tosa::Op& op, View x) {
+        const auto w = view_of(op.inputs[1]), b = view_of(op.inputs[2]);
+        if (!w || !b) return fail(op, "the weights or bias have no memory form");
+        const auto& pad = op.get<std::vector<std::int64_t>>(AttrName::pad);
+        const auto& stride = op.get<std::vector<std::int64_t>>(AttrName::stride);
+        if (w->shape[1] != 1 || w->shape[2] != 1 || stride != std::vector<std::int64_t>{1, 1} || pad != std::vector<std::int64_t>{0, 0, 0, 0})
+            return fail(op, "computed weights: the NCE needs constant weights, and SHAVE runs a convolution with computed weights only as 1x1, "
+                            "stride 1, no padding (a matmul)");
+        const ValueId y = op.outputs[0];
+        const std::string name = g.value(y).name;
+        const auto& ys = g.type(y).shape;
+        const std::int64_t M = ys[0] * ys[1] * ys[2], C = x.shape[3], O = ys[3];
+        if (!x.dense(2)) x = materialize(x, name + ".input", Role::activation, source_of(op));
+        View a = x;
+        a.shape = {1, M, C};
+        a.strides = dense_strides(a.shape, 2);
+        View wt = *w;  // [O,1,1,C] -> [1,C,O]
+        wt.shape = {1, C, O};
+        wt.strides = {w->strides[0] * O, w->strides[3], w->strides[0]};
+        View bias = *b;  // [n] -> [1,1,n]
+        const std::int64_t n = b->shape.empty() ? 1 : b->shape.back();
+        const std::int64_t bs = b->shape.empty() ? 2 : b->strides.back();
+        bias.shape = {1, 1, n};
+        bias.strides = {bs * n, bs * n, bs};
+        const View mm = shave_layer("matmul", {a, wt}, {1, M, O}, nlohmann::json::object(), op, name + ".matmul");
+        const View sum = shave_layer("add", {mm, bias}, {1, M, O}, nlohmann::json::object(), op, name);
+        views[y] = dense_view(sum.tensor, ys);
         producer_layer[y] = int(m.layers.size()) - 1;
         return true;
     }
@@ -434,7 +517,7 @@ struct Builder {
         const ValueId a = op.inputs[0], b = op.inputs[1], y = op.outputs[0];
         const auto& ys = g.type(y).shape;
         const auto av = view_of(a), bv = view_of(b);
-        if (av && bv && g.type(a).shape == ys && g.type(b).shape == ys && ys.size() == 4 && !fconst(a) && !fconst(b)) {
+        if (av && bv && g.type(a).shape == ys && g.type(b).shape == ys && ys.size() == 4 && ys[0] == 1 && !fconst(a) && !fconst(b)) {
             Layer l;
             l.exec = Exec::nce;
             l.op = "eltwise";
@@ -505,13 +588,28 @@ struct Builder {
         return false;
     }
 
+    // Operators whose bool result a SHAVE kernel computes as fp16 1.0 / 0.0.
+    static bool bool_result(OpKind k) {
+        switch (k) {
+            case OpKind::GREATER:
+            case OpKind::GREATER_EQUAL:
+            case OpKind::EQUAL:
+            case OpKind::LOGICAL_AND:
+            case OpKind::LOGICAL_OR:
+            case OpKind::LOGICAL_XOR:
+            case OpKind::LOGICAL_NOT: return true;
+            default: return false;
+        }
+    }
+
     bool shave(const tosa::Op& op, const std::string& kernel, nlohmann::json attrs = nlohmann::json::object()) {
         Layer l;
         l.exec = Exec::shave;
         l.op = kernel;
         std::size_t n_in = op.inputs.size();
         if (op.kind == OpKind::MUL) n_in = 2;  // the shift operand is integer-only
-        if (op.kind == OpKind::MATMUL) n_in = 2;
+        if (op.kind == OpKind::MATMUL) n_in = 2;   // and the zero points (0 on the float path)
+        if (op.kind == OpKind::NEGATE) n_in = 1;
         for (std::size_t i = 0; i < n_in; ++i) {
             if (g.type(op.inputs[i]).dtype == tosa::DType::shape) continue;
             auto v = view_of(op.inputs[i]);
@@ -524,10 +622,54 @@ struct Builder {
         l.origin = op.origin;
         if (op.outputs.size() != 1) return fail(op, "SHAVE kernels have one result");
         const ValueId y = op.outputs[0];
-        if (!tosa::is_float(g.type(y).dtype)) return fail(op, "a " + std::string(tosa::to_string(g.type(y).dtype)) + " result (this compiler's PRO-FP path is fp16)");
+        // A bool result (comparisons, logical operators) is stored as fp16 1.0 / 0.0: the target's
+        // buffers have no bool type, and its float path is fp16 (docs/vpu-compiler.md).
+        const bool bool_kernel = g.type(y).dtype == tosa::DType::bool_ && bool_result(op.kind);
+        if (!tosa::is_float(g.type(y).dtype) && !bool_kernel)
+            return fail(op, "a " + std::string(tosa::to_string(g.type(y).dtype)) + " result (this compiler's PRO-FP path is fp16)");
         l.output = dense_view(add_tensor(g.value(y).name, g.type(y).volume(), Role::activation), g.type(y).shape);
         const View ov = l.output;
         add_layer(std::move(l), y, ov);
+        return true;
+    }
+
+    // GATHER with constant indices (VPUX turns such a Gather into slices): values [N,K,C],
+    // indices [N,W] -> [N,W,C]; one row is a view of the values (no task), more rows are copies.
+    bool gather(const tosa::Op& op) {
+        const FConst* idx = fconst(op.inputs[1]);
+        if (!idx) return shave(op, "gather");
+        const auto x = view_of(op.inputs[0]);
+        if (!x) return fail(op, "the values have no memory form");
+        const ValueId y = op.outputs[0];
+        const auto& ys = g.type(y).shape;
+        const std::int64_t N = ys[0], W = ys[1], K = x->shape[1];
+        for (float k : idx->items)
+            if (k < 0 || k >= float(K) || std::floor(k) != k) return fail(op, "index " + std::to_string(k) + " outside [0, " + std::to_string(K) + ")");
+        auto row = [&](std::int64_t n, std::int64_t w) {
+            View r = *x;
+            r.offset += n * x->strides[0] + std::int64_t(idx->items[std::size_t(n * W + w)]) * x->strides[1];
+            r.shape = {1, 1, ys[2]};
+            return r;
+        };
+        if (N * W == 1) {
+            views[y] = row(0, 0);
+            return true;
+        }
+        const View out = dense_view(add_tensor(g.value(y).name, g.type(y).volume(), Role::activation), ys);
+        for (std::int64_t n = 0; n < N; ++n)
+            for (std::int64_t w = 0; w < W; ++w) {
+                Layer l;
+                l.exec = Exec::copy;
+                l.op = "copy";
+                l.inputs = {row(n, w)};
+                l.output = out;
+                l.output.shape = {1, 1, ys[2]};
+                l.output.offset = out.offset + n * out.strides[0] + w * out.strides[1];
+                l.source = source_of(op);
+                l.origin = op.origin;
+                m.layers.push_back(std::move(l));
+            }
+        views[y] = out;
         return true;
     }
 
@@ -687,11 +829,9 @@ struct Builder {
                     v.shape = ys;
                     v.strides = dense_strides(ys, 2);
                 } else if (op.kind == OpKind::SLICE) {
-                    const tosa::Op* sp = producer(op.inputs[1]);
-                    const tosa::Attr* a = sp && sp->kind == OpKind::CONST_SHAPE ? sp->attr(AttrName::values) : nullptr;
-                    if (!a || !std::holds_alternative<std::vector<std::int64_t>>(*a)) return fail(op, "the start is not a constant");
-                    const auto& start = std::get<std::vector<std::int64_t>>(*a);
-                    for (std::size_t i = 0; i < ys.size(); ++i) v.offset += start[i] * v.strides[i];
+                    const auto start = const_shape(op.inputs[1]);
+                    if (!start) return fail(op, "the start is not a constant");
+                    for (std::size_t i = 0; i < ys.size(); ++i) v.offset += (*start)[i] * v.strides[i];
                     v.shape = ys;
                 }
                 views[y] = v;
@@ -707,6 +847,7 @@ struct Builder {
             case OpKind::MUL: return eltwise(op);
             case OpKind::CLAMP: return clamp(op);
             case OpKind::CONCAT: return concat(op);
+            case OpKind::GATHER: return fconst(y) ? true : gather(op);
             case OpKind::MINIMUM:
             case OpKind::MAXIMUM:
                 if (fuse_min_max(op)) return true;

@@ -142,6 +142,7 @@ bool tile(Module& m, Diagnostics& diags) {
         int dim = -1;
         for (std::size_t d = 0; d < l.output.shape.size() && dim < 0; ++d) {
             if (l.output.shape[d] == 1 || std::int64_t(d) == axis) continue;
+            if (l.op == "matmul" && d != 0) continue;  // rows of A are not rows of B: only the batch splits
             bool ok = true;
             for (const View& v : l.inputs)
                 ok = ok && v.shape.size() == l.output.shape.size() && (v.shape[d] == l.output.shape[d] || v.shape[d] == 1);

@@ -105,6 +105,65 @@ Graph chain_graph(std::int64_t H, std::int64_t W, std::int64_t IC, std::int64_t 
     return g;
 }
 
+// sign(x) as the NNEF legalizer writes it (GREATER, SELECT), then where 0 < x < 0.3 (LOGICAL_AND,
+// LOGICAL_NOT, GREATER_EQUAL) x itself: y [1,3,8,8]; bool values in between.
+Graph compare_graph() {
+    Graph g;
+    g.name = "compare";
+    const TensorType t = f32({1, 3, 8, 8}), b = {DType::bool_, {1, 3, 8, 8}};
+    const ValueId x = g.add_value(t, "x");
+    g.main().inputs = {x};
+    auto k = [&](float v) {
+        auto c = ConstData::allocate({DType::fp32, {1, 1, 1, 1}});
+        c->mutable_items<float>()[0] = v;
+        return g.add_const(0, c);
+    };
+    auto op = [&](OpKind kind, std::vector<ValueId> in, const TensorType& type) { return g.add_op(0, kind, std::move(in), {type}).outputs[0]; };
+    const ValueId pos = op(OpKind::GREATER, {x, k(0.0f)}, b), neg = op(OpKind::GREATER, {k(0.0f), x}, b);
+    const ValueId sign = op(OpKind::SELECT, {pos, k(1.0f), op(OpKind::SELECT, {neg, k(-1.0f), x}, t)}, t);
+    const ValueId band = op(OpKind::LOGICAL_AND, {pos, op(OpKind::LOGICAL_NOT, {op(OpKind::GREATER_EQUAL, {x, k(0.3f)}, b)}, b)}, b);
+    const ValueId y = op(OpKind::SELECT, {band, x, sign}, t);
+    g.values[y].name = "y";
+    g.main().outputs = {y};
+    return g;
+}
+
+// x [4,8]: a linear (1x1 CONV2D) whose weights are computed (sigmoid(x)) and whose bias is a SLICE
+// of a constant: y [4,4]; a linear with constant weights and a sliced constant bias, then GATHER of
+// rows 3 and 1 (constant indices): r [1,2,5], and of row 2 alone: s [1,1,5].
+Graph linear_graph() {
+    Graph g;
+    g.name = "linear";
+    const ValueId x = g.add_value(f32({4, 8}), "x");
+    g.main().inputs = {x};
+    auto reshape = [&](ValueId v, I shape) { return g.add_op(0, OpKind::RESHAPE, {v, g.add_const_shape(0, shape)}, {f32(shape)}).outputs[0]; };
+    auto slice = [&](ValueId v, I start, I size) {
+        return g.add_op(0, OpKind::SLICE, {v, g.add_const_shape(0, start), g.add_const_shape(0, size)}, {f32(size)}).outputs[0];
+    };
+    const Attrs conv = {{AttrName::pad, I{0, 0, 0, 0}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}}, {AttrName::acc_type, AccType::FP32}};
+    const ValueId biases = constant(g, {2, 8}, 21);
+    const ValueId x4 = reshape(x, {4, 1, 1, 8});
+    const ValueId w = reshape(g.add_op(0, OpKind::SIGMOID, {x}, {f32({4, 8})}).outputs[0], {4, 1, 1, 8});
+    const ValueId b1 = reshape(slice(biases, {1, 2}, {1, 4}), {4});
+    const ValueId c1 = g.add_op(0, OpKind::CONV2D, {x4, w, b1, zero(g), zero(g)}, {f32({4, 1, 1, 4})}, conv).outputs[0];
+    const ValueId y = reshape(c1, {4, 4});
+    g.values[y].name = "y";
+    const ValueId b2 = reshape(slice(biases, {0, 3}, {1, 5}), {5});
+    const ValueId c2 = g.add_op(0, OpKind::CONV2D, {x4, constant(g, {5, 1, 1, 8}, 22), b2, zero(g), zero(g)}, {f32({4, 1, 1, 5})}, conv).outputs[0];
+    const ValueId rows = reshape(c2, {1, 4, 5});
+    auto indices = [&](std::vector<std::int32_t> v) {
+        auto c = ConstData::allocate({DType::i32, {1, std::int64_t(v.size())}});
+        for (std::size_t i = 0; i < v.size(); ++i) c->mutable_items<std::int32_t>()[i] = v[i];
+        return g.add_const(0, c);
+    };
+    const ValueId r = g.add_op(0, OpKind::GATHER, {rows, indices({3, 1})}, {f32({1, 2, 5})}).outputs[0];
+    g.values[r].name = "r";
+    const ValueId s = g.add_op(0, OpKind::GATHER, {rows, indices({2})}, {f32({1, 1, 5})}).outputs[0];
+    g.values[s].name = "s";
+    g.main().outputs = {y, r, s};
+    return g;
+}
+
 double rel_l2(const ConstData& got, const ConstData& want) {
     double num = 0, den = 0;
     for (std::int64_t i = 0; i < want.type.volume(); ++i) {
@@ -122,13 +181,14 @@ std::string text(const Diagnostics& d) {
 }
 
 // Compiles, simulates with values, and compares each output with the interpreter's.
-void compile_and_check(const Graph& g, const vpu::Target& target, std::int64_t* tasks = nullptr) {
+void compile_and_check(const Graph& g, const vpu::Target& target, std::int64_t* tasks = nullptr, vpu::TaskList* out = nullptr) {
     Diagnostics d{0};
     vpu::CompileOptions co;
     const auto list = vpu::compile(g, target, co, d);
     INFO(text(d));
     REQUIRE(list);
     if (tasks) *tasks = std::int64_t(list->tasks.size());
+    if (out) *out = *list;
     const ConstPtr x = filled(g.type(g.main().inputs[0]).shape, 9, 1.0f);
     InterpretOptions io;
     const auto want = interpret(g, {x}, io, d);
@@ -140,7 +200,9 @@ void compile_and_check(const Graph& g, const vpu::Target& target, std::int64_t* 
     INFO(text(d));
     REQUIRE(r.valid);
     for (std::int64_t c = 0; c < target.clusters; ++c) CHECK(r.cmx[std::size_t(c)].peak <= target.cmx_bytes);
-    CHECK(r.makespan >= r.bound.value() - 1.0);  // cycles are whole, times are not
+    // a task's cycles are whole, its simulated time is not (a DMA's bytes / rate): up to one cycle
+    // per task of the longest chain
+    CHECK(r.makespan >= r.bound.value() - double(list->tasks.size()));
     for (std::size_t k = 0; k < g.main().outputs.size(); ++k) {
         const std::string name = g.value(g.main().outputs[k]).name;
         REQUIRE(r.outputs.count(name));
@@ -359,6 +421,36 @@ TEST_SUITE("vpu") {
             CHECK(cons[b.id] <= 3);
             CHECK(b.physical < t.barriers);
         }
+    }
+
+    TEST_CASE("compile: comparisons and SELECT run as SHAVE kernels, bool values as fp16 1 / 0") {
+        vpu::TaskList l;
+        compile_and_check(compare_graph(), vpu::Target{}, nullptr, &l);
+        std::map<std::string, const vpu::Buffer*> buffers;
+        for (const auto& b : l.buffers) buffers[b.id] = &b;
+        std::map<std::string, int> kernels;
+        for (const auto& t : l.tasks) {
+            if (t.kind != vpu::TaskKind::SHAVE) continue;
+            ++kernels[t.op];
+            for (const auto& w : t.writes) CHECK(buffers.at(w.buffer)->dtype == vpu::DataType::fp16);
+        }
+        CHECK(kernels["greater"] >= 2);
+        CHECK(kernels["greater_equal"] >= 1);
+        CHECK(kernels["logical_and"] >= 1);
+        CHECK(kernels["logical_not"] >= 1);
+        CHECK(kernels["select"] >= 3);
+    }
+
+    TEST_CASE("compile: a linear with computed weights runs on SHAVE (matmul, add); sliced constant biases and constant-index GATHER fold") {
+        vpu::TaskList l;
+        compile_and_check(linear_graph(), vpu::Target{}, nullptr, &l);
+        std::map<std::string, int> ops;
+        for (const auto& t : l.tasks) ++ops[std::string(vpu::to_string(t.kind)) + " " + t.op];
+        CHECK(ops["SHAVE matmul"] >= 1);
+        CHECK(ops["SHAVE add"] >= 1);
+        CHECK(ops["NCE conv"] >= 1);  // the linear with constant weights, its bias a slice
+        CHECK(ops.count("SHAVE gather") == 0);
+        CHECK(ops.count("SHAVE slice") == 0);
     }
 
     TEST_CASE("compile: an operator the NCE cannot take is an error naming it and its NNEF operation") {
