@@ -15,13 +15,6 @@
 #include <set>
 #include <sstream>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#include <unistd.h>
-#endif
-
-#include <nnef/detail/huge_pages.hpp>
-
 #include "../common/cli.hpp"
 #include "exec/executor.hpp"
 #include "lowering/tosa/from_nnef.hpp"
@@ -257,25 +250,6 @@ void write_output_tensor(const fs::path& path, const tosa::ConstData& c) {
     take(storage::write_tensor_file(path.string(), *tensor));
 }
 
-// After cli::tune_allocator: grows the heap by `bytes` at once, transparent huge pages advised on
-// all of it. Compiling ResNet-50 holds some 340 MB at its peak (the TOSA constants, the compiler's
-// float copies and fp16 bytes of every weight), most of it in vectors from the heap; with 4 KiB
-// pages that is some 50,000 page faults, a third of the run.
-void reserve_heap(std::size_t bytes) {
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-    const std::size_t top = ::mallinfo2().keepcost;  // the heap's free top
-    ::mallopt(M_TOP_PAD, static_cast<int>(bytes));
-    char* const before = static_cast<char*>(::sbrk(0));
-    void* volatile grow = std::malloc(top + 4096);  // more than the free top: the heap grows by the pad
-    char* const after = static_cast<char*>(::sbrk(0));
-    std::free(grow);
-    ::mallopt(M_TOP_PAD, 64 << 20);  // back to tune_allocator's steps
-    if (before != reinterpret_cast<char*>(-1) && after > before) detail::advise_huge_pages(before, std::size_t(after - before));
-#else
-    (void)bytes;
-#endif
-}
-
 int run(int argc, char** argv) {
     VpuOptions o;
     std::vector<char*> rest = take_vpu_options(argc, argv, o);
@@ -363,6 +337,5 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     nnef::cli::tune_allocator();
-    nnef::to_vpu_main::reserve_heap(std::size_t(512) << 20);  // 512 MiB of address space; only what is touched is memory
     nnef::cli::exit_now(nnef::to_vpu_main::run(argc, argv));
 }
