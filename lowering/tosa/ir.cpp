@@ -8,6 +8,11 @@
 #include <sstream>
 #include <stdexcept>
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define NNEF_TOSA_F16C 1
+#endif
+
 #include <nnef/source.hpp>
 
 namespace nnef::tosa {
@@ -484,7 +489,31 @@ float float_of(std::uint32_t u) {
 }
 }  // namespace tosa_ir_cpp
 
+namespace tosa_ir_cpp {
+std::uint16_t fp32_to_fp16_soft(float f);
+#ifdef NNEF_TOSA_F16C
+// The processor's conversion (F16C, round to nearest even, NaN payloads kept with the quiet bit
+// set): the same bits as fp32_to_fp16_soft for every input, a few times faster. The VPU compiler
+// converts every weight of a model this way.
+__attribute__((target("f16c"))) std::uint16_t fp32_to_fp16_f16c(float f) {
+    return static_cast<std::uint16_t>(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT));
+}
+bool has_f16c() {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("f16c");
+}
+#endif
+}  // namespace tosa_ir_cpp
+
 std::uint16_t fp32_to_fp16(float f) {
+#ifdef NNEF_TOSA_F16C
+    static const bool f16c = tosa_ir_cpp::has_f16c();
+    if (f16c) return tosa_ir_cpp::fp32_to_fp16_f16c(f);
+#endif
+    return tosa_ir_cpp::fp32_to_fp16_soft(f);
+}
+
+std::uint16_t tosa_ir_cpp::fp32_to_fp16_soft(float f) {
     using namespace tosa_ir_cpp;
     const std::uint32_t u = bits_of(f);
     const std::uint32_t sign = (u >> 16) & 0x8000u;

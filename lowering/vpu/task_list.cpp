@@ -542,50 +542,78 @@ ojson task_json(const Task& t) {
 
 }  // namespace task_list_cpp
 
-nlohmann::ordered_json to_json(const TaskList& list) {
-    using namespace task_list_cpp;
+namespace task_list_cpp {
+
+// The top-level fields of section 6 in their order, the arrays item by item: `out.field(key,
+// value)` and `out.array(key, items, item_json)`. Both the document and its text go through it.
+template <class Out>
+void visit_fields(const TaskList& list, Out& out) {
+    out.field("format", ojson(task_list_format));
+    out.field("version", ojson(task_list_version));
+    out.field("target", to_json(list.target));
+    out.field("graph", ojson(list.graph));
+    out.array("buffers", list.buffers, buffer_json);
+    out.array("inputs", list.inputs, entry_json);
+    out.array("outputs", list.outputs, entry_json);
+    out.array("barriers", list.barriers, barrier_json);
+    out.array("tasks", list.tasks, task_json);
+}
+
+struct DocumentOut {
     ojson j = ojson::object();
-    j["format"] = task_list_format;
-    j["version"] = task_list_version;
-    j["target"] = to_json(list.target);
-    j["graph"] = list.graph;
-    ojson a = ojson::array();
-    for (const Buffer& b : list.buffers) a.push_back(buffer_json(b));
-    j["buffers"] = a;
-    a = ojson::array();
-    for (const IoEntry& e : list.inputs) a.push_back(entry_json(e));
-    j["inputs"] = a;
-    a = ojson::array();
-    for (const IoEntry& e : list.outputs) a.push_back(entry_json(e));
-    j["outputs"] = a;
-    a = ojson::array();
-    for (const Barrier& b : list.barriers) a.push_back(barrier_json(b));
-    j["barriers"] = a;
-    a = ojson::array();
-    for (const Task& t : list.tasks) a.push_back(task_json(t));
-    j["tasks"] = a;
-    return j;
+    void field(const char* key, ojson value) { j[key] = std::move(value); }
+    template <class T, class F>
+    void array(const char* key, const std::vector<T>& items, F item_json) {
+        ojson a = ojson::array();
+        for (const T& x : items) a.push_back(item_json(x));
+        j[key] = std::move(a);
+    }
+};
+
+// Each item of the top-level arrays on a line of its own, dumped by nlohmann as soon as it is
+// built (no document of tens of thousands of tasks in memory).
+struct TextOut {
+    std::string text = "{\n";
+    bool first = true;
+    void key(const char* k) {
+        text += first ? "  " : ",\n  ";
+        first = false;
+        text += ojson(k).dump();
+        text += ": ";
+    }
+    void field(const char* k, const ojson& value) {
+        key(k);
+        text += value.dump();
+    }
+    template <class T, class F>
+    void array(const char* k, const std::vector<T>& items, F item_json) {
+        key(k);
+        if (items.empty()) {
+            text += ojson::array().dump();
+            return;
+        }
+        text += "[\n";
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            text += "    ";
+            text += item_json(items[i]).dump();
+            text += i + 1 < items.size() ? ",\n" : "\n";
+        }
+        text += "  ]";
+    }
+};
+
+}  // namespace task_list_cpp
+
+nlohmann::ordered_json to_json(const TaskList& list) {
+    task_list_cpp::DocumentOut out;
+    task_list_cpp::visit_fields(list, out);
+    return std::move(out.j);
 }
 
 std::string to_json_text(const TaskList& list) {
-    // Each item of the top-level arrays on a line of its own; every piece dumped by nlohmann.
-    const task_list_cpp::ojson j = to_json(list);
-    std::string out = "{\n";
-    bool first = true;
-    for (auto it = j.begin(); it != j.end(); ++it) {
-        out += first ? "  " : ",\n  ";
-        first = false;
-        out += task_list_cpp::ojson(it.key()).dump() + ": ";
-        if (it.value().is_array() && !it.value().empty()) {
-            out += "[\n";
-            for (std::size_t i = 0; i < it.value().size(); ++i)
-                out += "    " + it.value()[i].dump() + (i + 1 < it.value().size() ? ",\n" : "\n");
-            out += "  ]";
-        } else {
-            out += it.value().dump();
-        }
-    }
-    return out + "\n}\n";
+    task_list_cpp::TextOut out;
+    task_list_cpp::visit_fields(list, out);
+    return std::move(out.text) + "\n}\n";
 }
 
 Result<TaskList> parse_task_list(const std::string& text, const std::string& name) {

@@ -40,7 +40,8 @@ const char* const description =
     "\n"
     "vpu options:\n"
     "  --target FILE            the target file (default: the task list's own target)\n"
-    "  --format json|text       how -o writes the task list: JSON (default) or a readable dump\n"
+    "  --format json|text       how -o writes the task list: JSON (default; -o FILE.json of a compiled\n"
+    "                           MODEL also writes its constants to FILE.bin) or a readable dump\n"
     "  --simulate               run the task list on the target and print the report\n"
     "  --svg FILE               with --simulate: the schedule as an SVG timeline\n"
     "  --input NAME=FILE.dat    with --simulate: the value of graph input NAME (in NNEF's layout); FILE\n"
@@ -192,6 +193,17 @@ vpu::TaskList load_task_list(const std::string& path, bool need_constants) {
     return list;
 }
 
+// Whether the list has constant DDR buffers, all with their contents.
+bool carries_constants(const vpu::TaskList& list) {
+    bool any = false;
+    for (const vpu::Buffer& b : list.buffers) {
+        if (!vpu::is_constant(b.role) || b.memory != vpu::Memory::DDR) continue;
+        if (!b.data || std::int64_t(b.data->size()) != b.size) return false;
+        any = true;
+    }
+    return any;
+}
+
 // The value of one graph input from --input (NNEF layout).
 tosa::ConstPtr input_value(const vpu::IoEntry& e, const std::string& item) {
     const bool ints = e.dtype == vpu::DataType::int8 || e.dtype == vpu::DataType::uint8 || e.dtype == vpu::DataType::int32;
@@ -273,6 +285,15 @@ int run(int argc, char** argv) {
     if (!o.simulate || !opts.output.empty()) {
         const std::string text = o.format == "json" ? vpu::to_json_text(list) : vpu::to_text(list);
         if (!cli::write_output(opts.output, text, "nnef-to-vpu")) return cli::usage;
+        // A JSON file gets its constant data file beside it (docs/vpu.md) when the list carries the
+        // constants: a compiled MODEL, or a task list read with them (values).
+        if (o.format == "json" && !opts.output.empty() && opts.output != "-" && carries_constants(list)) {
+            Diagnostics d;
+            if (!vpu::write_constants_file(list, vpu::constants_path(opts.output), d)) {
+                print(d);
+                return cli::usage;
+            }
+        }
         if (!o.simulate) return cli::ok;
     }
 
@@ -335,4 +356,7 @@ int run(int argc, char** argv) {
 
 }  // namespace nnef::to_vpu_main
 
-int main(int argc, char** argv) { nnef::cli::exit_now(nnef::to_vpu_main::run(argc, argv)); }
+int main(int argc, char** argv) {
+    nnef::cli::tune_allocator();
+    nnef::cli::exit_now(nnef::to_vpu_main::run(argc, argv));
+}

@@ -129,6 +129,34 @@ TEST_SUITE("tools") {
         CHECK(has(nnef_test::read_text(json.parent_path() / "tasks.txt"), "NCE0 (1 tasks):"));
     }
 
+    TEST_CASE("nnef-to-vpu: a compiled model's JSON gets its constant data file") {
+        // The list written with -o carries the weights in model.bin beside it: simulating it with
+        // values gives what simulating the model does, and other weights give other values.
+        const fs::path dir = nnef_test::scratch_dir() / "vpu-compiled-bin";
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        const fs::path model = fs::path(NNEF_SOURCE_DIR) / "samples" / "classifier";
+        auto r = run_tool("nnef-to-vpu", q(model) + " --random-weights 3 -o " + q(dir / "model.json"));
+        REQUIRE(r.code == 0);
+        REQUIRE(fs::exists(dir / "model.bin"));
+        const std::string values = " --simulate --input random:1 --output-dir ";
+        r = run_tool("nnef-to-vpu", q(dir / "model.json") + values + q(dir / "from-list"));
+        CAPTURE(r.err);
+        REQUIRE(r.code == 0);
+        r = run_tool("nnef-to-vpu", q(model) + " --random-weights 3" + values + q(dir / "from-model"));
+        REQUIRE(r.code == 0);
+        r = run_tool("nnef-to-vpu", q(model) + " --random-weights 4" + values + q(dir / "other-weights"));
+        REQUIRE(r.code == 0);
+        const std::vector<float> y = read_floats(dir / "from-list" / "probabilities.dat");
+        CHECK(y.size() == 10);
+        CHECK(y == read_floats(dir / "from-model" / "probabilities.dat"));
+        CHECK(y != read_floats(dir / "other-weights" / "probabilities.dat"));
+        // Text output and stdout get no constant data file.
+        r = run_tool("nnef-to-vpu", q(model) + " --random-weights 3 --format text -o " + q(dir / "model.txt"));
+        CHECK(r.code == 0);
+        CHECK(!fs::exists(dir / "model.txt.bin"));
+    }
+
     TEST_CASE("nnef-to-vpu: violations, bad files and usage") {
         nnef::vpu::TaskList l = vpu_test::conv_list();
         l.tasks[1].update.clear();

@@ -205,6 +205,33 @@ TEST_SUITE("tosa") {
                 FAIL("fp16 round trip");
             }
         }
+        // A sample of every fp32 bit pattern: the result is the nearest fp16 (ties to the even
+        // one), infinity past the midpoint above 65504, and a NaN keeps its sign and top payload
+        // bits with the quiet bit set (whichever conversion the processor allows).
+        for (std::uint64_t k = 0; k < (1ull << 32); k += 4093) {
+            const std::uint32_t u = static_cast<std::uint32_t>(k);
+            const float f = from_bits(u);
+            const std::uint16_t h = fp32_to_fp16(f);
+            bool ok;
+            if (std::isnan(f)) {
+                ok = h == (((u >> 16) & 0x8000u) | 0x7e00u | ((u >> 13) & 0x3ffu));
+            } else if (std::fabs(f) >= 65520.0f) {
+                ok = h == (f > 0 ? 0x7c00 : 0xfc00);
+            } else {
+                const double d = std::fabs(double(f)), got = std::fabs(double(fp16_to_fp32(h)));
+                const std::uint16_t mag = h & 0x7fffu;
+                const double below = mag ? double(fp16_to_fp32(static_cast<std::uint16_t>(mag - 1))) : -1.0;
+                const double above = double(fp16_to_fp32(static_cast<std::uint16_t>(mag + 1)));
+                ok = (h & 0x8000u) == ((u >> 16) & 0x8000u) && mag < 0x7c00u && std::fabs(d - got) <= d - below &&
+                     std::fabs(d - got) <= above - d &&
+                     (std::fabs(d - got) < d - below || (mag & 1u) == 0) && (std::fabs(d - got) < above - d || (mag & 1u) == 0);
+            }
+            if (!ok) {
+                CAPTURE(u);
+                CAPTURE(h);
+                FAIL("fp32 to fp16 is not the nearest even");
+            }
+        }
         CHECK(fp32_to_bf16(1.0f) == 0x3f80);
         CHECK(fp32_to_bf16(from_bits(0x3f808000u)) == 0x3f80);  // tie, even stays
         CHECK(fp32_to_bf16(from_bits(0x3f818000u)) == 0x3f82);  // tie, odd rounds up
