@@ -122,21 +122,13 @@ TEST_CASE("nnef-run --via tosa on every real model of the corpus: N passed, M fa
     // model ships one: <= 1e-4. Models with a custom operation must be refused by both.
     NNEF_REQUIRE_CORPUS();
     const fs::path real = nnef_test::corpus_dir() / "real";
-    // Known failures, each with its reason; each must still fail (remove it when it is fixed).
-    // (None today: the lowering and nnef-run share storage/random_data, so batch-norm variances agree.)
-    const std::map<std::string, std::string> known = {};
-    std::vector<std::string> models;
-    for (const auto& e : fs::directory_iterator(real))
-        if (fs::exists(e.path() / "graph.nnef")) models.push_back(e.path().filename().string());
-    std::sort(models.begin(), models.end());
-    int passed = 0, failed = 0;
-    std::string report;
-    for (const std::string& name : models) {
+    // Known failures (tally.known, name -> reason) must still fail; none today: the lowering and
+    // nnef-run share storage/random_data, so batch-norm variances agree.
+    nnef_test::CorpusTally tally;  // tally.known: none today
+    for (const std::string& name : nnef_test::real_models()) {
         CAPTURE(name);
         const fs::path m = real / name;
-        bool has_weights = false;
-        for (const auto& e : fs::directory_iterator(m)) has_weights = has_weights || e.path().extension() == ".dat";
-        const std::string weights = has_weights ? "" : " --random-weights 1";
+        const std::string weights = nnef_test::stores_weights(m) ? "" : " --random-weights 1";
         const fs::path ref = fresh("via-tosa-corpus-" + name);
         auto r = run_tool("nnef-run", q(m) + weights + " --input random:1 --output-dir " + q(ref));
         std::string outcome;
@@ -163,17 +155,9 @@ TEST_CASE("nnef-run --via tosa on every real model of the corpus: N passed, M fa
                 outcome += ok ? "; PyTorch reference: match (1e-4)" : "; PyTorch reference: MISMATCH";
             }
         }
-        const auto k = known.find(name);
-        if (k != known.end()) {
-            CHECK_MESSAGE(!ok, name << " passes now: remove it from the known failures");
-            outcome += " (known: " + k->second + ")";
-        } else {
-            CHECK_MESSAGE(ok, name << ": " << outcome);
-        }
-        (ok ? passed : failed) += 1;
-        report += "  " + name + ": " + (ok ? "pass" : "FAIL") + ", " + outcome + "\n";
+        tally.record(name, ok, outcome);
     }
-    MESSAGE("nnef-run --via tosa on the corpus: " << passed << " passed, " << failed << " failed\n" << report);
+    MESSAGE("nnef-run --via tosa on the corpus: " << tally.passed << " passed, " << tally.failed << " failed\n" << tally.report);
 }
 
 }  // TEST_SUITE
