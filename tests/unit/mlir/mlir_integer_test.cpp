@@ -15,6 +15,7 @@
 #include "lowering/tosa/from_nnef.hpp"
 #include "lowering/tosa/interpreter.hpp"
 #include "lowering/tosa/mlir.hpp"
+#include "lowered_model.hpp"
 #include "mlir_support.hpp"
 #include "storage/tensor_file.hpp"
 #include "unit/tosa/integer_support.hpp"
@@ -25,34 +26,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct IntLowered {
-    nnef::Session session;
-    nnef::Diagnostics diags;
-    std::optional<Graph> graph;
-};
-
-std::unique_ptr<IntLowered> lower_int(const fs::path& model, std::optional<std::uint64_t> seed) {
-    nnef::FlattenOptions fo;
-    fo.load_weights = !seed;
-    auto l = std::make_unique<IntLowered>();
-    l->session = nnef::Session(fo);
-    if (!l->session.load_path(model.string())) return l;
-    LowerOptions lo;
-    lo.profile = Profile::pro_int;
-    lo.random_weights = seed;
-    l->graph = lower_to_tosa(*l->session.graph(), lo, l->diags);
-    return l;
-}
-
-std::string int_rendered(const IntLowered& l) {
-    std::string s;
-    for (const auto& d : l.session.diagnostics()) s += nnef::render(d, l.session.sources());
-    for (const auto& d : l.diags) s += nnef::render(d, l.session.sources());
-    return s;
-}
-
 // The codes of the model's inputs: `x` for the first one, random ones otherwise.
-std::vector<ConstPtr> input_codes(const IntLowered& l, const nnef::exec::TensorValue* x) {
+std::vector<ConstPtr> input_codes(const LoweredModel& l, const nnef::exec::TensorValue* x) {
     const nnef::Graph& g = *l.session.graph();
     std::vector<ConstPtr> out;
     for (std::size_t i = 0; i < g.inputs.size(); ++i) {
@@ -106,8 +81,8 @@ TEST_SUITE("mlir") {
         }
         for (const auto& [m, seed] : models) {
             CAPTURE(m.string());
-            auto l = lower_int(m, seed);
-            REQUIRE_MESSAGE(l->graph.has_value(), int_rendered(*l));
+            auto l = lower_model(m, seed, Profile::pro_int);
+            REQUIRE_MESSAGE(l->graph.has_value(), rendered(*l));
             MlirOptions mo;
             mo.elide_weights = true;
             mo.elide_above = 1024;
@@ -120,20 +95,20 @@ TEST_SUITE("mlir") {
 
     TEST_CASE("mlir-runner and our TOSA interpreter give the same i8 codes for the quantized sample, a CNN, add/sub/mul, matmul and avg_pool") {
         NNEF_REQUIRE_MLIR_RUNNER();
-        auto cnn = lower_int(integer_support::write_model("mlir_cnn_run", integer_support::cnn_graph, integer_support::cnn_quant), 5);
-        REQUIRE_MESSAGE(cnn->graph.has_value(), int_rendered(*cnn));
+        auto cnn = lower_model(integer_support::write_model("mlir_cnn_run", integer_support::cnn_graph, integer_support::cnn_quant), 5, Profile::pro_int);
+        REQUIRE_MESSAGE(cnn->graph.has_value(), rendered(*cnn));
         CHECK(differing_codes(*cnn->graph, input_codes(*cnn, nullptr)) == 0);
-        auto sample = lower_int(source_dir() / "samples" / "quantized", 7);  // RESCALE with a fraction, TABLE
-        REQUIRE_MESSAGE(sample->graph.has_value(), int_rendered(*sample));
+        auto sample = lower_model(source_dir() / "samples" / "quantized", 7, Profile::pro_int);  // RESCALE with a fraction, TABLE
+        REQUIRE_MESSAGE(sample->graph.has_value(), rendered(*sample));
         CHECK(differing_codes(*sample->graph, input_codes(*sample, nullptr)) == 0);
-        auto binary = lower_int(integer_support::write_model("mlir_binary_run", integer_support::binary_graph, integer_support::binary_quant), 3);
-        REQUIRE_MESSAGE(binary->graph.has_value(), int_rendered(*binary));  // ADD/SUB/MUL in i32, CLAMP
+        auto binary = lower_model(integer_support::write_model("mlir_binary_run", integer_support::binary_graph, integer_support::binary_quant), 3, Profile::pro_int);
+        REQUIRE_MESSAGE(binary->graph.has_value(), rendered(*binary));  // ADD/SUB/MUL in i32, CLAMP
         CHECK(differing_codes(*binary->graph, input_codes(*binary, nullptr)) == 0);
-        auto matmul = lower_int(integer_support::write_model("mlir_matmul_run", integer_support::matmul_graph, integer_support::matmul_quant), 1);
-        REQUIRE_MESSAGE(matmul->graph.has_value(), int_rendered(*matmul));  // MATMUL with zero points
+        auto matmul = lower_model(integer_support::write_model("mlir_matmul_run", integer_support::matmul_graph, integer_support::matmul_quant), 1, Profile::pro_int);
+        REQUIRE_MESSAGE(matmul->graph.has_value(), rendered(*matmul));  // MATMUL with zero points
         CHECK(differing_codes(*matmul->graph, input_codes(*matmul, nullptr)) == 0);
-        auto avg = lower_int(integer_support::write_model("mlir_avg_run", integer_support::avg_graph, integer_support::avg_quant), 1);
-        REQUIRE_MESSAGE(avg->graph.has_value(), int_rendered(*avg));  // window sums, MUL by per-position factors
+        auto avg = lower_model(integer_support::write_model("mlir_avg_run", integer_support::avg_graph, integer_support::avg_quant), 1, Profile::pro_int);
+        REQUIRE_MESSAGE(avg->graph.has_value(), rendered(*avg));  // window sums, MUL by per-position factors
         CHECK(differing_codes(*avg->graph, input_codes(*avg, nullptr)) == 0);
     }
 
@@ -148,8 +123,8 @@ TEST_SUITE("mlir") {
         for (const std::string name : {"shufflenet_v2_x1_0_int8", "squeezenet1_0_int8"}) {
             CAPTURE(name);
             const fs::path model = corpus_dir() / "quantized" / name;
-            auto l = lower_int(model, std::nullopt);
-            REQUIRE_MESSAGE(l->graph.has_value(), int_rendered(*l));
+            auto l = lower_model(model, std::nullopt, Profile::pro_int);
+            REQUIRE_MESSAGE(l->graph.has_value(), rendered(*l));
             auto in = nnef::storage::read_tensor_file((model / "reference" / "input.dat").string());
             REQUIRE(in);
             const auto x = nnef::exec::from_tensor_data(**in.value, nnef::PrimType::scalar);

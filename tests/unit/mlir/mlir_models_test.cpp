@@ -19,6 +19,7 @@
 #include "lowering/tosa/mlir.hpp"
 #include "lowering/tosa/validator.hpp"
 #include "graph_builder.hpp"
+#include "lowered_model.hpp"
 #include "mlir_support.hpp"
 #include "storage/tensor_file.hpp"
 #include "unit/tools/tool_runner.hpp"
@@ -28,32 +29,6 @@ using namespace nnef_test;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Lowered {
-    nnef::Session session;
-    nnef::Diagnostics diags;
-    std::optional<Graph> graph;
-};
-
-// Loads and lowers a model (with pseudo-random weights from `seed` when given).
-std::unique_ptr<Lowered> lower(const fs::path& model, std::optional<std::uint64_t> seed) {
-    nnef::FlattenOptions fo;
-    if (seed) fo.load_weights = false;
-    auto l = std::make_unique<Lowered>();
-    l->session = nnef::Session(fo);
-    if (!l->session.load_path(model.string())) return l;
-    LowerOptions lo;
-    lo.random_weights = seed;
-    l->graph = lower_to_tosa(*l->session.graph(), lo, l->diags);
-    return l;
-}
-
-std::string rendered(const Lowered& l) {
-    std::string s;
-    for (const auto& d : l.session.diagnostics()) s += nnef::render(d, l.session.sources());
-    for (const auto& d : l.diags) s += nnef::render(d, l.session.sources());
-    return s;
-}
 
 // The float32 items of a tensor file.
 std::vector<float> read_floats(const fs::path& p) {
@@ -97,7 +72,7 @@ TEST_SUITE("mlir") {
         std::string not_lowered;
         for (const fs::path& m : models) {
             CAPTURE(m.string());
-            auto l = lower(m, 1);
+            auto l = lower_model(m, 1);
             if (l->graph) {
                 // As nnef-to-tosa does: our validator on the result, with the extensions it needs.
                 ValidateOptions vo;
@@ -142,7 +117,7 @@ TEST_SUITE("mlir") {
         for (const std::string& name : names) {
             CAPTURE(name);
             const fs::path model = corpus_dir() / "real" / name;
-            auto l = lower(model, std::nullopt);
+            auto l = lower_model(model, std::nullopt);
             REQUIRE_MESSAGE(l->graph.has_value(), rendered(*l));
             const std::vector<float> input = read_floats(model / "reference" / "input.dat");
             const std::vector<float> want = read_floats(model / "reference" / "output.dat");
@@ -166,7 +141,7 @@ TEST_SUITE("mlir") {
 
     TEST_CASE("mlir-runner: the classifier sample matches nnef-run (same random weights and input)") {
         NNEF_REQUIRE_MLIR_RUNNER();
-        auto l = lower(classifier_dir(), 7);
+        auto l = lower_model(classifier_dir(), 7);
         REQUIRE_MESSAGE(l->graph.has_value(), rendered(*l));
         const Graph& g = *l->graph;
         REQUIRE(g.main().inputs.size() == 1);
