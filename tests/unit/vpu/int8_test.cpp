@@ -1,0 +1,193 @@
+// The VPU compiler's int8 path (TOSA PRO-INT graphs): the task list passes every check of the
+// simulator, and the simulated output codes are exactly the TOSA interpreter's on the same lowered
+// graph and input (two independent computations: the NCE's requantization from the weights table
+// and the SHAVE kernels, against the interpreter's CONV2D, RESCALE, ADD, TABLE ...).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lowering/tosa/interpreter.hpp"
+#include "lowering/vpu/compiler.hpp"
+#include "lowering/vpu/simulator.hpp"
+#include "unit/mlir/lowered_model.hpp"
+
+namespace vpu = nnef::vpu;
+using namespace nnef::tosa;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// int8 codes over the whole range [-128, 127], from `seed`.
+ConstPtr codes(const TensorType& type, unsigned seed) {
+    auto c = ConstData::allocate(type);
+    std::uint32_t s = seed * 2654435761u + 7;
+    for (std::int64_t i = 0; i < c->type.volume(); ++i) {
+        s = s * 1664525u + 1013904223u;
+        const std::int64_t v = std::int64_t((s >> 8) % 256) - 128;
+        if (type.dtype == DType::i8) c->mutable_items<std::int8_t>()[i] = std::int8_t(v);
+        else c->mutable_items<std::int32_t>()[i] = std::int32_t(v);
+    }
+    return c;
+}
+
+std::int64_t code(const ConstData& c, std::int64_t i) {
+    switch (c.type.dtype) {
+        case DType::i8: return c.items<std::int8_t>()[i];
+        case DType::i32: return c.items<std::int32_t>()[i];
+        default: return 1 << 20;  // not an integer result: never equal to a code
+    }
+}
+
+std::string text(const nnef::Diagnostics& d) {
+    std::ostringstream os;
+    for (const auto& x : d) os << x.message << "\n";
+    return os.str();
+}
+
+struct Compared {
+    std::int64_t elements = 0, mismatches = 0;
+    vpu::SimulationResult result;
+};
+
+// Simulates `list` on `inputs` and compares every output, code by code, with the interpreter's
+// run of `g` on the same inputs.
+Compared compare(const Graph& g, const vpu::TaskList& list, const std::vector<ConstPtr>& inputs) {
+    Compared c;
+    nnef::Diagnostics d{0};
+    const auto want = interpret(g, inputs, {}, d);
+    INFO(text(d));
+    REQUIRE(want);
+    vpu::SimulateOptions so;
+    so.values = true;
+    for (std::size_t i = 0; i < inputs.size(); ++i) so.inputs[g.value(g.main().inputs[i]).name] = inputs[i];
+    c.result = vpu::simulate(list, list.target, so, d);
+    INFO(text(d));
+    REQUIRE(c.result.valid);
+    for (std::size_t k = 0; k < g.main().outputs.size(); ++k) {
+        const std::string name = g.value(g.main().outputs[k]).name;
+        REQUIRE(c.result.outputs.count(name));
+        const ConstData& got = *c.result.outputs.at(name);
+        const ConstData& ref = *(*want)[k];
+        REQUIRE(got.type.volume() == ref.type.volume());
+        for (std::int64_t i = 0; i < ref.type.volume(); ++i) {
+            ++c.elements;
+            if (code(got, i) != code(ref, i)) {
+                if (c.mismatches < 5) MESSAGE(name << "[" << i << "]: VPU " << code(got, i) << ", TOSA " << code(ref, i));
+                ++c.mismatches;
+            }
+        }
+    }
+    return c;
+}
+
+// Lowers `model` at PRO-INT with random weights and compiles it on the default target.
+struct Compiled {
+    std::unique_ptr<nnef_test::LoweredModel> lowered;
+    std::optional<vpu::TaskList> list;
+};
+
+Compiled compile_int8(const fs::path& model, std::uint64_t seed) {
+    Compiled c;
+    c.lowered = nnef_test::lower_model(model, seed, Profile::pro_int);
+    INFO(nnef_test::rendered(*c.lowered));
+    REQUIRE(c.lowered->graph);
+    REQUIRE(c.lowered->graph->profile == Profile::pro_int);
+    nnef::Diagnostics d{0};
+    vpu::CompileOptions co;
+    co.verify_each = true;
+    c.list = vpu::compile(*c.lowered->graph, vpu::Target{}, co, d);
+    INFO(text(d));
+    REQUIRE(c.list);
+    return c;
+}
+
+std::vector<ConstPtr> random_inputs(const Graph& g, unsigned seed) {
+    std::vector<ConstPtr> in;
+    for (std::size_t i = 0; i < g.main().inputs.size(); ++i) in.push_back(codes(g.type(g.main().inputs[i]), seed + unsigned(i)));
+    return in;
+}
+
+}  // namespace
+
+TEST_SUITE("vpu") {
+    TEST_CASE("int8: samples/quantized at PRO-INT gives the TOSA interpreter's output codes exactly") {
+        const Compiled c = compile_int8(fs::path(NNEF_SOURCE_DIR) / "samples" / "quantized", 1);
+        const Graph& g = *c.lowered->graph;
+        // the int8 path: int8 input and output, an NCE conv with requantization (the linear), its
+        // weights int8, the other operators SHAVE kernels on int8 / int32 buffers
+        REQUIRE(c.list->inputs.size() == 1);
+        CHECK(c.list->inputs[0].dtype == vpu::DataType::int8);
+        CHECK(c.list->outputs[0].dtype == vpu::DataType::int8);
+        std::map<std::string, int> ops;
+        bool int8_weights = false, int32_buffer = false;
+        for (const auto& b : c.list->buffers) {
+            int8_weights = int8_weights || (b.role == vpu::Role::weights && b.dtype == vpu::DataType::int8);
+            int32_buffer = int32_buffer || (b.role == vpu::Role::activation && b.dtype == vpu::DataType::int32);
+        }
+        for (const auto& t : c.list->tasks) {
+            ++ops[t.op];
+            if (t.kind == vpu::TaskKind::NCE) {
+                CHECK(t.nce.quantized);
+                CHECK(t.op == "conv");
+            }
+        }
+        CHECK(int8_weights);
+        CHECK(int32_buffer);
+        CHECK(ops["conv"] == 1);
+        CHECK(ops["rescale"] == 2);
+        CHECK(ops["table"] == 1);
+        for (unsigned seed : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u}) {
+            CAPTURE(seed);
+            const Compared r = compare(g, *c.list, random_inputs(g, seed));
+            CHECK(r.elements == 4);
+            CHECK(r.mismatches == 0);
+        }
+    }
+
+    TEST_CASE("int8: a PRO-INT graph the int8 path cannot compile is a vpu error naming the operator and its NNEF line") {
+        // CONV2D i8 -> i32 whose int32 result is the graph's output: the NCE writes 8-bit results
+        // only, and no RESCALE follows to requantize it.
+        Graph g;
+        g.name = "bare_conv";
+        g.profile = Profile::pro_int;
+        nnef::SourceRange range;
+        range.file = 3;
+        range.begin = 120;
+        range.end = 140;
+        const std::uint32_t origin = g.add_origin({"conv", "y", {range, {}}});
+        const ValueId x = g.add_value({DType::i8, {1, 4, 4, 8}}, "x");
+        g.main().inputs = {x};
+        const ValueId w = g.add_const(0, codes({DType::i8, {16, 1, 1, 8}}, 1));
+        const ValueId b = g.add_const(0, codes({DType::i32, {16}}, 2));
+        auto zp = [&] {
+            auto c = ConstData::allocate({DType::i8, {1}});
+            c->mutable_items<std::int8_t>()[0] = 0;
+            return g.add_const(0, c);
+        };
+        const ValueId y = g.add_op(0, OpKind::CONV2D, {x, w, b, zp(), zp()}, {{DType::i32, {1, 4, 4, 16}}},
+                                   {{AttrName::pad, std::vector<std::int64_t>{0, 0, 0, 0}},
+                                    {AttrName::stride, std::vector<std::int64_t>{1, 1}},
+                                    {AttrName::dilation, std::vector<std::int64_t>{1, 1}},
+                                    {AttrName::acc_type, AccType::INT32}},
+                                   origin)
+                              .outputs[0];
+        g.values[y].name = "y";
+        g.main().outputs = {y};
+        nnef::Diagnostics d{0};
+        CHECK_FALSE(vpu::compile(g, vpu::Target{}, {}, d));
+        REQUIRE(d.has_errors());
+        const auto& e = *d.begin();
+        CHECK(e.stage == nnef::Stage::vpu);
+        CHECK(e.code == "unsupported-operation");
+        CHECK(e.message.find("CONV2D") != std::string::npos);
+        CHECK(e.message.find("'conv'") != std::string::npos);
+        CHECK(e.message.find("RESCALE") != std::string::npos);
+        CHECK(e.range.file == 3);  // the NNEF operation's source range (a line once rendered)
+        CHECK(e.range.begin == 120);
+    }
+}
