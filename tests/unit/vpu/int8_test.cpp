@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -51,6 +52,7 @@ std::string text(const nnef::Diagnostics& d) {
 
 struct Compared {
     std::int64_t elements = 0, mismatches = 0;
+    std::set<std::int64_t> distinct;  // the codes seen (a test of constant outputs would show little)
     vpu::SimulationResult result;
 };
 
@@ -76,6 +78,7 @@ Compared compare(const Graph& g, const vpu::TaskList& list, const std::vector<Co
         REQUIRE(got.type.volume() == ref.type.volume());
         for (std::int64_t i = 0; i < ref.type.volume(); ++i) {
             ++c.elements;
+            c.distinct.insert(code(ref, i));
             if (code(got, i) != code(ref, i)) {
                 if (c.mismatches < 5) MESSAGE(name << "[" << i << "]: VPU " << code(got, i) << ", TOSA " << code(ref, i));
                 ++c.mismatches;
@@ -189,5 +192,28 @@ TEST_SUITE("vpu") {
         CHECK(e.message.find("RESCALE") != std::string::npos);
         CHECK(e.range.file == 3);  // the NNEF operation's source range (a line once rendered)
         CHECK(e.range.begin == 120);
+    }
+}
+
+TEST_SUITE("vpu") {
+    TEST_CASE("int8: the corpus's int8 models at PRO-INT give the TOSA interpreter's output codes exactly") {
+        for (const std::string name : {"squeezenet1_0_int8", "shufflenet_v2_x1_0_int8"}) {
+            const fs::path model = fs::path(NNEF_CORPUS_DIR) / "quantized" / name;
+            if (!fs::exists(model)) continue;
+            CAPTURE(name);
+            const Compiled c = compile_int8(model, 1);
+            const Graph& g = *c.lowered->graph;
+            std::map<std::string, int> nce;
+            for (const auto& t : c.list->tasks)
+                if (t.kind == vpu::TaskKind::NCE) ++nce[t.op];
+            CHECK(nce["conv"] > 0);
+            const Compared r = compare(g, *c.list, random_inputs(g, 3));
+            MESSAGE(name << ": " << r.elements << " output codes (" << r.distinct.size() << " distinct), " << r.mismatches << " differ; makespan " << r.result.makespan
+                         << " cycles, bound " << r.result.bound.value() << ", NCE tasks: conv " << nce["conv"] << ", dwconv "
+                         << nce["dwconv"] << ", maxpool " << nce["maxpool"]);
+            CHECK(r.elements == 1000);
+            CHECK(r.distinct.size() > 1);
+            CHECK(r.mismatches == 0);
+        }
     }
 }
