@@ -213,7 +213,9 @@ struct Builder {
         if (tosa::is_float(t)) return DataType::fp16;
         if (!m.int8) return std::nullopt;
         if (t == tosa::DType::i8) return DataType::int8;
-        if (t == tosa::DType::i32) return DataType::int32;
+        // i16 values (16-bit intermediate grids) are stored widened in int32 buffers: the target has
+        // no 16-bit type; every kernel producing one saturates to the i16 range (int_shave)
+        if (t == tosa::DType::i32 || t == tosa::DType::i16) return DataType::int32;
         return std::nullopt;
     }
     DataType value_type(ValueId v) const { return data_type(g.type(v).dtype).value_or(DataType::fp16); }
@@ -234,7 +236,7 @@ struct Builder {
             // the int8 path: an integer constant in its own type (int8 codes, int32 biases)
             const IConst* c = iconst(v);
             const auto dt = data_type(g.type(v).dtype);
-            if (!c || !dt || (*dt != DataType::int8 && *dt != DataType::int32)) return std::nullopt;
+            if (!c || !dt) return std::nullopt;
             const int t = add_tensor(g.value(v).name.empty() ? "const" + std::to_string(v) : g.value(v).name, std::int64_t(c->items.size()),
                                      Role::constant, *dt);
             auto bytes = std::make_shared<std::vector<std::uint8_t>>(std::size_t(m.tensors[std::size_t(t)].bytes));
@@ -390,9 +392,13 @@ struct Builder {
         std::vector<std::size_t> chain;
         std::string why;
         const tosa::Op* rs = requant_of(op.outputs[0], chain, why);
-        if (!rs)
-            return fail(op, "its int32 result is not requantized to int8 by a RESCALE that alone reads it (" + why +
-                                "; the NCE writes 8-bit results, and a SHAVE convolution is not implemented)");
+        if (!rs) {
+            // the NCE writes 8-bit results: an int32 result that no RESCALE to int8 alone reads is
+            // the SHAVE kernel of the operator (computed whole: a split would need halo rows)
+            if (g.type(op.inputs[0]).dtype != tosa::DType::i8)
+                return fail(op, std::string("a ") + tosa::to_string(g.type(op.inputs[0]).dtype) + " input (the int8 path convolves i8)");
+            return int_shave(op);
+        }
         Layer l;
         if (!nce_conv(op, l, *w, *x, depthwise)) return false;
         const std::int64_t O = l.weights_shape[0];
@@ -526,6 +532,8 @@ struct Builder {
         l.exec = Exec::nce;
         l.op = op.kind == OpKind::MAX_POOL2D ? "maxpool" : "avgpool";
         if (m.int8 && !tosa::is_float(g.type(op.outputs[0]).dtype)) {
+            if (g.type(op.outputs[0]).dtype != tosa::DType::i8)
+                return fail(op, std::string("a ") + tosa::to_string(g.type(op.outputs[0]).dtype) + " pool (the NCE pools int8)");
             // int8: the table's identity requantization (multiplier 2^30, shift 30) keeps the
             // pooled codes; AVG_POOL2D's zero points go to the params
             l.nce.quantized = true;
@@ -551,7 +559,7 @@ struct Builder {
 
     // A SHAVE layer on views; returns its output (a new dense tensor, or the one given).
     View shave_layer(const std::string& kernel, std::vector<View> inputs, const std::vector<std::int64_t>& shape, nlohmann::json attrs,
-                     const tosa::Op& op, const std::string& name) {
+                     const tosa::Op& op, const std::string& name, DataType dt = DataType::fp16) {
         Layer l;
         l.exec = Exec::shave;
         l.op = kernel;
@@ -561,7 +569,7 @@ struct Builder {
         l.origin = op.origin;
         std::int64_t n = 1;
         for (auto d : shape) n *= d;
-        l.output = dense_view(add_tensor(name, n, Role::activation), shape);
+        l.output = dense_view(add_tensor(name, n, Role::activation, dt), shape);
         m.layers.push_back(l);
         return l.output;
     }
@@ -781,7 +789,17 @@ struct Builder {
                                     {"input_zp", izp->items[0]},
                                     {"output_zp", ozp->items[0]},
                                     {"double_round", rm == tosa::RoundingMode::DOUBLE_ROUND}};
-                return shave_on(op, "rescale", {op.inputs[0]}, std::move(a));
+                if (g.type(op.outputs[0]).dtype != tosa::DType::i16) return shave_on(op, "rescale", {op.inputs[0]}, std::move(a));
+                // to i16 (held in int32): the rescale, then TOSA's saturation to the i16 range
+                auto x = view_of(op.inputs[0]);
+                if (!x) return fail(op, "the operand has no memory form");
+                const ValueId y = op.outputs[0];
+                const auto& ys = g.type(y).shape;
+                View r = shave_layer("rescale", {*x}, ys, std::move(a), op, g.value(y).name + ".wide", DataType::int32);
+                r = shave_layer("clamp", {r}, ys, {{"min", -32768}, {"max", 32767}}, op, g.value(y).name, DataType::int32);
+                views[y] = r;
+                producer_layer[y] = int(m.layers.size()) - 1;
+                return true;
             }
             case OpKind::MUL: {
                 const IConst* sh = iconst(op.inputs[2]);
@@ -812,8 +830,19 @@ struct Builder {
             else if (const auto* i = std::get_if<std::int64_t>(&value)) attributes[key] = *i;
             else if (const auto* d = std::get_if<double>(&value)) attributes[key] = *d;
             else if (const auto* v = std::get_if<std::vector<std::int64_t>>(&value)) attributes[key] = *v;
+            else if (const auto* a = std::get_if<tosa::AccType>(&value)) attributes[key] = tosa::to_string(*a);
+            else if (const auto* n = std::get_if<tosa::NanMode>(&value)) attributes[key] = tosa::to_string(*n);
+            else if (const auto* r = std::get_if<tosa::RoundingMode>(&value)) attributes[key] = tosa::to_string(*r);
+            else if (const auto* z = std::get_if<tosa::ResizeMode>(&value)) attributes[key] = tosa::to_string(*z);
             else return fail(op, std::string("attribute '") + key + "' has no SHAVE kernel form on the int8 path");
         }
+        // the TOSA kernel takes its operands' types from the buffers: an i16 value (held in int32)
+        // would be read as i32
+        for (ValueId v : op.inputs)
+            if (g.type(v).dtype == tosa::DType::i16)
+                return fail(op, "an i16 operand (held in int32 buffers; the TOSA kernel " + std::string(info.mnemonic) + " would read i32)");
+        if (g.type(op.outputs[0]).dtype == tosa::DType::i16)
+            return fail(op, "an i16 result (held in int32 buffers; the TOSA kernel " + std::string(info.mnemonic) + " would not saturate it)");
         std::vector<ValueId> reads;
         for (std::size_t i = 0; i < op.inputs.size(); ++i) {
             const ValueId v = op.inputs[i];

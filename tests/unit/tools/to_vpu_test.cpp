@@ -216,15 +216,24 @@ TEST_SUITE("tools") {
         r = run_tool("nnef-to-vpu", q(dir / "x.json") + " --profile pro-int");
         CHECK(r.code == 2);
         CHECK(has(r.err, "apply to compiling a MODEL"));
-        // a PRO-INT graph the int8 path cannot compile: a vpu error naming the operator and its line
-        // (conformance quant/01 quantizes the convolution's result to 16 bits)
-        const fs::path q01 = fs::path(NNEF_CORPUS_DIR) / "conformance" / "quant" / "01_linear_all_tensors";
-        if (fs::exists(q01)) {
-            r = run_tool("nnef-to-vpu", q(q01) + " --profile pro-int --random-weights 1");
-            CHECK(r.code == 1);
-            CHECK(has(r.err, "graph.nnef:11:9: error[vpu]: TOSA CONV2D (from NNEF operation 'conv' computing 'c') cannot run on the VPU"));
-            CHECK(has(r.err, "the RESCALE gives i16"));
-        }
+        // a PRO-INT graph the int8 path cannot compile (a 13x13 kernel, beyond the NCE's 11; its
+        // result requantized to int8): a vpu error naming the operator and its NNEF line, exit 1
+        fs::create_directories(dir / "k13");
+        std::ofstream(dir / "k13" / "graph.nnef") << "version 1.0;\n\n"
+                                              "graph G( input ) -> ( output )\n"
+                                              "{\n"
+                                              "    input = external(shape = [1, 3, 16, 16]);\n"
+                                              "    w = variable(shape = [4, 3, 13, 13], label = 'w');\n"
+                                              "    b = variable(shape = [1, 4], label = 'b');\n"
+                                              "    output = conv(input, w, b, padding = [(0, 0), (0, 0)]);\n"
+                                              "}\n";
+        std::ofstream(dir / "k13" / "graph.quant") << "\"input\": linear_quantize(min = -1.0, max = 1.0, bits = 8);\n"
+                                               "\"w\": linear_quantize(min = -1.0, max = 1.0, bits = 8);\n"
+                                               "\"output\": linear_quantize(min = -4.0, max = 4.0, bits = 8);\n";
+        r = run_tool("nnef-to-vpu", q(dir / "k13") + " --profile pro-int --random-weights 1");
+        CHECK(r.code == 1);
+        CHECK(has(r.err, "graph.nnef:8:14: error[vpu]: TOSA CONV2D (from NNEF operation 'conv' computing 'output') cannot run on the VPU: "
+                         "kernel 13x13 exceeds the NCE's largest (11)"));
     }
 
     TEST_CASE("nnef-to-vpu: violations, bad files and usage") {
