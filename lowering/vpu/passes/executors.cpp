@@ -130,6 +130,12 @@ struct Builder {
     std::vector<int> uses;
     std::vector<std::vector<std::size_t>> users;  // value -> indices of the main ops reading it
     std::vector<bool> done;                      // main ops already compiled as part of another
+    // int8 NCE eltwise: ADD/SUB op index -> the RESCALEs of its two operands and of its result
+    struct EltwisePlan {
+        const tosa::Op *a = nullptr, *b = nullptr, *out = nullptr;
+        std::vector<std::size_t> chain;  // the result's RESHAPEs and RESCALE
+    };
+    std::map<std::size_t, EltwisePlan> eltwise_plans;
     std::map<ValueId, FConst> consts;
     std::map<ValueId, IConst> iconsts;  // int8 path
     std::vector<tosa::Graph::Producer> producers;
@@ -432,6 +438,69 @@ struct Builder {
         return true;
     }
 
+    // The int8 eltwise form (docs/vpu.md): ADD/SUB of two i32 values, each the RESCALE i8 -> i32 of
+    // an int8 activation that nothing else reads (one multiplier and shift, output zero point 0),
+    // whose result only a RESCALE to int8 reads (requant_of), all with the same rounding, on one
+    // image in NHWC: one NCE eltwise with a rescale per input and the table's requantization. The
+    // operand RESCALEs are done here, the rest when the ADD/SUB comes.
+    void plan_eltwise(std::size_t k) {
+        const tosa::Op& op = g.main().ops[k];
+        if ((op.kind != OpKind::ADD && op.kind != OpKind::SUB) || g.type(op.outputs[0]).dtype != tosa::DType::i32) return;
+        const auto& ys = g.type(op.outputs[0]).shape;
+        if (ys.size() != 4 || ys[0] != 1) return;
+        EltwisePlan plan;
+        std::optional<tosa::RoundingMode> rounding;
+        auto operand = [&](ValueId v) -> const tosa::Op* {
+            const tosa::Op* r = producer(v);
+            if (!r || r->kind != OpKind::RESCALE || uses[v] != 1 || g.type(v).shape != ys || g.type(r->inputs[0]).dtype != tosa::DType::i8) return nullptr;
+            const IConst *mult = iconst(r->inputs[1]), *shift = iconst(r->inputs[2]), *izp = iconst(r->inputs[3]), *ozp = iconst(r->inputs[4]);
+            if (!mult || !shift || !izp || !ozp || mult->items.size() != 1 || shift->items.size() != 1 || ozp->items[0] != 0) return nullptr;
+            if (shift->items[0] < 2 || shift->items[0] > 62 || mult->items[0] < 0) return nullptr;
+            if (r->get<bool>(AttrName::input_unsigned) || r->get<bool>(AttrName::output_unsigned) || !r->get<bool>(AttrName::scale32)) return nullptr;
+            rounding = r->get<tosa::RoundingMode>(AttrName::rounding_mode);
+            return r;
+        };
+        plan.a = operand(op.inputs[0]);
+        const auto ra = rounding;
+        plan.b = operand(op.inputs[1]);
+        if (!plan.a || !plan.b || ra != rounding || op.inputs[0] == op.inputs[1]) return;
+        std::string why;
+        plan.out = requant_of(op.outputs[0], plan.chain, why);
+        if (!plan.out || plan.out->get<tosa::RoundingMode>(AttrName::rounding_mode) != *rounding || iconst(plan.out->inputs[1])->items.size() != 1)
+            return;
+        for (const tosa::Op* r : {plan.a, plan.b}) done[producers[r->outputs[0]].index] = true;
+        eltwise_plans[k] = std::move(plan);
+    }
+
+    bool eltwise_int8(const tosa::Op& op, const EltwisePlan& plan) {
+        const auto av = view_of(plan.a->inputs[0]), bv = view_of(plan.b->inputs[0]);
+        if (!av || !bv) return fail(op, "an operand has no memory form");
+        Layer l;
+        l.exec = Exec::nce;
+        l.op = "eltwise";
+        l.nce.eltwise = op.kind == OpKind::ADD ? "add" : "sub";
+        l.nce.quantized = true;
+        for (int i = 0; i < 2; ++i) {
+            const tosa::Op& r = *(i == 0 ? plan.a : plan.b);
+            l.nce.eltwise_inputs[std::size_t(i)] = {iconst(r.inputs[1])->items[0], iconst(r.inputs[2])->items[0], iconst(r.inputs[3])->items[0]};
+        }
+        const std::int64_t C = g.type(op.outputs[0]).shape[3];
+        l.q_bias.assign(std::size_t(C), 0);
+        l.q_mult.assign(std::size_t(C), iconst(plan.out->inputs[1])->items[0]);
+        l.q_shift.assign(std::size_t(C), iconst(plan.out->inputs[2])->items[0]);
+        l.nce.output_zp = iconst(plan.out->inputs[4])->items[0];
+        l.nce.double_round = plan.out->get<tosa::RoundingMode>(AttrName::rounding_mode) == tosa::RoundingMode::DOUBLE_ROUND;
+        l.inputs = {*av, *bv};
+        l.source = source_of(op);
+        l.origin = op.origin;
+        const ValueId y = plan.out->outputs[0];
+        const int t = add_tensor(g.value(y).name, g.type(y).volume(), Role::activation, DataType::int8);
+        l.output = dense_view(t, g.type(op.outputs[0]).shape);
+        for (std::size_t k : plan.chain) done[k] = true;
+        add_layer(std::move(l), y, dense_view(t, g.type(y).shape));
+        return true;
+    }
+
     // The RESCALE i32 -> i8 that alone reads `v`, through RESHAPEs (their op indices and its own go
     // to `chain`), when the NCE's requantization computes it: constant multiplier and shift (one,
     // or one per channel of the last dimension), input zero point 0, signed, single or double
@@ -705,7 +774,10 @@ struct Builder {
 
     bool eltwise(const tosa::Op& op) {
         if (fold_affine(op)) return true;
-        if (m.int8 && !tosa::is_float(g.type(op.outputs[0]).dtype)) return int_shave(op);
+        if (m.int8 && !tosa::is_float(g.type(op.outputs[0]).dtype)) {
+            const auto it = eltwise_plans.find(std::size_t(&op - g.main().ops.data()));
+            return it != eltwise_plans.end() ? eltwise_int8(op, it->second) : int_shave(op);
+        }
         const ValueId a = op.inputs[0], b = op.inputs[1], y = op.outputs[0];
         const auto& ys = g.type(y).shape;
         const auto av = view_of(a), bv = view_of(b);
@@ -1071,6 +1143,8 @@ struct Builder {
             m.inputs.push_back(e);
             m.input_tensors.push_back(t);
         }
+        if (m.int8)
+            for (std::size_t k = 0; k < main.ops.size(); ++k) plan_eltwise(k);
         for (std::size_t k = 0; k < main.ops.size(); ++k) {
             if (diags.has_errors()) return false;
             if (!done[k] && !one(main.ops[k])) return false;

@@ -117,7 +117,86 @@ std::vector<ConstPtr> random_inputs(const Graph& g, unsigned seed) {
 
 }  // namespace
 
+namespace {
+
+ValueId scalar(Graph& g, DType t, std::int64_t v) {
+    auto c = ConstData::allocate({t, {1}});
+    if (t == DType::i8) c->mutable_items<std::int8_t>()[0] = std::int8_t(v);
+    else c->mutable_items<std::int32_t>()[0] = std::int32_t(v);
+    return g.add_const(0, c);
+}
+
+ValueId rescale(Graph& g, ValueId x, DType out, std::int64_t mult, std::int64_t shift, std::int64_t izp, std::int64_t ozp, RoundingMode rm) {
+    const TensorType xt = g.type(x);  // a copy: adding the constants grows g.values
+    return g.add_op(0, OpKind::RESCALE,
+                    {x, scalar(g, DType::i32, mult), scalar(g, DType::i8, shift), scalar(g, xt.dtype, izp), scalar(g, out, ozp)},
+                    {{out, xt.shape}},
+                    {{AttrName::scale32, true},
+                     {AttrName::rounding_mode, rm},
+                     {AttrName::per_channel, false},
+                     {AttrName::input_unsigned, false},
+                     {AttrName::output_unsigned, false}})
+        .outputs[0];
+}
+
+// The quantized ADD as PRO-INT lowers it: each int8 operand RESCALEd to a common int32 grid, ADD
+// (or SUB), RESCALE of the sum to int8 (`rounding` throughout; `other` for the second operand).
+Graph eltwise_graph(OpKind kind, RoundingMode rounding, RoundingMode other) {
+    Graph g;
+    g.name = "qadd";
+    g.profile = Profile::pro_int;
+    const std::vector<std::int64_t> shape{1, 12, 10, 24};
+    const ValueId x1 = g.add_value({DType::i8, shape}, "x1"), x2 = g.add_value({DType::i8, shape}, "x2");
+    g.main().inputs = {x1, x2};
+    const ValueId a = rescale(g, x1, DType::i32, 1518500250, 12, -3, 0, rounding);
+    const ValueId b = rescale(g, x2, DType::i32, 1073741824, 11, 5, 0, other);
+    const ValueId s = g.add_op(0, kind, {a, b}, {{DType::i32, shape}}).outputs[0];
+    const ValueId y = rescale(g, s, DType::i8, 1431655765, 50, 0, 7, rounding);
+    g.values[y].name = "y";
+    g.main().outputs = {y};
+    return g;
+}
+
+}  // namespace
+
 TEST_SUITE("vpu") {
+    TEST_CASE("int8: RESCALE i8->i32 of two activations, ADD/SUB i32, RESCALE to i8 is one NCE eltwise with the interpreter's codes") {
+        for (const OpKind kind : {OpKind::ADD, OpKind::SUB})
+            for (const RoundingMode rm : {RoundingMode::SINGLE_ROUND, RoundingMode::DOUBLE_ROUND}) {
+                const std::string kind_name = to_string(kind), rounding = to_string(rm);
+                CAPTURE(kind_name);
+                CAPTURE(rounding);
+                const Graph g = eltwise_graph(kind, rm, rm);
+                nnef::Diagnostics d{0};
+                vpu::CompileOptions co;
+                co.verify_each = true;
+                const auto list = vpu::compile(g, vpu::Target{}, co, d);
+                INFO(text(d));
+                REQUIRE(list);
+                std::map<std::string, int> ops;
+                for (const auto& t : list->tasks) ++ops[t.op];
+                CHECK(ops["eltwise"] >= 2);  // one per tile, at least one per cluster
+                CHECK(ops["rescale"] == 0);
+                CHECK(ops[kind == OpKind::ADD ? "add" : "sub"] == 0);
+                for (unsigned seed : {1u, 2u}) {
+                    const Compared r = compare(g, *list, random_inputs(g, seed));
+                    CHECK(r.elements == 12 * 10 * 24);
+                    CHECK(r.distinct.size() > 50);
+                    CHECK(r.mismatches == 0);
+                }
+            }
+        // operand rescales with another rounding than the result's: SHAVE kernels, the same codes
+        const Graph g = eltwise_graph(OpKind::ADD, RoundingMode::SINGLE_ROUND, RoundingMode::DOUBLE_ROUND);
+        nnef::Diagnostics d{0};
+        const auto list = vpu::compile(g, vpu::Target{}, {}, d);
+        REQUIRE(list);
+        std::map<std::string, int> ops;
+        for (const auto& t : list->tasks) ++ops[t.op];
+        CHECK(ops["eltwise"] == 0);
+        CHECK(ops["rescale"] >= 3);
+        CHECK(compare(g, *list, random_inputs(g, 3)).mismatches == 0);
+    }
+
     TEST_CASE("int8: samples/quantized at PRO-INT gives the TOSA interpreter's output codes exactly") {
         const Compiled c = compile_int8(fs::path(NNEF_SOURCE_DIR) / "samples" / "quantized", 1);
         const Graph& g = *c.lowered->graph;
