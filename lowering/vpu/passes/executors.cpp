@@ -698,16 +698,36 @@ struct Builder {
         return true;
     }
 
+    // Integer MATMUL on SHAVE: an operand whose zero point is not 0 first has it subtracted (SHAVE
+    // `sub` into int32, exact), then the SHAVE `matmul` (exact on integers).
+    bool matmul_int8(const tosa::Op& op) {
+        const ValueId y = op.outputs[0];
+        std::vector<View> operands;
+        for (int i = 0; i < 2; ++i) {
+            const ValueId x = op.inputs[std::size_t(i)];
+            const IConst* zp = iconst(op.inputs[std::size_t(2 + i)]);
+            auto v = view_of(x);
+            if (!zp || zp->items.empty() || !v) return fail(op, "the zero points must be constants");
+            if (zp->items[0] != 0) {
+                auto z = view_of(op.inputs[std::size_t(2 + i)]);
+                if (!z) return fail(op, "the zero point has no memory form");
+                z->shape.assign(v->shape.size(), 1);
+                z->strides.assign(v->shape.size(), es(*z));
+                *v = shave_layer("sub", {*v, *z}, v->shape, nlohmann::json::object(), op,
+                                 g.value(y).name + (i == 0 ? ".a" : ".b"), DataType::int32);
+            }
+            operands.push_back(*v);
+        }
+        views[y] = shave_layer("matmul", operands, g.type(y).shape, nlohmann::json::object(), op, g.value(y).name, value_type(y));
+        producer_layer[y] = int(m.layers.size()) - 1;
+        return true;
+    }
+
     bool matmul(const tosa::Op& op) {
         const auto a = view_of(op.inputs[0]);
         const FConst* b = fconst(op.inputs[1]);
         const auto& at = g.type(op.inputs[0]).shape;
-        if (m.int8 && !tosa::is_float(g.type(op.outputs[0]).dtype)) {
-            const IConst *azp = iconst(op.inputs[2]), *bzp = iconst(op.inputs[3]);
-            if (!azp || !bzp || azp->items[0] != 0 || bzp->items[0] != 0)
-                return fail(op, "an int8 MATMUL with zero points other than 0 (the SHAVE matmul takes none)");
-            return shave(op, "matmul");
-        }
+        if (m.int8 && !tosa::is_float(g.type(op.outputs[0]).dtype)) return matmul_int8(op);
         if (a && b && at[0] == 1) {
             const std::int64_t H = at[1], C = at[2], W = b->shape[2];
             Layer l;

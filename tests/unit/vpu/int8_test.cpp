@@ -15,6 +15,7 @@
 #include "lowering/vpu/compiler.hpp"
 #include "lowering/vpu/simulator.hpp"
 #include "unit/mlir/lowered_model.hpp"
+#include "unit/tosa/integer_support.hpp"
 
 namespace vpu = nnef::vpu;
 using namespace nnef::tosa;
@@ -324,6 +325,28 @@ TEST_SUITE("vpu") {
             CHECK(r.elements == 1000);
             CHECK(r.distinct.size() > 1);
             CHECK(r.mismatches == 0);
+        }
+    }
+}
+
+TEST_SUITE("vpu") {
+    TEST_CASE("int8: the PRO-INT tests' small graphs (CNN, binary operators, matmul, avg_pool) give the interpreter's codes") {
+        struct Case {
+            const char *name, *graph, *quant;
+        };
+        for (const Case& k : {Case{"vpu_cnn", integer_support::cnn_graph, integer_support::cnn_quant},
+                              Case{"vpu_binary", integer_support::binary_graph, integer_support::binary_quant},
+                              Case{"vpu_matmul", integer_support::matmul_graph, integer_support::matmul_quant},
+                              Case{"vpu_avg", integer_support::avg_graph, integer_support::avg_quant}}) {
+            const std::string name = k.name;
+            CAPTURE(name);
+            const Compiled c = compile_int8(integer_support::write_model(name, k.graph, k.quant), 1);
+            const Graph& g = *c.lowered->graph;
+            for (unsigned seed : {1u, 2u}) {
+                const Compared r = compare(g, *c.list, random_inputs(g, seed));
+                CHECK(r.elements > 0);
+                CHECK(r.mismatches == 0);
+            }
         }
     }
 }
