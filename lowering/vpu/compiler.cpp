@@ -94,6 +94,11 @@ std::string to_text(const Module& m) {
             os << " kernel=" << dims({l.nce.kernel[0], l.nce.kernel[1]}) << " stride=" << dims({l.nce.stride[0], l.nce.stride[1]})
                << " pad=" << dims({l.nce.pad[0], l.nce.pad[1], l.nce.pad[2], l.nce.pad[3]}) << " post_op=" << to_string(l.nce.post_op);
             if (!l.nce.eltwise.empty()) os << " eltwise=" << l.nce.eltwise;
+            if (l.nce.quantized) {
+                os << " zp=" << dims({l.nce.input_zp, l.nce.weights_zp, l.nce.output_zp}) << (l.nce.double_round ? " double_round" : "");
+                if (!l.nce.eltwise.empty())
+                    for (const InputRescale& r : l.nce.eltwise_inputs) os << " in_rescale=" << dims({r.multiplier, r.shift, r.zp});
+            }
             if (l.weights >= 0) os << " weights=t" << l.weights;
             if (l.table >= 0) os << " table=t" << l.table;
         } else if (!l.attrs.empty()) {

@@ -133,6 +133,7 @@ struct Builder {
     // int8 NCE eltwise: ADD/SUB op index -> the RESCALEs of its two operands and of its result
     struct EltwisePlan {
         const tosa::Op *a = nullptr, *b = nullptr, *out = nullptr;
+        const tosa::Op *ta = nullptr, *tb = nullptr;  // a TRANSPOSE of an operand's RESCALE (layouts)
         std::vector<std::size_t> chain;  // the result's RESHAPEs and RESCALE
     };
     std::map<std::size_t, EltwisePlan> eltwise_plans;
@@ -294,6 +295,17 @@ struct Builder {
         return m.layers[std::size_t(l)].exec == Exec::nce ? l : -1;
     }
 
+    // TRANSPOSE as a view: the dimensions and their strides permuted.
+    static View transposed(const View& v, const tosa::Op& transpose) {
+        const auto& perms = transpose.get<std::vector<std::int64_t>>(AttrName::perms);
+        View r = v;
+        for (std::size_t i = 0; i < perms.size(); ++i) {
+            r.shape[i] = v.shape[std::size_t(perms[i])];
+            r.strides[i] = v.strides[std::size_t(perms[i])];
+        }
+        return r;
+    }
+
     static View as_nhwc4(const View& v) {
         // [1,H,C] -> [1,H,1,C]
         View r = v;
@@ -450,9 +462,14 @@ struct Builder {
         if (ys.size() != 4 || ys[0] != 1) return;
         EltwisePlan plan;
         std::optional<tosa::RoundingMode> rounding;
-        auto operand = [&](ValueId v) -> const tosa::Op* {
+        auto operand = [&](ValueId v, const tosa::Op*& transpose) -> const tosa::Op* {
+            if (g.type(v).shape != ys || uses[v] != 1) return nullptr;
             const tosa::Op* r = producer(v);
-            if (!r || r->kind != OpKind::RESCALE || uses[v] != 1 || g.type(v).shape != ys || g.type(r->inputs[0]).dtype != tosa::DType::i8) return nullptr;
+            if (r && r->kind == OpKind::TRANSPOSE && uses[r->inputs[0]] == 1) {
+                transpose = r;
+                r = producer(r->inputs[0]);
+            }
+            if (!r || r->kind != OpKind::RESCALE || g.type(r->inputs[0]).dtype != tosa::DType::i8) return nullptr;
             const IConst *mult = iconst(r->inputs[1]), *shift = iconst(r->inputs[2]), *izp = iconst(r->inputs[3]), *ozp = iconst(r->inputs[4]);
             if (!mult || !shift || !izp || !ozp || mult->items.size() != 1 || shift->items.size() != 1 || ozp->items[0] != 0) return nullptr;
             if (shift->items[0] < 2 || shift->items[0] > 62 || mult->items[0] < 0) return nullptr;
@@ -460,20 +477,26 @@ struct Builder {
             rounding = r->get<tosa::RoundingMode>(AttrName::rounding_mode);
             return r;
         };
-        plan.a = operand(op.inputs[0]);
+        plan.a = operand(op.inputs[0], plan.ta);
         const auto ra = rounding;
-        plan.b = operand(op.inputs[1]);
+        plan.b = operand(op.inputs[1], plan.tb);
         if (!plan.a || !plan.b || ra != rounding || op.inputs[0] == op.inputs[1]) return;
         std::string why;
         plan.out = requant_of(op.outputs[0], plan.chain, why);
         if (!plan.out || plan.out->get<tosa::RoundingMode>(AttrName::rounding_mode) != *rounding || iconst(plan.out->inputs[1])->items.size() != 1)
             return;
-        for (const tosa::Op* r : {plan.a, plan.b}) done[producers[r->outputs[0]].index] = true;
+        for (const tosa::Op* r : {plan.a, plan.b, plan.ta, plan.tb})
+            if (r) done[producers[r->outputs[0]].index] = true;
         eltwise_plans[k] = std::move(plan);
     }
 
     bool eltwise_int8(const tosa::Op& op, const EltwisePlan& plan) {
-        const auto av = view_of(plan.a->inputs[0]), bv = view_of(plan.b->inputs[0]);
+        auto operand = [&](const tosa::Op* r, const tosa::Op* transpose) -> std::optional<View> {
+            auto v = view_of(r->inputs[0]);
+            if (!v || !transpose) return v;
+            return transposed(*v, *transpose);
+        };
+        const auto av = operand(plan.a, plan.ta), bv = operand(plan.b, plan.tb);
         if (!av || !bv) return fail(op, "an operand has no memory form");
         Layer l;
         l.exec = Exec::nce;
@@ -844,7 +867,14 @@ struct Builder {
     // its operand, else the SHAVE clamp.
     bool clamp_int(const tosa::Op& op) {
         const ValueId x = op.inputs[0], y = op.outputs[0];
-        const std::int64_t lo = op.get<std::int64_t>(AttrName::min_val), hi = op.get<std::int64_t>(AttrName::max_val);
+        auto bound = [&](AttrName n) -> std::optional<std::int64_t> {
+            const tosa::Attr* a = op.attr(n);
+            if (const auto* i = a ? std::get_if<std::int64_t>(a) : nullptr) return *i;
+            return std::nullopt;
+        };
+        const auto lo_ = bound(AttrName::min_val), hi_ = bound(AttrName::max_val);
+        if (!lo_ || !hi_) return fail(op, "an integer CLAMP without integer bounds");
+        const std::int64_t lo = *lo_, hi = *hi_;
         const int l = fusable_producer(x);
         if (l >= 0 && m.layers[std::size_t(l)].nce.post_op == PostOp::none && m.layers[std::size_t(l)].nce.quantized) {
             Layer& L = m.layers[std::size_t(l)];
@@ -1234,13 +1264,7 @@ struct Builder {
                 View v = *x;
                 const auto& ys = g.type(y).shape;
                 if (op.kind == OpKind::TRANSPOSE) {
-                    const auto& perms = op.get<std::vector<std::int64_t>>(AttrName::perms);
-                    View r = v;
-                    for (std::size_t i = 0; i < perms.size(); ++i) {
-                        r.shape[i] = v.shape[std::size_t(perms[i])];
-                        r.strides[i] = v.strides[std::size_t(perms[i])];
-                    }
-                    v = r;
+                    v = transposed(v, op);
                 } else if (op.kind == OpKind::RESHAPE) {
                     if (!v.dense(es(v))) v = materialize(v, g.value(y).name, Role::activation, source_of(op));
                     v.shape = ys;
