@@ -4,6 +4,7 @@
 // and the SHAVE kernels, against the interpreter's CONV2D, RESCALE, ADD, TABLE ...).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -11,10 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "exec/executor.hpp"
 #include "lowering/tosa/interpreter.hpp"
 #include "lowering/vpu/compiler.hpp"
 #include "lowering/vpu/simulator.hpp"
 #include "unit/mlir/lowered_model.hpp"
+#include "storage/tensor_file.hpp"
 #include "unit/tosa/integer_support.hpp"
 
 namespace vpu = nnef::vpu;
@@ -352,6 +355,55 @@ TEST_SUITE("vpu") {
                 CHECK(r.elements > 0);
                 CHECK(r.mismatches == 0);
             }
+        }
+    }
+}
+
+TEST_SUITE("vpu") {
+    TEST_CASE("int8: the corpus's int8 models with stored weights on reference/input.dat, dequantized, against reference/output.dat") {
+        for (const std::string name : {"squeezenet1_0_int8", "shufflenet_v2_x1_0_int8"}) {
+            const fs::path model = fs::path(NNEF_CORPUS_DIR) / "quantized" / name;
+            if (!fs::exists(model / "reference" / "output.dat")) continue;
+            CAPTURE(name);
+            Compiled c;
+            c.lowered = nnef_test::lower_model(model, std::nullopt, Profile::pro_int);
+            REQUIRE(c.lowered->graph);
+            nnef::Diagnostics d{0};
+            c.list = vpu::compile(*c.lowered->graph, vpu::Target{}, {}, d);
+            INFO(text(d));
+            REQUIRE(c.list);
+            const nnef::Graph& model_graph = *c.lowered->session.graph();
+            const Graph& g = *c.lowered->graph;
+            auto read = [](const fs::path& p) {
+                auto t = nnef::storage::read_tensor_file(p.string());
+                REQUIRE(t.value);
+                auto v = nnef::exec::from_tensor_data(**t.value, nnef::PrimType::scalar);
+                REQUIRE(v);
+                return *v;
+            };
+            const auto x = read(model / "reference" / "input.dat");
+            const auto want = read(model / "reference" / "output.dat");
+            const std::string in_name = g.value(g.main().inputs[0]).name, out_name = g.value(g.main().outputs[0]).name;
+            const auto in_codes = integer_codes(model_graph, in_name), out_codes = integer_codes(model_graph, out_name);
+            REQUIRE(in_codes);
+            REQUIRE(out_codes);
+            vpu::SimulateOptions so;
+            so.values = true;
+            so.inputs[in_name] = integer_support::input_codes(*in_codes, x);
+            const auto r = vpu::simulate(*c.list, c.list->target, so, d);
+            INFO(text(d));
+            REQUIRE(r.valid);
+            const ConstData& got = *r.outputs.at(out_name);
+            REQUIRE(got.type.volume() == want.volume());
+            double diff2 = 0, ref2 = 0;
+            for (std::int64_t i = 0; i < want.volume(); ++i) {
+                const double y = out_codes->params.dequantize(code(got, i) - out_codes->offset);
+                diff2 += (y - want.as_double(i)) * (y - want.as_double(i));
+                ref2 += want.as_double(i) * want.as_double(i);
+            }
+            const double rel = std::sqrt(diff2 / ref2);
+            MESSAGE(name << ": relative L2 of the dequantized int8 outputs vs the float reference " << rel);
+            CHECK(rel < 2e-2);  // integer_test holds the TOSA lowering to 1e-2 of nnef-run's simulated quantization
         }
     }
 }
