@@ -903,6 +903,7 @@ struct Builder {
                     return fail(op, "unsigned input or output (uint8 has no TOSA type on this path)");
                 const auto rm = op.get<tosa::RoundingMode>(AttrName::rounding_mode);
                 if (rm == tosa::RoundingMode::INEXACT_ROUND) return fail(op, "INEXACT_ROUND rounding");
+                if (rescale_on_nce(op, *mult, *shift, izp->items[0], ozp->items[0], rm == tosa::RoundingMode::DOUBLE_ROUND)) return true;
                 auto one_or_many = [](const IConst* k) {
                     return k->items.size() == 1 ? nlohmann::json(k->items[0]) : nlohmann::json(k->items);
                 };
@@ -980,6 +981,57 @@ struct Builder {
         if (!attributes.empty()) params["attributes"] = std::move(attributes);
         if (!constants.empty()) params["constants"] = std::move(constants);
         return shave_on(op, info.mnemonic, reads, std::move(params));
+    }
+
+    // RESCALE i8 -> i8 (a requantization between two grids: relu's, concat's) on the NCE, as VPUX
+    // runs its requantizations: a 1x1 `maxpool` with the input zero point computes in - input_zp,
+    // and the table's requantization with the RESCALE's multiplier and shift (per tensor or per
+    // channel), bias 0, plus the output zero point and saturation is exactly TOSA's RESCALE. The
+    // operand: rank 4 with one image, or dense (then [1, rows, 1, C]).
+    bool rescale_on_nce(const tosa::Op& op, const IConst& mult, const IConst& shift, std::int64_t izp, std::int64_t ozp, bool double_round) {
+        const ValueId x = op.inputs[0], y = op.outputs[0];
+        if (g.type(x).dtype != tosa::DType::i8 || g.type(y).dtype != tosa::DType::i8) return false;
+        const auto& xs = g.type(x).shape;
+        if (xs.empty()) return false;
+        const std::int64_t C = xs.back();
+        if ((mult.items.size() != 1 && std::int64_t(mult.items.size()) != C) || (shift.items.size() != 1 && std::int64_t(shift.items.size()) != C))
+            return false;
+        for (std::int64_t s2 : shift.items)
+            if (s2 < 2 || s2 > 62) return false;
+        for (std::int64_t m2 : mult.items)
+            if (m2 < 0) return false;
+        auto xv = view_of(x);
+        if (!xv) return false;
+        View in = *xv;
+        std::vector<std::int64_t> shape4;
+        if (xs.size() == 4 && xs[0] == 1) {
+            shape4 = xs;
+        } else if (in.dense(es(in))) {
+            shape4 = {1, g.type(x).volume() / std::max<std::int64_t>(C, 1), 1, C};
+            in.shape = shape4;
+            in.strides = dense_strides(shape4, es(in));
+        } else {
+            return false;
+        }
+        Layer l;
+        l.exec = Exec::nce;
+        l.op = "maxpool";
+        l.nce.quantized = true;
+        l.nce.input_zp = izp;
+        l.nce.output_zp = ozp;
+        l.nce.double_round = double_round;
+        for (std::int64_t c = 0; c < C; ++c) {
+            l.q_bias.push_back(0);
+            l.q_mult.push_back(mult.items.size() == 1 ? mult.items[0] : mult.items[std::size_t(c)]);
+            l.q_shift.push_back(shift.items.size() == 1 ? shift.items[0] : shift.items[std::size_t(c)]);
+        }
+        l.inputs = {in};
+        l.source = source_of(op);
+        l.origin = op.origin;
+        const int t = add_tensor(g.value(y).name, g.type(y).volume(), Role::activation, DataType::int8);
+        l.output = dense_view(t, shape4);
+        add_layer(std::move(l), y, dense_view(t, g.type(y).shape));
+        return true;
     }
 
     // MINIMUM / MAXIMUM with a scalar constant after an NCE layer: its post-op becomes (or

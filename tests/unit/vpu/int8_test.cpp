@@ -317,10 +317,16 @@ TEST_SUITE("vpu") {
             CAPTURE(name);
             const Compiled c = compile_int8(model, 1);
             const Graph& g = *c.lowered->graph;
-            std::map<std::string, int> nce;
-            for (const auto& t : c.list->tasks)
+            std::map<std::string, int> nce, shave;
+            for (const auto& t : c.list->tasks) {
                 if (t.kind == vpu::TaskKind::NCE) ++nce[t.op];
+                if (t.kind == vpu::TaskKind::SHAVE) ++shave[t.op];
+            }
             CHECK(nce["conv"] > 0);
+            // the requantizations between int8 grids (relu's, concat's) run as NCE 1x1 maxpools; on
+            // SHAVE stay only those of int32 values (after REDUCE_SUM)
+            CHECK(nce["maxpool"] > 80);
+            CHECK(shave["rescale"] <= 3);
             const Compared r = compare(g, *c.list, random_inputs(g, 3));
             MESSAGE(name << ": " << r.elements << " output codes (" << r.distinct.size() << " distinct), " << r.mismatches << " differ; makespan " << r.result.makespan
                          << " cycles, bound " << r.result.bound.value() << ", NCE tasks: conv " << nce["conv"] << ", dwconv "
