@@ -295,6 +295,9 @@ struct Builder {
         return m.layers[std::size_t(l)].exec == Exec::nce ? l : -1;
     }
 
+    // Channel c's value of a per-tensor (one value) or per-channel constant.
+    static std::int64_t at(const IConst& k, std::int64_t c) { return k.items.size() == 1 ? k.items[0] : k.items[std::size_t(c)]; }
+
     // TRANSPOSE as a view: the dimensions and their strides permuted.
     static View transposed(const View& v, const tosa::Op& transpose) {
         const auto& perms = transpose.get<std::vector<std::int64_t>>(AttrName::perms);
@@ -410,13 +413,10 @@ struct Builder {
         std::vector<std::size_t> chain;
         std::string why;
         const tosa::Op* rs = requant_of(op.outputs[0], chain, why);
-        if (!rs) {
-            // the NCE writes 8-bit results: an int32 result that no RESCALE to int8 alone reads is
-            // the SHAVE kernel of the operator (computed whole: a split would need halo rows)
-            if (g.type(op.inputs[0]).dtype != tosa::DType::i8)
-                return fail(op, std::string("a ") + tosa::to_string(g.type(op.inputs[0]).dtype) + " input (the int8 path convolves i8)");
-            return int_shave(op);
-        }
+        // the NCE convolves int8 into 8-bit results: an int32 result that no RESCALE to int8 alone
+        // reads, or another input type, is the SHAVE kernel of the operator (computed whole: a split
+        // would need halo rows; an i16 input is refused there)
+        if (!rs || g.type(op.inputs[0]).dtype != tosa::DType::i8) return int_shave(op);
         Layer l;
         if (!nce_conv(op, l, *w, *x, depthwise)) return false;
         const std::int64_t O = l.weights_shape[0];
@@ -424,10 +424,9 @@ struct Builder {
         const IConst* shift = iconst(rs->inputs[2]);
         const IConst* ozp = iconst(rs->inputs[4]);
         for (std::int64_t c = 0; c < O; ++c) {
-            auto at = [&](const IConst* k) { return k->items.size() == 1 ? k->items[0] : k->items[std::size_t(c)]; };
-            l.q_bias.push_back(b->items.size() == 1 ? b->items[0] : b->items[std::size_t(c)]);
-            l.q_mult.push_back(at(mult));
-            l.q_shift.push_back(at(shift));
+            l.q_bias.push_back(at(*b, c));
+            l.q_mult.push_back(at(*mult, c));
+            l.q_shift.push_back(at(*shift, c));
         }
         l.nce.quantized = true;
         l.nce.input_zp = izp->items[0];
@@ -483,8 +482,7 @@ struct Builder {
         if (!plan.a || !plan.b || ra != rounding || op.inputs[0] == op.inputs[1]) return;
         std::string why;
         plan.out = requant_of(op.outputs[0], plan.chain, why);
-        if (!plan.out || plan.out->get<tosa::RoundingMode>(AttrName::rounding_mode) != *rounding || iconst(plan.out->inputs[1])->items.size() != 1)
-            return;
+        if (!plan.out || plan.out->get<tosa::RoundingMode>(AttrName::rounding_mode) != *rounding) return;
         for (const tosa::Op* r : {plan.a, plan.b, plan.ta, plan.tb})
             if (r) done[producers[r->outputs[0]].index] = true;
         eltwise_plans[k] = std::move(plan);
@@ -508,9 +506,12 @@ struct Builder {
             l.nce.eltwise_inputs[std::size_t(i)] = {iconst(r.inputs[1])->items[0], iconst(r.inputs[2])->items[0], iconst(r.inputs[3])->items[0]};
         }
         const std::int64_t C = g.type(op.outputs[0]).shape[3];
-        l.q_bias.assign(std::size_t(C), 0);
-        l.q_mult.assign(std::size_t(C), iconst(plan.out->inputs[1])->items[0]);
-        l.q_shift.assign(std::size_t(C), iconst(plan.out->inputs[2])->items[0]);
+        const IConst *mult = iconst(plan.out->inputs[1]), *shift = iconst(plan.out->inputs[2]);  // one, or one per channel
+        for (std::int64_t c = 0; c < C; ++c) {
+            l.q_bias.push_back(0);
+            l.q_mult.push_back(at(*mult, c));
+            l.q_shift.push_back(at(*shift, c));
+        }
         l.nce.output_zp = iconst(plan.out->inputs[4])->items[0];
         l.nce.double_round = plan.out->get<tosa::RoundingMode>(AttrName::rounding_mode) == tosa::RoundingMode::DOUBLE_ROUND;
         l.inputs = {*av, *bv};
@@ -1022,8 +1023,8 @@ struct Builder {
         l.nce.double_round = double_round;
         for (std::int64_t c = 0; c < C; ++c) {
             l.q_bias.push_back(0);
-            l.q_mult.push_back(mult.items.size() == 1 ? mult.items[0] : mult.items[std::size_t(c)]);
-            l.q_shift.push_back(shift.items.size() == 1 ? shift.items[0] : shift.items[std::size_t(c)]);
+            l.q_mult.push_back(at(mult, c));
+            l.q_shift.push_back(at(shift, c));
         }
         l.inputs = {in};
         l.source = source_of(op);
