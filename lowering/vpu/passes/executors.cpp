@@ -134,6 +134,8 @@ struct Builder {
     struct EltwisePlan {
         const tosa::Op *a = nullptr, *b = nullptr, *out = nullptr;
         const tosa::Op *ta = nullptr, *tb = nullptr;  // a TRANSPOSE of an operand's RESCALE (layouts)
+        const IConst* constant = nullptr;  // instead of b: a per-tensor or per-channel constant (the table's bias)
+        bool negate = false;               // SUB of the constant
         std::vector<std::size_t> chain;  // the result's RESHAPEs and RESCALE
     };
     std::map<std::size_t, EltwisePlan> eltwise_plans;
@@ -458,7 +460,7 @@ struct Builder {
         const tosa::Op& op = g.main().ops[k];
         if ((op.kind != OpKind::ADD && op.kind != OpKind::SUB) || g.type(op.outputs[0]).dtype != tosa::DType::i32) return;
         const auto& ys = g.type(op.outputs[0]).shape;
-        if (ys.size() != 4 || ys[0] != 1) return;
+        if (ys.empty()) return;
         EltwisePlan plan;
         std::optional<tosa::RoundingMode> rounding;
         auto operand = [&](ValueId v, const tosa::Op*& transpose) -> const tosa::Op* {
@@ -476,10 +478,28 @@ struct Builder {
             rounding = r->get<tosa::RoundingMode>(AttrName::rounding_mode);
             return r;
         };
-        plan.a = operand(op.inputs[0], plan.ta);
-        const auto ra = rounding;
-        plan.b = operand(op.inputs[1], plan.tb);
-        if (!plan.a || !plan.b || ra != rounding || op.inputs[0] == op.inputs[1]) return;
+        // a constant operand one per channel (or one): the table's bias, b read with multiplier 0
+        auto bias = [&](ValueId v) -> const IConst* {
+            const IConst* c = iconst(v);
+            if (!c || c->shape.size() != ys.size()) return nullptr;
+            for (std::size_t i = 0; i + 1 < ys.size(); ++i)
+                if (c->shape[i] != 1) return nullptr;
+            return c->shape.back() == 1 || c->shape.back() == ys.back() ? c : nullptr;
+        };
+        if ((plan.constant = bias(op.inputs[1]))) {
+            plan.a = operand(op.inputs[0], plan.ta);
+            plan.negate = op.kind == OpKind::SUB;
+        } else if (op.kind == OpKind::ADD && (plan.constant = bias(op.inputs[0]))) {
+            plan.a = operand(op.inputs[1], plan.ta);
+        } else {
+            plan.a = operand(op.inputs[0], plan.ta);
+            const auto ra = rounding;
+            plan.b = operand(op.inputs[1], plan.tb);
+            if (!plan.b || ra != rounding || op.inputs[0] == op.inputs[1]) return;
+        }
+        if (!plan.a) return;
+        // the NCE takes rank 4 with one image; another shape needs dense operands (see eltwise_int8)
+        if ((ys.size() != 4 || ys[0] != 1) && (plan.ta || plan.tb)) return;
         std::string why;
         plan.out = requant_of(op.outputs[0], plan.chain, why);
         if (!plan.out || plan.out->get<tosa::RoundingMode>(AttrName::rounding_mode) != *rounding) return;
@@ -494,21 +514,34 @@ struct Builder {
             if (!v || !transpose) return v;
             return transposed(*v, *transpose);
         };
-        const auto av = operand(plan.a, plan.ta), bv = operand(plan.b, plan.tb);
+        auto av = operand(plan.a, plan.ta);
+        auto bv = plan.b ? operand(plan.b, plan.tb) : av;  // with a constant: a again, scaled to 0
         if (!av || !bv) return fail(op, "an operand has no memory form");
+        const auto& ys = g.type(op.outputs[0]).shape;
+        const std::int64_t C = ys.back();
+        std::vector<std::int64_t> shape4 = ys;
+        if (ys.size() != 4 || ys[0] != 1) {
+            // [..., C] dense (copied when it is a strided view) -> [1, rows, 1, C]
+            shape4 = {1, g.type(op.outputs[0]).volume() / std::max<std::int64_t>(C, 1), 1, C};
+            for (auto* v : {&av, &bv}) {
+                if (!(*v)->dense(es(**v))) *v = materialize(**v, g.value(op.outputs[0]).name + ".operand", Role::activation, source_of(op));
+                (*v)->shape = shape4;
+                (*v)->strides = dense_strides(shape4, es(**v));
+            }
+        }
         Layer l;
         l.exec = Exec::nce;
         l.op = "eltwise";
-        l.nce.eltwise = op.kind == OpKind::ADD ? "add" : "sub";
+        l.nce.eltwise = op.kind == OpKind::ADD || plan.constant ? "add" : "sub";
         l.nce.quantized = true;
         for (int i = 0; i < 2; ++i) {
-            const tosa::Op& r = *(i == 0 ? plan.a : plan.b);
-            l.nce.eltwise_inputs[std::size_t(i)] = {iconst(r.inputs[1])->items[0], iconst(r.inputs[2])->items[0], iconst(r.inputs[3])->items[0]};
+            const tosa::Op* r = i == 0 ? plan.a : plan.b;
+            l.nce.eltwise_inputs[std::size_t(i)] = r ? InputRescale{iconst(r->inputs[1])->items[0], iconst(r->inputs[2])->items[0], iconst(r->inputs[3])->items[0]}
+                                                     : InputRescale{0, 30, 0};  // (b - 0) * 0 >> 30 = 0
         }
-        const std::int64_t C = g.type(op.outputs[0]).shape[3];
         const IConst *mult = iconst(plan.out->inputs[1]), *shift = iconst(plan.out->inputs[2]);  // one, or one per channel
         for (std::int64_t c = 0; c < C; ++c) {
-            l.q_bias.push_back(0);
+            l.q_bias.push_back(plan.constant ? (plan.negate ? -at(*plan.constant, c) : at(*plan.constant, c)) : 0);
             l.q_mult.push_back(at(*mult, c));
             l.q_shift.push_back(at(*shift, c));
         }
@@ -519,7 +552,7 @@ struct Builder {
         l.origin = op.origin;
         const ValueId y = plan.out->outputs[0];
         const int t = add_tensor(g.value(y).name, g.type(y).volume(), Role::activation, DataType::int8);
-        l.output = dense_view(t, g.type(op.outputs[0]).shape);
+        l.output = dense_view(t, shape4);
         for (std::size_t k : plan.chain) done[k] = true;
         add_layer(std::move(l), y, dense_view(t, g.type(y).shape));
         return true;

@@ -189,6 +189,36 @@ TEST_SUITE("vpu") {
                     CHECK(r.mismatches == 0);
                 }
             }
+        // a per-channel constant operand (SUB of it, ADD with it first): the table's bias
+        for (const bool sub : {true, false}) {
+            CAPTURE(sub);
+            Graph g;
+            g.name = "qbias";
+            g.profile = Profile::pro_int;
+            const std::vector<std::int64_t> shape{1, 6, 5, 24};
+            const ValueId x = g.add_value({DType::i8, shape}, "x");
+            g.main().inputs = {x};
+            const ValueId a = rescale(g, x, DType::i32, 1518500250, 12, -3, 0, RoundingMode::SINGLE_ROUND);
+            auto k = ConstData::allocate({DType::i32, {1, 1, 1, 24}});
+            for (std::int64_t i = 0; i < 24; ++i) k->mutable_items<std::int32_t>()[i] = std::int32_t((i * 37 % 24 - 12) * 409930);  // up to ~6 output steps
+            const ValueId kc = g.add_const(0, k);
+            const ValueId s2 = sub ? g.add_op(0, OpKind::SUB, {a, kc}, {{DType::i32, shape}}).outputs[0]
+                                   : g.add_op(0, OpKind::ADD, {kc, a}, {{DType::i32, shape}}).outputs[0];
+            const ValueId y = rescale(g, s2, DType::i8, 1431655765, 50, 0, 7, RoundingMode::SINGLE_ROUND);
+            g.values[y].name = "y";
+            g.main().outputs = {y};
+            nnef::Diagnostics d{0};
+            const auto list = vpu::compile(g, vpu::Target{}, {}, d);
+            INFO(text(d));
+            REQUIRE(list);
+            std::map<std::string, int> ops;
+            for (const auto& t : list->tasks) ++ops[t.op];
+            CHECK(ops["eltwise"] >= 1);
+            CHECK(ops["rescale"] == 0);
+            const Compared r = compare(g, *list, random_inputs(g, 4));
+            CHECK(r.distinct.size() > 50);
+            CHECK(r.mismatches == 0);
+        }
         // operand rescales with another rounding than the result's: SHAVE kernels, the same codes
         const Graph g = eltwise_graph(OpKind::ADD, RoundingMode::SINGLE_ROUND, RoundingMode::DOUBLE_ROUND);
         nnef::Diagnostics d{0};
@@ -204,28 +234,28 @@ TEST_SUITE("vpu") {
     TEST_CASE("int8: samples/quantized at PRO-INT gives the TOSA interpreter's output codes exactly") {
         const Compiled c = compile_int8(fs::path(NNEF_SOURCE_DIR) / "samples" / "quantized", 1);
         const Graph& g = *c.lowered->graph;
-        // the int8 path: int8 input and output, an NCE conv with requantization (the linear), its
-        // weights int8, the other operators SHAVE kernels on int8 / int32 buffers
+        // the int8 path: int8 input and output; the linear an NCE conv with requantization and int8
+        // weights; relu (RESCALE i8 -> i32, ADD of a constant, RESCALE i32 -> i8) an NCE eltwise
+        // whose second operand is scaled to 0 and whose table holds the constant as bias; the
+        // logarithmic quantization (TABLE) the SHAVE TOSA kernel
         REQUIRE(c.list->inputs.size() == 1);
         CHECK(c.list->inputs[0].dtype == vpu::DataType::int8);
         CHECK(c.list->outputs[0].dtype == vpu::DataType::int8);
         std::map<std::string, int> ops;
-        bool int8_weights = false, int32_buffer = false;
-        for (const auto& b : c.list->buffers) {
-            int8_weights = int8_weights || (b.role == vpu::Role::weights && b.dtype == vpu::DataType::int8);
-            int32_buffer = int32_buffer || (b.role == vpu::Role::activation && b.dtype == vpu::DataType::int32);
-        }
+        bool int8_weights = false;
+        for (const auto& b : c.list->buffers) int8_weights = int8_weights || (b.role == vpu::Role::weights && b.dtype == vpu::DataType::int8);
         for (const auto& t : c.list->tasks) {
             ++ops[t.op];
-            if (t.kind == vpu::TaskKind::NCE) {
-                CHECK(t.nce.quantized);
-                CHECK(t.op == "conv");
+            if (t.kind == vpu::TaskKind::NCE) CHECK(t.nce.quantized);
+            if (t.op == "eltwise") {
+                CHECK(t.source == "act");
+                CHECK(t.nce.eltwise_inputs[1].multiplier == 0);
             }
         }
         CHECK(int8_weights);
-        CHECK(int32_buffer);
         CHECK(ops["conv"] == 1);
-        CHECK(ops["rescale"] == 2);
+        CHECK(ops["eltwise"] == 1);
+        CHECK(ops["rescale"] == 0);
         CHECK(ops["table"] == 1);
         for (unsigned seed : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u}) {
             CAPTURE(seed);
