@@ -4,6 +4,7 @@
 // and the SHAVE kernels, against the interpreter's CONV2D, RESCALE, ADD, TABLE ...).
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -353,6 +354,16 @@ TEST_SUITE("vpu") {
                 if (t.kind == vpu::TaskKind::SHAVE) ++shave[t.op];
             }
             CHECK(nce["conv"] > 0);
+            // NCE tasks cost the int8 rates: the same conv at fp16 would take more cycles
+            for (const auto& t : c.list->tasks)
+                if (t.op == "conv") {
+                    const std::array<std::int64_t, 2> k{t.nce.kernel[0], t.nce.kernel[1]};
+                    const auto at_int8 = vpu::nce_cycles(c.list->target, "conv", true, t.writes[0].shape, t.reads[1].shape, k);
+                    const auto at_fp16 = vpu::nce_cycles(c.list->target, "conv", false, t.writes[0].shape, t.reads[1].shape, k);
+                    CHECK(t.cycles == at_int8);
+                    CHECK(at_int8 < at_fp16);
+                    break;
+                }
             // the requantizations between int8 grids (relu's, concat's) run as NCE 1x1 maxpools; on
             // SHAVE stay only those of int32 values (after REDUCE_SUM)
             CHECK(nce["maxpool"] > 80);
