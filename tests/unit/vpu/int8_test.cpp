@@ -392,9 +392,13 @@ TEST_SUITE("vpu") {
             CAPTURE(name);
             const Compiled c = compile_int8(integer_support::write_model(name, k.graph, k.quant), 1);
             const Graph& g = *c.lowered->graph;
-            std::set<std::string> eltwise;  // NNEF operations computed by NCE eltwise tasks
-            for (const auto& t : c.list->tasks)
+            std::set<std::string> eltwise, clamped;  // NNEF operations computed by NCE eltwise tasks, with a clamp post-op
+            for (const auto& t : c.list->tasks) {
                 if (t.op == "eltwise") eltwise.insert(t.source);
+                if (t.kind == vpu::TaskKind::NCE && t.nce.post_op == vpu::PostOp::clamp) clamped.insert(t.source);
+            }
+            // clamp(s, 0.0, 0.75): RESCALE to its grid (an NCE requantization) and CLAMP, its post-op
+            if (name == "vpu_binary") CHECK(clamped == std::set<std::string>{"k"});
             // add(c, other), its operand RESCALE behind the NCHW -> NHWC TRANSPOSE, and sub(k, input)
             if (name == "vpu_binary") CHECK(eltwise == std::set<std::string>{"s", "d"});
             for (unsigned seed : {1u, 2u}) {
