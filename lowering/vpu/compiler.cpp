@@ -94,6 +94,11 @@ std::string to_text(const Module& m) {
             os << " kernel=" << dims({l.nce.kernel[0], l.nce.kernel[1]}) << " stride=" << dims({l.nce.stride[0], l.nce.stride[1]})
                << " pad=" << dims({l.nce.pad[0], l.nce.pad[1], l.nce.pad[2], l.nce.pad[3]}) << " post_op=" << to_string(l.nce.post_op);
             if (!l.nce.eltwise.empty()) os << " eltwise=" << l.nce.eltwise;
+            if (l.nce.quantized) {
+                os << " zp=" << dims({l.nce.input_zp, l.nce.weights_zp, l.nce.output_zp}) << (l.nce.double_round ? " double_round" : "");
+                if (!l.nce.eltwise.empty())
+                    for (const InputRescale& r : l.nce.eltwise_inputs) os << " in_rescale=" << dims({r.multiplier, r.shift, r.zp});
+            }
             if (l.weights >= 0) os << " weights=t" << l.weights;
             if (l.table >= 0) os << " table=t" << l.table;
         } else if (!l.attrs.empty()) {
@@ -153,7 +158,9 @@ bool verify(const Module& m, const std::string& after, Diagnostics& diags) {
             const std::int64_t C = l.output.shape[3];
             const std::int64_t a = t.nce_channel_alignment;
             if (m.tensors[std::size_t(l.table)].bytes != (C + a - 1) / a * a * 16) bad("table of '" + l.source + "' is not 16 bytes per aligned channel");
-            if (l.weights >= 0 && m.tensors[std::size_t(l.weights)].dtype != DataType::fp16) bad("weights of '" + l.source + "' are not fp16");
+            const DataType wt = l.nce.quantized ? DataType::int8 : DataType::fp16;
+            if (l.weights >= 0 && m.tensors[std::size_t(l.weights)].dtype != wt)
+                bad("weights of '" + l.source + "' are not " + to_string(wt) + " (as the layer's data path)");
         }
     }
     if (m.stage >= 3) {
@@ -259,7 +266,7 @@ lowering::Pipeline<ir::Module> compile_pipeline() {
     lowering::Pipeline<ir::Module> p;
     p.passes = {
         {"assign-executors", "TOSA operators to NCE layers, SHAVE kernels, copies and views", ir::assign_executors},
-        {"layout-and-types", "fp16 constants, OHWI weights, weights tables", ir::layout_and_types},
+        {"layout-and-types", "fp16 (or int8) constants, OHWI weights, weights tables", ir::layout_and_types},
         {"tile", "split layers over output rows / channels and clusters to fit CMX", ir::tile},
         {"schedule", "program order of DMA / NCE / SHAVE tasks with prefetch", ir::schedule},
         {"allocate-cmx", "static aligned CMX offsets", ir::allocate_cmx},

@@ -5,8 +5,9 @@
 //                     matmul with constant weights as a 1x1 conv; CLAMP and bias ADDs fused into
 //                     the producer), a SHAVE kernel, or a copy; reshapes, transposes and slices
 //                     become Views of DDR tensors (no task).
-//   layout-and-types  fp16 storage: constants converted once, weights OHWI, the weights table
-//                     (16 bytes per aligned output channel) of every NCE layer.
+//   layout-and-types  fp16 storage (int8 on the int8 path): constants converted once, weights
+//                     OHWI, the weights table (16 bytes per aligned output channel) of every NCE
+//                     layer (scale and bias, or the int8 requantization).
 //   tile              each layer split into Tiles (output rows with the input's halo rows, output
 //                     channels) spread over the clusters, each tile's working set within its share
 //                     of CMX.
@@ -69,6 +70,9 @@ struct Layer {
     std::vector<float> weights_f32;  // conv: [O,KH,KW,I]; dwconv: [C,KH,KW,1] (until layout-and-types)
     std::vector<std::int64_t> weights_shape;
     std::vector<float> bias;        // per output channel (empty: zero)
+    // int8 path (nce.quantized): per output channel the int32 bias and the requantization's
+    // multiplier and shift (table words 3, 2, 1); empty: bias 0, multiplier 2^30, shift 30 (identity)
+    std::vector<std::int64_t> q_bias, q_mult, q_shift;
     NceParams nce;
     nlohmann::json attrs = nlohmann::json::object();  // SHAVE kernel attributes
     std::string source;             // NNEF tensor / operation

@@ -271,4 +271,10 @@ void exit_now(int code) {
     std::_Exit(failed && code == ok ? usage : code);
 }
 
+std::optional<tosa::Profile> parse_profile(const std::string& value) {
+    if (value == "pro-fp") return tosa::Profile::pro_fp;
+    if (value == "pro-int") return tosa::Profile::pro_int;
+    return std::nullopt;
+}
+
 }  // namespace nnef::cli

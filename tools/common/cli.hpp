@@ -2,6 +2,7 @@
 #pragma once
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -10,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include <nnef/nnef.hpp>
+
+#include "lowering/tosa/ir.hpp"
 
 namespace nnef::cli {
 
@@ -57,6 +60,12 @@ int failure_code(const Diagnostics& diags);
 bool write_output(const std::string& path, const std::string& text, const char* tool);
 // The same, for output written by `write` as it is made (large outputs need no whole string).
 bool write_output(const std::string& path, const std::function<void(std::ostream&)>& write, const char* tool);
+
+// The value of a lowering tool's `--profile` option (nnef-to-tosa, nnef-to-vpu): "pro-fp" or
+// "pro-int"; nothing for any other text.
+std::optional<tosa::Profile> parse_profile(const std::string& value);
+// Its help line, the same in every tool that takes it (a macro: the tools' help texts are literals).
+#define NNEF_CLI_PROFILE_HELP "  --profile pro-fp|pro-int the TOSA profile (default pro-fp; pro-int for quantized models)\n"
 
 // Sets up the process's allocator for a tool that loads one model and exits (glibc; elsewhere, and
 // under the sanitizers, nothing): one heap for every thread (the front end runs on a deep-stack

@@ -26,7 +26,7 @@ const char* const description =
     "\n"
     "lowering options:\n"
     "  --format mlir|json|text  output format (default mlir); diagnostics are always text on stderr\n"
-    "  --profile pro-fp|pro-int the TOSA profile (default pro-fp; pro-int for quantized models)\n"
+    NNEF_CLI_PROFILE_HELP
     "  --level 8k|none          the TOSA level whose limits the graph must keep (default 8k)\n"
     "  --random-weights SEED    variables get pseudo-random values (the same as nnef-run --random-weights\n"
     "                           SEED) instead of stored data; no tensor files are read\n"
@@ -86,9 +86,9 @@ std::vector<char*> take_options(int argc, char** argv, ToTosaOptions& t) {
             else if (v == "text") t.format = ToTosaOptions::Format::text;
             else usage_error("unknown format '" + v + "' (use mlir, json or text)");
         } else if (key == "--profile") {
-            if (v == "pro-fp") t.profile = tosa::Profile::pro_fp;
-            else if (v == "pro-int") t.profile = tosa::Profile::pro_int;
-            else usage_error("unknown profile '" + v + "' (use pro-fp or pro-int)");
+            const auto p = cli::parse_profile(v);
+            if (!p) usage_error("unknown profile '" + v + "' (use pro-fp or pro-int)");
+            t.profile = *p;
         } else if (key == "--level") {
             if (v == "8k" || v == "8K") t.level_none = false;
             else if (v == "none") t.level_none = true;

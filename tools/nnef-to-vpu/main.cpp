@@ -53,6 +53,9 @@ const char* const description =
     "  --compare DIR            compare each output with DIR/NAME.dat: relative L2 error <= --rtol\n"
     "  --rtol R                 tolerance of --compare (default 1e-2)\n"
     "  --random-weights SEED    compiling a MODEL: pseudo-random weights (as nnef-run's) instead of stored ones\n"
+    NNEF_CLI_PROFILE_HELP
+    "                           compiling a MODEL: pro-int compiles the int8 path (int8 activations and\n"
+    "                           weights, requantization in the NCE's weights table)\n"
     "  --verify-each            compiling a MODEL: verify the IR after every pass\n"
     "  --print-after PASS       compiling a MODEL: print the IR after PASS (or 'all') on stderr; passes:\n"
     "                           assign-executors, layout-and-types, tile, schedule, allocate-cmx, barriers, emit\n"
@@ -68,6 +71,7 @@ struct VpuOptions {
     std::vector<std::pair<std::string, std::string>> inputs;  // NAME (may be empty), FILE or random:SEED
     // compiling a MODEL
     std::optional<std::uint64_t> random_weights;
+    std::optional<tosa::Profile> profile;
     bool verify_each = false;
     std::set<std::string> print_after;
 };
@@ -81,7 +85,7 @@ struct VpuOptions {
 std::vector<char*> take_vpu_options(int argc, char** argv, VpuOptions& o) {
     std::vector<char*> rest{argv[0]};
     static const std::set<std::string> keys = {"--target",  "--format", "--svg",          "--input",      "--output-dir",
-                                               "--compare", "--rtol",   "--random-weights", "--print-after"};
+                                               "--compare", "--rtol",   "--random-weights", "--print-after", "--profile"};
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         const std::string key = a.substr(0, a.find('='));
@@ -111,6 +115,9 @@ std::vector<char*> take_vpu_options(int argc, char** argv, VpuOptions& o) {
         else if (key == "--print-after") {
             if (v != "all" && !vpu::compile_pipeline().has(v)) usage_error("--print-after: no pass named '" + v + "'");
             o.print_after.insert(v);
+        } else if (key == "--profile") {
+            o.profile = cli::parse_profile(v);
+            if (!o.profile) usage_error("unknown profile '" + v + "' (use pro-fp or pro-int)");
         } else if (key == "--random-weights") {
             if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos)
                 usage_error("--random-weights needs a non-negative integer, not '" + v + "'");
@@ -170,6 +177,7 @@ vpu::TaskList compile_model(const std::string& path, const vpu::Target& target, 
     tosa::LowerOptions lo;
     lo.random_weights = o.random_weights;
     lo.verify_each = o.verify_each;
+    lo.profile = o.profile.value_or(tosa::Profile::pro_fp);
     Diagnostics diags(0);
     std::optional<tosa::Graph> g = tosa::lower_to_tosa(*session.graph(), lo, diags);
     if (!g) fail(diags);
@@ -285,8 +293,8 @@ int run(int argc, char** argv) {
         usage_error("--input, --output-dir, --compare and --svg need --simulate");
 
     const bool model = !is_task_list_path(opts.paths.front());
-    if (!model && (o.random_weights || o.verify_each || !o.print_after.empty()))
-        usage_error("--random-weights, --verify-each and --print-after apply to compiling a MODEL, not to a task list");
+    if (!model && (o.random_weights || o.verify_each || !o.print_after.empty() || o.profile))
+        usage_error("--random-weights, --profile, --verify-each and --print-after apply to compiling a MODEL, not to a task list");
     const std::optional<vpu::Target> given =
         o.target_file.empty() ? std::nullopt : std::optional<vpu::Target>(take(vpu::read_target_file(o.target_file)));
     InitialState state;

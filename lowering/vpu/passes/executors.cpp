@@ -16,13 +16,17 @@ using tosa::AttrName;
 using tosa::OpKind;
 using tosa::ValueId;
 
-// A constant folded at compile time (CONST, then RESHAPE / TRANSPOSE / IDENTITY of it), as floats.
-struct FConst {
+// A constant folded at compile time (CONST, then RESHAPE / TRANSPOSE / IDENTITY of it): as floats
+// (FConst), or exactly as integers on the int8 path (IConst: biases, multipliers, zero points).
+template <class T>
+struct Const {
     std::vector<std::int64_t> shape;
-    std::vector<float> items;
+    std::vector<T> items;
 };
+using FConst = Const<float>;
+using IConst = Const<std::int64_t>;
 
-std::optional<FConst> to_fconst(const tosa::ConstData& c) {
+std::optional<FConst> to_const(const tosa::ConstData& c, float) {
     FConst f;
     f.shape = c.type.shape;
     const std::int64_t n = c.type.volume();
@@ -44,8 +48,28 @@ std::optional<FConst> to_fconst(const tosa::ConstData& c) {
     return f;
 }
 
-FConst transpose(const FConst& x, const std::vector<std::int64_t>& perms) {
-    FConst y;
+std::optional<IConst> to_const(const tosa::ConstData& c, std::int64_t) {
+    IConst f;
+    f.shape = c.type.shape;
+    const std::int64_t n = c.type.volume();
+    f.items.resize(std::size_t(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+        std::int64_t v = 0;
+        switch (c.type.dtype) {
+            case tosa::DType::i8: v = c.items<std::int8_t>()[i]; break;
+            case tosa::DType::i16: v = c.items<std::int16_t>()[i]; break;
+            case tosa::DType::i32: v = c.items<std::int32_t>()[i]; break;
+            case tosa::DType::bool_: v = c.items<std::uint8_t>()[i]; break;
+            default: return std::nullopt;
+        }
+        f.items[std::size_t(i)] = v;
+    }
+    return f;
+}
+
+template <class T>
+Const<T> transpose(const Const<T>& x, const std::vector<std::int64_t>& perms) {
+    Const<T> y;
     const std::size_t r = x.shape.size();
     for (std::size_t i = 0; i < r; ++i) y.shape.push_back(x.shape[std::size_t(perms[i])]);
     std::vector<std::int64_t> xs(r, 1);
@@ -65,8 +89,9 @@ FConst transpose(const FConst& x, const std::vector<std::int64_t>& perms) {
 }
 
 // The box of `x` from `start` with `shape` (TOSA SLICE).
-FConst slice(const FConst& x, const std::vector<std::int64_t>& start, const std::vector<std::int64_t>& shape) {
-    FConst y;
+template <class T>
+Const<T> slice(const Const<T>& x, const std::vector<std::int64_t>& start, const std::vector<std::int64_t>& shape) {
+    Const<T> y;
     y.shape = shape;
     const std::size_t r = shape.size();
     std::vector<std::int64_t> xs(r, 1);
@@ -103,7 +128,17 @@ struct Builder {
     std::vector<std::optional<View>> views;
     std::vector<int> producer_layer;  // value -> layer producing its view (-1: none)
     std::vector<int> uses;
+    std::vector<std::vector<std::size_t>> users;  // value -> indices of the main ops reading it
+    std::vector<bool> done;                      // main ops already compiled as part of another
+    // int8 NCE eltwise: ADD/SUB op index -> the RESCALEs of its two operands and of its result
+    struct EltwisePlan {
+        const tosa::Op *a = nullptr, *b = nullptr, *out = nullptr;
+        const tosa::Op *ta = nullptr, *tb = nullptr;  // a TRANSPOSE of an operand's RESCALE (layouts)
+        std::vector<std::size_t> chain;  // the result's RESHAPEs and RESCALE
+    };
+    std::map<std::size_t, EltwisePlan> eltwise_plans;
     std::map<ValueId, FConst> consts;
+    std::map<ValueId, IConst> iconsts;  // int8 path
     std::vector<tosa::Graph::Producer> producers;
     std::map<std::string, View> state;  // variable name -> its graph input's view
 
@@ -115,29 +150,33 @@ struct Builder {
         return &g.main().ops[p.index];
     }
 
-    const FConst* fconst(ValueId v) {
-        auto it = consts.find(v);
-        if (it != consts.end()) return &it->second;
+    const FConst* fconst(ValueId v) { return folded(v, consts); }
+    const IConst* iconst(ValueId v) { return folded(v, iconsts); }
+
+    template <class T>
+    const Const<T>* folded(ValueId v, std::map<ValueId, Const<T>>& cache) {
+        auto it = cache.find(v);
+        if (it != cache.end()) return &it->second;
         const tosa::Op* op = producer(v);
         if (!op) return nullptr;
-        std::optional<FConst> f;
+        std::optional<Const<T>> f;
         if (op->kind == OpKind::CONST) {
             const tosa::Attr* a = op->attr(AttrName::values);
-            if (a && std::holds_alternative<tosa::ConstPtr>(*a)) f = to_fconst(*std::get<tosa::ConstPtr>(*a));
+            if (a && std::holds_alternative<tosa::ConstPtr>(*a)) f = to_const(*std::get<tosa::ConstPtr>(*a), T{});
         } else if (op->kind == OpKind::RESHAPE || op->kind == OpKind::IDENTITY || op->kind == OpKind::CAST) {
-            if (const FConst* x = fconst(op->inputs[0])) {
+            if (const Const<T>* x = folded(op->inputs[0], cache)) {
                 f = *x;
                 f->shape = g.type(v).shape;
             }
         } else if (op->kind == OpKind::TRANSPOSE) {
-            if (const FConst* x = fconst(op->inputs[0])) f = transpose(*x, op->get<std::vector<std::int64_t>>(AttrName::perms));
+            if (const Const<T>* x = folded(op->inputs[0], cache)) f = transpose(*x, op->get<std::vector<std::int64_t>>(AttrName::perms));
         } else if (op->kind == OpKind::SLICE) {
-            const FConst* x = fconst(op->inputs[0]);
+            const Const<T>* x = folded(op->inputs[0], cache);
             const auto start = const_shape(op->inputs[1]);
             if (x && start) f = slice(*x, *start, g.type(v).shape);
         }
         if (!f) return nullptr;
-        return &(consts[v] = std::move(*f));
+        return &(cache[v] = std::move(*f));
     }
 
     // The values of a CONST_SHAPE operand.
@@ -177,6 +216,19 @@ struct Builder {
         return int(m.tensors.size()) - 1;
     }
 
+    // The buffer type of a TOSA value: fp16 for floats; on the int8 path int8 and int32 as they are.
+    std::optional<DataType> data_type(tosa::DType t) const {
+        if (tosa::is_float(t)) return DataType::fp16;
+        if (!m.int8) return std::nullopt;
+        if (t == tosa::DType::i8) return DataType::int8;
+        // i16 values (16-bit intermediate grids) are stored widened in int32 buffers: the target has
+        // no 16-bit type; every kernel producing one saturates to the i16 range (int_shave)
+        if (t == tosa::DType::i32 || t == tosa::DType::i16) return DataType::int32;
+        return std::nullopt;
+    }
+    DataType value_type(ValueId v) const { return data_type(g.type(v).dtype).value_or(DataType::fp16); }
+    std::int64_t es(const View& v) const { return element_size(m.tensors[std::size_t(v.tensor)].dtype); }
+
     View dense_view(int tensor, const std::vector<std::int64_t>& shape) const {
         View v;
         v.tensor = tensor;
@@ -188,6 +240,25 @@ struct Builder {
     // The view of an operand, materializing constants as DDR tensors.
     std::optional<View> view_of(ValueId v) {
         if (views[v]) return views[v];
+        if (m.int8 && !tosa::is_float(g.type(v).dtype)) {
+            // the int8 path: an integer constant in its own type (int8 codes, int32 biases)
+            const IConst* c = iconst(v);
+            const auto dt = data_type(g.type(v).dtype);
+            if (!c || !dt) return std::nullopt;
+            const int t = add_tensor(g.value(v).name.empty() ? "const" + std::to_string(v) : g.value(v).name, std::int64_t(c->items.size()),
+                                     Role::constant, *dt);
+            auto bytes = std::make_shared<std::vector<std::uint8_t>>(std::size_t(m.tensors[std::size_t(t)].bytes));
+            for (std::size_t i = 0; i < c->items.size(); ++i) {
+                if (*dt == DataType::int8) (*bytes)[i] = std::uint8_t(std::int8_t(c->items[i]));
+                else {
+                    const std::int32_t x = std::int32_t(c->items[i]);
+                    std::memcpy(bytes->data() + 4 * i, &x, 4);
+                }
+            }
+            m.tensors[std::size_t(t)].data = std::move(bytes);
+            views[v] = dense_view(t, g.type(v).shape);
+            return views[v];
+        }
         if (const FConst* f = fconst(v)) {
             const int t = add_tensor(g.value(v).name.empty() ? "const" + std::to_string(v) : g.value(v).name,
                                      std::int64_t(f->items.size()), Role::constant);
@@ -207,7 +278,7 @@ struct Builder {
 
     // A layer that copies `from` into a new dense tensor (reshape of a strided view, outputs).
     View materialize(const View& from, const std::string& name, Role role, const std::string& source) {
-        const int t = add_tensor(name, from.elements(), role);
+        const int t = add_tensor(name, from.elements(), role, m.tensors[std::size_t(from.tensor)].dtype);
         Layer l;
         l.exec = Exec::copy;
         l.op = "copy";
@@ -223,6 +294,17 @@ struct Builder {
         const int l = producer_layer[v];
         if (l < 0 || uses[v] != 1) return -1;
         return m.layers[std::size_t(l)].exec == Exec::nce ? l : -1;
+    }
+
+    // TRANSPOSE as a view: the dimensions and their strides permuted.
+    static View transposed(const View& v, const tosa::Op& transpose) {
+        const auto& perms = transpose.get<std::vector<std::int64_t>>(AttrName::perms);
+        View r = v;
+        for (std::size_t i = 0; i < perms.size(); ++i) {
+            r.shape[i] = v.shape[std::size_t(perms[i])];
+            r.strides[i] = v.strides[std::size_t(perms[i])];
+        }
+        return r;
     }
 
     static View as_nhwc4(const View& v) {
@@ -247,52 +329,17 @@ struct Builder {
         const auto x = view_of(op.inputs[0]);
         const FConst* w = fconst(op.inputs[1]);
         const FConst* b = fconst(op.inputs[2]);
+        if (m.int8 && !tosa::is_float(g.type(op.outputs[0]).dtype)) return conv_int8(op, depthwise, x, w);
         if (x && !depthwise && (!w || !b)) return conv_on_shave(op, *x);
         if (!x || !w || !b) return fail(op, "the weights and bias must be constants");
-        const auto& pad = op.get<std::vector<std::int64_t>>(AttrName::pad);
-        const auto& stride = op.get<std::vector<std::int64_t>>(AttrName::stride);
-        const auto& dil = op.get<std::vector<std::int64_t>>(AttrName::dilation);
         Layer l;
-        l.exec = Exec::nce;
-        if (depthwise) {
-            // TOSA [KH,KW,C,M] -> [C*M... ] only M = 1 runs as dwconv
-            const std::int64_t KH = w->shape[0], KW = w->shape[1], C = w->shape[2], M = w->shape[3];
-            if (M != 1) return fail(op, "depthwise multiplier " + std::to_string(M) + " (the NCE's dwconv takes 1)");
-            l.op = "dwconv";
-            l.weights_shape = {C, KH, KW, 1};
-            l.weights_f32.resize(std::size_t(C * KH * KW));
-            for (std::int64_t c = 0; c < C; ++c)
-                for (std::int64_t i = 0; i < KH * KW; ++i) l.weights_f32[std::size_t(c * KH * KW + i)] = w->items[std::size_t(i * C + c)];
-        } else {
-            l.op = "conv";
-            l.weights_shape = w->shape;
-            l.weights_f32 = w->items;
-        }
-        if (!nce_limits(op, l.weights_shape[1], l.weights_shape[2], stride[0], stride[1])) return false;
+        if (!nce_conv(op, l, *w, *x, depthwise)) return false;
         const std::int64_t O = l.weights_shape[0];
         l.bias.assign(std::size_t(O), 0.0f);
         for (std::int64_t c = 0; c < O; ++c) l.bias[std::size_t(c)] = b->items.size() == 1 ? b->items[0] : b->items[std::size_t(c)];
-        l.nce.kernel = {l.weights_shape[1], l.weights_shape[2]};
-        l.nce.stride = {stride[0], stride[1]};
-        l.nce.dilation = {dil[0], dil[1]};
-        l.nce.pad = {pad[0], pad[1], pad[2], pad[3]};
-        l.inputs = {*x};
-        l.source = source_of(op);
-        l.origin = op.origin;
         const ValueId y = op.outputs[0];
         std::vector<std::int64_t> ys = g.type(y).shape;
-        if (ys[0] > 1) {
-            // The NCE works on one image: a 1x1 stride-1 conv (NNEF linear on a batch) takes the
-            // batch as rows; other convolutions of a batch are refused.
-            const View& xv = l.inputs[0];
-            const bool pointwise = l.nce.kernel[0] == 1 && l.nce.kernel[1] == 1 && l.nce.stride[0] == 1 && l.nce.stride[1] == 1 &&
-                                   pad == std::vector<std::int64_t>{0, 0, 0, 0};
-            if (!pointwise || xv.strides[0] != xv.strides[1] * xv.shape[1])
-                return fail(op, "a batch of " + std::to_string(ys[0]) + " (the NCE takes one image; a batch only for 1x1 convolutions)");
-            l.inputs[0].shape = {1, xv.shape[0] * xv.shape[1], xv.shape[2], xv.shape[3]};
-            l.inputs[0].strides = {xv.strides[0] * xv.shape[0], xv.strides[1], xv.strides[2], xv.strides[3]};
-            ys = {1, ys[0] * ys[1], ys[2], ys[3]};
-        }
+        if (!batch_as_rows(op, l, ys)) return false;
         const std::int64_t KH = l.weights_shape[1], KW = l.weights_shape[2], I = l.weights_shape[3];
         const std::int64_t align = m.target.nce_channel_alignment;
         const std::int64_t ki = std::max<std::int64_t>(align, tile_budget(m.target) / 4 / (align * KH * KW * 2) / align * align);
@@ -301,6 +348,220 @@ struct Builder {
         l.output = dense_view(t, ys);
         add_layer(std::move(l), y, dense_view(t, g.type(y).shape));
         return true;
+    }
+
+    // The NCE layer of a CONV2D (weights [O,KH,KW,I] as they are) or DEPTHWISE_CONV2D (TOSA
+    // [KH,KW,C,M] -> [C,KH,KW,1]; only M = 1 runs as dwconv) reading `x`: weights, kernel, stride,
+    // dilation, padding, within the NCE's kernel and stride.
+    bool nce_conv(const tosa::Op& op, Layer& l, const FConst& w, const View& x, bool depthwise) {
+        const auto& pad = op.get<std::vector<std::int64_t>>(AttrName::pad);
+        const auto& stride = op.get<std::vector<std::int64_t>>(AttrName::stride);
+        const auto& dil = op.get<std::vector<std::int64_t>>(AttrName::dilation);
+        l.exec = Exec::nce;
+        if (depthwise) {
+            const std::int64_t KH = w.shape[0], KW = w.shape[1], C = w.shape[2], M = w.shape[3];
+            if (M != 1) return fail(op, "depthwise multiplier " + std::to_string(M) + " (the NCE's dwconv takes 1)");
+            l.op = "dwconv";
+            l.weights_shape = {C, KH, KW, 1};
+            l.weights_f32.resize(std::size_t(C * KH * KW));
+            for (std::int64_t c = 0; c < C; ++c)
+                for (std::int64_t i = 0; i < KH * KW; ++i) l.weights_f32[std::size_t(c * KH * KW + i)] = w.items[std::size_t(i * C + c)];
+        } else {
+            l.op = "conv";
+            l.weights_shape = w.shape;
+            l.weights_f32 = w.items;  // int8 codes are exact as floats
+        }
+        if (!nce_limits(op, l.weights_shape[1], l.weights_shape[2], stride[0], stride[1])) return false;
+        l.nce.kernel = {l.weights_shape[1], l.weights_shape[2]};
+        l.nce.stride = {stride[0], stride[1]};
+        l.nce.dilation = {dil[0], dil[1]};
+        l.nce.pad = {pad[0], pad[1], pad[2], pad[3]};
+        l.inputs = {x};
+        l.source = source_of(op);
+        l.origin = op.origin;
+        return true;
+    }
+
+    // The NCE works on one image: a 1x1 stride-1 conv (NNEF linear on a batch) takes the batch as
+    // rows (the input view and the output shape `ys` folded); other convolutions of a batch are
+    // refused.
+    bool batch_as_rows(const tosa::Op& op, Layer& l, std::vector<std::int64_t>& ys) {
+        if (ys[0] <= 1) return true;
+        const auto& pad = op.get<std::vector<std::int64_t>>(AttrName::pad);
+        const View& xv = l.inputs[0];
+        const bool pointwise = l.nce.kernel[0] == 1 && l.nce.kernel[1] == 1 && l.nce.stride[0] == 1 && l.nce.stride[1] == 1 &&
+                               pad == std::vector<std::int64_t>{0, 0, 0, 0};
+        if (!pointwise || xv.strides[0] != xv.strides[1] * xv.shape[1])
+            return fail(op, "a batch of " + std::to_string(ys[0]) + " (the NCE takes one image; a batch only for 1x1 convolutions)");
+        l.inputs[0].shape = {1, xv.shape[0] * xv.shape[1], xv.shape[2], xv.shape[3]};
+        l.inputs[0].strides = {xv.strides[0] * xv.shape[0], xv.strides[1], xv.strides[2], xv.strides[3]};
+        ys = {1, ys[0] * ys[1], ys[2], ys[3]};
+        return true;
+    }
+
+    // The int8 path (TOSA PRO-INT): CONV2D / DEPTHWISE_CONV2D i8 -> i32, then (through RESHAPEs of
+    // the i32 result) the RESCALE i32 -> i8 that alone reads it, become one NCE task with the
+    // requantization in its table (bias, multiplier, shift per output channel) and the zero points
+    // in its params. The RESHAPEs and the RESCALE are then done (`done`).
+    bool conv_int8(const tosa::Op& op, bool depthwise, const std::optional<View>& x, const FConst* w) {
+        const IConst* b = iconst(op.inputs[2]);
+        const IConst* izp = iconst(op.inputs[3]);
+        const IConst* wzp = iconst(op.inputs[4]);
+        if (!x || !w || !b || !izp || !wzp) return fail(op, "the weights, bias and zero points must be constants");
+        std::vector<std::size_t> chain;
+        std::string why;
+        const tosa::Op* rs = requant_of(op.outputs[0], chain, why);
+        if (!rs) {
+            // the NCE writes 8-bit results: an int32 result that no RESCALE to int8 alone reads is
+            // the SHAVE kernel of the operator (computed whole: a split would need halo rows)
+            if (g.type(op.inputs[0]).dtype != tosa::DType::i8)
+                return fail(op, std::string("a ") + tosa::to_string(g.type(op.inputs[0]).dtype) + " input (the int8 path convolves i8)");
+            return int_shave(op);
+        }
+        Layer l;
+        if (!nce_conv(op, l, *w, *x, depthwise)) return false;
+        const std::int64_t O = l.weights_shape[0];
+        const IConst* mult = iconst(rs->inputs[1]);
+        const IConst* shift = iconst(rs->inputs[2]);
+        const IConst* ozp = iconst(rs->inputs[4]);
+        for (std::int64_t c = 0; c < O; ++c) {
+            auto at = [&](const IConst* k) { return k->items.size() == 1 ? k->items[0] : k->items[std::size_t(c)]; };
+            l.q_bias.push_back(b->items.size() == 1 ? b->items[0] : b->items[std::size_t(c)]);
+            l.q_mult.push_back(at(mult));
+            l.q_shift.push_back(at(shift));
+        }
+        l.nce.quantized = true;
+        l.nce.input_zp = izp->items[0];
+        l.nce.weights_zp = wzp->items[0];
+        l.nce.output_zp = ozp->items[0];
+        l.nce.double_round = rs->get<tosa::RoundingMode>(AttrName::rounding_mode) == tosa::RoundingMode::DOUBLE_ROUND;
+        std::vector<std::int64_t> ys = g.type(op.outputs[0]).shape;
+        if (!batch_as_rows(op, l, ys)) return false;
+        const std::int64_t KH = l.weights_shape[1], KW = l.weights_shape[2], I = l.weights_shape[3];
+        const std::int64_t align = m.target.nce_channel_alignment;
+        const std::int64_t ki = std::max<std::int64_t>(align, tile_budget(m.target) / 4 / (align * KH * KW) / align * align);
+        if (!depthwise && I > ki)
+            return fail(op, std::to_string(I) + " input channels: the weights of " + std::to_string(align) +
+                                " output channels exceed a tile, and a split over input channels would need int32 partial sums");
+        const ValueId y = rs->outputs[0];
+        const int t = add_tensor(g.value(y).name, g.type(y).volume(), Role::activation, DataType::int8);
+        l.output = dense_view(t, ys);
+        for (std::size_t k : chain) done[k] = true;
+        add_layer(std::move(l), y, dense_view(t, g.type(y).shape));
+        return true;
+    }
+
+    // The int8 eltwise form (docs/vpu.md): ADD/SUB of two i32 values, each the RESCALE i8 -> i32 of
+    // an int8 activation that nothing else reads (one multiplier and shift, output zero point 0),
+    // whose result only a RESCALE to int8 reads (requant_of), all with the same rounding, on one
+    // image in NHWC: one NCE eltwise with a rescale per input and the table's requantization. The
+    // operand RESCALEs are done here, the rest when the ADD/SUB comes.
+    void plan_eltwise(std::size_t k) {
+        const tosa::Op& op = g.main().ops[k];
+        if ((op.kind != OpKind::ADD && op.kind != OpKind::SUB) || g.type(op.outputs[0]).dtype != tosa::DType::i32) return;
+        const auto& ys = g.type(op.outputs[0]).shape;
+        if (ys.size() != 4 || ys[0] != 1) return;
+        EltwisePlan plan;
+        std::optional<tosa::RoundingMode> rounding;
+        auto operand = [&](ValueId v, const tosa::Op*& transpose) -> const tosa::Op* {
+            if (g.type(v).shape != ys || uses[v] != 1) return nullptr;
+            const tosa::Op* r = producer(v);
+            if (r && r->kind == OpKind::TRANSPOSE && uses[r->inputs[0]] == 1) {
+                transpose = r;
+                r = producer(r->inputs[0]);
+            }
+            if (!r || r->kind != OpKind::RESCALE || g.type(r->inputs[0]).dtype != tosa::DType::i8) return nullptr;
+            const IConst *mult = iconst(r->inputs[1]), *shift = iconst(r->inputs[2]), *izp = iconst(r->inputs[3]), *ozp = iconst(r->inputs[4]);
+            if (!mult || !shift || !izp || !ozp || mult->items.size() != 1 || shift->items.size() != 1 || ozp->items[0] != 0) return nullptr;
+            if (shift->items[0] < 2 || shift->items[0] > 62 || mult->items[0] < 0) return nullptr;
+            if (r->get<bool>(AttrName::input_unsigned) || r->get<bool>(AttrName::output_unsigned) || !r->get<bool>(AttrName::scale32)) return nullptr;
+            rounding = r->get<tosa::RoundingMode>(AttrName::rounding_mode);
+            return r;
+        };
+        plan.a = operand(op.inputs[0], plan.ta);
+        const auto ra = rounding;
+        plan.b = operand(op.inputs[1], plan.tb);
+        if (!plan.a || !plan.b || ra != rounding || op.inputs[0] == op.inputs[1]) return;
+        std::string why;
+        plan.out = requant_of(op.outputs[0], plan.chain, why);
+        if (!plan.out || plan.out->get<tosa::RoundingMode>(AttrName::rounding_mode) != *rounding || iconst(plan.out->inputs[1])->items.size() != 1)
+            return;
+        for (const tosa::Op* r : {plan.a, plan.b, plan.ta, plan.tb})
+            if (r) done[producers[r->outputs[0]].index] = true;
+        eltwise_plans[k] = std::move(plan);
+    }
+
+    bool eltwise_int8(const tosa::Op& op, const EltwisePlan& plan) {
+        auto operand = [&](const tosa::Op* r, const tosa::Op* transpose) -> std::optional<View> {
+            auto v = view_of(r->inputs[0]);
+            if (!v || !transpose) return v;
+            return transposed(*v, *transpose);
+        };
+        const auto av = operand(plan.a, plan.ta), bv = operand(plan.b, plan.tb);
+        if (!av || !bv) return fail(op, "an operand has no memory form");
+        Layer l;
+        l.exec = Exec::nce;
+        l.op = "eltwise";
+        l.nce.eltwise = op.kind == OpKind::ADD ? "add" : "sub";
+        l.nce.quantized = true;
+        for (int i = 0; i < 2; ++i) {
+            const tosa::Op& r = *(i == 0 ? plan.a : plan.b);
+            l.nce.eltwise_inputs[std::size_t(i)] = {iconst(r.inputs[1])->items[0], iconst(r.inputs[2])->items[0], iconst(r.inputs[3])->items[0]};
+        }
+        const std::int64_t C = g.type(op.outputs[0]).shape[3];
+        l.q_bias.assign(std::size_t(C), 0);
+        l.q_mult.assign(std::size_t(C), iconst(plan.out->inputs[1])->items[0]);
+        l.q_shift.assign(std::size_t(C), iconst(plan.out->inputs[2])->items[0]);
+        l.nce.output_zp = iconst(plan.out->inputs[4])->items[0];
+        l.nce.double_round = plan.out->get<tosa::RoundingMode>(AttrName::rounding_mode) == tosa::RoundingMode::DOUBLE_ROUND;
+        l.inputs = {*av, *bv};
+        l.source = source_of(op);
+        l.origin = op.origin;
+        const ValueId y = plan.out->outputs[0];
+        const int t = add_tensor(g.value(y).name, g.type(y).volume(), Role::activation, DataType::int8);
+        l.output = dense_view(t, g.type(op.outputs[0]).shape);
+        for (std::size_t k : plan.chain) done[k] = true;
+        add_layer(std::move(l), y, dense_view(t, g.type(y).shape));
+        return true;
+    }
+
+    // The RESCALE i32 -> i8 that alone reads `v`, through RESHAPEs (their op indices and its own go
+    // to `chain`), when the NCE's requantization computes it: constant multiplier and shift (one,
+    // or one per channel of the last dimension), input zero point 0, signed, single or double
+    // rounding.
+    const tosa::Op* requant_of(ValueId v, std::vector<std::size_t>& chain, std::string& why) const {
+        const tosa::Block& main = g.main();
+        const std::int64_t C = g.type(v).shape.back();
+        for (;;) {
+            why = "it has " + std::to_string(uses[v]) + " readers";
+            if (uses[v] != 1 || users[v].size() != 1) return nullptr;
+            const std::size_t k = users[v][0];
+            const tosa::Op& u = main.ops[k];
+            chain.push_back(k);
+            if (u.kind == OpKind::RESHAPE && u.inputs[0] == v) {
+                v = u.outputs[0];
+                continue;
+            }
+            why = std::string("its reader is ") + tosa::to_string(u.kind);
+            if (u.kind != OpKind::RESCALE || u.inputs[0] != v) return nullptr;
+            why = std::string("the RESCALE gives ") + tosa::to_string(g.type(u.outputs[0]).dtype) + ", a type the target's buffers lack";
+            if (g.type(u.outputs[0]).dtype != tosa::DType::i8) return nullptr;
+            why = "the RESCALE's parameters are not constants the NCE's table takes (constant multiplier and shift, input zero point 0, "
+                  "signed, single or double rounding)";
+            auto* self = const_cast<Builder*>(this);
+            const IConst *mult = self->iconst(u.inputs[1]), *shift = self->iconst(u.inputs[2]), *izp = self->iconst(u.inputs[3]),
+                         *ozp = self->iconst(u.inputs[4]);
+            if (!mult || !shift || !izp || !ozp || izp->items.empty() || izp->items[0] != 0 || ozp->items.empty()) return nullptr;
+            if (u.get<bool>(AttrName::input_unsigned) || u.get<bool>(AttrName::output_unsigned)) return nullptr;
+            if (u.get<tosa::RoundingMode>(AttrName::rounding_mode) == tosa::RoundingMode::INEXACT_ROUND) return nullptr;
+            for (const IConst* k2 : {mult, shift})
+                if (k2->items.size() != 1 && (std::int64_t(k2->items.size()) != C || g.type(v).shape.back() != C)) return nullptr;
+            for (std::int64_t s2 : shift->items)
+                if (s2 < 2 || s2 > 62) return nullptr;
+            for (std::int64_t m2 : mult->items)
+                if (m2 < 0) return nullptr;
+            return &u;
+        }
     }
 
     // A conv whose weights for even `align` output channels exceed what a tile may hold: split
@@ -354,12 +615,28 @@ struct Builder {
         const auto& p = op.get<std::vector<std::int64_t>>(AttrName::pad);
         const auto& ys = g.type(op.outputs[0]).shape;
         const bool global = k[0] == x->shape[1] && k[1] == x->shape[2] && ys[1] == 1 && ys[2] == 1 && p == std::vector<std::int64_t>{0, 0, 0, 0};
-        if (global && (k[0] > m.target.nce_max_kernel || k[1] > m.target.nce_max_kernel)) return global_pool(op, *x);
+        if (global && (k[0] > m.target.nce_max_kernel || k[1] > m.target.nce_max_kernel)) {
+            if (m.int8) return fail(op, "a global pool larger than the NCE's kernel (its SHAVE form is float only)");
+            return global_pool(op, *x);
+        }
         if (!nce_limits(op, k[0], k[1], s[0], s[1])) return false;
         if (ys[0] > 1) return fail(op, "a batch of " + std::to_string(ys[0]) + " (the NCE takes one image)");
         Layer l;
         l.exec = Exec::nce;
         l.op = op.kind == OpKind::MAX_POOL2D ? "maxpool" : "avgpool";
+        if (m.int8 && !tosa::is_float(g.type(op.outputs[0]).dtype)) {
+            if (g.type(op.outputs[0]).dtype != tosa::DType::i8)
+                return fail(op, std::string("a ") + tosa::to_string(g.type(op.outputs[0]).dtype) + " pool (the NCE pools int8)");
+            // int8: the table's identity requantization (multiplier 2^30, shift 30) keeps the
+            // pooled codes; AVG_POOL2D's zero points go to the params
+            l.nce.quantized = true;
+            if (op.kind == OpKind::AVG_POOL2D) {
+                const IConst *izp = iconst(op.inputs[1]), *ozp = iconst(op.inputs[2]);
+                if (!izp || !ozp) return fail(op, "the zero points must be constants");
+                l.nce.input_zp = izp->items[0];
+                l.nce.output_zp = ozp->items[0];
+            }
+        }
         l.nce.kernel = {k[0], k[1]};
         l.nce.stride = {s[0], s[1]};
         l.nce.pad = {p[0], p[1], p[2], p[3]};
@@ -367,7 +644,7 @@ struct Builder {
         l.source = source_of(op);
         l.origin = op.origin;
         const ValueId y = op.outputs[0];
-        l.output = dense_view(add_tensor(g.value(y).name, g.type(y).volume(), Role::activation), g.type(y).shape);
+        l.output = dense_view(add_tensor(g.value(y).name, g.type(y).volume(), Role::activation, value_type(y)), g.type(y).shape);
         const View ov = l.output;
         add_layer(std::move(l), y, ov);
         return true;
@@ -375,7 +652,7 @@ struct Builder {
 
     // A SHAVE layer on views; returns its output (a new dense tensor, or the one given).
     View shave_layer(const std::string& kernel, std::vector<View> inputs, const std::vector<std::int64_t>& shape, nlohmann::json attrs,
-                     const tosa::Op& op, const std::string& name) {
+                     const tosa::Op& op, const std::string& name, DataType dt = DataType::fp16) {
         Layer l;
         l.exec = Exec::shave;
         l.op = kernel;
@@ -385,7 +662,7 @@ struct Builder {
         l.origin = op.origin;
         std::int64_t n = 1;
         for (auto d : shape) n *= d;
-        l.output = dense_view(add_tensor(name, n, Role::activation), shape);
+        l.output = dense_view(add_tensor(name, n, Role::activation, dt), shape);
         m.layers.push_back(l);
         return l.output;
     }
@@ -445,10 +722,36 @@ struct Builder {
         return true;
     }
 
+    // Integer MATMUL on SHAVE: an operand whose zero point is not 0 first has it subtracted (SHAVE
+    // `sub` into int32, exact), then the SHAVE `matmul` (exact on integers).
+    bool matmul_int8(const tosa::Op& op) {
+        const ValueId y = op.outputs[0];
+        std::vector<View> operands;
+        for (int i = 0; i < 2; ++i) {
+            const ValueId x = op.inputs[std::size_t(i)];
+            const IConst* zp = iconst(op.inputs[std::size_t(2 + i)]);
+            auto v = view_of(x);
+            if (!zp || zp->items.empty() || !v) return fail(op, "the zero points must be constants");
+            if (zp->items[0] != 0) {
+                auto z = view_of(op.inputs[std::size_t(2 + i)]);
+                if (!z) return fail(op, "the zero point has no memory form");
+                z->shape.assign(v->shape.size(), 1);
+                z->strides.assign(v->shape.size(), es(*z));
+                *v = shave_layer("sub", {*v, *z}, v->shape, nlohmann::json::object(), op,
+                                 g.value(y).name + (i == 0 ? ".a" : ".b"), DataType::int32);
+            }
+            operands.push_back(*v);
+        }
+        views[y] = shave_layer("matmul", operands, g.type(y).shape, nlohmann::json::object(), op, g.value(y).name, value_type(y));
+        producer_layer[y] = int(m.layers.size()) - 1;
+        return true;
+    }
+
     bool matmul(const tosa::Op& op) {
         const auto a = view_of(op.inputs[0]);
         const FConst* b = fconst(op.inputs[1]);
         const auto& at = g.type(op.inputs[0]).shape;
+        if (m.int8 && !tosa::is_float(g.type(op.outputs[0]).dtype)) return matmul_int8(op);
         if (a && b && at[0] == 1) {
             const std::int64_t H = at[1], C = at[2], W = b->shape[2];
             Layer l;
@@ -474,7 +777,7 @@ struct Builder {
 
     // ADD/SUB/MUL with a per-channel constant after an NCE layer: folded into its bias and scale.
     bool fold_affine(const tosa::Op& op) {
-        if (op.kind != OpKind::ADD && op.kind != OpKind::SUB && op.kind != OpKind::MUL) return false;
+        if (m.int8 || (op.kind != OpKind::ADD && op.kind != OpKind::SUB && op.kind != OpKind::MUL)) return false;
         for (int side = 0; side < 2; ++side) {
             const ValueId x = op.inputs[std::size_t(side)], c = op.inputs[std::size_t(1 - side)];
             if (op.kind == OpKind::SUB && side == 1) continue;  // c - x is not affine in the bias
@@ -515,6 +818,10 @@ struct Builder {
 
     bool eltwise(const tosa::Op& op) {
         if (fold_affine(op)) return true;
+        if (m.int8 && !tosa::is_float(g.type(op.outputs[0]).dtype)) {
+            const auto it = eltwise_plans.find(std::size_t(&op - g.main().ops.data()));
+            return it != eltwise_plans.end() ? eltwise_int8(op, it->second) : int_shave(op);
+        }
         const ValueId a = op.inputs[0], b = op.inputs[1], y = op.outputs[0];
         const auto& ys = g.type(y).shape;
         const auto av = view_of(a), bv = view_of(b);
@@ -536,6 +843,7 @@ struct Builder {
 
     bool clamp(const tosa::Op& op) {
         const ValueId x = op.inputs[0], y = op.outputs[0];
+        if (m.int8 && !tosa::is_float(g.type(y).dtype)) return clamp_int(op);
         const double lo = op.get<double>(AttrName::min_val), hi = op.get<double>(AttrName::max_val);
         const int l = fusable_producer(x);
         if (l >= 0 && m.layers[std::size_t(l)].nce.post_op == PostOp::none) {
@@ -556,9 +864,129 @@ struct Builder {
         return shave(op, "clamp", attrs);
     }
 
+    // Integer CLAMP: the post-op (in the output's codes) of the int8 NCE layer that alone produces
+    // its operand, else the SHAVE clamp.
+    bool clamp_int(const tosa::Op& op) {
+        const ValueId x = op.inputs[0], y = op.outputs[0];
+        auto bound = [&](AttrName n) -> std::optional<std::int64_t> {
+            const tosa::Attr* a = op.attr(n);
+            if (const auto* i = a ? std::get_if<std::int64_t>(a) : nullptr) return *i;
+            return std::nullopt;
+        };
+        const auto lo_ = bound(AttrName::min_val), hi_ = bound(AttrName::max_val);
+        if (!lo_ || !hi_) return fail(op, "an integer CLAMP without integer bounds");
+        const std::int64_t lo = *lo_, hi = *hi_;
+        const int l = fusable_producer(x);
+        if (l >= 0 && m.layers[std::size_t(l)].nce.post_op == PostOp::none && m.layers[std::size_t(l)].nce.quantized) {
+            Layer& L = m.layers[std::size_t(l)];
+            L.nce.post_op = PostOp::clamp;
+            L.nce.clamp_min = double(lo);
+            L.nce.clamp_max = double(hi);
+            views[y] = views[x];
+            producer_layer[y] = l;
+            m.tensors[std::size_t(L.output.tensor)].name = g.value(y).name;
+            return true;
+        }
+        return shave(op, "clamp", {{"min", lo}, {"max", hi}});
+    }
+
+    // The int8 path's SHAVE kernels: RESCALE as the native `rescale`, the element-wise and reduction
+    // operators the simulator computes exactly on integers by their names, MUL without shift, and
+    // any other operator as the TOSA kernel of its mnemonic (computed by the TOSA interpreter),
+    // with its attributes and its shape operands as constants.
+    bool int_shave(const tosa::Op& op) {
+        switch (op.kind) {
+            case OpKind::RESCALE: {
+                const IConst *mult = iconst(op.inputs[1]), *shift = iconst(op.inputs[2]), *izp = iconst(op.inputs[3]),
+                             *ozp = iconst(op.inputs[4]);
+                if (!mult || !shift || !izp || !ozp) return fail(op, "the multiplier, shift and zero points must be constants");
+                if (op.get<bool>(AttrName::input_unsigned) || op.get<bool>(AttrName::output_unsigned))
+                    return fail(op, "unsigned input or output (uint8 has no TOSA type on this path)");
+                const auto rm = op.get<tosa::RoundingMode>(AttrName::rounding_mode);
+                if (rm == tosa::RoundingMode::INEXACT_ROUND) return fail(op, "INEXACT_ROUND rounding");
+                auto one_or_many = [](const IConst* k) {
+                    return k->items.size() == 1 ? nlohmann::json(k->items[0]) : nlohmann::json(k->items);
+                };
+                nlohmann::json a = {{"multiplier", one_or_many(mult)},
+                                    {"shift", one_or_many(shift)},
+                                    {"input_zp", izp->items[0]},
+                                    {"output_zp", ozp->items[0]},
+                                    {"double_round", rm == tosa::RoundingMode::DOUBLE_ROUND}};
+                if (g.type(op.outputs[0]).dtype != tosa::DType::i16) return shave_on(op, "rescale", {op.inputs[0]}, std::move(a));
+                // to i16 (held in int32): the rescale, then TOSA's saturation to the i16 range
+                auto x = view_of(op.inputs[0]);
+                if (!x) return fail(op, "the operand has no memory form");
+                const ValueId y = op.outputs[0];
+                const auto& ys = g.type(y).shape;
+                View r = shave_layer("rescale", {*x}, ys, std::move(a), op, g.value(y).name + ".wide", DataType::int32);
+                r = shave_layer("clamp", {r}, ys, {{"min", -32768}, {"max", 32767}}, op, g.value(y).name, DataType::int32);
+                views[y] = r;
+                producer_layer[y] = int(m.layers.size()) - 1;
+                return true;
+            }
+            case OpKind::MUL: {
+                const IConst* sh = iconst(op.inputs[2]);
+                if (!sh || sh->items.empty() || sh->items[0] != 0) return fail(op, "an integer MUL with a shift (the SHAVE mul takes none)");
+                return shave(op, "mul");
+            }
+            case OpKind::ADD:
+            case OpKind::SUB:
+            case OpKind::MAXIMUM:
+            case OpKind::MINIMUM:
+            case OpKind::SELECT:
+            case OpKind::REDUCE_SUM:
+            case OpKind::REDUCE_MAX:
+            case OpKind::REDUCE_MIN: return shave(op, tosa::op_info(op.kind).mnemonic);
+            case OpKind::CAST:
+            case OpKind::NEGATE:
+            case OpKind::ABS:
+            case OpKind::REDUCE_PRODUCT:
+                return fail(op, "an integer " + std::string(tosa::op_info(op.kind).mnemonic) +
+                                    " (the SHAVE kernel of that name computes the float form)");
+            default: break;
+        }
+        const tosa::OpInfo& info = tosa::op_info(op.kind);
+        nlohmann::json attributes = nlohmann::json::object(), constants = nlohmann::json::object();
+        for (const auto& [name, value] : op.attrs) {
+            const char* key = tosa::to_string(name);
+            if (const auto* b = std::get_if<bool>(&value)) attributes[key] = *b;
+            else if (const auto* i = std::get_if<std::int64_t>(&value)) attributes[key] = *i;
+            else if (const auto* d = std::get_if<double>(&value)) attributes[key] = *d;
+            else if (const auto* v = std::get_if<std::vector<std::int64_t>>(&value)) attributes[key] = *v;
+            else if (const auto* a = std::get_if<tosa::AccType>(&value)) attributes[key] = tosa::to_string(*a);
+            else if (const auto* n = std::get_if<tosa::NanMode>(&value)) attributes[key] = tosa::to_string(*n);
+            else if (const auto* r = std::get_if<tosa::RoundingMode>(&value)) attributes[key] = tosa::to_string(*r);
+            else if (const auto* z = std::get_if<tosa::ResizeMode>(&value)) attributes[key] = tosa::to_string(*z);
+            else return fail(op, std::string("attribute '") + key + "' has no SHAVE kernel form on the int8 path");
+        }
+        // the TOSA kernel takes its operands' types from the buffers: an i16 value (held in int32)
+        // would be read as i32
+        for (ValueId v : op.inputs)
+            if (g.type(v).dtype == tosa::DType::i16)
+                return fail(op, "an i16 operand (held in int32 buffers; the TOSA kernel " + std::string(info.mnemonic) + " would read i32)");
+        if (g.type(op.outputs[0]).dtype == tosa::DType::i16)
+            return fail(op, "an i16 result (held in int32 buffers; the TOSA kernel " + std::string(info.mnemonic) + " would not saturate it)");
+        std::vector<ValueId> reads;
+        for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+            const ValueId v = op.inputs[i];
+            if (g.type(v).dtype == tosa::DType::shape) {
+                const auto sh = const_shape(v);
+                if (!sh || i >= info.inputs.size()) return fail(op, "a shape operand that is not a constant");
+                constants[info.inputs[i]] = {{"dtype", "shape"}, {"shape", {std::int64_t(sh->size())}}, {"values", *sh}};
+            } else {
+                reads.push_back(v);
+            }
+        }
+        nlohmann::json params = nlohmann::json::object();
+        if (!attributes.empty()) params["attributes"] = std::move(attributes);
+        if (!constants.empty()) params["constants"] = std::move(constants);
+        return shave_on(op, info.mnemonic, reads, std::move(params));
+    }
+
     // MINIMUM / MAXIMUM with a scalar constant after an NCE layer: its post-op becomes (or
     // narrows) a clamp, when the composition is one (lower bound <= upper bound).
     bool fuse_min_max(const tosa::Op& op) {
+        if (m.int8) return false;
         for (int side = 0; side < 2; ++side) {
             const ValueId x = op.inputs[std::size_t(side)], c = op.inputs[std::size_t(1 - side)];
             const int l = fusable_producer(x);
@@ -604,20 +1032,27 @@ struct Builder {
     }
 
     bool shave(const tosa::Op& op, const std::string& kernel, nlohmann::json attrs = nlohmann::json::object()) {
-        Layer l;
-        l.exec = Exec::shave;
-        l.op = kernel;
         std::size_t n_in = op.inputs.size();
         if (op.kind == OpKind::MUL) n_in = 2;  // the shift operand is integer-only
         if (op.kind == OpKind::MATMUL) n_in = 2;   // and the zero points (0 on the float path)
         if (op.kind == OpKind::NEGATE) n_in = 1;
-        for (std::size_t i = 0; i < n_in; ++i) {
-            if (g.type(op.inputs[i]).dtype == tosa::DType::shape) continue;
-            auto v = view_of(op.inputs[i]);
+        std::vector<ValueId> reads;
+        for (std::size_t i = 0; i < n_in; ++i)
+            if (g.type(op.inputs[i]).dtype != tosa::DType::shape) reads.push_back(op.inputs[i]);
+        if (const auto* ax = op.attr(AttrName::axis)) attrs["axis"] = std::get<std::int64_t>(*ax);
+        return shave_on(op, kernel, reads, std::move(attrs));
+    }
+
+    // A SHAVE kernel reading `reads` and writing the operator's one result.
+    bool shave_on(const tosa::Op& op, const std::string& kernel, const std::vector<ValueId>& reads, nlohmann::json attrs) {
+        Layer l;
+        l.exec = Exec::shave;
+        l.op = kernel;
+        for (ValueId r : reads) {
+            auto v = view_of(r);
             if (!v) return fail(op, "an operand has no memory form");
             l.inputs.push_back(*v);
         }
-        if (const auto* ax = op.attr(AttrName::axis)) attrs["axis"] = std::get<std::int64_t>(*ax);
         l.attrs = std::move(attrs);
         l.source = source_of(op);
         l.origin = op.origin;
@@ -626,9 +1061,11 @@ struct Builder {
         // A bool result (comparisons, logical operators) is stored as fp16 1.0 / 0.0: the target's
         // buffers have no bool type, and its float path is fp16 (docs/vpu-compiler.md).
         const bool bool_kernel = g.type(y).dtype == tosa::DType::bool_ && bool_result(op.kind);
-        if (!tosa::is_float(g.type(y).dtype) && !bool_kernel)
-            return fail(op, "a " + std::string(tosa::to_string(g.type(y).dtype)) + " result (this compiler's PRO-FP path is fp16)");
-        l.output = dense_view(add_tensor(g.value(y).name, g.type(y).volume(), Role::activation), g.type(y).shape);
+        const auto dt = data_type(g.type(y).dtype);
+        if (!dt && !bool_kernel)
+            return fail(op, "a " + std::string(tosa::to_string(g.type(y).dtype)) + " result (" +
+                                (m.int8 ? "the int8 path stores i8 and i32" : "this compiler's PRO-FP path is fp16") + ")");
+        l.output = dense_view(add_tensor(g.value(y).name, g.type(y).volume(), Role::activation, dt.value_or(DataType::fp16)), g.type(y).shape);
         const View ov = l.output;
         add_layer(std::move(l), y, ov);
         return true;
@@ -656,7 +1093,7 @@ struct Builder {
             views[y] = row(0, 0);
             return true;
         }
-        const View out = dense_view(add_tensor(g.value(y).name, g.type(y).volume(), Role::activation), ys);
+        const View out = dense_view(add_tensor(g.value(y).name, g.type(y).volume(), Role::activation, value_type(y)), ys);
         for (std::int64_t n = 0; n < N; ++n)
             for (std::int64_t w = 0; w < W; ++w) {
                 Layer l;
@@ -678,7 +1115,7 @@ struct Builder {
         const ValueId y = op.outputs[0];
         const auto& ys = g.type(y).shape;
         const std::size_t axis = std::size_t(op.get<std::int64_t>(AttrName::axis));
-        const int t = add_tensor(g.value(y).name, g.type(y).volume(), Role::activation);
+        const int t = add_tensor(g.value(y).name, g.type(y).volume(), Role::activation, value_type(y));
         const View out = dense_view(t, ys);
         std::int64_t at = 0;
         for (ValueId v : op.inputs) {
@@ -710,15 +1147,22 @@ struct Builder {
             diags.error(Stage::vpu, "unsupported-operation", "control flow (COND_IF / WHILE_LOOP) cannot run on the VPU");
             return false;
         }
-        for (const auto& op : main.ops)
-            for (ValueId v : op.inputs) ++uses[v];
+        users.assign(g.values.size(), {});
+        done.assign(main.ops.size(), false);
+        for (std::size_t k = 0; k < main.ops.size(); ++k)
+            for (ValueId v : main.ops[k].inputs) {
+                ++uses[v];
+                users[v].push_back(k);
+            }
         for (ValueId v : main.outputs) ++uses[v];
         // Graph inputs: NHWC storage when the only use is the legalizer's transpose to NHWC.
         for (ValueId v : main.inputs) {
             const auto& shape = g.type(v).shape;
-            if (!tosa::is_float(g.type(v).dtype)) {
+            const auto dt = data_type(g.type(v).dtype);
+            if (!dt) {
                 diags.error(Stage::vpu, "unsupported-type", "graph input '" + g.value(v).name + "' is " +
-                                                                tosa::to_string(g.type(v).dtype) + "; this compiler takes float graphs (fp16)");
+                                                                tosa::to_string(g.type(v).dtype) +
+                                                                (m.int8 ? "; the int8 path takes i8 and i32 inputs" : "; this compiler takes float graphs (fp16)"));
                 return false;
             }
             bool nhwc = false;
@@ -730,8 +1174,8 @@ struct Builder {
             }
             IoEntry e;
             e.name = g.value(v).name;
-            e.dtype = DataType::fp16;
-            const int t = add_tensor(e.name, g.type(v).volume(), Role::input);
+            e.dtype = *dt;
+            const int t = add_tensor(e.name, g.type(v).volume(), Role::input, *dt);
             if (nhwc) {
                 e.shape = {shape[0], shape[2], shape[3], shape[1]};
                 e.layout = "NHWC";
@@ -750,9 +1194,11 @@ struct Builder {
             m.inputs.push_back(e);
             m.input_tensors.push_back(t);
         }
-        for (const auto& op : main.ops) {
+        if (m.int8)
+            for (std::size_t k = 0; k < main.ops.size(); ++k) plan_eltwise(k);
+        for (std::size_t k = 0; k < main.ops.size(); ++k) {
             if (diags.has_errors()) return false;
-            if (!one(op)) return false;
+            if (!done[k] && !one(main.ops[k])) return false;
         }
         for (ValueId v : main.outputs) {
             auto ov = view_of(v);
@@ -802,16 +1248,17 @@ struct Builder {
         const std::string name = output_name.empty() ? g.value(v).name : output_name;
         IoEntry e;
         e.name = name;
-        e.dtype = DataType::fp16;
         const auto& shape = g.type(v).shape;
         int t = ov.tensor;
         Tensor* T = &m.tensors[std::size_t(t)];
-        const bool whole = ov.offset == 0 && ov.elements() * 2 == T->bytes;
+        e.dtype = T->dtype;
+        const std::int64_t eb = es(ov);
+        const bool whole = ov.offset == 0 && ov.elements() * eb == T->bytes;
         const bool owned = T->role == Role::activation;
-        if (whole && owned && ov.dense(2)) {
+        if (whole && owned && ov.dense(eb)) {
             e.shape = shape;
             e.layout = identity_layout(shape.size());
-        } else if (whole && owned && shape.size() == 4 && ov.strides[1] == 2 && ov.strides[3] == ov.strides[1] * shape[1] &&
+        } else if (whole && owned && shape.size() == 4 && ov.strides[1] == eb && ov.strides[3] == ov.strides[1] * shape[1] &&
                    ov.strides[2] == ov.strides[3] * shape[3] && ov.strides[0] == ov.strides[2] * shape[2]) {
             e.shape = {shape[0], shape[2], shape[3], shape[1]};
             e.layout = "NHWC";
@@ -843,17 +1290,11 @@ struct Builder {
                 View v = *x;
                 const auto& ys = g.type(y).shape;
                 if (op.kind == OpKind::TRANSPOSE) {
-                    const auto& perms = op.get<std::vector<std::int64_t>>(AttrName::perms);
-                    View r = v;
-                    for (std::size_t i = 0; i < perms.size(); ++i) {
-                        r.shape[i] = v.shape[std::size_t(perms[i])];
-                        r.strides[i] = v.strides[std::size_t(perms[i])];
-                    }
-                    v = r;
+                    v = transposed(v, op);
                 } else if (op.kind == OpKind::RESHAPE) {
-                    if (!v.dense(2)) v = materialize(v, g.value(y).name, Role::activation, source_of(op));
+                    if (!v.dense(es(v))) v = materialize(v, g.value(y).name, Role::activation, source_of(op));
                     v.shape = ys;
-                    v.strides = dense_strides(ys, 2);
+                    v.strides = dense_strides(ys, es(v));
                 } else if (op.kind == OpKind::SLICE) {
                     const auto start = const_shape(op.inputs[1]);
                     if (!start) return fail(op, "the start is not a constant");
@@ -900,6 +1341,7 @@ struct Builder {
             default: break;
         }
         if (fconst(y)) return true;
+        if (m.int8 && !op.outputs.empty() && !tosa::is_float(g.type(y).dtype)) return int_shave(op);
         return shave(op, tosa::op_info(op.kind).mnemonic);
     }
 };
@@ -907,11 +1349,7 @@ struct Builder {
 }  // namespace vpu_executors_cpp
 
 bool assign_executors(Module& m, Diagnostics& diags) {
-    if (m.graph->profile != tosa::Profile::pro_fp) {
-        diags.error(Stage::vpu, "unsupported-profile",
-                    "this compiler takes PRO-FP graphs (fp16); PRO-INT (int8 with requantization) is not implemented");
-        return false;
-    }
+    m.int8 = m.graph->profile == tosa::Profile::pro_int;
     vpu_executors_cpp::Builder b(m, diags);
     if (!b.run()) return false;
     m.stage = 1;
@@ -923,11 +1361,19 @@ bool layout_and_types(Module& m, Diagnostics&) {
     for (Layer& l : m.layers) {
         if (l.exec != Exec::nce) continue;
         const std::int64_t C = l.output.shape[3];
+        const bool q = l.nce.quantized;
+        const std::int64_t wes = q ? 1 : 2;
         if (!l.weights_f32.empty()) {
             Tensor w;
             w.name = l.source + ".weights";
             w.role = Role::weights;
-            w.data = std::make_shared<std::vector<std::uint8_t>>(vpu_executors_cpp::fp16_bytes(l.weights_f32));
+            if (q) {
+                w.dtype = DataType::int8;
+                w.data = std::make_shared<std::vector<std::uint8_t>>(l.weights_f32.size());
+                for (std::size_t i = 0; i < l.weights_f32.size(); ++i) (*w.data)[i] = std::uint8_t(std::int8_t(l.weights_f32[i]));
+            } else {
+                w.data = std::make_shared<std::vector<std::uint8_t>>(vpu_executors_cpp::fp16_bytes(l.weights_f32));
+            }
             w.bytes = std::int64_t(w.data->size());
             m.tensors.push_back(std::move(w));
             l.weights = int(m.tensors.size()) - 1;
@@ -942,12 +1388,23 @@ bool layout_and_types(Module& m, Diagnostics&) {
         t.dtype = DataType::int32;
         t.bytes = rows * 16;
         t.data = std::make_shared<std::vector<std::uint8_t>>(std::size_t(t.bytes), 0);
-        const std::int64_t wstride = l.weights_shape.empty() ? 0 : 2 * l.weights_shape[1] * l.weights_shape[2] * l.weights_shape[3];
+        const std::int64_t wstride = l.weights_shape.empty() ? 0 : wes * l.weights_shape[1] * l.weights_shape[2] * l.weights_shape[3];
         for (std::int64_t c = 0; c < C; ++c) {
             const std::int32_t w0 = std::int32_t(c * wstride);
-            const float scale = 1.0f, bias = l.bias.empty() ? 0.0f : l.bias[std::size_t(c)];
             std::uint8_t* row = t.data->data() + c * 16;
             std::memcpy(row, &w0, 4);
+            if (q) {
+                // int8: shift, multiplier, int32 bias (docs/vpu.md "weights table")
+                const bool id = l.q_mult.empty();
+                const std::int32_t shift = id ? 30 : std::int32_t(l.q_shift[std::size_t(c)]);
+                const std::int32_t mult = id ? (1 << 30) : std::int32_t(l.q_mult[std::size_t(c)]);
+                const std::int32_t bias = id ? 0 : std::int32_t(l.q_bias[std::size_t(c)]);
+                std::memcpy(row + 4, &shift, 4);
+                std::memcpy(row + 8, &mult, 4);
+                std::memcpy(row + 12, &bias, 4);
+                continue;
+            }
+            const float scale = 1.0f, bias = l.bias.empty() ? 0.0f : l.bias[std::size_t(c)];
             std::memcpy(row + 8, &scale, 4);
             std::memcpy(row + 12, &bias, 4);
         }

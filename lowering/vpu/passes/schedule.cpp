@@ -98,6 +98,10 @@ struct Scheduler {
         return idx;
     }
 
+    // The element type and size of a view's DDR tensor.
+    DataType dtype(const View& v) const { return m.tensors[std::size_t(v.tensor)].dtype; }
+    std::int64_t es(const View& v) const { return element_size(dtype(v)); }
+
     // Issues the pending stores but the last `keep`, and all but those whose results take at
     // most a quarter of a cluster's CMX together (the results wait in CMX meanwhile).
     void flush(std::size_t keep = 0) {
@@ -166,14 +170,15 @@ struct Scheduler {
             int wb = -1;
             if (l.weights >= 0) {
                 std::vector<std::int64_t> shape = {tl.chans, l.weights_shape[1], l.weights_shape[2], l.weights_shape[3]};
-                const std::int64_t per = 2 * shape[1] * shape[2] * shape[3];
-                wb = cmx(tl.cluster, tl.chans * per, DataType::fp16, Role::weights, m.tensors[std::size_t(l.weights)].name);
+                const DataType wt = m.tensors[std::size_t(l.weights)].dtype;
+                const std::int64_t per = element_size(wt) * shape[1] * shape[2] * shape[3];
+                wb = cmx(tl.cluster, tl.chans * per, wt, Role::weights, m.tensors[std::size_t(l.weights)].name);
                 Box from;
                 from.ref = {false, l.weights};
                 from.offset = tl.ch0 * per;
                 from.shape = shape;
-                from.strides = dense_strides(shape, 2);
-                dma(from, dense_box(wb, shape, 2), l.source);
+                from.strides = dense_strides(shape, element_size(wt));
+                dma(from, dense_box(wb, shape, element_size(wt)), l.source);
             }
             const std::int64_t align = t.nce_channel_alignment;
             const int tb = cmx(tl.cluster, (tl.chans + align - 1) / align * align * 16, DataType::int32, Role::table,
@@ -203,24 +208,27 @@ struct Scheduler {
             View v = slice(in, 1, iy0, iy1 - iy0);
             if (!dense) v = slice(v, 3, tl.ch0, tl.chans);
             if (tl.layer > 0 && resident[std::size_t(tl.layer - 1)] && m.layers[std::size_t(tl.layer - 1)].output.tensor == in.tensor) {
-                reads.push_back(dense_box(kept.at(std::make_tuple(tl.layer - 1, tl.cluster, iy0, iy1 - iy0)), v.shape, 2));
+                reads.push_back(dense_box(kept.at(std::make_tuple(tl.layer - 1, tl.cluster, iy0, iy1 - iy0)), v.shape, es(in)));
                 continue;
             }
-            const int b = cmx(tl.cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(in.tensor)].name);
-            Box to = dense_box(b, v.shape, 2);
+            const int b = cmx(tl.cluster, v.elements() * es(in), dtype(in), Role::activation, m.tensors[std::size_t(in.tensor)].name);
+            Box to = dense_box(b, v.shape, es(in));
             flush_for(ddr_box(v));
             dma(ddr_box(v), to, l.source);
             reads.push_back(to);
         }
         flush(2);
         const auto wt = weights.at(std::make_tuple(tl.layer, tl.cluster, tl.channel_tile));
-        if (wt.first >= 0) reads.push_back(dense_box(wt.first, {tl.chans, l.weights_shape[1], l.weights_shape[2], l.weights_shape[3]}, 2));
+        if (wt.first >= 0)
+            reads.push_back(dense_box(wt.first, {tl.chans, l.weights_shape[1], l.weights_shape[2], l.weights_shape[3]},
+                                      element_size(m.tensors[std::size_t(l.weights)].dtype)));
         Box table;
         table.ref = {true, wt.second};
         table.shape = {tl.chans, 4};
         table.strides = {16, 4};
         reads.push_back(table);
         const std::vector<std::int64_t> oshape = {1, tl.rows, l.output.shape[2], tl.chans};
+        const std::int64_t oes = es(l.output);
         Box result;
         int ob = -1;
         if (resident[std::size_t(tl.layer)]) {
@@ -229,15 +237,16 @@ struct Scheduler {
             const auto key = std::make_tuple(tl.layer, tl.cluster, tl.row0, tl.rows);
             auto it = kept.find(key);
             if (it == kept.end())
-                it = kept.emplace(key, cmx(tl.cluster, tl.rows * oshape[2] * C * 2, DataType::fp16, Role::activation,
+                it = kept.emplace(key, cmx(tl.cluster, tl.rows * oshape[2] * C * oes, dtype(l.output), Role::activation,
                                            m.tensors[std::size_t(l.output.tensor)].name))
                          .first;
-            result = dense_box(it->second, oshape, 2);
-            result.offset = tl.ch0 * 2;
-            result.strides = dense_strides({1, tl.rows, oshape[2], C}, 2);
+            result = dense_box(it->second, oshape, oes);
+            result.offset = tl.ch0 * oes;
+            result.strides = dense_strides({1, tl.rows, oshape[2], C}, oes);
         } else {
-            ob = cmx(tl.cluster, tl.rows * oshape[2] * tl.chans * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(l.output.tensor)].name);
-            result = dense_box(ob, oshape, 2);
+            ob = cmx(tl.cluster, tl.rows * oshape[2] * tl.chans * oes, dtype(l.output), Role::activation,
+                     m.tensors[std::size_t(l.output.tensor)].name);
+            result = dense_box(ob, oshape, oes);
         }
         Task task;
         task.kind = TaskKind::NCE;
@@ -253,7 +262,7 @@ struct Scheduler {
         add(std::move(task));
         if (resident[std::size_t(tl.layer)]) return;
         View out = slice(slice(l.output, 1, tl.row0, tl.rows), 3, tl.ch0, tl.chans);
-        pending.push_back({dense_box(ob, oshape, 2), ddr_box(out), l.source});
+        pending.push_back({dense_box(ob, oshape, oes), ddr_box(out), l.source});
     }
 
     void other_tile(const Tile& tl) {
@@ -265,8 +274,8 @@ struct Scheduler {
         std::vector<Box> reads;
         for (const View& in : l.inputs) {
             const View v = part(in);
-            const int b = cmx(tl.cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(in.tensor)].name);
-            Box to = dense_box(b, v.shape, 2);
+            const int b = cmx(tl.cluster, v.elements() * es(in), dtype(in), Role::activation, m.tensors[std::size_t(in.tensor)].name);
+            Box to = dense_box(b, v.shape, es(in));
             flush_for(ddr_box(v));
             dma(ddr_box(v), to, l.source);
             reads.push_back(to);
@@ -277,7 +286,7 @@ struct Scheduler {
             dma(reads[0], ddr_box(out), l.source);
             return;
         }
-        const int ob = cmx(tl.cluster, out.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(out.tensor)].name);
+        const int ob = cmx(tl.cluster, out.elements() * es(out), dtype(out), Role::activation, m.tensors[std::size_t(out.tensor)].name);
         Task task;
         task.kind = TaskKind::SHAVE;
         const std::int64_t i = shave_next[std::size_t(tl.cluster)]++ % t.shave_per_cluster;
@@ -286,10 +295,10 @@ struct Scheduler {
         task.shave.kernel = l.op;
         task.shave.attrs = l.attrs;
         task.reads = reads;
-        task.writes = {dense_box(ob, out.shape, 2)};
+        task.writes = {dense_box(ob, out.shape, es(out))};
         task.source = l.source;
         add(std::move(task));
-        pending.push_back({dense_box(ob, out.shape, 2), ddr_box(out), l.source});
+        pending.push_back({dense_box(ob, out.shape, es(out)), ddr_box(out), l.source});
     }
 
     // Whether layer `li`'s results can stay in CMX for layer li + 1 (see `resident`).
@@ -300,7 +309,7 @@ struct Scheduler {
         const int x = p.output.tensor;
         if (p.exec != Exec::nce || c.exec != Exec::nce || readers[std::size_t(x)] != 1) return false;
         if (std::find(m.output_tensors.begin(), m.output_tensors.end(), x) != m.output_tensors.end()) return false;
-        if (p.output.elements() * 2 != m.tensors[std::size_t(x)].bytes || !p.output.dense(2)) return false;
+        if (p.output.elements() * es(p.output) != m.tensors[std::size_t(x)].bytes || !p.output.dense(es(p.output))) return false;
         const bool pointwise = c.op == "eltwise" || (c.op == "conv" && c.nce.kernel == std::array<std::int64_t, 2>{1, 1} &&
                                                      c.nce.stride == std::array<std::int64_t, 2>{1, 1} &&
                                                      c.nce.pad == std::array<std::int64_t, 4>{0, 0, 0, 0});
@@ -317,7 +326,7 @@ struct Scheduler {
         std::vector<std::int64_t> bytes(std::size_t(t.clusters), 0);
         for (std::size_t ti : tiles_of[std::int64_t(li)]) {
             const Tile& tl = m.tiles[ti];
-            if ((rows[{tl.cluster, tl.row0, tl.rows}] += tl.chans) == tl.chans) bytes[std::size_t(tl.cluster)] += tl.rows * p.output.shape[2] * C * 2;
+            if ((rows[{tl.cluster, tl.row0, tl.rows}] += tl.chans) == tl.chans) bytes[std::size_t(tl.cluster)] += tl.rows * p.output.shape[2] * C * es(p.output);
         }
         for (const auto& [key, chans] : rows)
             if (chans != C) return false;

@@ -39,7 +39,8 @@ bool tile(Module& m, Diagnostics& diags) {
         if (l.exec == Exec::nce) {
             const View& x = l.inputs[0];
             NceShape s{x.shape[1], x.shape[2], x.shape[3], l.output.shape[1], l.output.shape[2], l.output.shape[3],
-                       l.nce.kernel[0], l.nce.kernel[1], l.nce.stride[0], l.nce.dilation[0], 2};
+                       l.nce.kernel[0], l.nce.kernel[1], l.nce.stride[0], l.nce.dilation[0],
+                       element_size(m.tensors[std::size_t(x.tensor)].dtype)};
             const bool dense = l.op == "conv", dw = l.op == "dwconv";
             const std::int64_t n_in = std::int64_t(l.inputs.size());
             auto table = [&](std::int64_t c) { return ceil_div(c, align) * align * 16; };
@@ -129,8 +130,9 @@ bool tile(Module& m, Diagnostics& diags) {
         // SHAVE kernels and copies: whole, or split along the outermost dimension with extent > 1
         // that is not reduced (`axis`) and that every operand has in full or as 1 (broadcast)
         const std::int64_t budget = quarter;
-        std::int64_t bytes = l.output.elements() * 2;
-        for (const View& v : l.inputs) bytes += v.elements() * 2;
+        auto es = [&](const View& v) { return element_size(m.tensors[std::size_t(v.tensor)].dtype); };
+        std::int64_t bytes = l.output.elements() * es(l.output);
+        for (const View& v : l.inputs) bytes += v.elements() * es(v);
         Tile tl;
         tl.layer = std::int64_t(li);
         tl.cluster = std::int64_t(li) % t.clusters;
@@ -149,10 +151,10 @@ bool tile(Module& m, Diagnostics& diags) {
             if (ok) dim = int(d);
         }
         const std::int64_t extent = dim < 0 ? 1 : l.output.shape[std::size_t(dim)];
-        std::int64_t fixed = 0, per = l.output.elements() * 2 / extent;
+        std::int64_t fixed = 0, per = l.output.elements() * es(l.output) / extent;
         for (const View& v : l.inputs) {
-            if (dim >= 0 && v.shape[std::size_t(dim)] == extent) per += v.elements() * 2 / extent;
-            else fixed += v.elements() * 2;
+            if (dim >= 0 && v.shape[std::size_t(dim)] == extent) per += v.elements() * es(v) / extent;
+            else fixed += v.elements() * es(v);
         }
         if (dim < 0 || fixed + per > budget) {
             diags.error(Stage::vpu, "does-not-fit",

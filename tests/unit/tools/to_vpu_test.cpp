@@ -11,9 +11,11 @@
 #include <vector>
 
 #include "exec/executor.hpp"
+#include "lowering/tosa/interpreter.hpp"
 #include "lowering/vpu/task_list.hpp"
 #include "storage/tensor_file.hpp"
 #include "tool_runner.hpp"
+#include "unit/mlir/lowered_model.hpp"
 #include "unit/vpu/vpu_fixtures.hpp"
 
 namespace to_vpu_test {
@@ -155,6 +157,83 @@ TEST_SUITE("tools") {
         r = run_tool("nnef-to-vpu", q(model) + " --random-weights 3 --format text -o " + q(dir / "model.txt"));
         CHECK(r.code == 0);
         CHECK(!fs::exists(dir / "model.txt.bin"));
+    }
+
+    TEST_CASE("nnef-to-vpu --profile pro-int: the quantized sample's output codes are the TOSA interpreter's") {
+        // The real binary compiles samples/quantized on the int8 path and simulates it; its output
+        // file holds the int8 codes, which must equal, one by one, those of the TOSA interpreter
+        // on the same PRO-INT lowering and the same input: random:SEED (nnef-run's integers) and a
+        // file of codes over the whole int8 range.
+        const fs::path dir = nnef_test::scratch_dir() / "vpu-pro-int";
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        const fs::path model = fs::path(NNEF_SOURCE_DIR) / "samples" / "quantized";
+        auto lowered = nnef_test::lower_model(model, 1, nnef::tosa::Profile::pro_int);
+        REQUIRE(lowered->graph);
+        const nnef::tosa::Graph& g = *lowered->graph;
+        const auto& in_type = g.type(g.main().inputs[0]);
+        REQUIRE(in_type.dtype == nnef::tosa::DType::i8);
+        std::vector<std::int64_t> full;
+        for (std::int64_t i = 0; i < in_type.volume(); ++i) full.push_back((i * 37 + 11) % 256 - 128);
+        auto file = nnef::storage::make_integer_tensor(in_type.shape, full, 8, true);
+        REQUIRE(file.value);
+        REQUIRE(nnef::storage::write_tensor_file((dir / "codes.dat").string(), **file.value).value);
+        for (const std::string& input : std::vector<std::string>{"random:5", "random:6", (dir / "codes.dat").string()}) {
+            CAPTURE(input);
+            std::vector<std::int64_t> x;
+            if (input == "random:5" || input == "random:6") {
+                const auto v = nnef::exec::random_tensor(nnef::PrimType::integer, in_type.shape, std::stoull(input.substr(7)));
+                for (std::int64_t i = 0; i < v.volume(); ++i) x.push_back(std::int64_t(v.as_double(i)));
+            } else {
+                x = full;
+            }
+            auto c = nnef::tosa::ConstData::allocate(in_type);
+            for (std::size_t i = 0; i < x.size(); ++i) c->mutable_items<std::int8_t>()[i] = std::int8_t(x[i]);
+            nnef::Diagnostics d;
+            const auto want = nnef::tosa::interpret(g, {c}, {}, d);
+            REQUIRE(want);
+            const fs::path out = dir / ("out-" + std::to_string(x[0] + 200));
+            const auto r = run_tool("nnef-to-vpu", q(model) + " --profile pro-int --random-weights 1 --simulate --input " +
+                                                       shell_quote(input) + " --output-dir " + q(out));
+            CAPTURE(r.err);
+            REQUIRE(r.code == 0);
+            CHECK(has(r.out, "makespan:"));
+            auto t = nnef::storage::read_tensor_file((out / "output.dat").string());
+            REQUIRE(t.value);
+            auto got = nnef::exec::from_tensor_data(**t.value, nnef::PrimType::integer);
+            REQUIRE(got);
+            const nnef::tosa::ConstData& ref = *(*want)[0];
+            REQUIRE(got->volume() == ref.type.volume());
+            for (std::int64_t i = 0; i < ref.type.volume(); ++i) {
+                CAPTURE(i);
+                CHECK(std::int64_t(got->as_double(i)) == std::int64_t(ref.items<std::int8_t>()[i]));
+            }
+        }
+        // --profile is checked, and applies to models only
+        auto r = run_tool("nnef-to-vpu", q(model) + " --profile int8");
+        CHECK(r.code == 2);
+        CHECK(has(r.err, "unknown profile 'int8' (use pro-fp or pro-int)"));
+        r = run_tool("nnef-to-vpu", q(dir / "x.json") + " --profile pro-int");
+        CHECK(r.code == 2);
+        CHECK(has(r.err, "apply to compiling a MODEL"));
+        // a PRO-INT graph the int8 path cannot compile (a 13x13 kernel, beyond the NCE's 11; its
+        // result requantized to int8): a vpu error naming the operator and its NNEF line, exit 1
+        fs::create_directories(dir / "k13");
+        std::ofstream(dir / "k13" / "graph.nnef") << "version 1.0;\n\n"
+                                              "graph G( input ) -> ( output )\n"
+                                              "{\n"
+                                              "    input = external(shape = [1, 3, 16, 16]);\n"
+                                              "    w = variable(shape = [4, 3, 13, 13], label = 'w');\n"
+                                              "    b = variable(shape = [1, 4], label = 'b');\n"
+                                              "    output = conv(input, w, b, padding = [(0, 0), (0, 0)]);\n"
+                                              "}\n";
+        std::ofstream(dir / "k13" / "graph.quant") << "\"input\": linear_quantize(min = -1.0, max = 1.0, bits = 8);\n"
+                                               "\"w\": linear_quantize(min = -1.0, max = 1.0, bits = 8);\n"
+                                               "\"output\": linear_quantize(min = -4.0, max = 4.0, bits = 8);\n";
+        r = run_tool("nnef-to-vpu", q(dir / "k13") + " --profile pro-int --random-weights 1");
+        CHECK(r.code == 1);
+        CHECK(has(r.err, "graph.nnef:8:14: error[vpu]: TOSA CONV2D (from NNEF operation 'conv' computing 'output') cannot run on the VPU: "
+                         "kernel 13x13 exceeds the NCE's largest (11)"));
     }
 
     TEST_CASE("nnef-to-vpu: violations, bad files and usage") {

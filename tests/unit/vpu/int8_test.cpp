@@ -1,0 +1,357 @@
+// The VPU compiler's int8 path (TOSA PRO-INT graphs): the task list passes every check of the
+// simulator, and the simulated output codes are exactly the TOSA interpreter's on the same lowered
+// graph and input (two independent computations: the NCE's requantization from the weights table
+// and the SHAVE kernels, against the interpreter's CONV2D, RESCALE, ADD, TABLE ...).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lowering/tosa/interpreter.hpp"
+#include "lowering/vpu/compiler.hpp"
+#include "lowering/vpu/simulator.hpp"
+#include "unit/mlir/lowered_model.hpp"
+#include "unit/tosa/integer_support.hpp"
+
+namespace vpu = nnef::vpu;
+using namespace nnef::tosa;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// int8 codes over the whole range [-128, 127], from `seed`.
+ConstPtr codes(const TensorType& type, unsigned seed) {
+    auto c = ConstData::allocate(type);
+    std::uint32_t s = seed * 2654435761u + 7;
+    for (std::int64_t i = 0; i < c->type.volume(); ++i) {
+        s = s * 1664525u + 1013904223u;
+        const std::int64_t v = std::int64_t((s >> 8) % 256) - 128;
+        if (type.dtype == DType::i8) c->mutable_items<std::int8_t>()[i] = std::int8_t(v);
+        else c->mutable_items<std::int32_t>()[i] = std::int32_t(v);
+    }
+    return c;
+}
+
+std::int64_t code(const ConstData& c, std::int64_t i) {
+    switch (c.type.dtype) {
+        case DType::i8: return c.items<std::int8_t>()[i];
+        case DType::i32: return c.items<std::int32_t>()[i];
+        default: return 1 << 20;  // not an integer result: never equal to a code
+    }
+}
+
+std::string text(const nnef::Diagnostics& d) {
+    std::ostringstream os;
+    for (const auto& x : d) os << x.message << "\n";
+    return os.str();
+}
+
+struct Compared {
+    std::int64_t elements = 0, mismatches = 0;
+    std::set<std::int64_t> distinct;  // the codes seen (a test of constant outputs would show little)
+    vpu::SimulationResult result;
+};
+
+// Simulates `list` on `inputs` and compares every output, code by code, with the interpreter's
+// run of `g` on the same inputs.
+Compared compare(const Graph& g, const vpu::TaskList& list, const std::vector<ConstPtr>& inputs) {
+    Compared c;
+    nnef::Diagnostics d{0};
+    const auto want = interpret(g, inputs, {}, d);
+    INFO(text(d));
+    REQUIRE(want);
+    vpu::SimulateOptions so;
+    so.values = true;
+    for (std::size_t i = 0; i < inputs.size(); ++i) so.inputs[g.value(g.main().inputs[i]).name] = inputs[i];
+    c.result = vpu::simulate(list, list.target, so, d);
+    INFO(text(d));
+    REQUIRE(c.result.valid);
+    for (std::size_t k = 0; k < g.main().outputs.size(); ++k) {
+        const std::string name = g.value(g.main().outputs[k]).name;
+        REQUIRE(c.result.outputs.count(name));
+        const ConstData& got = *c.result.outputs.at(name);
+        const ConstData& ref = *(*want)[k];
+        REQUIRE(got.type.volume() == ref.type.volume());
+        for (std::int64_t i = 0; i < ref.type.volume(); ++i) {
+            ++c.elements;
+            c.distinct.insert(code(ref, i));
+            if (code(got, i) != code(ref, i)) {
+                if (c.mismatches < 5) MESSAGE(name << "[" << i << "]: VPU " << code(got, i) << ", TOSA " << code(ref, i));
+                ++c.mismatches;
+            }
+        }
+    }
+    return c;
+}
+
+// Lowers `model` at PRO-INT with random weights and compiles it on the default target.
+struct Compiled {
+    std::unique_ptr<nnef_test::LoweredModel> lowered;
+    std::optional<vpu::TaskList> list;
+};
+
+Compiled compile_int8(const fs::path& model, std::uint64_t seed) {
+    Compiled c;
+    c.lowered = nnef_test::lower_model(model, seed, Profile::pro_int);
+    INFO(nnef_test::rendered(*c.lowered));
+    REQUIRE(c.lowered->graph);
+    REQUIRE(c.lowered->graph->profile == Profile::pro_int);
+    nnef::Diagnostics d{0};
+    vpu::CompileOptions co;
+    co.verify_each = true;
+    c.list = vpu::compile(*c.lowered->graph, vpu::Target{}, co, d);
+    INFO(text(d));
+    REQUIRE(c.list);
+    return c;
+}
+
+std::vector<ConstPtr> random_inputs(const Graph& g, unsigned seed) {
+    std::vector<ConstPtr> in;
+    for (std::size_t i = 0; i < g.main().inputs.size(); ++i) in.push_back(codes(g.type(g.main().inputs[i]), seed + unsigned(i)));
+    return in;
+}
+
+}  // namespace
+
+namespace {
+
+ValueId scalar(Graph& g, DType t, std::int64_t v) {
+    auto c = ConstData::allocate({t, {1}});
+    if (t == DType::i8) c->mutable_items<std::int8_t>()[0] = std::int8_t(v);
+    else c->mutable_items<std::int32_t>()[0] = std::int32_t(v);
+    return g.add_const(0, c);
+}
+
+ValueId rescale(Graph& g, ValueId x, DType out, std::int64_t mult, std::int64_t shift, std::int64_t izp, std::int64_t ozp, RoundingMode rm) {
+    const TensorType xt = g.type(x);  // a copy: adding the constants grows g.values
+    return g.add_op(0, OpKind::RESCALE,
+                    {x, scalar(g, DType::i32, mult), scalar(g, DType::i8, shift), scalar(g, xt.dtype, izp), scalar(g, out, ozp)},
+                    {{out, xt.shape}},
+                    {{AttrName::scale32, true},
+                     {AttrName::rounding_mode, rm},
+                     {AttrName::per_channel, false},
+                     {AttrName::input_unsigned, false},
+                     {AttrName::output_unsigned, false}})
+        .outputs[0];
+}
+
+// The quantized ADD as PRO-INT lowers it: each int8 operand RESCALEd to a common int32 grid, ADD
+// (or SUB), RESCALE of the sum to int8 (`rounding` throughout; `other` for the second operand).
+Graph eltwise_graph(OpKind kind, RoundingMode rounding, RoundingMode other) {
+    Graph g;
+    g.name = "qadd";
+    g.profile = Profile::pro_int;
+    const std::vector<std::int64_t> shape{1, 12, 10, 24};
+    const ValueId x1 = g.add_value({DType::i8, shape}, "x1"), x2 = g.add_value({DType::i8, shape}, "x2");
+    g.main().inputs = {x1, x2};
+    const ValueId a = rescale(g, x1, DType::i32, 1518500250, 12, -3, 0, rounding);
+    const ValueId b = rescale(g, x2, DType::i32, 1073741824, 11, 5, 0, other);
+    const ValueId s = g.add_op(0, kind, {a, b}, {{DType::i32, shape}}).outputs[0];
+    const ValueId y = rescale(g, s, DType::i8, 1431655765, 50, 0, 7, rounding);
+    g.values[y].name = "y";
+    g.main().outputs = {y};
+    return g;
+}
+
+}  // namespace
+
+TEST_SUITE("vpu") {
+    TEST_CASE("int8: RESCALE i8->i32 of two activations, ADD/SUB i32, RESCALE to i8 is one NCE eltwise with the interpreter's codes") {
+        for (const OpKind kind : {OpKind::ADD, OpKind::SUB})
+            for (const RoundingMode rm : {RoundingMode::SINGLE_ROUND, RoundingMode::DOUBLE_ROUND}) {
+                const std::string kind_name = to_string(kind), rounding = to_string(rm);
+                CAPTURE(kind_name);
+                CAPTURE(rounding);
+                const Graph g = eltwise_graph(kind, rm, rm);
+                nnef::Diagnostics d{0};
+                vpu::CompileOptions co;
+                co.verify_each = true;
+                const auto list = vpu::compile(g, vpu::Target{}, co, d);
+                INFO(text(d));
+                REQUIRE(list);
+                std::map<std::string, int> ops;
+                for (const auto& t : list->tasks) ++ops[t.op];
+                CHECK(ops["eltwise"] >= 2);  // one per tile, at least one per cluster
+                CHECK(ops["rescale"] == 0);
+                CHECK(ops[kind == OpKind::ADD ? "add" : "sub"] == 0);
+                for (unsigned seed : {1u, 2u}) {
+                    const Compared r = compare(g, *list, random_inputs(g, seed));
+                    CHECK(r.elements == 12 * 10 * 24);
+                    CHECK(r.distinct.size() > 50);
+                    CHECK(r.mismatches == 0);
+                }
+            }
+        // operand rescales with another rounding than the result's: SHAVE kernels, the same codes
+        const Graph g = eltwise_graph(OpKind::ADD, RoundingMode::SINGLE_ROUND, RoundingMode::DOUBLE_ROUND);
+        nnef::Diagnostics d{0};
+        const auto list = vpu::compile(g, vpu::Target{}, {}, d);
+        REQUIRE(list);
+        std::map<std::string, int> ops;
+        for (const auto& t : list->tasks) ++ops[t.op];
+        CHECK(ops["eltwise"] == 0);
+        CHECK(ops["rescale"] >= 3);
+        CHECK(compare(g, *list, random_inputs(g, 3)).mismatches == 0);
+    }
+
+    TEST_CASE("int8: samples/quantized at PRO-INT gives the TOSA interpreter's output codes exactly") {
+        const Compiled c = compile_int8(fs::path(NNEF_SOURCE_DIR) / "samples" / "quantized", 1);
+        const Graph& g = *c.lowered->graph;
+        // the int8 path: int8 input and output, an NCE conv with requantization (the linear), its
+        // weights int8, the other operators SHAVE kernels on int8 / int32 buffers
+        REQUIRE(c.list->inputs.size() == 1);
+        CHECK(c.list->inputs[0].dtype == vpu::DataType::int8);
+        CHECK(c.list->outputs[0].dtype == vpu::DataType::int8);
+        std::map<std::string, int> ops;
+        bool int8_weights = false, int32_buffer = false;
+        for (const auto& b : c.list->buffers) {
+            int8_weights = int8_weights || (b.role == vpu::Role::weights && b.dtype == vpu::DataType::int8);
+            int32_buffer = int32_buffer || (b.role == vpu::Role::activation && b.dtype == vpu::DataType::int32);
+        }
+        for (const auto& t : c.list->tasks) {
+            ++ops[t.op];
+            if (t.kind == vpu::TaskKind::NCE) {
+                CHECK(t.nce.quantized);
+                CHECK(t.op == "conv");
+            }
+        }
+        CHECK(int8_weights);
+        CHECK(int32_buffer);
+        CHECK(ops["conv"] == 1);
+        CHECK(ops["rescale"] == 2);
+        CHECK(ops["table"] == 1);
+        for (unsigned seed : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u}) {
+            CAPTURE(seed);
+            const Compared r = compare(g, *c.list, random_inputs(g, seed));
+            CHECK(r.elements == 4);
+            CHECK(r.mismatches == 0);
+        }
+    }
+
+    TEST_CASE("int8: a PRO-INT graph the int8 path cannot compile is a vpu error naming the operator and its NNEF source") {
+        // CONV2D i8 -> i32 with a 13x13 kernel (the NCE's largest is 11), requantized to int8 by a
+        // RESCALE: as on the fp16 path, a kernel beyond the target is refused, naming the operator.
+        Graph g;
+        g.name = "big_kernel";
+        g.profile = Profile::pro_int;
+        nnef::SourceRange range;
+        range.file = 3;
+        range.begin = 120;
+        range.end = 140;
+        const std::uint32_t origin = g.add_origin({"conv", "y", {range, {}}});
+        const ValueId x = g.add_value({DType::i8, {1, 16, 16, 8}}, "x");
+        g.main().inputs = {x};
+        auto scalar = [&](DType t, std::int64_t v) {
+            auto c = ConstData::allocate({t, {1}});
+            if (t == DType::i8) c->mutable_items<std::int8_t>()[0] = std::int8_t(v);
+            else c->mutable_items<std::int32_t>()[0] = std::int32_t(v);
+            return g.add_const(0, c);
+        };
+        const ValueId w = g.add_const(0, codes({DType::i8, {16, 13, 13, 8}}, 1));
+        const ValueId b = g.add_const(0, codes({DType::i32, {16}}, 2));
+        const ValueId acc = g.add_op(0, OpKind::CONV2D, {x, w, b, scalar(DType::i8, 0), scalar(DType::i8, 0)}, {{DType::i32, {1, 4, 4, 16}}},
+                                     {{AttrName::pad, std::vector<std::int64_t>{0, 0, 0, 0}},
+                                      {AttrName::stride, std::vector<std::int64_t>{1, 1}},
+                                      {AttrName::dilation, std::vector<std::int64_t>{1, 1}},
+                                      {AttrName::acc_type, AccType::INT32}},
+                                     origin)
+                                .outputs[0];
+        const ValueId y = g.add_op(0, OpKind::RESCALE,
+                                   {acc, scalar(DType::i32, 1 << 30), scalar(DType::i8, 40), scalar(DType::i32, 0), scalar(DType::i8, 0)},
+                                   {{DType::i8, {1, 4, 4, 16}}},
+                                   {{AttrName::scale32, true},
+                                    {AttrName::rounding_mode, RoundingMode::SINGLE_ROUND},
+                                    {AttrName::per_channel, false},
+                                    {AttrName::input_unsigned, false},
+                                    {AttrName::output_unsigned, false}},
+                                   origin)
+                              .outputs[0];
+        g.values[y].name = "y";
+        g.main().outputs = {y};
+        nnef::Diagnostics d{0};
+        CHECK_FALSE(vpu::compile(g, vpu::Target{}, {}, d));
+        REQUIRE(d.has_errors());
+        const auto& e = *d.begin();
+        CHECK(e.stage == nnef::Stage::vpu);
+        CHECK(e.code == "unsupported-operation");
+        CHECK(e.message.find("CONV2D") != std::string::npos);
+        CHECK(e.message.find("'conv'") != std::string::npos);
+        CHECK(e.message.find("kernel 13x13") != std::string::npos);
+        CHECK(e.range.file == 3);  // the NNEF operation's source range (a line once rendered)
+        CHECK(e.range.begin == 120);
+    }
+}
+
+TEST_SUITE("vpu") {
+    TEST_CASE("int8: conformance quant/01: a SHAVE conv2d (its result requantized to i16, held in int32) gives the interpreter's codes") {
+        const fs::path model = fs::path(NNEF_CORPUS_DIR) / "conformance" / "quant" / "01_linear_all_tensors";
+        if (!fs::exists(model)) return;
+        const Compiled c = compile_int8(model, 1);
+        const Graph& g = *c.lowered->graph;
+        std::map<std::string, int> ops;
+        for (const auto& t : c.list->tasks) ++ops[t.op];
+        CHECK(ops["conv2d"] == 1);  // the TOSA kernel: no RESCALE to int8 follows the convolution
+        CHECK(ops["clamp"] == 1);   // the saturation of the RESCALE to i16
+        CHECK(ops["rescale"] == 3);
+        CHECK(c.list->outputs[0].dtype == vpu::DataType::int8);
+        for (unsigned seed : {1u, 2u, 3u}) {
+            CAPTURE(seed);
+            const Compared r = compare(g, *c.list, random_inputs(g, seed));
+            CHECK(r.elements == 256);
+            CHECK(r.distinct.size() > 1);
+            CHECK(r.mismatches == 0);
+        }
+    }
+
+    TEST_CASE("int8: the corpus's int8 models at PRO-INT give the TOSA interpreter's output codes exactly") {
+        for (const std::string name : {"quantized/squeezenet1_0_int8", "quantized/shufflenet_v2_x1_0_int8"}) {
+            const fs::path model = fs::path(NNEF_CORPUS_DIR) / name;
+            if (!fs::exists(model)) continue;
+            CAPTURE(name);
+            const Compiled c = compile_int8(model, 1);
+            const Graph& g = *c.lowered->graph;
+            std::map<std::string, int> nce;
+            for (const auto& t : c.list->tasks)
+                if (t.kind == vpu::TaskKind::NCE) ++nce[t.op];
+            CHECK(nce["conv"] > 0);
+            const Compared r = compare(g, *c.list, random_inputs(g, 3));
+            MESSAGE(name << ": " << r.elements << " output codes (" << r.distinct.size() << " distinct), " << r.mismatches << " differ; makespan " << r.result.makespan
+                         << " cycles, bound " << r.result.bound.value() << ", NCE tasks: conv " << nce["conv"] << ", dwconv "
+                         << nce["dwconv"] << ", maxpool " << nce["maxpool"]);
+            CHECK(r.elements == 1000);
+            CHECK(r.distinct.size() > 1);
+            CHECK(r.mismatches == 0);
+        }
+    }
+}
+
+TEST_SUITE("vpu") {
+    TEST_CASE("int8: the PRO-INT tests' small graphs (CNN, binary operators, matmul, avg_pool) give the interpreter's codes") {
+        struct Case {
+            const char *name, *graph, *quant;
+        };
+        for (const Case& k : {Case{"vpu_cnn", integer_support::cnn_graph, integer_support::cnn_quant},
+                              Case{"vpu_binary", integer_support::binary_graph, integer_support::binary_quant},
+                              Case{"vpu_matmul", integer_support::matmul_graph, integer_support::matmul_quant},
+                              Case{"vpu_avg", integer_support::avg_graph, integer_support::avg_quant}}) {
+            const std::string name = k.name;
+            CAPTURE(name);
+            const Compiled c = compile_int8(integer_support::write_model(name, k.graph, k.quant), 1);
+            const Graph& g = *c.lowered->graph;
+            std::set<std::string> eltwise;  // NNEF operations computed by NCE eltwise tasks
+            for (const auto& t : c.list->tasks)
+                if (t.op == "eltwise") eltwise.insert(t.source);
+            // add(c, other), its operand RESCALE behind the NCHW -> NHWC TRANSPOSE, and sub(k, input)
+            if (name == "vpu_binary") CHECK(eltwise == std::set<std::string>{"s", "d"});
+            for (unsigned seed : {1u, 2u}) {
+                const Compared r = compare(g, *c.list, random_inputs(g, seed));
+                CHECK(r.elements > 0);
+                CHECK(r.mismatches == 0);
+            }
+        }
+    }
+}
