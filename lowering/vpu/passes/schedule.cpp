@@ -15,6 +15,7 @@
 // pointer among the buffers still alive (lifetimes in program order), so that freed space is
 // reused as late as possible and a new tile's load does not wait for the previous tile's buffer.
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <tuple>
@@ -47,6 +48,19 @@ struct Scheduler {
     // at most a quarter of each cluster's CMX.
     std::vector<bool> resident;  // per layer: its results stay in CMX
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, int> kept;  // (layer, cluster, row0, rows) -> buffer
+    // Held results: a layer whose readers all read its whole (dense) result keeps each tile's
+    // result in CMX until its last reader; a reading tile takes a piece on its own cluster that is
+    // exactly what it reads as it is, else gathers what it reads from the pieces by CMX-to-CMX DMA
+    // (also from the other cluster: the halo rows of a 3x3 reader). No DDR traffic either way.
+    // The held results live at once take at most `hold_budget` bytes of each cluster's CMX.
+    struct Piece {
+        std::int64_t cluster;
+        std::array<std::int64_t, 4> origin, shape;  // NHWC box of the tensor
+        int buffer;
+    };
+    std::vector<bool> held;                   // per layer
+    std::map<int, std::vector<Piece>> pieces;  // tensor -> its tiles' results
+    std::int64_t hold_budget = 0;
 
     Scheduler(Module& m_, Diagnostics& d) : m(m_), diags(d), t(m_.target) {
         dma_work.assign(std::size_t(t.dma_engines), 0.0);
@@ -206,6 +220,10 @@ struct Scheduler {
                 reads.push_back(dense_box(kept.at(std::make_tuple(tl.layer - 1, tl.cluster, iy0, iy1 - iy0)), v.shape, 2));
                 continue;
             }
+            if (pieces.count(in.tensor)) {
+                reads.push_back(gather(in, v, tl.cluster, l.source));
+                continue;
+            }
             const int b = cmx(tl.cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(in.tensor)].name);
             Box to = dense_box(b, v.shape, 2);
             flush_for(ddr_box(v));
@@ -252,6 +270,11 @@ struct Scheduler {
         task.source = l.source;
         add(std::move(task));
         if (resident[std::size_t(tl.layer)]) return;
+        if (held[std::size_t(tl.layer)]) {
+            m.cmx[std::size_t(ob)].held = true;
+            pieces[l.output.tensor].push_back({tl.cluster, {0, tl.row0, 0, tl.ch0}, {1, tl.rows, oshape[2], tl.chans}, ob});
+            return;
+        }
         View out = slice(slice(l.output, 1, tl.row0, tl.rows), 3, tl.ch0, tl.chans);
         pending.push_back({dense_box(ob, oshape, 2), ddr_box(out), l.source});
     }
@@ -265,6 +288,10 @@ struct Scheduler {
         std::vector<Box> reads;
         for (const View& in : l.inputs) {
             const View v = part(in);
+            if (pieces.count(in.tensor)) {
+                reads.push_back(gather(in, v, tl.cluster, l.source));
+                continue;
+            }
             const int b = cmx(tl.cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(in.tensor)].name);
             Box to = dense_box(b, v.shape, 2);
             flush_for(ddr_box(v));
@@ -290,6 +317,77 @@ struct Scheduler {
         task.source = l.source;
         add(std::move(task));
         pending.push_back({dense_box(ob, out.shape, 2), ddr_box(out), l.source});
+    }
+
+    // The box `v` (a slice of the held tensor's whole view `whole`) read on `cluster`: a piece of
+    // that cluster that is exactly this box, or a new buffer filled from the pieces by DMA.
+    Box gather(const View& whole, const View& v, std::int64_t cluster, const std::string& source) {
+        std::array<std::int64_t, 4> lo{}, hi{};
+        std::int64_t rel = v.offset - whole.offset;
+        for (std::size_t d = 0; d < 4; ++d) {
+            lo[d] = rel / whole.strides[d];
+            rel %= whole.strides[d];
+            hi[d] = lo[d] + v.shape[d];
+        }
+        const auto& list = pieces.at(v.tensor);
+        for (const Piece& p : list) {
+            bool same = p.cluster == cluster;
+            for (std::size_t d = 0; d < 4; ++d) same = same && p.origin[d] == lo[d] && p.shape[d] == v.shape[d];
+            if (same) return dense_box(p.buffer, v.shape, 2);
+        }
+        const int b = cmx(cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(v.tensor)].name);
+        const std::vector<std::int64_t> to_strides = dense_strides(v.shape, 2);
+        for (const Piece& p : list) {
+            std::array<std::int64_t, 4> a{}, z{};
+            bool meets = true;
+            for (std::size_t d = 0; d < 4; ++d) {
+                a[d] = std::max(lo[d], p.origin[d]);
+                z[d] = std::min(hi[d], p.origin[d] + p.shape[d]);
+                meets = meets && a[d] < z[d];
+            }
+            if (!meets) continue;
+            const std::vector<std::int64_t> shape = {z[0] - a[0], z[1] - a[1], z[2] - a[2], z[3] - a[3]};
+            Box from = dense_box(p.buffer, shape, 2);
+            from.strides = dense_strides({p.shape[0], p.shape[1], p.shape[2], p.shape[3]}, 2);
+            Box to = dense_box(b, shape, 2);
+            to.strides = to_strides;
+            for (std::size_t d = 0; d < 4; ++d) {
+                from.offset += (a[d] - p.origin[d]) * from.strides[d];
+                to.offset += (a[d] - lo[d]) * to.strides[d];
+            }
+            dma(std::move(from), std::move(to), source);
+        }
+        return dense_box(b, v.shape, 2);
+    }
+
+    // Whether NCE layer `li`'s result can be held (see `held`): read whole by every reader, not a
+    // graph output, and within `hold_budget` with the held results live beside it.
+    bool can_hold(std::size_t li, std::vector<std::vector<std::int64_t>>& live) {
+        const Layer& p = m.layers[li];
+        const int x = p.output.tensor;
+        if (p.exec != Exec::nce || resident[li] || p.output.shape.size() != 4 || p.output.shape[0] != 1) return false;
+        if (std::find(m.output_tensors.begin(), m.output_tensors.end(), x) != m.output_tensors.end()) return false;
+        if (p.output.elements() * 2 != m.tensors[std::size_t(x)].bytes || !p.output.dense(2)) return false;
+        std::size_t last = li;
+        for (std::size_t r = li + 1; r < m.layers.size(); ++r)
+            for (const View& in : m.layers[r].inputs) {
+                if (in.tensor != x) continue;
+                if (in.offset != p.output.offset || in.shape != p.output.shape || in.strides != p.output.strides) return false;
+                last = r;
+            }
+        if (last == li) return false;
+        std::vector<std::int64_t> bytes(std::size_t(t.clusters), 0);
+        const std::int64_t a = t.cmx_alignment;
+        for (std::size_t ti : tiles_of[std::int64_t(li)]) {
+            const Tile& tl = m.tiles[ti];
+            bytes[std::size_t(tl.cluster)] += (tl.rows * p.output.shape[2] * tl.chans * 2 + a - 1) / a * a;
+        }
+        for (std::size_t k = li; k <= last; ++k)
+            for (std::size_t c = 0; c < bytes.size(); ++c)
+                if (live[k][c] + bytes[c] > hold_budget) return false;
+        for (std::size_t k = li; k <= last; ++k)
+            for (std::size_t c = 0; c < bytes.size(); ++c) live[k][c] += bytes[c];
+        return true;
     }
 
     // Whether layer `li`'s results can stay in CMX for layer li + 1 (see `resident`).
@@ -341,6 +439,9 @@ struct Scheduler {
         }
         resident.assign(m.layers.size(), false);
         for (std::size_t li = 0; li < m.layers.size(); ++li) resident[li] = can_keep(li, readers);
+        held.assign(m.layers.size(), false);
+        std::vector<std::vector<std::int64_t>> live(m.layers.size(), std::vector<std::int64_t>(std::size_t(t.clusters), 0));
+        for (std::size_t li = 0; li < m.layers.size(); ++li) held[li] = hold_budget > 0 && can_hold(li, live);
         std::vector<std::int64_t> nce_layers;
         for (std::size_t li = 0; li < m.layers.size(); ++li)
             if (m.layers[li].exec == Exec::nce) nce_layers.push_back(std::int64_t(li));
@@ -366,11 +467,21 @@ struct Scheduler {
 
 }  // namespace vpu_schedule_cpp
 
+// Held results take up to half of each cluster's CMX; when the allocator then finds no room, less
+// (a quarter, an eighth, none).
 bool schedule(Module& m, Diagnostics& diags) {
-    m.tasks.clear();
-    m.cmx.clear();
-    vpu_schedule_cpp::Scheduler s(m, diags);
-    return s.run();
+    for (std::int64_t div : {2, 4, 8, 0}) {
+        m.tasks.clear();
+        m.cmx.clear();
+        vpu_schedule_cpp::Scheduler s(m, diags);
+        s.hold_budget = div > 0 ? m.target.cmx_bytes / div : 0;
+        if (!s.run()) return false;
+        if (div == 0) break;
+        Diagnostics trial;
+        if (allocate_cmx(m, trial)) break;
+    }
+    m.stage = 4;
+    return true;
 }
 
 bool allocate_cmx(Module& m, Diagnostics& diags) {
@@ -396,18 +507,26 @@ bool allocate_cmx(Module& m, Diagnostics& diags) {
                 if (x.offset < at + size && at < x.end) return false;
             return true;
         };
-        // candidates: the ring pointer, then the end of each live buffer, then 0
-        std::vector<std::int64_t> cands = {ring[std::size_t(b.cluster)]};
-        for (const Live& x : L)
-            if (x.end >= ring[std::size_t(b.cluster)]) cands.push_back(x.end);
-        cands.push_back(0);
-        for (const Live& x : L) cands.push_back(x.end);
         std::int64_t at = -1;
-        for (std::int64_t c : cands)
-            if (fits(c)) {
-                at = c;
-                break;
-            }
+        if (b.held) {
+            // the highest place (held results gather at the top, away from the ring's churn)
+            std::vector<std::int64_t> cands = {t.cmx_bytes / a * a - size};
+            for (const Live& x : L) cands.push_back(x.offset - size);
+            for (std::int64_t c : cands)
+                if (c >= 0 && c > at && fits(c)) at = c;
+        } else {
+            // candidates: the ring pointer, then the end of each live buffer, then 0
+            std::vector<std::int64_t> cands = {ring[std::size_t(b.cluster)]};
+            for (const Live& x : L)
+                if (x.end >= ring[std::size_t(b.cluster)]) cands.push_back(x.end);
+            cands.push_back(0);
+            for (const Live& x : L) cands.push_back(x.end);
+            for (std::int64_t c : cands)
+                if (fits(c)) {
+                    at = c;
+                    break;
+                }
+        }
         if (at < 0) {
             std::int64_t used = 0;
             for (const Live& x : L) used += x.end - x.offset;
@@ -418,7 +537,7 @@ bool allocate_cmx(Module& m, Diagnostics& diags) {
             return false;
         }
         b.offset = at;
-        ring[std::size_t(b.cluster)] = at + size;
+        if (!b.held) ring[std::size_t(b.cluster)] = at + size;
         L.push_back({at, at + size, b.last});
     }
     m.stage = 5;
