@@ -48,18 +48,26 @@ struct Scheduler {
     // at most a quarter of each cluster's CMX.
     std::vector<bool> resident;  // per layer: its results stay in CMX
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, int> kept;  // (layer, cluster, row0, rows) -> buffer
-    // Held results: a layer whose readers all read its whole (dense) result keeps each tile's
-    // result in CMX until its last reader; a reading tile takes a piece on its own cluster that is
-    // exactly what it reads as it is, else gathers what it reads from the pieces by CMX-to-CMX DMA
-    // (also from the other cluster: the halo rows of a 3x3 reader). No DDR traffic either way.
-    // The held results live at once take at most `hold_budget` bytes of each cluster's CMX.
+    // Held results: a layer whose readers all read its whole (dense) result keeps it in CMX until
+    // its last reader (3x3 readers, residual branches). A piece per (cluster, rows) when all the
+    // channel chunks of those rows run on one cluster (each chunk writes its channels), else per
+    // tile; a piece has room for the halo rows its readers need around its own rows. A reading
+    // tile whose input lies in a piece of its cluster with the same channels reads it there, the
+    // missing halo rows first copied in from the neighbouring pieces by CMX-to-CMX DMA (also from
+    // the other cluster); any other input is gathered from the pieces into a new buffer by DMA.
+    // No DDR traffic either way. The held results live at once take at most `hold_budget` bytes of
+    // each cluster's CMX.
     struct Piece {
         std::int64_t cluster;
-        std::array<std::int64_t, 4> origin, shape;  // NHWC box of the tensor
+        std::array<std::int64_t, 4> origin, shape;  // NHWC box of the tensor that the buffer holds
+        std::int64_t row0, rows;                    // the rows its producer writes
+        std::int64_t lo, hi;                        // the rows it holds so far (its own and halo rows copied in)
         int buffer;
     };
-    std::vector<bool> held;                   // per layer
-    std::map<int, std::vector<Piece>> pieces;  // tensor -> its tiles' results
+    std::vector<bool> held;                                  // per layer
+    std::vector<std::array<std::int64_t, 2>> margin;          // per held layer: halo rows above and below
+    std::vector<bool> grouped;                               // per held layer: a piece per (cluster, rows)
+    std::map<int, std::vector<Piece>> pieces;                // tensor -> its pieces
     std::int64_t hold_budget = 0;
 
     Scheduler(Module& m_, Diagnostics& d) : m(m_), diags(d), t(m_.target) {
@@ -253,6 +261,11 @@ struct Scheduler {
             result = dense_box(it->second, oshape, 2);
             result.offset = tl.ch0 * 2;
             result.strides = dense_strides({1, tl.rows, oshape[2], C}, 2);
+        } else if (held[std::size_t(tl.layer)]) {
+            const Piece& p = piece_for(tl);
+            result = dense_box(p.buffer, oshape, 2);
+            result.strides = dense_strides({1, p.shape[1], p.shape[2], p.shape[3]}, 2);
+            result.offset = (tl.row0 - p.origin[1]) * result.strides[1] + (tl.ch0 - p.origin[3]) * 2;
         } else {
             ob = cmx(tl.cluster, tl.rows * oshape[2] * tl.chans * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(l.output.tensor)].name);
             result = dense_box(ob, oshape, 2);
@@ -269,12 +282,7 @@ struct Scheduler {
         if (l.op == "eltwise") task.nce.pad = {0, 0, 0, 0};
         task.source = l.source;
         add(std::move(task));
-        if (resident[std::size_t(tl.layer)]) return;
-        if (held[std::size_t(tl.layer)]) {
-            m.cmx[std::size_t(ob)].held = true;
-            pieces[l.output.tensor].push_back({tl.cluster, {0, tl.row0, 0, tl.ch0}, {1, tl.rows, oshape[2], tl.chans}, ob});
-            return;
-        }
+        if (resident[std::size_t(tl.layer)] || held[std::size_t(tl.layer)]) return;
         View out = slice(slice(l.output, 1, tl.row0, tl.rows), 3, tl.ch0, tl.chans);
         pending.push_back({dense_box(ob, oshape, 2), ddr_box(out), l.source});
     }
@@ -319,8 +327,51 @@ struct Scheduler {
         pending.push_back({dense_box(ob, out.shape, 2), ddr_box(out), l.source});
     }
 
-    // The box `v` (a slice of the held tensor's whole view `whole`) read on `cluster`: a piece of
-    // that cluster that is exactly this box, or a new buffer filled from the pieces by DMA.
+    // The piece that tile `tl` of a held layer writes (made by the first tile of its rows).
+    const Piece& piece_for(const Tile& tl) {
+        const Layer& l = m.layers[std::size_t(tl.layer)];
+        const bool g = grouped[std::size_t(tl.layer)];
+        auto& list = pieces[l.output.tensor];
+        for (const Piece& p : list)
+            if (p.cluster == tl.cluster && p.row0 == tl.row0 && p.rows == tl.rows && (g || p.origin[3] == tl.ch0)) return p;
+        const std::int64_t H = l.output.shape[1], W = l.output.shape[2];
+        const std::int64_t r0 = std::max<std::int64_t>(0, tl.row0 - margin[std::size_t(tl.layer)][0]);
+        const std::int64_t r1 = std::min(H, tl.row0 + tl.rows + margin[std::size_t(tl.layer)][1]);
+        const std::int64_t c0 = g ? 0 : tl.ch0, cn = g ? l.output.shape[3] : tl.chans;
+        const int b = cmx(tl.cluster, (r1 - r0) * W * cn * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(l.output.tensor)].name);
+        m.cmx[std::size_t(b)].held = true;
+        list.push_back({tl.cluster, {0, r0, 0, c0}, {1, r1 - r0, W, cn}, tl.row0, tl.rows, tl.row0, tl.row0 + tl.rows, b});
+        return list.back();
+    }
+
+    // Copies the box [a, z) of the held tensor from the rows the pieces' producers wrote into
+    // buffer `b`, whose box starts at `base` with strides `to_strides`.
+    void copy_in(int tensor, const std::array<std::int64_t, 4>& a, const std::array<std::int64_t, 4>& z, int b,
+                 const std::array<std::int64_t, 4>& base, const std::vector<std::int64_t>& to_strides, const std::string& source) {
+        for (const Piece& p : pieces.at(tensor)) {
+            std::array<std::int64_t, 4> x{}, y{};
+            bool meets = true;
+            for (std::size_t d = 0; d < 4; ++d) {
+                const std::int64_t plo = d == 1 ? p.row0 : p.origin[d], phi = d == 1 ? p.row0 + p.rows : p.origin[d] + p.shape[d];
+                x[d] = std::max(a[d], plo);
+                y[d] = std::min(z[d], phi);
+                meets = meets && x[d] < y[d];
+            }
+            if (!meets) continue;
+            const std::vector<std::int64_t> shape = {y[0] - x[0], y[1] - x[1], y[2] - x[2], y[3] - x[3]};
+            Box from = dense_box(p.buffer, shape, 2);
+            from.strides = dense_strides({p.shape[0], p.shape[1], p.shape[2], p.shape[3]}, 2);
+            Box to = dense_box(b, shape, 2);
+            to.strides = to_strides;
+            for (std::size_t d = 0; d < 4; ++d) {
+                from.offset += (x[d] - p.origin[d]) * from.strides[d];
+                to.offset += (x[d] - base[d]) * to.strides[d];
+            }
+            dma(std::move(from), std::move(to), source);
+        }
+    }
+
+    // The box `v` (a slice of the held tensor's whole view `whole`) read on `cluster`.
     Box gather(const View& whole, const View& v, std::int64_t cluster, const std::string& source) {
         std::array<std::int64_t, 4> lo{}, hi{};
         std::int64_t rel = v.offset - whole.offset;
@@ -329,34 +380,31 @@ struct Scheduler {
             rel %= whole.strides[d];
             hi[d] = lo[d] + v.shape[d];
         }
-        const auto& list = pieces.at(v.tensor);
-        for (const Piece& p : list) {
-            bool same = p.cluster == cluster;
-            for (std::size_t d = 0; d < 4; ++d) same = same && p.origin[d] == lo[d] && p.shape[d] == v.shape[d];
-            if (same) return dense_box(p.buffer, v.shape, 2);
+        for (Piece& p : pieces.at(v.tensor)) {
+            if (p.cluster != cluster || lo[1] < p.origin[1] || hi[1] > p.origin[1] + p.shape[1]) continue;
+            bool same = true;
+            for (std::size_t d : {0, 2, 3}) same = same && p.origin[d] == lo[d] && p.shape[d] == v.shape[d];
+            if (!same) continue;
+            // the halo rows it lacks, from the neighbouring pieces
+            const std::vector<std::int64_t> strides = dense_strides({p.shape[0], p.shape[1], p.shape[2], p.shape[3]}, 2);
+            if (lo[1] < p.lo) {
+                std::array<std::int64_t, 4> a = lo, z = hi;
+                z[1] = p.lo;
+                copy_in(v.tensor, a, z, p.buffer, p.origin, strides, source);
+                p.lo = lo[1];
+            }
+            if (hi[1] > p.hi) {
+                std::array<std::int64_t, 4> a = lo, z = hi;
+                a[1] = p.hi;
+                copy_in(v.tensor, a, z, p.buffer, p.origin, strides, source);
+                p.hi = hi[1];
+            }
+            Box box = dense_box(p.buffer, v.shape, 2);
+            box.offset = (lo[1] - p.origin[1]) * strides[1];
+            return box;
         }
         const int b = cmx(cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(v.tensor)].name);
-        const std::vector<std::int64_t> to_strides = dense_strides(v.shape, 2);
-        for (const Piece& p : list) {
-            std::array<std::int64_t, 4> a{}, z{};
-            bool meets = true;
-            for (std::size_t d = 0; d < 4; ++d) {
-                a[d] = std::max(lo[d], p.origin[d]);
-                z[d] = std::min(hi[d], p.origin[d] + p.shape[d]);
-                meets = meets && a[d] < z[d];
-            }
-            if (!meets) continue;
-            const std::vector<std::int64_t> shape = {z[0] - a[0], z[1] - a[1], z[2] - a[2], z[3] - a[3]};
-            Box from = dense_box(p.buffer, shape, 2);
-            from.strides = dense_strides({p.shape[0], p.shape[1], p.shape[2], p.shape[3]}, 2);
-            Box to = dense_box(b, shape, 2);
-            to.strides = to_strides;
-            for (std::size_t d = 0; d < 4; ++d) {
-                from.offset += (a[d] - p.origin[d]) * from.strides[d];
-                to.offset += (a[d] - lo[d]) * to.strides[d];
-            }
-            dma(std::move(from), std::move(to), source);
-        }
+        copy_in(v.tensor, lo, hi, b, lo, dense_strides(v.shape, 2), source);
         return dense_box(b, v.shape, 2);
     }
 
@@ -369,19 +417,38 @@ struct Scheduler {
         if (std::find(m.output_tensors.begin(), m.output_tensors.end(), x) != m.output_tensors.end()) return false;
         if (p.output.elements() * 2 != m.tensors[std::size_t(x)].bytes || !p.output.dense(2)) return false;
         std::size_t last = li;
+        std::array<std::int64_t, 2> mg{0, 0};
         for (std::size_t r = li + 1; r < m.layers.size(); ++r)
             for (const View& in : m.layers[r].inputs) {
                 if (in.tensor != x) continue;
                 if (in.offset != p.output.offset || in.shape != p.output.shape || in.strides != p.output.strides) return false;
                 last = r;
+                const Layer& c = m.layers[r];
+                if (c.exec == Exec::nce && c.op != "eltwise") {
+                    mg[0] = std::max(mg[0], c.nce.pad[0]);
+                    mg[1] = std::max(mg[1], (c.nce.kernel[0] - 1) * c.nce.dilation[0] - c.nce.pad[0]);
+                }
             }
         if (last == li) return false;
-        std::vector<std::int64_t> bytes(std::size_t(t.clusters), 0);
-        const std::int64_t a = t.cmx_alignment;
+        // grouped when every (rows) takes one cluster
+        std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> cluster_of;
+        bool g = true;
         for (std::size_t ti : tiles_of[std::int64_t(li)]) {
             const Tile& tl = m.tiles[ti];
-            bytes[std::size_t(tl.cluster)] += (tl.rows * p.output.shape[2] * tl.chans * 2 + a - 1) / a * a;
+            auto it = cluster_of.emplace(std::make_pair(tl.row0, tl.rows), tl.cluster).first;
+            g = g && it->second == tl.cluster;
         }
+        std::vector<std::int64_t> bytes(std::size_t(t.clusters), 0);
+        const std::int64_t a = t.cmx_alignment, H = p.output.shape[1];
+        std::set<std::pair<std::int64_t, std::int64_t>> seen;
+        for (std::size_t ti : tiles_of[std::int64_t(li)]) {
+            const Tile& tl = m.tiles[ti];
+            if (g && !seen.insert({tl.row0, tl.rows}).second) continue;
+            const std::int64_t rows = std::min(H, tl.row0 + tl.rows + mg[1]) - std::max<std::int64_t>(0, tl.row0 - mg[0]);
+            bytes[std::size_t(tl.cluster)] += (rows * p.output.shape[2] * (g ? p.output.shape[3] : tl.chans) * 2 + a - 1) / a * a;
+        }
+        margin[li] = mg;
+        grouped[li] = g;
         for (std::size_t k = li; k <= last; ++k)
             for (std::size_t c = 0; c < bytes.size(); ++c)
                 if (live[k][c] + bytes[c] > hold_budget) return false;
@@ -440,6 +507,8 @@ struct Scheduler {
         resident.assign(m.layers.size(), false);
         for (std::size_t li = 0; li < m.layers.size(); ++li) resident[li] = can_keep(li, readers);
         held.assign(m.layers.size(), false);
+        margin.assign(m.layers.size(), {0, 0});
+        grouped.assign(m.layers.size(), false);
         std::vector<std::vector<std::int64_t>> live(m.layers.size(), std::vector<std::int64_t>(std::size_t(t.clusters), 0));
         for (std::size_t li = 0; li < m.layers.size(); ++li) held[li] = hold_budget > 0 && can_hold(li, live);
         std::vector<std::int64_t> nce_layers;

@@ -85,7 +85,10 @@ bool tile(Module& m, Diagnostics& diags) {
             // more weights (a split over channels across clusters loads each chunk once).
             const bool pointwise = l.op == "eltwise" || (dense && s.KH == 1 && s.KW == 1 && s.SH == 1 && l.nce.stride[1] == 1 &&
                                                          l.nce.pad == std::array<std::int64_t, 4>{0, 0, 0, 0});
-            if (pointwise && prev_rows > 0 && (row_tiles >= t.clusters || ch_tiles < 2) && li > 0 && m.layers[li - 1].output.shape.size() == 4 &&
+            // so does a layer of stride 1 over rows (a 3x3 conv): its input rows then lie in the
+            // producer's held rows of its cluster with the halo rows around them (schedule: `held`)
+            const bool same_rows = pointwise || s.SH == 1;
+            if (same_rows && prev_rows > 0 && (row_tiles >= t.clusters || ch_tiles < 2) && li > 0 && m.layers[li - 1].output.shape.size() == 4 &&
                 m.layers[li - 1].output.shape[1] == s.OH &&
                 std::any_of(l.inputs.begin(), l.inputs.end(), [&](const View& v) { return v.tensor == m.layers[li - 1].output.tensor; })) {
                 std::int64_t c2 = s.C;
