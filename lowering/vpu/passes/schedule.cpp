@@ -68,6 +68,8 @@ struct Scheduler {
     std::vector<std::array<std::int64_t, 2>> margin;          // per held layer: halo rows above and below
     std::vector<bool> grouped;                               // per held layer: a piece per (cluster, rows)
     std::map<int, std::vector<Piece>> pieces;                // tensor -> its pieces
+    std::map<int, View> held_view;                           // tensor -> its producer's whole view
+    std::map<std::tuple<int, std::int64_t, std::array<std::int64_t, 4>, std::array<std::int64_t, 4>>, int> gathered;
     std::int64_t hold_budget = 0;
 
     Scheduler(Module& m_, Diagnostics& d) : m(m_), diags(d), t(m_.target) {
@@ -229,7 +231,7 @@ struct Scheduler {
                 continue;
             }
             if (pieces.count(in.tensor)) {
-                reads.push_back(gather(in, v, tl.cluster, l.source));
+                reads.push_back(gather(v, tl.cluster, l.source));
                 continue;
             }
             const int b = cmx(tl.cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(in.tensor)].name);
@@ -297,7 +299,7 @@ struct Scheduler {
         for (const View& in : l.inputs) {
             const View v = part(in);
             if (pieces.count(in.tensor)) {
-                reads.push_back(gather(in, v, tl.cluster, l.source));
+                reads.push_back(gather(v, tl.cluster, l.source));
                 continue;
             }
             const int b = cmx(tl.cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(in.tensor)].name);
@@ -371,41 +373,63 @@ struct Scheduler {
         }
     }
 
-    // The box `v` (a slice of the held tensor's whole view `whole`) read on `cluster`.
-    Box gather(const View& whole, const View& v, std::int64_t cluster, const std::string& source) {
-        std::array<std::int64_t, 4> lo{}, hi{};
-        std::int64_t rel = v.offset - whole.offset;
+    // The box [lo, hi) of `full` (rank 4, dense) that view `v` is, if it is one (same strides).
+    static bool box_of(const View& full, const View& v, std::array<std::int64_t, 4>& lo, std::array<std::int64_t, 4>& hi) {
+        if (v.tensor != full.tensor || v.shape.size() != 4 || v.strides != full.strides) return false;
+        std::int64_t rel = v.offset - full.offset;
+        if (rel < 0) return false;
         for (std::size_t d = 0; d < 4; ++d) {
-            lo[d] = rel / whole.strides[d];
-            rel %= whole.strides[d];
+            lo[d] = rel / full.strides[d];
+            rel %= full.strides[d];
             hi[d] = lo[d] + v.shape[d];
+            if (hi[d] > full.shape[d]) return false;
         }
+        return rel == 0;
+    }
+
+    // The box `v` of a held tensor read on `cluster`: where a piece of that cluster holds it, read
+    // there (its missing halo rows copied in first), else gathered from the pieces into a buffer
+    // (one per cluster and box: the layer's other tiles reading the same box read it again).
+    Box gather(const View& v, std::int64_t cluster, const std::string& source) {
+        std::array<std::int64_t, 4> lo{}, hi{};
+        box_of(held_view.at(v.tensor), v, lo, hi);
         for (Piece& p : pieces.at(v.tensor)) {
-            if (p.cluster != cluster || lo[1] < p.origin[1] || hi[1] > p.origin[1] + p.shape[1]) continue;
-            bool same = true;
-            for (std::size_t d : {0, 2, 3}) same = same && p.origin[d] == lo[d] && p.shape[d] == v.shape[d];
-            if (!same) continue;
-            // the halo rows it lacks, from the neighbouring pieces
+            bool in = p.cluster == cluster;
+            for (std::size_t d = 0; d < 4; ++d) in = in && p.origin[d] <= lo[d] && hi[d] <= p.origin[d] + p.shape[d];
+            if (!in) continue;
+            // the halo rows it lacks (all its channels), from the neighbouring pieces
             const std::vector<std::int64_t> strides = dense_strides({p.shape[0], p.shape[1], p.shape[2], p.shape[3]}, 2);
+            std::array<std::int64_t, 4> end{};
+            for (std::size_t d = 0; d < 4; ++d) end[d] = p.origin[d] + p.shape[d];
             if (lo[1] < p.lo) {
-                std::array<std::int64_t, 4> a = lo, z = hi;
+                std::array<std::int64_t, 4> a = p.origin, z = end;
+                a[1] = lo[1];
                 z[1] = p.lo;
                 copy_in(v.tensor, a, z, p.buffer, p.origin, strides, source);
                 p.lo = lo[1];
             }
             if (hi[1] > p.hi) {
-                std::array<std::int64_t, 4> a = lo, z = hi;
+                std::array<std::int64_t, 4> a = p.origin, z = end;
                 a[1] = p.hi;
+                z[1] = hi[1];
                 copy_in(v.tensor, a, z, p.buffer, p.origin, strides, source);
                 p.hi = hi[1];
             }
             Box box = dense_box(p.buffer, v.shape, 2);
-            box.offset = (lo[1] - p.origin[1]) * strides[1];
+            box.strides = strides;
+            box.offset = 0;
+            for (std::size_t d = 0; d < 4; ++d) box.offset += (lo[d] - p.origin[d]) * strides[d];
             return box;
         }
-        const int b = cmx(cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(v.tensor)].name);
-        copy_in(v.tensor, lo, hi, b, lo, dense_strides(v.shape, 2), source);
-        return dense_box(b, v.shape, 2);
+        const auto key = std::make_tuple(v.tensor, cluster, lo, hi);
+        auto it = gathered.find(key);
+        if (it == gathered.end()) {
+            const int b = cmx(cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(v.tensor)].name);
+            m.cmx[std::size_t(b)].held = true;
+            copy_in(v.tensor, lo, hi, b, lo, dense_strides(v.shape, 2), source);
+            it = gathered.emplace(key, b).first;
+        }
+        return dense_box(it->second, v.shape, 2);
     }
 
     // Whether NCE layer `li`'s result can be held (see `held`): read whole by every reader, not a
@@ -421,7 +445,8 @@ struct Scheduler {
         for (std::size_t r = li + 1; r < m.layers.size(); ++r)
             for (const View& in : m.layers[r].inputs) {
                 if (in.tensor != x) continue;
-                if (in.offset != p.output.offset || in.shape != p.output.shape || in.strides != p.output.strides) return false;
+                std::array<std::int64_t, 4> lo{}, hi{};
+                if (!box_of(p.output, in, lo, hi)) return false;
                 last = r;
                 const Layer& c = m.layers[r];
                 if (c.exec == Exec::nce && c.op != "eltwise") {
@@ -449,6 +474,7 @@ struct Scheduler {
         }
         margin[li] = mg;
         grouped[li] = g;
+        held_view[x] = p.output;
         for (std::size_t k = li; k <= last; ++k)
             for (std::size_t c = 0; c < bytes.size(); ++c)
                 if (live[k][c] + bytes[c] > hold_budget) return false;
