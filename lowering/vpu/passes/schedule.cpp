@@ -35,6 +35,7 @@ struct Scheduler {
     std::vector<std::int64_t> shave_next;
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::pair<int, int>> weights;  // (layer, cluster, chunk) -> (weights, table) buffers
     std::map<std::int64_t, std::vector<std::size_t>> tiles_of;
+    std::map<std::pair<std::int64_t, std::int64_t>, int> tables;  // (layer, cluster) -> the layer's table
     // Results waiting to go to DDR: a tile's store is issued after the next tile's loads, so that
     // an in-order DMA queue loads tile k+1 while tile k computes instead of waiting for its result.
     struct Store {
@@ -199,16 +200,20 @@ struct Scheduler {
                 from.strides = dense_strides(shape, 2);
                 dma(from, dense_box(wb, shape, 2), l.source);
             }
-            const std::int64_t align = t.nce_channel_alignment;
-            const int tb = cmx(tl.cluster, (tl.chans + align - 1) / align * align * 16, DataType::int32, Role::table,
-                               m.tensors[std::size_t(l.table)].name);
-            Box from;
-            from.ref = {false, l.table};
-            from.offset = tl.ch0 * 16;
-            from.shape = {tl.chans, 4};
-            from.strides = {16, 4};
-            dma(from, dense_box(tb, {tl.chans, 4}, 4), l.source);
-            weights[key] = {wb, tb};
+            // the layer's whole table, once per cluster (one DMA rather than one per chunk)
+            auto tt = tables.find({li, tl.cluster});
+            if (tt == tables.end()) {
+                const std::int64_t C = l.output.shape[3];
+                const int tb = cmx(tl.cluster, m.tensors[std::size_t(l.table)].bytes, DataType::int32, Role::table,
+                                   m.tensors[std::size_t(l.table)].name);
+                Box from;
+                from.ref = {false, l.table};
+                from.shape = {C, 4};
+                from.strides = {16, 4};
+                dma(from, dense_box(tb, {C, 4}, 4), l.source);
+                tt = tables.emplace(std::make_pair(li, tl.cluster), tb).first;
+            }
+            weights[key] = {wb, tt->second};
         }
     }
 
@@ -245,6 +250,7 @@ struct Scheduler {
         if (wt.first >= 0) reads.push_back(dense_box(wt.first, {tl.chans, l.weights_shape[1], l.weights_shape[2], l.weights_shape[3]}, 2));
         Box table;
         table.ref = {true, wt.second};
+        table.offset = tl.ch0 * 16;
         table.shape = {tl.chans, 4};
         table.strides = {16, 4};
         reads.push_back(table);
@@ -562,16 +568,16 @@ struct Scheduler {
 
 }  // namespace vpu_schedule_cpp
 
-// Held results take up to half of each cluster's CMX; when the allocator then finds no room, less
-// (a quarter, an eighth, none).
+// Held results take up to three quarters of each cluster's CMX; when the allocator then finds no
+// room, less (a half, a quarter, an eighth, none).
 bool schedule(Module& m, Diagnostics& diags) {
-    for (std::int64_t div : {2, 4, 8, 0}) {
+    for (std::int64_t eighths : {6, 4, 2, 1, 0}) {
         m.tasks.clear();
         m.cmx.clear();
         vpu_schedule_cpp::Scheduler s(m, diags);
-        s.hold_budget = div > 0 ? m.target.cmx_bytes / div : 0;
+        s.hold_budget = m.target.cmx_bytes / 8 * eighths;
         if (!s.run()) return false;
-        if (div == 0) break;
+        if (eighths == 0) break;
         Diagnostics trial;
         if (allocate_cmx(m, trial)) break;
     }

@@ -34,6 +34,7 @@ bool tile(Module& m, Diagnostics& diags) {
     m.tiles.clear();
     // the previous layer's row split (rows per tile, row tiles; 0: not split by rows over clusters)
     std::int64_t prev_rows = 0, prev_row_tiles = 0;
+    std::int64_t prev_chans = 0;  // the previous layer's channel chunk when it split only channels over the clusters
     for (std::size_t li = 0; li < m.layers.size(); ++li) {
         Layer& l = m.layers[li];
         if (l.exec == Exec::nce) {
@@ -100,9 +101,20 @@ bool tile(Module& m, Diagnostics& diags) {
                     ch_tiles = ceil_div(s.C, cc);
                 }
             }
+            // An eltwise reading the result of a layer split only over channels takes its chunks on
+            // the same clusters, so that it reads that result where it was computed.
+            if (l.op == "eltwise" && prev_chans > 0 && m.layers[li - 1].output.shape == l.output.shape &&
+                std::any_of(l.inputs.begin(), l.inputs.end(), [&](const View& v) { return v.tensor == m.layers[li - 1].output.tensor; }) &&
+                working(s.OH, prev_chans) <= budget) {
+                rows = s.OH;
+                row_tiles = 1;
+                cc = prev_chans;
+                ch_tiles = ceil_div(s.C, cc);
+            }
             const bool by_rows = row_tiles >= t.clusters || ch_tiles < 2;
             prev_rows = by_rows && row_tiles >= t.clusters ? rows : 0;
             prev_row_tiles = row_tiles;
+            prev_chans = !by_rows && row_tiles == 1 ? cc : 0;
             for (std::int64_t c = 0; c < ch_tiles; ++c)
                 for (std::int64_t r = 0; r < row_tiles; ++r) {
                     Tile tl;
@@ -129,6 +141,7 @@ bool tile(Module& m, Diagnostics& diags) {
             continue;
         }
         prev_rows = 0;
+        prev_chans = 0;
         // SHAVE kernels and copies: whole, or split along the outermost dimension with extent > 1
         // that is not reduced (`axis`) and that every operand has in full or as 1 (broadcast)
         const std::int64_t budget = quarter;
