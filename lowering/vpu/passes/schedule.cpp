@@ -70,6 +70,8 @@ struct Scheduler {
     std::vector<bool> grouped;                               // per held layer: a piece per (cluster, rows)
     std::map<int, std::vector<Piece>> pieces;                // tensor -> its pieces
     std::map<int, View> held_view;                           // tensor -> its producer's whole view
+    std::map<int, std::pair<std::size_t, std::size_t>> held_span;  // tensor -> (producer, last reader)
+    std::vector<int> inplace;                                // per held eltwise: the input it overwrites, or -1
     std::map<std::tuple<int, std::int64_t, std::array<std::int64_t, 4>, std::array<std::int64_t, 4>>, int> gathered;
     std::int64_t hold_budget = 0;
 
@@ -340,6 +342,12 @@ struct Scheduler {
         const Layer& l = m.layers[std::size_t(tl.layer)];
         const bool g = grouped[std::size_t(tl.layer)];
         auto& list = pieces[l.output.tensor];
+        if (list.empty() && inplace[std::size_t(tl.layer)] >= 0)
+            for (Piece p : pieces.at(inplace[std::size_t(tl.layer)])) {
+                p.lo = p.row0;
+                p.hi = p.row0 + p.rows;
+                list.push_back(p);
+            }
         for (const Piece& p : list)
             if (p.cluster == tl.cluster && p.row0 == tl.row0 && p.rows == tl.rows && (g || p.origin[3] == tl.ch0)) return p;
         const std::int64_t H = l.output.shape[1], W = l.output.shape[2];
@@ -480,13 +488,39 @@ struct Scheduler {
         }
         margin[li] = mg;
         grouped[li] = g;
-        held_view[x] = p.output;
-        for (std::size_t k = li; k <= last; ++k)
+        // an eltwise whose pieces would be those of a held input it is the last reader of writes
+        // its result over that input (each tile over the box it reads): no new bytes
+        std::size_t from = li;
+        for (const View& in : p.op == "eltwise" ? p.inputs : std::vector<View>{}) {
+            auto it = held_span.find(in.tensor);
+            if (it == held_span.end() || it->second.second != li || in.shape != p.output.shape || in.offset != held_view.at(in.tensor).offset) continue;
+            const std::size_t px = it->second.first;
+            if (grouped[px] != g || margin[px] != mg || piece_keys(px) != piece_keys(li)) continue;
+            inplace[li] = in.tensor;
+            from = li + 1;
+            break;
+        }
+        for (std::size_t k = from; k <= last; ++k)
             for (std::size_t c = 0; c < bytes.size(); ++c)
-                if (live[k][c] + bytes[c] > hold_budget) return false;
-        for (std::size_t k = li; k <= last; ++k)
+                if (live[k][c] + bytes[c] > hold_budget) {
+                    inplace[li] = -1;
+                    return false;
+                }
+        for (std::size_t k = from; k <= last; ++k)
             for (std::size_t c = 0; c < bytes.size(); ++c) live[k][c] += bytes[c];
+        held_view[x] = p.output;
+        held_span[x] = {li, last};
         return true;
+    }
+
+    // The pieces a held layer's tiles write: (cluster, rows, and channels unless grouped).
+    std::set<std::array<std::int64_t, 5>> piece_keys(std::size_t li) {
+        std::set<std::array<std::int64_t, 5>> keys;
+        for (std::size_t ti : tiles_of[std::int64_t(li)]) {
+            const Tile& tl = m.tiles[ti];
+            keys.insert({tl.cluster, tl.row0, tl.rows, grouped[li] ? 0 : tl.ch0, grouped[li] ? 0 : tl.chans});
+        }
+        return keys;
     }
 
     // Whether layer `li`'s results can stay in CMX for layer li + 1 (see `resident`).
@@ -540,6 +574,7 @@ struct Scheduler {
         for (std::size_t li = 0; li < m.layers.size(); ++li) resident[li] = can_keep(li, readers);
         held.assign(m.layers.size(), false);
         margin.assign(m.layers.size(), {0, 0});
+        inplace.assign(m.layers.size(), -1);
         grouped.assign(m.layers.size(), false);
         std::vector<std::vector<std::int64_t>> live(m.layers.size(), std::vector<std::int64_t>(std::size_t(t.clusters), 0));
         for (std::size_t li = 0; li < m.layers.size(); ++li) held[li] = hold_budget > 0 && can_hold(li, live);
