@@ -88,6 +88,7 @@ struct CmxBuffer {
     Role role = Role::activation;
     std::string tensor;
     std::int64_t first = -1, last = -1;  // program indices of the first and last task touching it
+    bool held = false;                   // a result held for later layers (placed from the top of CMX)
 };
 
 // Where an access points: a DDR tensor or a CMX buffer.

@@ -47,6 +47,8 @@ const char* const description =
     "  --input NAME=FILE.dat    with --simulate: the value of graph input NAME (in NNEF's layout); FILE\n"
     "                           alone for a list with one input; computes the outputs' values\n"
     "  --input NAME=random:SEED pseudo-random values as nnef-run makes them (scalar N(0,1), integer [0,10))\n"
+    "                           (a variable that the graph updates is an input and an output named after\n"
+    "                           its label; compiling a MODEL, it starts from the variable's value)\n"
     "  --output-dir DIR         write each output to DIR/NAME.dat (needs --input for every graph input)\n"
     "  --compare DIR            compare each output with DIR/NAME.dat: relative L2 error <= --rtol\n"
     "  --rtol R                 tolerance of --compare (default 1e-2)\n"
@@ -156,9 +158,12 @@ bool is_task_list_path(const std::string& path) {
     return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0;
 }
 
+// The initial values of the model's variables (its state inputs, docs/vpu-compiler.md), by name.
+using InitialState = std::map<std::string, tosa::ConstPtr>;
+
 // MODEL -> TOSA -> task list for `target`.
 vpu::TaskList compile_model(const std::string& path, const vpu::Target& target, const VpuOptions& o,
-                            const FlattenOptions& flatten) {
+                            const FlattenOptions& flatten, InitialState& state) {
     FlattenOptions f = flatten;
     if (o.random_weights) f.load_weights = false;
     Session session(f);
@@ -176,6 +181,12 @@ vpu::TaskList compile_model(const std::string& path, const vpu::Target& target, 
     Diagnostics diags(0);
     std::optional<tosa::Graph> g = tosa::lower_to_tosa(*session.graph(), lo, diags);
     if (!g) fail(diags);
+    for (const tosa::Op& op : g->main().ops) {
+        if (op.kind != tosa::OpKind::VARIABLE) continue;
+        const tosa::Attr* init = op.attr(tosa::AttrName::initial_value);
+        if (init && std::holds_alternative<tosa::ConstPtr>(*init) && std::get<tosa::ConstPtr>(*init))
+            state[op.get<std::string>(tosa::AttrName::name)] = std::get<tosa::ConstPtr>(*init);
+    }
     vpu::CompileOptions co;
     co.verify_each = o.verify_each;
     co.print_after = o.print_after;
@@ -286,7 +297,8 @@ int run(int argc, char** argv) {
         usage_error("--random-weights, --profile, --verify-each and --print-after apply to compiling a MODEL, not to a task list");
     const std::optional<vpu::Target> given =
         o.target_file.empty() ? std::nullopt : std::optional<vpu::Target>(take(vpu::read_target_file(o.target_file)));
-    vpu::TaskList list = model ? compile_model(opts.paths.front(), given.value_or(vpu::Target{}), o, opts.flatten)
+    InitialState state;
+    vpu::TaskList list = model ? compile_model(opts.paths.front(), given.value_or(vpu::Target{}), o, opts.flatten, state)
                                : load_task_list(opts.paths.front(), values);
     const vpu::Target target = given.value_or(list.target);
 
@@ -308,10 +320,27 @@ int run(int argc, char** argv) {
     vpu::SimulateOptions sim;
     sim.values = values;
     if (values) {
+        // A compiled model's state starts from its variables' values, as in nnef-run; an unnamed
+        // --input is for the one graph input that has no value otherwise.
+        auto initial = [&](const vpu::IoEntry& e) {
+            const auto init = state.find(e.name);
+            return init != state.end() && init->second->type.dtype == tosa::DType::fp32 ? init->second : tosa::ConstPtr();
+        };
+        auto named = [&](const vpu::IoEntry& e) {
+            for (const auto& [name, it] : o.inputs)
+                if (name == e.name) return true;
+            return false;
+        };
+        std::size_t open = 0;
+        for (const vpu::IoEntry& e : list.inputs) open += !named(e) && !initial(e);
         for (const vpu::IoEntry& e : list.inputs) {
             std::string found;
             for (const auto& [name, it] : o.inputs)
-                if (name == e.name || (name.empty() && list.inputs.size() == 1)) found = it;
+                if (name == e.name || (name.empty() && open == 1 && !named(e) && !initial(e))) found = it;
+            if (found.empty() && initial(e)) {
+                sim.inputs[e.name] = initial(e);
+                continue;
+            }
             if (found.empty()) usage_error("no --input for graph input '" + e.name + "'");
             sim.inputs[e.name] = input_value(e, found);
         }

@@ -142,6 +142,7 @@ struct Builder {
     std::map<ValueId, FConst> consts;
     std::map<ValueId, IConst> iconsts;  // int8 path
     std::vector<tosa::Graph::Producer> producers;
+    std::map<std::string, View> state;  // variable name -> its graph input's view
 
     Builder(Module& m_, Diagnostics& d) : m(m_), g(*m_.graph), diags(d) {}
 
@@ -1296,6 +1297,30 @@ struct Builder {
         return !diags.has_errors();
     }
 
+    // A variable (NNEF `variable` that the graph `update`s) is state the host keeps between runs,
+    // as VPUX's NPU plugin keeps ReadValue/Assign states: a graph input of the task list named after
+    // the variable (its value before this run), and VARIABLE_WRITE a graph output of the same name
+    // (its value after). Variables that are only read are constants and never get here.
+    bool variable(const tosa::Op& op) {
+        const std::string& name = op.get<std::string>(AttrName::name);
+        const auto& shape = op.get<std::vector<std::int64_t>>(AttrName::var_shape);
+        if (!tosa::is_float(op.get<tosa::DType>(AttrName::type))) return fail(op, "a variable that is not float has no fp16 form");
+        if (state.count(name)) return fail(op, "the variable is declared twice");
+        std::int64_t n = 1;
+        for (std::int64_t d : shape) n *= d;
+        IoEntry e;
+        e.name = name;
+        e.dtype = DataType::fp16;
+        e.shape = shape;
+        e.layout = identity_layout(shape.size());
+        const int t = add_tensor(name, n, Role::input);
+        e.buffer = std::to_string(t);
+        m.inputs.push_back(e);
+        m.input_tensors.push_back(t);
+        state.emplace(name, dense_view(t, shape));
+        return true;
+    }
+
     static std::string identity_layout(std::size_t rank) {
         static const char* const l[] = {"", "C", "NC", "NCW", "NCHW", "NCDHW"};
         if (rank <= 5) return l[rank];
@@ -1304,8 +1329,9 @@ struct Builder {
         return s;
     }
 
-    void output(ValueId v, View ov) {
-        const std::string name = g.value(v).name;
+    // A graph output (or a variable's new value, named after the variable) from the view of `v`.
+    void output(ValueId v, View ov, const std::string& output_name = {}) {
+        const std::string name = output_name.empty() ? g.value(v).name : output_name;
         IoEntry e;
         e.name = name;
         const auto& shape = g.type(v).shape;
@@ -1382,10 +1408,22 @@ struct Builder {
             case OpKind::CUSTOM:
                 return fail(op, "custom operator '" + op.get<std::string>(AttrName::operator_name) + "' has no NCE form and no SHAVE kernel");
             case OpKind::COND_IF:
-            case OpKind::WHILE_LOOP:
-            case OpKind::VARIABLE:
-            case OpKind::VARIABLE_READ:
-            case OpKind::VARIABLE_WRITE: return fail(op, "control flow and variables have no task form");
+            case OpKind::WHILE_LOOP: return fail(op, "control flow has no task form");
+            case OpKind::VARIABLE: return variable(op);
+            case OpKind::VARIABLE_READ: {
+                const auto it = state.find(op.get<std::string>(AttrName::name));
+                if (it == state.end()) return fail(op, "the variable is not declared before it is read");
+                views[y] = it->second;
+                return true;
+            }
+            case OpKind::VARIABLE_WRITE: {
+                const std::string& name = op.get<std::string>(AttrName::name);
+                auto v = view_of(op.inputs[0]);
+                if (!state.count(name)) return fail(op, "the variable is not declared before it is written");
+                if (!v) return fail(op, "the operand has no memory form");
+                output(op.inputs[0], *v, name);
+                return true;
+            }
             default: break;
         }
         if (fconst(y)) return true;

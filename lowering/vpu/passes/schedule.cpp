@@ -15,6 +15,7 @@
 // pointer among the buffers still alive (lifetimes in program order), so that freed space is
 // reused as late as possible and a new tile's load does not wait for the previous tile's buffer.
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <tuple>
@@ -34,6 +35,7 @@ struct Scheduler {
     std::vector<std::int64_t> shave_next;
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::pair<int, int>> weights;  // (layer, cluster, chunk) -> (weights, table) buffers
     std::map<std::int64_t, std::vector<std::size_t>> tiles_of;
+    std::map<std::pair<std::int64_t, std::int64_t>, int> tables;  // (layer, cluster) -> the layer's table
     // Results waiting to go to DDR: a tile's store is issued after the next tile's loads, so that
     // an in-order DMA queue loads tile k+1 while tile k computes instead of waiting for its result.
     struct Store {
@@ -47,6 +49,31 @@ struct Scheduler {
     // at most a quarter of each cluster's CMX.
     std::vector<bool> resident;  // per layer: its results stay in CMX
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, int> kept;  // (layer, cluster, row0, rows) -> buffer
+    // Held results: a layer whose readers all read its whole (dense) result keeps it in CMX until
+    // its last reader (3x3 readers, residual branches). A piece per (cluster, rows) when all the
+    // channel chunks of those rows run on one cluster (each chunk writes its channels), else per
+    // tile; a piece has room for the halo rows its readers need around its own rows. A reading
+    // tile whose input lies in a piece of its cluster with the same channels reads it there, the
+    // missing halo rows first copied in from the neighbouring pieces by CMX-to-CMX DMA (also from
+    // the other cluster); any other input is gathered from the pieces into a new buffer by DMA.
+    // No DDR traffic either way. The held results live at once take at most `hold_budget` bytes of
+    // each cluster's CMX.
+    struct Piece {
+        std::int64_t cluster;
+        std::array<std::int64_t, 4> origin, shape;  // NHWC box of the tensor that the buffer holds
+        std::int64_t row0, rows;                    // the rows its producer writes
+        std::int64_t lo, hi;                        // the rows it holds so far (its own and halo rows copied in)
+        int buffer;
+    };
+    std::vector<bool> held;                                  // per layer
+    std::vector<std::array<std::int64_t, 2>> margin;          // per held layer: halo rows above and below
+    std::vector<bool> grouped;                               // per held layer: a piece per (cluster, rows)
+    std::map<int, std::vector<Piece>> pieces;                // tensor -> its pieces
+    std::map<int, View> held_view;                           // tensor -> its producer's whole view
+    std::map<int, std::pair<std::size_t, std::size_t>> held_span;  // tensor -> (producer, last reader)
+    std::vector<int> inplace;                                // per held eltwise: the input it overwrites, or -1
+    std::map<std::tuple<int, std::int64_t, std::array<std::int64_t, 4>, std::array<std::int64_t, 4>>, int> gathered;
+    std::int64_t hold_budget = 0;
 
     Scheduler(Module& m_, Diagnostics& d) : m(m_), diags(d), t(m_.target) {
         dma_work.assign(std::size_t(t.dma_engines), 0.0);
@@ -180,16 +207,20 @@ struct Scheduler {
                 from.strides = dense_strides(shape, element_size(wt));
                 dma(from, dense_box(wb, shape, element_size(wt)), l.source);
             }
-            const std::int64_t align = t.nce_channel_alignment;
-            const int tb = cmx(tl.cluster, (tl.chans + align - 1) / align * align * 16, DataType::int32, Role::table,
-                               m.tensors[std::size_t(l.table)].name);
-            Box from;
-            from.ref = {false, l.table};
-            from.offset = tl.ch0 * 16;
-            from.shape = {tl.chans, 4};
-            from.strides = {16, 4};
-            dma(from, dense_box(tb, {tl.chans, 4}, 4), l.source);
-            weights[key] = {wb, tb};
+            // the layer's whole table, once per cluster (one DMA rather than one per chunk)
+            auto tt = tables.find({li, tl.cluster});
+            if (tt == tables.end()) {
+                const std::int64_t C = l.output.shape[3];
+                const int tb = cmx(tl.cluster, m.tensors[std::size_t(l.table)].bytes, DataType::int32, Role::table,
+                                   m.tensors[std::size_t(l.table)].name);
+                Box from;
+                from.ref = {false, l.table};
+                from.shape = {C, 4};
+                from.strides = {16, 4};
+                dma(from, dense_box(tb, {C, 4}, 4), l.source);
+                tt = tables.emplace(std::make_pair(li, tl.cluster), tb).first;
+            }
+            weights[key] = {wb, tt->second};
         }
     }
 
@@ -211,6 +242,10 @@ struct Scheduler {
                 reads.push_back(dense_box(kept.at(std::make_tuple(tl.layer - 1, tl.cluster, iy0, iy1 - iy0)), v.shape, es(in)));
                 continue;
             }
+            if (pieces.count(in.tensor)) {
+                reads.push_back(gather(v, tl.cluster, l.source));
+                continue;
+            }
             const int b = cmx(tl.cluster, v.elements() * es(in), dtype(in), Role::activation, m.tensors[std::size_t(in.tensor)].name);
             Box to = dense_box(b, v.shape, es(in));
             flush_for(ddr_box(v));
@@ -224,6 +259,7 @@ struct Scheduler {
                                       element_size(m.tensors[std::size_t(l.weights)].dtype)));
         Box table;
         table.ref = {true, wt.second};
+        table.offset = tl.ch0 * 16;
         table.shape = {tl.chans, 4};
         table.strides = {16, 4};
         reads.push_back(table);
@@ -243,6 +279,11 @@ struct Scheduler {
             result = dense_box(it->second, oshape, oes);
             result.offset = tl.ch0 * oes;
             result.strides = dense_strides({1, tl.rows, oshape[2], C}, oes);
+        } else if (held[std::size_t(tl.layer)]) {
+            const Piece& p = piece_for(tl);
+            result = dense_box(p.buffer, oshape, oes);
+            result.strides = dense_strides({1, p.shape[1], p.shape[2], p.shape[3]}, oes);
+            result.offset = (tl.row0 - p.origin[1]) * result.strides[1] + (tl.ch0 - p.origin[3]) * oes;
         } else {
             ob = cmx(tl.cluster, tl.rows * oshape[2] * tl.chans * oes, dtype(l.output), Role::activation,
                      m.tensors[std::size_t(l.output.tensor)].name);
@@ -260,7 +301,7 @@ struct Scheduler {
         if (l.op == "eltwise") task.nce.pad = {0, 0, 0, 0};
         task.source = l.source;
         add(std::move(task));
-        if (resident[std::size_t(tl.layer)]) return;
+        if (resident[std::size_t(tl.layer)] || held[std::size_t(tl.layer)]) return;
         View out = slice(slice(l.output, 1, tl.row0, tl.rows), 3, tl.ch0, tl.chans);
         pending.push_back({dense_box(ob, oshape, oes), ddr_box(out), l.source});
     }
@@ -274,6 +315,10 @@ struct Scheduler {
         std::vector<Box> reads;
         for (const View& in : l.inputs) {
             const View v = part(in);
+            if (pieces.count(in.tensor)) {
+                reads.push_back(gather(v, tl.cluster, l.source));
+                continue;
+            }
             const int b = cmx(tl.cluster, v.elements() * es(in), dtype(in), Role::activation, m.tensors[std::size_t(in.tensor)].name);
             Box to = dense_box(b, v.shape, es(in));
             flush_for(ddr_box(v));
@@ -299,6 +344,194 @@ struct Scheduler {
         task.source = l.source;
         add(std::move(task));
         pending.push_back({dense_box(ob, out.shape, es(out)), ddr_box(out), l.source});
+    }
+
+    // The piece that tile `tl` of a held layer writes (made by the first tile of its rows).
+    const Piece& piece_for(const Tile& tl) {
+        const Layer& l = m.layers[std::size_t(tl.layer)];
+        const bool g = grouped[std::size_t(tl.layer)];
+        auto& list = pieces[l.output.tensor];
+        if (list.empty() && inplace[std::size_t(tl.layer)] >= 0)
+            for (Piece p : pieces.at(inplace[std::size_t(tl.layer)])) {
+                p.lo = p.row0;
+                p.hi = p.row0 + p.rows;
+                list.push_back(p);
+            }
+        for (const Piece& p : list)
+            if (p.cluster == tl.cluster && p.row0 == tl.row0 && p.rows == tl.rows && (g || p.origin[3] == tl.ch0)) return p;
+        const std::int64_t H = l.output.shape[1], W = l.output.shape[2];
+        const std::int64_t r0 = std::max<std::int64_t>(0, tl.row0 - margin[std::size_t(tl.layer)][0]);
+        const std::int64_t r1 = std::min(H, tl.row0 + tl.rows + margin[std::size_t(tl.layer)][1]);
+        const std::int64_t c0 = g ? 0 : tl.ch0, cn = g ? l.output.shape[3] : tl.chans;
+        const int b = cmx(tl.cluster, (r1 - r0) * W * cn * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(l.output.tensor)].name);
+        m.cmx[std::size_t(b)].held = true;
+        list.push_back({tl.cluster, {0, r0, 0, c0}, {1, r1 - r0, W, cn}, tl.row0, tl.rows, tl.row0, tl.row0 + tl.rows, b});
+        return list.back();
+    }
+
+    // Copies the box [a, z) of the held tensor from the rows the pieces' producers wrote into
+    // buffer `b`, whose box starts at `base` with strides `to_strides`.
+    void copy_in(int tensor, const std::array<std::int64_t, 4>& a, const std::array<std::int64_t, 4>& z, int b,
+                 const std::array<std::int64_t, 4>& base, const std::vector<std::int64_t>& to_strides, const std::string& source) {
+        for (const Piece& p : pieces.at(tensor)) {
+            std::array<std::int64_t, 4> x{}, y{};
+            bool meets = true;
+            for (std::size_t d = 0; d < 4; ++d) {
+                const std::int64_t plo = d == 1 ? p.row0 : p.origin[d], phi = d == 1 ? p.row0 + p.rows : p.origin[d] + p.shape[d];
+                x[d] = std::max(a[d], plo);
+                y[d] = std::min(z[d], phi);
+                meets = meets && x[d] < y[d];
+            }
+            if (!meets) continue;
+            const std::vector<std::int64_t> shape = {y[0] - x[0], y[1] - x[1], y[2] - x[2], y[3] - x[3]};
+            Box from = dense_box(p.buffer, shape, 2);
+            from.strides = dense_strides({p.shape[0], p.shape[1], p.shape[2], p.shape[3]}, 2);
+            Box to = dense_box(b, shape, 2);
+            to.strides = to_strides;
+            for (std::size_t d = 0; d < 4; ++d) {
+                from.offset += (x[d] - p.origin[d]) * from.strides[d];
+                to.offset += (x[d] - base[d]) * to.strides[d];
+            }
+            dma(std::move(from), std::move(to), source);
+        }
+    }
+
+    // The box [lo, hi) of `full` (rank 4, dense) that view `v` is, if it is one (same strides).
+    static bool box_of(const View& full, const View& v, std::array<std::int64_t, 4>& lo, std::array<std::int64_t, 4>& hi) {
+        if (v.tensor != full.tensor || v.shape.size() != 4 || v.strides != full.strides) return false;
+        std::int64_t rel = v.offset - full.offset;
+        if (rel < 0) return false;
+        for (std::size_t d = 0; d < 4; ++d) {
+            lo[d] = rel / full.strides[d];
+            rel %= full.strides[d];
+            hi[d] = lo[d] + v.shape[d];
+            if (hi[d] > full.shape[d]) return false;
+        }
+        return rel == 0;
+    }
+
+    // The box `v` of a held tensor read on `cluster`: where a piece of that cluster holds it, read
+    // there (its missing halo rows copied in first), else gathered from the pieces into a buffer
+    // (one per cluster and box: the layer's other tiles reading the same box read it again).
+    Box gather(const View& v, std::int64_t cluster, const std::string& source) {
+        std::array<std::int64_t, 4> lo{}, hi{};
+        box_of(held_view.at(v.tensor), v, lo, hi);
+        for (Piece& p : pieces.at(v.tensor)) {
+            bool in = p.cluster == cluster;
+            for (std::size_t d = 0; d < 4; ++d) in = in && p.origin[d] <= lo[d] && hi[d] <= p.origin[d] + p.shape[d];
+            if (!in) continue;
+            // the halo rows it lacks (all its channels), from the neighbouring pieces
+            const std::vector<std::int64_t> strides = dense_strides({p.shape[0], p.shape[1], p.shape[2], p.shape[3]}, 2);
+            std::array<std::int64_t, 4> end{};
+            for (std::size_t d = 0; d < 4; ++d) end[d] = p.origin[d] + p.shape[d];
+            if (lo[1] < p.lo) {
+                std::array<std::int64_t, 4> a = p.origin, z = end;
+                a[1] = lo[1];
+                z[1] = p.lo;
+                copy_in(v.tensor, a, z, p.buffer, p.origin, strides, source);
+                p.lo = lo[1];
+            }
+            if (hi[1] > p.hi) {
+                std::array<std::int64_t, 4> a = p.origin, z = end;
+                a[1] = p.hi;
+                z[1] = hi[1];
+                copy_in(v.tensor, a, z, p.buffer, p.origin, strides, source);
+                p.hi = hi[1];
+            }
+            Box box = dense_box(p.buffer, v.shape, 2);
+            box.strides = strides;
+            box.offset = 0;
+            for (std::size_t d = 0; d < 4; ++d) box.offset += (lo[d] - p.origin[d]) * strides[d];
+            return box;
+        }
+        const auto key = std::make_tuple(v.tensor, cluster, lo, hi);
+        auto it = gathered.find(key);
+        if (it == gathered.end()) {
+            const int b = cmx(cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(v.tensor)].name);
+            m.cmx[std::size_t(b)].held = true;
+            copy_in(v.tensor, lo, hi, b, lo, dense_strides(v.shape, 2), source);
+            it = gathered.emplace(key, b).first;
+        }
+        return dense_box(it->second, v.shape, 2);
+    }
+
+    // Whether NCE layer `li`'s result can be held (see `held`): read whole by every reader, not a
+    // graph output, and within `hold_budget` with the held results live beside it.
+    bool can_hold(std::size_t li, std::vector<std::vector<std::int64_t>>& live) {
+        const Layer& p = m.layers[li];
+        const int x = p.output.tensor;
+        if (p.exec != Exec::nce || resident[li] || p.output.shape.size() != 4 || p.output.shape[0] != 1) return false;
+        if (std::find(m.output_tensors.begin(), m.output_tensors.end(), x) != m.output_tensors.end()) return false;
+        // fp16 results only (the held pieces are sized in fp16 elements; the int8 path goes through DDR)
+        if (m.tensors[std::size_t(x)].dtype != DataType::fp16) return false;
+        if (p.output.elements() * 2 != m.tensors[std::size_t(x)].bytes || !p.output.dense(2)) return false;
+        std::size_t last = li;
+        std::array<std::int64_t, 2> mg{0, 0};
+        for (std::size_t r = li + 1; r < m.layers.size(); ++r)
+            for (const View& in : m.layers[r].inputs) {
+                if (in.tensor != x) continue;
+                std::array<std::int64_t, 4> lo{}, hi{};
+                if (!box_of(p.output, in, lo, hi)) return false;
+                last = r;
+                const Layer& c = m.layers[r];
+                if (c.exec == Exec::nce && c.op != "eltwise") {
+                    mg[0] = std::max(mg[0], c.nce.pad[0]);
+                    mg[1] = std::max(mg[1], (c.nce.kernel[0] - 1) * c.nce.dilation[0] - c.nce.pad[0]);
+                }
+            }
+        if (last == li) return false;
+        // grouped when every (rows) takes one cluster
+        std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> cluster_of;
+        bool g = true;
+        for (std::size_t ti : tiles_of[std::int64_t(li)]) {
+            const Tile& tl = m.tiles[ti];
+            auto it = cluster_of.emplace(std::make_pair(tl.row0, tl.rows), tl.cluster).first;
+            g = g && it->second == tl.cluster;
+        }
+        std::vector<std::int64_t> bytes(std::size_t(t.clusters), 0);
+        const std::int64_t a = t.cmx_alignment, H = p.output.shape[1];
+        std::set<std::pair<std::int64_t, std::int64_t>> seen;
+        for (std::size_t ti : tiles_of[std::int64_t(li)]) {
+            const Tile& tl = m.tiles[ti];
+            if (g && !seen.insert({tl.row0, tl.rows}).second) continue;
+            const std::int64_t rows = std::min(H, tl.row0 + tl.rows + mg[1]) - std::max<std::int64_t>(0, tl.row0 - mg[0]);
+            bytes[std::size_t(tl.cluster)] += (rows * p.output.shape[2] * (g ? p.output.shape[3] : tl.chans) * 2 + a - 1) / a * a;
+        }
+        margin[li] = mg;
+        grouped[li] = g;
+        // an eltwise whose pieces would be those of a held input it is the last reader of writes
+        // its result over that input (each tile over the box it reads): no new bytes
+        std::size_t from = li;
+        for (const View& in : p.op == "eltwise" ? p.inputs : std::vector<View>{}) {
+            auto it = held_span.find(in.tensor);
+            if (it == held_span.end() || it->second.second != li || in.shape != p.output.shape || in.offset != held_view.at(in.tensor).offset) continue;
+            const std::size_t px = it->second.first;
+            if (grouped[px] != g || margin[px] != mg || piece_keys(px) != piece_keys(li)) continue;
+            inplace[li] = in.tensor;
+            from = li + 1;
+            break;
+        }
+        for (std::size_t k = from; k <= last; ++k)
+            for (std::size_t c = 0; c < bytes.size(); ++c)
+                if (live[k][c] + bytes[c] > hold_budget) {
+                    inplace[li] = -1;
+                    return false;
+                }
+        for (std::size_t k = from; k <= last; ++k)
+            for (std::size_t c = 0; c < bytes.size(); ++c) live[k][c] += bytes[c];
+        held_view[x] = p.output;
+        held_span[x] = {li, last};
+        return true;
+    }
+
+    // The pieces a held layer's tiles write: (cluster, rows, and channels unless grouped).
+    std::set<std::array<std::int64_t, 5>> piece_keys(std::size_t li) {
+        std::set<std::array<std::int64_t, 5>> keys;
+        for (std::size_t ti : tiles_of[std::int64_t(li)]) {
+            const Tile& tl = m.tiles[ti];
+            keys.insert({tl.cluster, tl.row0, tl.rows, grouped[li] ? 0 : tl.ch0, grouped[li] ? 0 : tl.chans});
+        }
+        return keys;
     }
 
     // Whether layer `li`'s results can stay in CMX for layer li + 1 (see `resident`).
@@ -350,6 +583,12 @@ struct Scheduler {
         }
         resident.assign(m.layers.size(), false);
         for (std::size_t li = 0; li < m.layers.size(); ++li) resident[li] = can_keep(li, readers);
+        held.assign(m.layers.size(), false);
+        margin.assign(m.layers.size(), {0, 0});
+        inplace.assign(m.layers.size(), -1);
+        grouped.assign(m.layers.size(), false);
+        std::vector<std::vector<std::int64_t>> live(m.layers.size(), std::vector<std::int64_t>(std::size_t(t.clusters), 0));
+        for (std::size_t li = 0; li < m.layers.size(); ++li) held[li] = hold_budget > 0 && can_hold(li, live);
         std::vector<std::int64_t> nce_layers;
         for (std::size_t li = 0; li < m.layers.size(); ++li)
             if (m.layers[li].exec == Exec::nce) nce_layers.push_back(std::int64_t(li));
@@ -375,11 +614,21 @@ struct Scheduler {
 
 }  // namespace vpu_schedule_cpp
 
+// Held results take up to three quarters of each cluster's CMX; when the allocator then finds no
+// room, less (a half, a quarter, an eighth, none).
 bool schedule(Module& m, Diagnostics& diags) {
-    m.tasks.clear();
-    m.cmx.clear();
-    vpu_schedule_cpp::Scheduler s(m, diags);
-    return s.run();
+    for (std::int64_t eighths : {6, 4, 2, 1, 0}) {
+        m.tasks.clear();
+        m.cmx.clear();
+        vpu_schedule_cpp::Scheduler s(m, diags);
+        s.hold_budget = m.target.cmx_bytes / 8 * eighths;
+        if (!s.run()) return false;
+        if (eighths == 0) break;
+        Diagnostics trial;
+        if (allocate_cmx(m, trial)) break;
+    }
+    m.stage = 4;
+    return true;
 }
 
 bool allocate_cmx(Module& m, Diagnostics& diags) {
@@ -405,18 +654,26 @@ bool allocate_cmx(Module& m, Diagnostics& diags) {
                 if (x.offset < at + size && at < x.end) return false;
             return true;
         };
-        // candidates: the ring pointer, then the end of each live buffer, then 0
-        std::vector<std::int64_t> cands = {ring[std::size_t(b.cluster)]};
-        for (const Live& x : L)
-            if (x.end >= ring[std::size_t(b.cluster)]) cands.push_back(x.end);
-        cands.push_back(0);
-        for (const Live& x : L) cands.push_back(x.end);
         std::int64_t at = -1;
-        for (std::int64_t c : cands)
-            if (fits(c)) {
-                at = c;
-                break;
-            }
+        if (b.held) {
+            // the highest place (held results gather at the top, away from the ring's churn)
+            std::vector<std::int64_t> cands = {t.cmx_bytes / a * a - size};
+            for (const Live& x : L) cands.push_back(x.offset - size);
+            for (std::int64_t c : cands)
+                if (c >= 0 && c > at && fits(c)) at = c;
+        } else {
+            // candidates: the ring pointer, then the end of each live buffer, then 0
+            std::vector<std::int64_t> cands = {ring[std::size_t(b.cluster)]};
+            for (const Live& x : L)
+                if (x.end >= ring[std::size_t(b.cluster)]) cands.push_back(x.end);
+            cands.push_back(0);
+            for (const Live& x : L) cands.push_back(x.end);
+            for (std::int64_t c : cands)
+                if (fits(c)) {
+                    at = c;
+                    break;
+                }
+        }
         if (at < 0) {
             std::int64_t used = 0;
             for (const Live& x : L) used += x.end - x.offset;
@@ -427,7 +684,7 @@ bool allocate_cmx(Module& m, Diagnostics& diags) {
             return false;
         }
         b.offset = at;
-        ring[std::size_t(b.cluster)] = at + size;
+        if (!b.held) ring[std::size_t(b.cluster)] = at + size;
         L.push_back({at, at + size, b.last});
     }
     m.stage = 5;

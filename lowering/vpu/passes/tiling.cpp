@@ -34,6 +34,7 @@ bool tile(Module& m, Diagnostics& diags) {
     m.tiles.clear();
     // the previous layer's row split (rows per tile, row tiles; 0: not split by rows over clusters)
     std::int64_t prev_rows = 0, prev_row_tiles = 0;
+    std::int64_t prev_chans = 0;  // the previous layer's channel chunk when it split only channels over the clusters
     for (std::size_t li = 0; li < m.layers.size(); ++li) {
         Layer& l = m.layers[li];
         if (l.exec == Exec::nce) {
@@ -86,7 +87,10 @@ bool tile(Module& m, Diagnostics& diags) {
             // more weights (a split over channels across clusters loads each chunk once).
             const bool pointwise = l.op == "eltwise" || (dense && s.KH == 1 && s.KW == 1 && s.SH == 1 && l.nce.stride[1] == 1 &&
                                                          l.nce.pad == std::array<std::int64_t, 4>{0, 0, 0, 0});
-            if (pointwise && prev_rows > 0 && (row_tiles >= t.clusters || ch_tiles < 2) && li > 0 && m.layers[li - 1].output.shape.size() == 4 &&
+            // so does a layer of stride 1 over rows (a 3x3 conv): its input rows then lie in the
+            // producer's held rows of its cluster with the halo rows around them (schedule: `held`)
+            const bool same_rows = pointwise || s.SH == 1;
+            if (same_rows && prev_rows > 0 && (row_tiles >= t.clusters || ch_tiles < 2) && li > 0 && m.layers[li - 1].output.shape.size() == 4 &&
                 m.layers[li - 1].output.shape[1] == s.OH &&
                 std::any_of(l.inputs.begin(), l.inputs.end(), [&](const View& v) { return v.tensor == m.layers[li - 1].output.tensor; })) {
                 std::int64_t c2 = s.C;
@@ -98,9 +102,20 @@ bool tile(Module& m, Diagnostics& diags) {
                     ch_tiles = ceil_div(s.C, cc);
                 }
             }
+            // An eltwise reading the result of a layer split only over channels takes its chunks on
+            // the same clusters, so that it reads that result where it was computed.
+            if (l.op == "eltwise" && prev_chans > 0 && m.layers[li - 1].output.shape == l.output.shape &&
+                std::any_of(l.inputs.begin(), l.inputs.end(), [&](const View& v) { return v.tensor == m.layers[li - 1].output.tensor; }) &&
+                working(s.OH, prev_chans) <= budget) {
+                rows = s.OH;
+                row_tiles = 1;
+                cc = prev_chans;
+                ch_tiles = ceil_div(s.C, cc);
+            }
             const bool by_rows = row_tiles >= t.clusters || ch_tiles < 2;
             prev_rows = by_rows && row_tiles >= t.clusters ? rows : 0;
             prev_row_tiles = row_tiles;
+            prev_chans = !by_rows && row_tiles == 1 ? cc : 0;
             for (std::int64_t c = 0; c < ch_tiles; ++c)
                 for (std::int64_t r = 0; r < row_tiles; ++r) {
                     Tile tl;
@@ -127,6 +142,7 @@ bool tile(Module& m, Diagnostics& diags) {
             continue;
         }
         prev_rows = 0;
+        prev_chans = 0;
         // SHAVE kernels and copies: whole, or split along the outermost dimension with extent > 1
         // that is not reduced (`axis`) and that every operand has in full or as 1 (broadcast)
         const std::int64_t budget = quarter;
