@@ -64,10 +64,16 @@ struct Scheduler {
         std::int64_t row0, rows;                    // the rows its producer writes
         std::int64_t lo, hi;                        // the rows it holds so far (its own and halo rows copied in)
         int buffer;
+        std::int64_t c0, cn;                        // the channels its producer writes
+        bool full = false;                          // a shared buffer completed by the exchange (not a source)
     };
     std::vector<bool> held;                                  // per layer
     std::vector<std::array<std::int64_t, 2>> margin;          // per held layer: halo rows above and below
     std::vector<bool> grouped;                               // per held layer: a piece per (cluster, rows)
+    // per held layer split only over channels, in equal chunks dealt round the clusters: each
+    // cluster's chunks share one buffer of all channels, which one DMA per other cluster (a strided
+    // box of its chunks) completes when a reader needs all channels there
+    std::vector<std::int64_t> shared;                        // the chunk size, or 0
     std::map<int, std::vector<Piece>> pieces;                // tensor -> its pieces
     std::map<int, View> held_view;                           // tensor -> its producer's whole view
     std::map<int, std::pair<std::size_t, std::size_t>> held_span;  // tensor -> (producer, last reader)
@@ -344,19 +350,32 @@ struct Scheduler {
         auto& list = pieces[l.output.tensor];
         if (list.empty() && inplace[std::size_t(tl.layer)] >= 0)
             for (Piece p : pieces.at(inplace[std::size_t(tl.layer)])) {
+                if (p.full) continue;
                 p.lo = p.row0;
                 p.hi = p.row0 + p.rows;
                 list.push_back(p);
             }
         for (const Piece& p : list)
-            if (p.cluster == tl.cluster && p.row0 == tl.row0 && p.rows == tl.rows && (g || p.origin[3] == tl.ch0)) return p;
+            if (!p.full && p.cluster == tl.cluster && p.row0 == tl.row0 && p.rows == tl.rows && (g || p.c0 == tl.ch0)) return p;
         const std::int64_t H = l.output.shape[1], W = l.output.shape[2];
+        if (shared[std::size_t(tl.layer)] > 0) {
+            const std::int64_t C = l.output.shape[3];
+            int b = -1;
+            for (const Piece& p : list)
+                if (p.cluster == tl.cluster) b = p.buffer;
+            if (b < 0) {
+                b = cmx(tl.cluster, H * W * C * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(l.output.tensor)].name);
+                m.cmx[std::size_t(b)].held = true;
+            }
+            list.push_back({tl.cluster, {0, 0, 0, 0}, {1, H, W, C}, 0, H, 0, H, b, tl.ch0, tl.chans});
+            return list.back();
+        }
         const std::int64_t r0 = std::max<std::int64_t>(0, tl.row0 - margin[std::size_t(tl.layer)][0]);
         const std::int64_t r1 = std::min(H, tl.row0 + tl.rows + margin[std::size_t(tl.layer)][1]);
         const std::int64_t c0 = g ? 0 : tl.ch0, cn = g ? l.output.shape[3] : tl.chans;
         const int b = cmx(tl.cluster, (r1 - r0) * W * cn * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(l.output.tensor)].name);
         m.cmx[std::size_t(b)].held = true;
-        list.push_back({tl.cluster, {0, r0, 0, c0}, {1, r1 - r0, W, cn}, tl.row0, tl.rows, tl.row0, tl.row0 + tl.rows, b});
+        list.push_back({tl.cluster, {0, r0, 0, c0}, {1, r1 - r0, W, cn}, tl.row0, tl.rows, tl.row0, tl.row0 + tl.rows, b, c0, cn});
         return list.back();
     }
 
@@ -365,10 +384,12 @@ struct Scheduler {
     void copy_in(int tensor, const std::array<std::int64_t, 4>& a, const std::array<std::int64_t, 4>& z, int b,
                  const std::array<std::int64_t, 4>& base, const std::vector<std::int64_t>& to_strides, const std::string& source) {
         for (const Piece& p : pieces.at(tensor)) {
+            if (p.full) continue;
             std::array<std::int64_t, 4> x{}, y{};
             bool meets = true;
             for (std::size_t d = 0; d < 4; ++d) {
-                const std::int64_t plo = d == 1 ? p.row0 : p.origin[d], phi = d == 1 ? p.row0 + p.rows : p.origin[d] + p.shape[d];
+                const std::int64_t plo = d == 1 ? p.row0 : d == 3 ? p.c0 : p.origin[d];
+                const std::int64_t phi = d == 1 ? p.row0 + p.rows : d == 3 ? p.c0 + p.cn : p.origin[d] + p.shape[d];
                 x[d] = std::max(a[d], plo);
                 y[d] = std::min(z[d], phi);
                 meets = meets && x[d] < y[d];
@@ -401,20 +422,52 @@ struct Scheduler {
         return rel == 0;
     }
 
+    // Completes `cluster`'s shared buffer of a held tensor (see `shared`): one DMA from each other
+    // cluster's buffer of the chunks it computed (a strided box), then a piece of all channels.
+    void exchange(int tensor, std::int64_t cluster, std::int64_t cc, const std::string& source) {
+        auto& list = pieces.at(tensor);
+        std::vector<int> buffer(std::size_t(t.clusters), -1);
+        for (const Piece& p : list) {
+            if (p.full && p.cluster == cluster) return;
+            buffer[std::size_t(p.cluster)] = p.buffer;
+        }
+        const Piece any = list.front();
+        const std::int64_t H = any.shape[1], W = any.shape[2], C = any.shape[3], K = t.clusters;
+        if (buffer[std::size_t(cluster)] < 0) return;
+        for (std::int64_t j = 0; j < K; ++j) {
+            if (j == cluster || buffer[std::size_t(j)] < 0) continue;
+            const std::int64_t n = (C / cc - j + K - 1) / K;  // chunks j, j + K, ...
+            Box from;
+            from.ref = {true, buffer[std::size_t(j)]};
+            from.offset = j * cc * 2;
+            from.shape = {H, W, n, cc};
+            from.strides = {W * C * 2, C * 2, K * cc * 2, 2};
+            Box to = from;
+            to.ref = {true, buffer[std::size_t(cluster)]};
+            dma(std::move(from), std::move(to), source);
+        }
+        list.push_back({cluster, {0, 0, 0, 0}, {1, H, W, C}, 0, H, 0, H, buffer[std::size_t(cluster)], 0, C, true});
+    }
+
     // The box `v` of a held tensor read on `cluster`: where a piece of that cluster holds it, read
     // there (its missing halo rows copied in first), else gathered from the pieces into a buffer
     // (one per cluster and box: the layer's other tiles reading the same box read it again).
     Box gather(const View& v, std::int64_t cluster, const std::string& source) {
         std::array<std::int64_t, 4> lo{}, hi{};
         box_of(held_view.at(v.tensor), v, lo, hi);
+        const std::int64_t cc = shared[held_span.at(v.tensor).first];
+        if (cc > 0 && (lo[3] / cc != (hi[3] - 1) / cc)) exchange(v.tensor, cluster, cc, source);
         for (Piece& p : pieces.at(v.tensor)) {
-            bool in = p.cluster == cluster;
-            for (std::size_t d = 0; d < 4; ++d) in = in && p.origin[d] <= lo[d] && hi[d] <= p.origin[d] + p.shape[d];
+            bool in = p.cluster == cluster && p.c0 <= lo[3] && hi[3] <= p.c0 + p.cn;
+            for (std::size_t d = 0; d < 3; ++d) in = in && p.origin[d] <= lo[d] && hi[d] <= p.origin[d] + p.shape[d];
             if (!in) continue;
             // the halo rows it lacks (all its channels), from the neighbouring pieces
             const std::vector<std::int64_t> strides = dense_strides({p.shape[0], p.shape[1], p.shape[2], p.shape[3]}, 2);
             std::array<std::int64_t, 4> end{};
             for (std::size_t d = 0; d < 4; ++d) end[d] = p.origin[d] + p.shape[d];
+            const std::int64_t oc = p.origin[3];
+            p.origin[3] = p.c0;  // the halo rows of its own channels
+            end[3] = p.c0 + p.cn;
             if (lo[1] < p.lo) {
                 std::array<std::int64_t, 4> a = p.origin, z = end;
                 a[1] = lo[1];
@@ -429,6 +482,7 @@ struct Scheduler {
                 copy_in(v.tensor, a, z, p.buffer, p.origin, strides, source);
                 p.hi = hi[1];
             }
+            p.origin[3] = oc;
             Box box = dense_box(p.buffer, v.shape, 2);
             box.strides = strides;
             box.offset = 0;
@@ -477,8 +531,17 @@ struct Scheduler {
             auto it = cluster_of.emplace(std::make_pair(tl.row0, tl.rows), tl.cluster).first;
             g = g && it->second == tl.cluster;
         }
+        // shared: split only over channels, in equal chunks, chunk c on cluster c mod clusters
+        const std::int64_t H = p.output.shape[1], C = p.output.shape[3];
+        std::int64_t cc = g || t.clusters < 2 ? 0 : m.tiles[tiles_of[std::int64_t(li)].front()].chans;
+        for (std::size_t ti : tiles_of[std::int64_t(li)]) {
+            const Tile& tl = m.tiles[ti];
+            if (cc > 0 && (tl.row0 != 0 || tl.rows != H || tl.chans != cc || tl.ch0 != tl.channel_tile * cc || tl.cluster != tl.channel_tile % t.clusters)) cc = 0;
+        }
+        if (cc > 0 && C % cc != 0) cc = 0;
+        shared[li] = cc;
         std::vector<std::int64_t> bytes(std::size_t(t.clusters), 0);
-        const std::int64_t a = t.cmx_alignment, H = p.output.shape[1];
+        const std::int64_t a = t.cmx_alignment;
         std::set<std::pair<std::int64_t, std::int64_t>> seen;
         for (std::size_t ti : tiles_of[std::int64_t(li)]) {
             const Tile& tl = m.tiles[ti];
@@ -486,6 +549,7 @@ struct Scheduler {
             const std::int64_t rows = std::min(H, tl.row0 + tl.rows + mg[1]) - std::max<std::int64_t>(0, tl.row0 - mg[0]);
             bytes[std::size_t(tl.cluster)] += (rows * p.output.shape[2] * (g ? p.output.shape[3] : tl.chans) * 2 + a - 1) / a * a;
         }
+        if (cc > 0) bytes.assign(bytes.size(), (H * p.output.shape[2] * C * 2 + a - 1) / a * a);
         margin[li] = mg;
         grouped[li] = g;
         // an eltwise whose pieces would be those of a held input it is the last reader of writes
@@ -495,7 +559,7 @@ struct Scheduler {
             auto it = held_span.find(in.tensor);
             if (it == held_span.end() || it->second.second != li || in.shape != p.output.shape || in.offset != held_view.at(in.tensor).offset) continue;
             const std::size_t px = it->second.first;
-            if (grouped[px] != g || margin[px] != mg || piece_keys(px) != piece_keys(li)) continue;
+            if (grouped[px] != g || shared[px] != cc || margin[px] != mg || piece_keys(px) != piece_keys(li)) continue;
             inplace[li] = in.tensor;
             from = li + 1;
             break;
@@ -575,6 +639,7 @@ struct Scheduler {
         held.assign(m.layers.size(), false);
         margin.assign(m.layers.size(), {0, 0});
         inplace.assign(m.layers.size(), -1);
+        shared.assign(m.layers.size(), 0);
         grouped.assign(m.layers.size(), false);
         std::vector<std::vector<std::int64_t>> live(m.layers.size(), std::vector<std::int64_t>(std::size_t(t.clusters), 0));
         for (std::size_t li = 0; li < m.layers.size(); ++li) held[li] = hold_budget > 0 && can_hold(li, live);
