@@ -80,6 +80,13 @@ struct Scheduler {
     std::vector<int> inplace;                                // per held eltwise: the input it overwrites, or -1
     std::map<std::tuple<int, std::int64_t, std::array<std::int64_t, 4>, std::array<std::int64_t, 4>>, int> gathered;
     std::int64_t hold_budget = 0;
+    std::set<int> banned;          // tensors not to hold (the allocator found no room beside them)
+    std::map<int, int> held_tensor;  // held CMX buffer -> its tensor
+
+    void hold(int buffer, int tensor) {
+        m.cmx[std::size_t(buffer)].held = true;
+        held_tensor[buffer] = tensor;
+    }
 
     Scheduler(Module& m_, Diagnostics& d) : m(m_), diags(d), t(m_.target) {
         dma_work.assign(std::size_t(t.dma_engines), 0.0);
@@ -365,7 +372,7 @@ struct Scheduler {
                 if (p.cluster == tl.cluster) b = p.buffer;
             if (b < 0) {
                 b = cmx(tl.cluster, H * W * C * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(l.output.tensor)].name);
-                m.cmx[std::size_t(b)].held = true;
+                hold(b, l.output.tensor);
             }
             list.push_back({tl.cluster, {0, 0, 0, 0}, {1, H, W, C}, 0, H, 0, H, b, tl.ch0, tl.chans});
             return list.back();
@@ -374,7 +381,7 @@ struct Scheduler {
         const std::int64_t r1 = std::min(H, tl.row0 + tl.rows + margin[std::size_t(tl.layer)][1]);
         const std::int64_t c0 = g ? 0 : tl.ch0, cn = g ? l.output.shape[3] : tl.chans;
         const int b = cmx(tl.cluster, (r1 - r0) * W * cn * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(l.output.tensor)].name);
-        m.cmx[std::size_t(b)].held = true;
+        hold(b, l.output.tensor);
         list.push_back({tl.cluster, {0, r0, 0, c0}, {1, r1 - r0, W, cn}, tl.row0, tl.rows, tl.row0, tl.row0 + tl.rows, b, c0, cn});
         return list.back();
     }
@@ -493,7 +500,7 @@ struct Scheduler {
         auto it = gathered.find(key);
         if (it == gathered.end()) {
             const int b = cmx(cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(v.tensor)].name);
-            m.cmx[std::size_t(b)].held = true;
+            hold(b, v.tensor);
             copy_in(v.tensor, lo, hi, b, lo, dense_strides(v.shape, 2), source);
             it = gathered.emplace(key, b).first;
         }
@@ -506,6 +513,7 @@ struct Scheduler {
         const Layer& p = m.layers[li];
         const int x = p.output.tensor;
         if (p.exec != Exec::nce || resident[li] || p.output.shape.size() != 4 || p.output.shape[0] != 1) return false;
+        if (banned.count(x)) return false;
         if (std::find(m.output_tensors.begin(), m.output_tensors.end(), x) != m.output_tensors.end()) return false;
         if (p.output.elements() * 2 != m.tensors[std::size_t(x)].bytes || !p.output.dense(2)) return false;
         std::size_t last = li;
@@ -668,18 +676,31 @@ struct Scheduler {
 
 }  // namespace vpu_schedule_cpp
 
-// Held results take up to three quarters of each cluster's CMX; when the allocator then finds no
-// room, less (a half, a quarter, an eighth, none).
+// Held results take up to three quarters of each cluster's CMX. When the allocator then finds no
+// room for a buffer, the largest held result live beside it is not held and the schedule is made
+// again (a few times); then the budget shrinks (a half, a quarter, an eighth, none).
 bool schedule(Module& m, Diagnostics& diags) {
-    for (std::int64_t eighths : {6, 4, 2, 1, 0}) {
+    std::set<int> banned;
+    for (std::int64_t eighths : {6, 6, 6, 6, 6, 4, 2, 1, 0}) {
         m.tasks.clear();
         m.cmx.clear();
         vpu_schedule_cpp::Scheduler s(m, diags);
         s.hold_budget = m.target.cmx_bytes / 8 * eighths;
+        s.banned = banned;
         if (!s.run()) return false;
         if (eighths == 0) break;
         Diagnostics trial;
         if (allocate_cmx(m, trial)) break;
+        // the first buffer without a place, and the largest held result live then
+        std::int64_t at = -1;
+        for (const CmxBuffer& b : m.cmx)
+            if (b.offset < 0 && (at < 0 || b.first < at)) at = b.first;
+        int big = -1;
+        for (const auto& [i, tensor] : s.held_tensor) {
+            const CmxBuffer& b = m.cmx[std::size_t(i)];
+            if (b.first <= at && at <= b.last && !banned.count(tensor) && (big < 0 || b.size > m.cmx[std::size_t(big)].size)) big = i;
+        }
+        if (big >= 0) banned.insert(s.held_tensor.at(big));
     }
     m.stage = 4;
     return true;
