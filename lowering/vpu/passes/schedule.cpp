@@ -676,12 +676,12 @@ struct Scheduler {
 
 }  // namespace vpu_schedule_cpp
 
-// Held results take up to three quarters of each cluster's CMX. When the allocator then finds no
+// Held results take up to seven eighths of each cluster's CMX. When the allocator then finds no
 // room for a buffer, the largest held result live beside it is not held and the schedule is made
 // again (a few times); then the budget shrinks (a half, a quarter, an eighth, none).
 bool schedule(Module& m, Diagnostics& diags) {
     std::set<int> banned;
-    for (std::int64_t eighths : {6, 6, 6, 6, 6, 4, 2, 1, 0}) {
+    for (std::int64_t eighths : {7, 7, 7, 7, 7, 4, 2, 1, 0}) {
         m.tasks.clear();
         m.cmx.clear();
         vpu_schedule_cpp::Scheduler s(m, diags);
