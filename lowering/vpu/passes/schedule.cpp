@@ -678,31 +678,34 @@ struct Scheduler {
 
 // Held results take up to seven eighths of each cluster's CMX. When the allocator then finds no
 // room for a buffer, the largest held result live beside it is not held and the schedule is made
-// again (a few times); then the budget shrinks (a half, a quarter, an eighth, none).
+// again (up to seven times); then the budget shrinks (a half, a quarter, an eighth, none).
 bool schedule(Module& m, Diagnostics& diags) {
     std::set<int> banned;
-    for (std::int64_t eighths : {7, 7, 7, 7, 7, 4, 2, 1, 0}) {
-        m.tasks.clear();
-        m.cmx.clear();
-        vpu_schedule_cpp::Scheduler s(m, diags);
-        s.hold_budget = m.target.cmx_bytes / 8 * eighths;
-        s.banned = banned;
-        if (!s.run()) return false;
-        if (eighths == 0) break;
-        Diagnostics trial;
-        if (allocate_cmx(m, trial)) break;
-        // the first buffer without a place, and the largest held result live then
-        std::int64_t at = -1;
-        for (const CmxBuffer& b : m.cmx)
-            if (b.offset < 0 && (at < 0 || b.first < at)) at = b.first;
-        int big = -1;
-        for (const auto& [i, tensor] : s.held_tensor) {
-            const CmxBuffer& b = m.cmx[std::size_t(i)];
-            if (b.first <= at && at <= b.last && !banned.count(tensor) && (big < 0 || b.size > m.cmx[std::size_t(big)].size)) big = i;
+    for (std::int64_t eighths : {7, 4, 2, 1, 0})
+        for (int round = 0; round < 8; ++round) {
+            m.tasks.clear();
+            m.cmx.clear();
+            vpu_schedule_cpp::Scheduler s(m, diags);
+            s.hold_budget = m.target.cmx_bytes / 8 * eighths;
+            s.banned = banned;
+            if (!s.run()) return false;
+            Diagnostics trial;
+            if (eighths == 0 || allocate_cmx(m, trial)) {
+                m.stage = 4;
+                return true;
+            }
+            // the first buffer without a place, and the largest held result live then
+            std::int64_t at = -1;
+            for (const CmxBuffer& b : m.cmx)
+                if (b.offset < 0 && (at < 0 || b.first < at)) at = b.first;
+            int big = -1;
+            for (const auto& [i, tensor] : s.held_tensor) {
+                const CmxBuffer& b = m.cmx[std::size_t(i)];
+                if (b.first <= at && at <= b.last && !banned.count(tensor) && (big < 0 || b.size > m.cmx[std::size_t(big)].size)) big = i;
+            }
+            if (big < 0) break;  // none to spill: a smaller budget
+            banned.insert(s.held_tensor.at(big));
         }
-        if (big >= 0) banned.insert(s.held_tensor.at(big));
-    }
-    m.stage = 4;
     return true;
 }
 
