@@ -9,11 +9,14 @@
 // order, load the next tiles while a tile computes instead of waiting behind its store; a store
 // is issued before any load that reads its bytes (not at the layer boundary). A layer
 // whose only reader is the next layer, pointwise (1x1 stride-1 conv, eltwise) with the same row
-// tiles on the same clusters, keeps its results in CMX for it (see `resident`).
+// tiles on the same clusters, keeps its results in CMX for it (see `resident`); other results
+// read as boxes by later layers stay in CMX until their last reader, exchanged between clusters
+// by CMX-to-CMX DMA (see `held`).
 //
 // allocate-cmx: static offsets. Buffers in order of first use, each placed first-fit from a ring
 // pointer among the buffers still alive (lifetimes in program order), so that freed space is
-// reused as late as possible and a new tile's load does not wait for the previous tile's buffer.
+// reused as late as possible and a new tile's load does not wait for the previous tile's buffer;
+// held results at the highest place that fits (they live long: away from the ring's churn).
 #include <algorithm>
 #include <array>
 #include <map>
@@ -35,7 +38,9 @@ struct Scheduler {
     std::vector<std::int64_t> shave_next;
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::pair<int, int>> weights;  // (layer, cluster, chunk) -> (weights, table) buffers
     std::map<std::int64_t, std::vector<std::size_t>> tiles_of;
-    std::map<std::pair<std::int64_t, std::int64_t>, int> tables;  // (layer, cluster) -> the layer's table
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, int> tables;  // (layer, cluster, first channel) -> table buffer
+    std::map<int, std::int64_t> table_ch0;  // table buffer -> the channel of its first row
+    bool whole_tables = true;
     // Results waiting to go to DDR: a tile's store is issued after the next tile's loads, so that
     // an in-order DMA queue loads tile k+1 while tile k computes instead of waiting for its result.
     struct Store {
@@ -215,18 +220,22 @@ struct Scheduler {
                 from.strides = dense_strides(shape, 2);
                 dma(from, dense_box(wb, shape, 2), l.source);
             }
-            // the layer's whole table, once per cluster (one DMA rather than one per chunk)
-            auto tt = tables.find({li, tl.cluster});
+            // the layer's whole table, once per cluster (one DMA rather than one per chunk), or
+            // (`whole_tables` off) the chunk's rows
+            const std::int64_t t0 = whole_tables ? 0 : tl.ch0, tn = whole_tables ? l.output.shape[3] : tl.chans;
+            auto tt = tables.find({li, tl.cluster, t0});
             if (tt == tables.end()) {
-                const std::int64_t C = l.output.shape[3];
-                const int tb = cmx(tl.cluster, m.tensors[std::size_t(l.table)].bytes, DataType::int32, Role::table,
+                const std::int64_t align = t.nce_channel_alignment;
+                const int tb = cmx(tl.cluster, (tn + align - 1) / align * align * 16, DataType::int32, Role::table,
                                    m.tensors[std::size_t(l.table)].name);
                 Box from;
                 from.ref = {false, l.table};
-                from.shape = {C, 4};
+                from.offset = t0 * 16;
+                from.shape = {tn, 4};
                 from.strides = {16, 4};
-                dma(from, dense_box(tb, {C, 4}, 4), l.source);
-                tt = tables.emplace(std::make_pair(li, tl.cluster), tb).first;
+                dma(from, dense_box(tb, {tn, 4}, 4), l.source);
+                tt = tables.emplace(std::make_tuple(li, tl.cluster, t0), tb).first;
+                table_ch0[tb] = t0;
             }
             weights[key] = {wb, tt->second};
         }
@@ -265,7 +274,7 @@ struct Scheduler {
         if (wt.first >= 0) reads.push_back(dense_box(wt.first, {tl.chans, l.weights_shape[1], l.weights_shape[2], l.weights_shape[3]}, 2));
         Box table;
         table.ref = {true, wt.second};
-        table.offset = tl.ch0 * 16;
+        table.offset = (tl.ch0 - table_ch0.at(wt.second)) * 16;
         table.shape = {tl.chans, 4};
         table.strides = {16, 4};
         reads.push_back(table);
@@ -681,19 +690,23 @@ struct Scheduler {
 // again (up to seven times); then the budget shrinks (a half, a quarter, an eighth, none).
 bool schedule(Module& m, Diagnostics& diags) {
     std::set<int> banned;
-    for (std::int64_t eighths : {7, 4, 2, 1, 0})
+    // the last resort (budget -1): nothing held, a table per channel chunk (the fewest long-lived
+    // buffers: a whole table lives as long as its layer)
+    for (std::int64_t eighths : {7, 4, 2, 1, 0, -1})
         for (int round = 0; round < 8; ++round) {
             m.tasks.clear();
             m.cmx.clear();
             vpu_schedule_cpp::Scheduler s(m, diags);
-            s.hold_budget = m.target.cmx_bytes / 8 * eighths;
+            s.hold_budget = m.target.cmx_bytes / 8 * std::max<std::int64_t>(eighths, 0);
+            s.whole_tables = eighths >= 0;
             s.banned = banned;
             if (!s.run()) return false;
             Diagnostics trial;
-            if (eighths == 0 || allocate_cmx(m, trial)) {
+            if (eighths < 0 || allocate_cmx(m, trial)) {
                 m.stage = 4;
                 return true;
             }
+            if (eighths == 0) break;
             // the first buffer without a place, and the largest held result live then
             std::int64_t at = -1;
             for (const CmxBuffer& b : m.cmx)

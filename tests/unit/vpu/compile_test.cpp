@@ -105,6 +105,28 @@ Graph chain_graph(std::int64_t H, std::int64_t W, std::int64_t IC, std::int64_t 
     return g;
 }
 
+// x [1,C,H,W] NCHW -> conv 3x3 (C) + relu = a -> conv 3x3 (C) = b -> b + a: y [1,H,W,C] NHWC. `a`
+// is read by a 3x3 conv (halo rows) and by the residual add.
+Graph residual_graph(std::int64_t H, std::int64_t W, std::int64_t C) {
+    Graph g;
+    g.name = "residual";
+    const ValueId x = g.add_value(f32({1, C, H, W}), "x");
+    g.main().inputs = {x};
+    const ValueId xt = g.add_op(0, OpKind::TRANSPOSE, {x}, {f32({1, H, W, C})}, {{AttrName::perms, I{0, 2, 3, 1}}}).outputs[0];
+    const Attrs conv = {{AttrName::pad, I{1, 1, 1, 1}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}}, {AttrName::acc_type, AccType::FP32}};
+    const ValueId c1 = g.add_op(0, OpKind::CONV2D, {xt, constant(g, {C, 3, 3, C}, 21, 0.1f), constant(g, {C}, 22), zero(g), zero(g)}, {f32({1, H, W, C})}, conv)
+                           .outputs[0];
+    const ValueId a = g.add_op(0, OpKind::CLAMP, {c1}, {f32({1, H, W, C})},
+                               {{AttrName::min_val, 0.0}, {AttrName::max_val, 3.4e38}, {AttrName::nan_mode, NanMode::PROPAGATE}})
+                          .outputs[0];
+    const ValueId b = g.add_op(0, OpKind::CONV2D, {a, constant(g, {C, 3, 3, C}, 23, 0.1f), constant(g, {C}, 24), zero(g), zero(g)}, {f32({1, H, W, C})}, conv)
+                          .outputs[0];
+    const ValueId y = g.add_op(0, OpKind::ADD, {b, a}, {f32({1, H, W, C})}).outputs[0];
+    g.values[y].name = "y";
+    g.main().outputs = {y};
+    return g;
+}
+
 // sign(x) as the NNEF legalizer writes it (GREATER, SELECT), then where 0 < x < 0.3 (LOGICAL_AND,
 // LOGICAL_NOT, GREATER_EQUAL) x itself: y [1,3,8,8]; bool values in between.
 Graph compare_graph() {
@@ -398,6 +420,33 @@ TEST_SUITE("vpu") {
                 ++read_whole;
         CHECK(read_whole >= 2);
         compile_and_check(chain_graph(16, 16, 64, 256), t);
+    }
+
+    TEST_CASE("compile: a result read by a 3x3 conv and by a residual add stays in CMX, halo rows exchanged between clusters") {
+        Diagnostics d{0};
+        const auto list = vpu::compile(residual_graph(32, 32, 32), vpu::Target{}, {}, d);
+        INFO(text(d));
+        REQUIRE(list);
+        std::map<std::string, const vpu::Buffer*> buffers;
+        for (const auto& b : list->buffers) buffers[b.id] = &b;
+        int spills = 0, cross = 0;
+        for (const auto& task : list->tasks) {
+            if (task.kind != vpu::TaskKind::DMA) continue;
+            const vpu::Buffer* r = buffers.at(task.reads[0].buffer);
+            const vpu::Buffer* w = buffers.at(task.writes[0].buffer);
+            if (w->memory == vpu::Memory::DDR && w->role != vpu::Role::output) ++spills;
+            if (r->memory == vpu::Memory::CMX && w->memory == vpu::Memory::CMX && r->cluster != w->cluster) ++cross;
+        }
+        CHECK(spills == 0);  // nothing goes to DDR but the output
+        CHECK(cross >= 2);   // each cluster's 3x3 tiles get the other cluster's edge rows
+        compile_and_check(residual_graph(32, 32, 32), vpu::Target{});
+        // and on a CMX too small to hold it, it goes through DDR, still right
+        vpu::Target small;
+        for (std::int64_t kb : {24, 32, 40, 48, 64, 96}) {
+            small.cmx_bytes = kb * 1024;
+            INFO(kb);
+            compile_and_check(residual_graph(32, 32, 32), small);
+        }
     }
 
     TEST_CASE("compile: barrier producer/consumer limits are kept") {
