@@ -85,14 +85,20 @@ Graph test_graph(std::int64_t H, std::int64_t W, std::int64_t kernel = 3) {
     return g;
 }
 
+// Graph input x [1,C,H,W] NCHW, transposed to NHWC (returned).
+ValueId nhwc_input(Graph& g, std::int64_t H, std::int64_t W, std::int64_t C) {
+    const ValueId x = g.add_value(f32({1, C, H, W}), "x");
+    g.main().inputs = {x};
+    return g.add_op(0, OpKind::TRANSPOSE, {x}, {f32({1, H, W, C})}, {{AttrName::perms, I{0, 2, 3, 1}}}).outputs[0];
+}
+const Attrs conv3x3 = {{AttrName::pad, I{1, 1, 1, 1}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}}, {AttrName::acc_type, AccType::FP32}};
+
 // x [1,IC,H,W] NCHW -> conv 3x3 (C outputs) -> conv 1x1 (8 outputs): y [1,H,W,8] NHWC.
 Graph chain_graph(std::int64_t H, std::int64_t W, std::int64_t IC, std::int64_t C) {
     Graph g;
     g.name = "chain";
-    const ValueId x = g.add_value(f32({1, IC, H, W}), "x");
-    g.main().inputs = {x};
-    const ValueId xt = g.add_op(0, OpKind::TRANSPOSE, {x}, {f32({1, H, W, IC})}, {{AttrName::perms, I{0, 2, 3, 1}}}).outputs[0];
-    const Attrs conv = {{AttrName::pad, I{1, 1, 1, 1}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}}, {AttrName::acc_type, AccType::FP32}};
+    const ValueId xt = nhwc_input(g, H, W, IC);
+    const Attrs& conv = conv3x3;
     const ValueId a = g.add_op(0, OpKind::CONV2D, {xt, constant(g, {C, 3, 3, IC}, 11, 0.05f), constant(g, {C}, 12), zero(g), zero(g)}, {f32({1, H, W, C})}, conv)
                           .outputs[0];
     Attrs pointwise = conv;
@@ -110,10 +116,8 @@ Graph chain_graph(std::int64_t H, std::int64_t W, std::int64_t IC, std::int64_t 
 Graph residual_graph(std::int64_t H, std::int64_t W, std::int64_t C) {
     Graph g;
     g.name = "residual";
-    const ValueId x = g.add_value(f32({1, C, H, W}), "x");
-    g.main().inputs = {x};
-    const ValueId xt = g.add_op(0, OpKind::TRANSPOSE, {x}, {f32({1, H, W, C})}, {{AttrName::perms, I{0, 2, 3, 1}}}).outputs[0];
-    const Attrs conv = {{AttrName::pad, I{1, 1, 1, 1}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}}, {AttrName::acc_type, AccType::FP32}};
+    const ValueId xt = nhwc_input(g, H, W, C);
+    const Attrs& conv = conv3x3;
     const ValueId c1 = g.add_op(0, OpKind::CONV2D, {xt, constant(g, {C, 3, 3, C}, 21, 0.1f), constant(g, {C}, 22), zero(g), zero(g)}, {f32({1, H, W, C})}, conv)
                            .outputs[0];
     const ValueId a = g.add_op(0, OpKind::CLAMP, {c1}, {f32({1, H, W, C})},
