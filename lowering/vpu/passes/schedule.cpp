@@ -82,6 +82,8 @@ struct Scheduler {
     std::map<int, std::vector<Piece>> pieces;                // tensor -> its pieces
     std::map<int, View> held_view;                           // tensor -> its producer's whole view
     std::map<int, std::pair<std::size_t, std::size_t>> held_span;  // tensor -> (producer, last reader)
+    std::vector<bool> alias;             // per copy layer: it aliases (see `plan_aliases`)
+    std::set<std::int64_t> aliased;      // alias layers whose pieces are in place
     std::vector<int> inplace;                                // per held eltwise: the input it overwrites, or -1
     std::map<std::tuple<int, std::int64_t, std::array<std::int64_t, 4>, std::array<std::int64_t, 4>>, int> gathered;
     std::int64_t hold_budget = 0;
@@ -321,6 +323,21 @@ struct Scheduler {
 
     void other_tile(const Tile& tl) {
         const Layer& l = m.layers[std::size_t(tl.layer)];
+        if (alias[std::size_t(tl.layer)]) {
+            if (!aliased.insert(tl.layer).second) return;
+            std::array<std::int64_t, 4> lo{}, hi{};
+            box_of(held_view.at(l.output.tensor), l.output, lo, hi);
+            for (Piece p : pieces.at(l.inputs[0].tensor)) {
+                if (p.full) continue;
+                for (std::size_t d = 0; d < 4; ++d) p.origin[d] += lo[d];
+                p.row0 += lo[1];
+                p.lo += lo[1];
+                p.hi += lo[1];
+                p.c0 += lo[3];
+                pieces[l.output.tensor].push_back(p);
+            }
+            return;
+        }
         auto part = [&](const View& v) {
             if (tl.split_dim < 0 || v.shape[std::size_t(tl.split_dim)] == 1) return v;
             return slice(v, std::size_t(tl.split_dim), tl.row0, tl.rows);
@@ -516,6 +533,52 @@ struct Scheduler {
         return dense_box(it->second, v.shape, 2);
     }
 
+    // The whole dense NHWC view of the tensor that `v` (rank 4, its strides) is a box of.
+    bool full_view(const View& v, View& full) const {
+        if (v.shape.size() != 4 || v.strides.size() != 4 || v.strides[3] != 2) return false;
+        const std::int64_t bytes = m.tensors[std::size_t(v.tensor)].bytes;
+        full.tensor = v.tensor;
+        full.offset = 0;
+        full.strides = v.strides;
+        full.shape = {bytes / v.strides[0], v.strides[0] / v.strides[1], v.strides[1] / v.strides[2], v.strides[2] / 2};
+        return full.shape[0] * v.strides[0] == bytes && full.shape[1] * v.strides[1] == v.strides[0] &&
+               full.shape[2] * v.strides[2] == v.strides[1] && full.shape[3] * 2 == v.strides[2] && full.shape[0] == 1;
+    }
+
+    // Copies that alias: a tensor Y written only by copies of whole held results into boxes of it
+    // (a concat), read only as boxes, not a graph output, is not written at all: each copy's
+    // pieces, moved to where the copy puts them, are Y's pieces.
+    void plan_aliases() {
+        std::map<int, std::vector<std::size_t>> writers;
+        for (std::size_t li = 0; li < m.layers.size(); ++li) writers[m.layers[li].output.tensor].push_back(li);
+        for (const auto& [y, ws] : writers) {
+            View fy;
+            bool ok = std::find(m.output_tensors.begin(), m.output_tensors.end(), y) == m.output_tensors.end() &&
+                      full_view(m.layers[ws.front()].output, fy);
+            for (std::size_t w : ws) {
+                const Layer& l = m.layers[w];
+                std::array<std::int64_t, 4> lo{}, hi{};
+                ok = ok && l.exec == Exec::copy && l.inputs.size() == 1 && held_span.count(l.inputs[0].tensor) &&
+                     l.inputs[0].shape == l.output.shape && l.inputs[0].offset == held_view.at(l.inputs[0].tensor).offset &&
+                     l.inputs[0].shape == held_view.at(l.inputs[0].tensor).shape && box_of(fy, l.output, lo, hi);
+            }
+            std::size_t last = 0;
+            for (std::size_t r = ws.front() + 1; ok && r < m.layers.size(); ++r)
+                for (const View& in : m.layers[r].inputs) {
+                    if (in.tensor != y) continue;
+                    std::array<std::int64_t, 4> lo{}, hi{};
+                    ok = ok && box_of(fy, in, lo, hi);
+                    last = r;
+                }
+            // the pieces live until Y's last reader only if every source was held that long
+            for (std::size_t w : ws) ok = ok && last > 0 && held_span.at(m.layers[w].inputs[0].tensor).second >= last;
+            if (!ok) continue;
+            for (std::size_t w : ws) alias[w] = true;
+            held_view[y] = fy;
+            held_span[y] = {ws.front(), last};
+        }
+    }
+
     // Whether NCE layer `li`'s result can be held (see `held`): read whole by every reader, not a
     // graph output, and within `hold_budget` with the held results live beside it.
     bool can_hold(std::size_t li, std::vector<std::vector<std::int64_t>>& live) {
@@ -538,6 +601,20 @@ struct Scheduler {
                     mg[0] = std::max(mg[0], c.nce.pad[0]);
                     mg[1] = std::max(mg[1], (c.nce.kernel[0] - 1) * c.nce.dilation[0] - c.nce.pad[0]);
                 }
+                // a copy of the whole result into a box of another tensor (a concat) may alias it
+                // (see `alias`): that tensor's readers read these pieces too
+                View fy;
+                if (c.exec == Exec::copy && c.inputs.size() == 1 && in.shape == p.output.shape && full_view(c.output, fy))
+                    for (std::size_t r2 = r + 1; r2 < m.layers.size(); ++r2)
+                        for (const View& in2 : m.layers[r2].inputs) {
+                            if (in2.tensor != fy.tensor) continue;
+                            last = std::max(last, r2);
+                            const Layer& c2 = m.layers[r2];
+                            if (c2.exec == Exec::nce && c2.op != "eltwise") {
+                                mg[0] = std::max(mg[0], c2.nce.pad[0]);
+                                mg[1] = std::max(mg[1], (c2.nce.kernel[0] - 1) * c2.nce.dilation[0] - c2.nce.pad[0]);
+                            }
+                        }
             }
         if (last == li) return false;
         // grouped when every (rows) takes one cluster
@@ -576,6 +653,7 @@ struct Scheduler {
             auto it = held_span.find(in.tensor);
             if (it == held_span.end() || it->second.second != li || in.shape != p.output.shape || in.offset != held_view.at(in.tensor).offset) continue;
             const std::size_t px = it->second.first;
+            if (m.layers[px].exec != Exec::nce) continue;
             if (grouped[px] != g || shared[px] != cc || margin[px] != mg || piece_keys(px) != piece_keys(li)) continue;
             inplace[li] = in.tensor;
             from = li + 1;
@@ -660,6 +738,8 @@ struct Scheduler {
         grouped.assign(m.layers.size(), false);
         std::vector<std::vector<std::int64_t>> live(m.layers.size(), std::vector<std::int64_t>(std::size_t(t.clusters), 0));
         for (std::size_t li = 0; li < m.layers.size(); ++li) held[li] = hold_budget > 0 && can_hold(li, live);
+        alias.assign(m.layers.size(), false);
+        plan_aliases();
         std::vector<std::int64_t> nce_layers;
         for (std::size_t li = 0; li < m.layers.size(); ++li)
             if (m.layers[li].exec == Exec::nce) nce_layers.push_back(std::int64_t(li));
