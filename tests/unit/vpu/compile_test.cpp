@@ -131,6 +131,29 @@ Graph residual_graph(std::int64_t H, std::int64_t W, std::int64_t C) {
     return g;
 }
 
+// A fire module: x [1,C,H,W] NCHW -> conv 1x1 (16) = a and conv 3x3 (16) = b -> concat on channels
+// -> conv 1x1 (8): y [1,H,W,8] NHWC.
+Graph fire_graph(std::int64_t H, std::int64_t W, std::int64_t C) {
+    Graph g;
+    g.name = "fire";
+    const ValueId xt = nhwc_input(g, H, W, C);
+    Attrs pointwise = conv3x3;
+    pointwise[0].second = I{0, 0, 0, 0};
+    const ValueId a = g.add_op(0, OpKind::CONV2D, {xt, constant(g, {16, 1, 1, C}, 31, 0.1f), constant(g, {16}, 32), zero(g), zero(g)}, {f32({1, H, W, 16})},
+                               pointwise)
+                          .outputs[0];
+    const ValueId b = g.add_op(0, OpKind::CONV2D, {xt, constant(g, {16, 3, 3, C}, 33, 0.1f), constant(g, {16}, 34), zero(g), zero(g)}, {f32({1, H, W, 16})},
+                               conv3x3)
+                          .outputs[0];
+    const ValueId c = g.add_op(0, OpKind::CONCAT, {a, b}, {f32({1, H, W, 32})}, {{AttrName::axis, std::int64_t(3)}}).outputs[0];
+    const ValueId y = g.add_op(0, OpKind::CONV2D, {c, constant(g, {8, 1, 1, 32}, 35, 0.1f), constant(g, {8}, 36), zero(g), zero(g)}, {f32({1, H, W, 8})},
+                               pointwise)
+                          .outputs[0];
+    g.values[y].name = "y";
+    g.main().outputs = {y};
+    return g;
+}
+
 // sign(x) as the NNEF legalizer writes it (GREATER, SELECT), then where 0 < x < 0.3 (LOGICAL_AND,
 // LOGICAL_NOT, GREATER_EQUAL) x itself: y [1,3,8,8]; bool values in between.
 Graph compare_graph() {
@@ -451,6 +474,25 @@ TEST_SUITE("vpu") {
             INFO(kb);
             compile_and_check(residual_graph(32, 32, 32), small);
         }
+    }
+
+    TEST_CASE("compile: a concat of results held in CMX is not copied through DDR") {
+        Diagnostics d{0};
+        const auto list = vpu::compile(fire_graph(32, 32, 16), vpu::Target{}, {}, d);
+        INFO(text(d));
+        REQUIRE(list);
+        std::map<std::string, const vpu::Buffer*> buffers;
+        for (const auto& b : list->buffers) buffers[b.id] = &b;
+        int spills = 0;
+        for (const auto& task : list->tasks)
+            if (task.kind == vpu::TaskKind::DMA && buffers.at(task.writes[0].buffer)->memory == vpu::Memory::DDR &&
+                buffers.at(task.writes[0].buffer)->role != vpu::Role::output)
+                ++spills;
+        CHECK(spills == 0);
+        compile_and_check(fire_graph(32, 32, 16), vpu::Target{});
+        vpu::Target small;
+        small.cmx_bytes = 32768;  // no room to hold: through DDR, still right
+        compile_and_check(fire_graph(32, 32, 16), small);
     }
 
     TEST_CASE("compile: barrier producer/consumer limits are kept") {
