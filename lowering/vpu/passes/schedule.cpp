@@ -767,13 +767,14 @@ struct Scheduler {
 
 // Held results take up to seven eighths of each cluster's CMX. When the allocator then finds no
 // room for a buffer, the largest held result live beside it is not held and the schedule is made
-// again (up to seven times); then the budget shrinks (a half, a quarter, an eighth, none).
+// again (up to five times); then the budget shrinks (a half, a quarter, an eighth, none).
 bool schedule(Module& m, Diagnostics& diags) {
     std::set<int> banned;
+    int bans = 5;  // spill-and-retry rounds, at the first budget only (each a schedule and an allocation)
     // the last resort (budget -1): nothing held, a table per channel chunk (the fewest long-lived
     // buffers: a whole table lives as long as its layer)
     for (std::int64_t eighths : {7, 4, 2, 1, 0, -1})
-        for (int round = 0; round < 8; ++round) {
+        for (;;) {
             m.tasks.clear();
             m.cmx.clear();
             vpu_schedule_cpp::Scheduler s(m, diags);
@@ -796,7 +797,8 @@ bool schedule(Module& m, Diagnostics& diags) {
                 const CmxBuffer& b = m.cmx[std::size_t(i)];
                 if (b.first <= at && at <= b.last && !banned.count(tensor) && (big < 0 || b.size > m.cmx[std::size_t(big)].size)) big = i;
             }
-            if (big < 0) break;  // none to spill: a smaller budget
+            if (big < 0 || bans <= 0 || eighths != 7) break;  // a smaller budget
+            --bans;
             banned.insert(s.held_tensor.at(big));
         }
     return true;
