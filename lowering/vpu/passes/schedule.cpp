@@ -9,11 +9,14 @@
 // order, load the next tiles while a tile computes instead of waiting behind its store; a store
 // is issued before any load that reads its bytes (not at the layer boundary). A layer
 // whose only reader is the next layer, pointwise (1x1 stride-1 conv, eltwise) with the same row
-// tiles on the same clusters, keeps its results in CMX for it (see `resident`).
+// tiles on the same clusters, keeps its results in CMX for it (see `resident`); other results
+// read as boxes by later layers stay in CMX until their last reader, exchanged between clusters
+// by CMX-to-CMX DMA (see `held`).
 //
 // allocate-cmx: static offsets. Buffers in order of first use, each placed first-fit from a ring
 // pointer among the buffers still alive (lifetimes in program order), so that freed space is
-// reused as late as possible and a new tile's load does not wait for the previous tile's buffer.
+// reused as late as possible and a new tile's load does not wait for the previous tile's buffer;
+// held results at the highest place that fits (they live long: away from the ring's churn).
 #include <algorithm>
 #include <array>
 #include <map>
@@ -35,7 +38,9 @@ struct Scheduler {
     std::vector<std::int64_t> shave_next;
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::pair<int, int>> weights;  // (layer, cluster, chunk) -> (weights, table) buffers
     std::map<std::int64_t, std::vector<std::size_t>> tiles_of;
-    std::map<std::pair<std::int64_t, std::int64_t>, int> tables;  // (layer, cluster) -> the layer's table
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, int> tables;  // (layer, cluster, first channel) -> table buffer
+    std::map<int, std::int64_t> table_ch0;  // table buffer -> the channel of its first row
+    bool whole_tables = true;
     // Results waiting to go to DDR: a tile's store is issued after the next tile's loads, so that
     // an in-order DMA queue loads tile k+1 while tile k computes instead of waiting for its result.
     struct Store {
@@ -64,16 +69,31 @@ struct Scheduler {
         std::int64_t row0, rows;                    // the rows its producer writes
         std::int64_t lo, hi;                        // the rows it holds so far (its own and halo rows copied in)
         int buffer;
+        std::int64_t c0, cn;                        // the channels its producer writes
+        bool full = false;                          // a shared buffer completed by the exchange (not a source)
     };
     std::vector<bool> held;                                  // per layer
     std::vector<std::array<std::int64_t, 2>> margin;          // per held layer: halo rows above and below
     std::vector<bool> grouped;                               // per held layer: a piece per (cluster, rows)
+    // per held layer split only over channels, in equal chunks dealt round the clusters: each
+    // cluster's chunks share one buffer of all channels, which one DMA per other cluster (a strided
+    // box of its chunks) completes when a reader needs all channels there
+    std::vector<std::int64_t> shared;                        // the chunk size, or 0
     std::map<int, std::vector<Piece>> pieces;                // tensor -> its pieces
     std::map<int, View> held_view;                           // tensor -> its producer's whole view
     std::map<int, std::pair<std::size_t, std::size_t>> held_span;  // tensor -> (producer, last reader)
+    std::vector<bool> alias;             // per copy layer: it aliases (see `plan_aliases`)
+    std::set<std::int64_t> aliased;      // alias layers whose pieces are in place
     std::vector<int> inplace;                                // per held eltwise: the input it overwrites, or -1
     std::map<std::tuple<int, std::int64_t, std::array<std::int64_t, 4>, std::array<std::int64_t, 4>>, int> gathered;
     std::int64_t hold_budget = 0;
+    std::set<int> banned;          // tensors not to hold (the allocator found no room beside them)
+    std::map<int, int> held_tensor;  // held CMX buffer -> its tensor
+
+    void hold(int buffer, int tensor) {
+        m.cmx[std::size_t(buffer)].held = true;
+        held_tensor[buffer] = tensor;
+    }
 
     Scheduler(Module& m_, Diagnostics& d) : m(m_), diags(d), t(m_.target) {
         dma_work.assign(std::size_t(t.dma_engines), 0.0);
@@ -207,18 +227,22 @@ struct Scheduler {
                 from.strides = dense_strides(shape, element_size(wt));
                 dma(from, dense_box(wb, shape, element_size(wt)), l.source);
             }
-            // the layer's whole table, once per cluster (one DMA rather than one per chunk)
-            auto tt = tables.find({li, tl.cluster});
+            // the layer's whole table, once per cluster (one DMA rather than one per chunk), or
+            // (`whole_tables` off) the chunk's rows
+            const std::int64_t t0 = whole_tables ? 0 : tl.ch0, tn = whole_tables ? l.output.shape[3] : tl.chans;
+            auto tt = tables.find({li, tl.cluster, t0});
             if (tt == tables.end()) {
-                const std::int64_t C = l.output.shape[3];
-                const int tb = cmx(tl.cluster, m.tensors[std::size_t(l.table)].bytes, DataType::int32, Role::table,
+                const std::int64_t align = t.nce_channel_alignment;
+                const int tb = cmx(tl.cluster, (tn + align - 1) / align * align * 16, DataType::int32, Role::table,
                                    m.tensors[std::size_t(l.table)].name);
                 Box from;
                 from.ref = {false, l.table};
-                from.shape = {C, 4};
+                from.offset = t0 * 16;
+                from.shape = {tn, 4};
                 from.strides = {16, 4};
-                dma(from, dense_box(tb, {C, 4}, 4), l.source);
-                tt = tables.emplace(std::make_pair(li, tl.cluster), tb).first;
+                dma(from, dense_box(tb, {tn, 4}, 4), l.source);
+                tt = tables.emplace(std::make_tuple(li, tl.cluster, t0), tb).first;
+                table_ch0[tb] = t0;
             }
             weights[key] = {wb, tt->second};
         }
@@ -259,7 +283,7 @@ struct Scheduler {
                                       element_size(m.tensors[std::size_t(l.weights)].dtype)));
         Box table;
         table.ref = {true, wt.second};
-        table.offset = tl.ch0 * 16;
+        table.offset = (tl.ch0 - table_ch0.at(wt.second)) * 16;
         table.shape = {tl.chans, 4};
         table.strides = {16, 4};
         reads.push_back(table);
@@ -308,6 +332,21 @@ struct Scheduler {
 
     void other_tile(const Tile& tl) {
         const Layer& l = m.layers[std::size_t(tl.layer)];
+        if (alias[std::size_t(tl.layer)]) {
+            if (!aliased.insert(tl.layer).second) return;
+            std::array<std::int64_t, 4> lo{}, hi{};
+            box_of(held_view.at(l.output.tensor), l.output, lo, hi);
+            for (Piece p : pieces.at(l.inputs[0].tensor)) {
+                if (p.full) continue;
+                for (std::size_t d = 0; d < 4; ++d) p.origin[d] += lo[d];
+                p.row0 += lo[1];
+                p.lo += lo[1];
+                p.hi += lo[1];
+                p.c0 += lo[3];
+                pieces[l.output.tensor].push_back(p);
+            }
+            return;
+        }
         auto part = [&](const View& v) {
             if (tl.split_dim < 0 || v.shape[std::size_t(tl.split_dim)] == 1) return v;
             return slice(v, std::size_t(tl.split_dim), tl.row0, tl.rows);
@@ -353,19 +392,32 @@ struct Scheduler {
         auto& list = pieces[l.output.tensor];
         if (list.empty() && inplace[std::size_t(tl.layer)] >= 0)
             for (Piece p : pieces.at(inplace[std::size_t(tl.layer)])) {
+                if (p.full) continue;
                 p.lo = p.row0;
                 p.hi = p.row0 + p.rows;
                 list.push_back(p);
             }
         for (const Piece& p : list)
-            if (p.cluster == tl.cluster && p.row0 == tl.row0 && p.rows == tl.rows && (g || p.origin[3] == tl.ch0)) return p;
+            if (!p.full && p.cluster == tl.cluster && p.row0 == tl.row0 && p.rows == tl.rows && (g || p.c0 == tl.ch0)) return p;
         const std::int64_t H = l.output.shape[1], W = l.output.shape[2];
+        if (shared[std::size_t(tl.layer)] > 0) {
+            const std::int64_t C = l.output.shape[3];
+            int b = -1;
+            for (const Piece& p : list)
+                if (p.cluster == tl.cluster) b = p.buffer;
+            if (b < 0) {
+                b = cmx(tl.cluster, H * W * C * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(l.output.tensor)].name);
+                hold(b, l.output.tensor);
+            }
+            list.push_back({tl.cluster, {0, 0, 0, 0}, {1, H, W, C}, 0, H, 0, H, b, tl.ch0, tl.chans});
+            return list.back();
+        }
         const std::int64_t r0 = std::max<std::int64_t>(0, tl.row0 - margin[std::size_t(tl.layer)][0]);
         const std::int64_t r1 = std::min(H, tl.row0 + tl.rows + margin[std::size_t(tl.layer)][1]);
         const std::int64_t c0 = g ? 0 : tl.ch0, cn = g ? l.output.shape[3] : tl.chans;
         const int b = cmx(tl.cluster, (r1 - r0) * W * cn * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(l.output.tensor)].name);
-        m.cmx[std::size_t(b)].held = true;
-        list.push_back({tl.cluster, {0, r0, 0, c0}, {1, r1 - r0, W, cn}, tl.row0, tl.rows, tl.row0, tl.row0 + tl.rows, b});
+        hold(b, l.output.tensor);
+        list.push_back({tl.cluster, {0, r0, 0, c0}, {1, r1 - r0, W, cn}, tl.row0, tl.rows, tl.row0, tl.row0 + tl.rows, b, c0, cn});
         return list.back();
     }
 
@@ -374,10 +426,12 @@ struct Scheduler {
     void copy_in(int tensor, const std::array<std::int64_t, 4>& a, const std::array<std::int64_t, 4>& z, int b,
                  const std::array<std::int64_t, 4>& base, const std::vector<std::int64_t>& to_strides, const std::string& source) {
         for (const Piece& p : pieces.at(tensor)) {
+            if (p.full) continue;
             std::array<std::int64_t, 4> x{}, y{};
             bool meets = true;
             for (std::size_t d = 0; d < 4; ++d) {
-                const std::int64_t plo = d == 1 ? p.row0 : p.origin[d], phi = d == 1 ? p.row0 + p.rows : p.origin[d] + p.shape[d];
+                const std::int64_t plo = d == 1 ? p.row0 : d == 3 ? p.c0 : p.origin[d];
+                const std::int64_t phi = d == 1 ? p.row0 + p.rows : d == 3 ? p.c0 + p.cn : p.origin[d] + p.shape[d];
                 x[d] = std::max(a[d], plo);
                 y[d] = std::min(z[d], phi);
                 meets = meets && x[d] < y[d];
@@ -410,20 +464,52 @@ struct Scheduler {
         return rel == 0;
     }
 
+    // Completes `cluster`'s shared buffer of a held tensor (see `shared`): one DMA from each other
+    // cluster's buffer of the chunks it computed (a strided box), then a piece of all channels.
+    void exchange(int tensor, std::int64_t cluster, std::int64_t cc, const std::string& source) {
+        auto& list = pieces.at(tensor);
+        std::vector<int> buffer(std::size_t(t.clusters), -1);
+        for (const Piece& p : list) {
+            if (p.full && p.cluster == cluster) return;
+            buffer[std::size_t(p.cluster)] = p.buffer;
+        }
+        const Piece any = list.front();
+        const std::int64_t H = any.shape[1], W = any.shape[2], C = any.shape[3], K = t.clusters;
+        if (buffer[std::size_t(cluster)] < 0) return;
+        for (std::int64_t j = 0; j < K; ++j) {
+            if (j == cluster || buffer[std::size_t(j)] < 0) continue;
+            const std::int64_t n = (C / cc - j + K - 1) / K;  // chunks j, j + K, ...
+            Box from;
+            from.ref = {true, buffer[std::size_t(j)]};
+            from.offset = j * cc * 2;
+            from.shape = {H, W, n, cc};
+            from.strides = {W * C * 2, C * 2, K * cc * 2, 2};
+            Box to = from;
+            to.ref = {true, buffer[std::size_t(cluster)]};
+            dma(std::move(from), std::move(to), source);
+        }
+        list.push_back({cluster, {0, 0, 0, 0}, {1, H, W, C}, 0, H, 0, H, buffer[std::size_t(cluster)], 0, C, true});
+    }
+
     // The box `v` of a held tensor read on `cluster`: where a piece of that cluster holds it, read
     // there (its missing halo rows copied in first), else gathered from the pieces into a buffer
     // (one per cluster and box: the layer's other tiles reading the same box read it again).
     Box gather(const View& v, std::int64_t cluster, const std::string& source) {
         std::array<std::int64_t, 4> lo{}, hi{};
         box_of(held_view.at(v.tensor), v, lo, hi);
+        const std::int64_t cc = shared[held_span.at(v.tensor).first];
+        if (cc > 0 && (lo[3] / cc != (hi[3] - 1) / cc)) exchange(v.tensor, cluster, cc, source);
         for (Piece& p : pieces.at(v.tensor)) {
-            bool in = p.cluster == cluster;
-            for (std::size_t d = 0; d < 4; ++d) in = in && p.origin[d] <= lo[d] && hi[d] <= p.origin[d] + p.shape[d];
+            bool in = p.cluster == cluster && p.c0 <= lo[3] && hi[3] <= p.c0 + p.cn;
+            for (std::size_t d = 0; d < 3; ++d) in = in && p.origin[d] <= lo[d] && hi[d] <= p.origin[d] + p.shape[d];
             if (!in) continue;
             // the halo rows it lacks (all its channels), from the neighbouring pieces
             const std::vector<std::int64_t> strides = dense_strides({p.shape[0], p.shape[1], p.shape[2], p.shape[3]}, 2);
             std::array<std::int64_t, 4> end{};
             for (std::size_t d = 0; d < 4; ++d) end[d] = p.origin[d] + p.shape[d];
+            const std::int64_t oc = p.origin[3];
+            p.origin[3] = p.c0;  // the halo rows of its own channels
+            end[3] = p.c0 + p.cn;
             if (lo[1] < p.lo) {
                 std::array<std::int64_t, 4> a = p.origin, z = end;
                 a[1] = lo[1];
@@ -438,6 +524,7 @@ struct Scheduler {
                 copy_in(v.tensor, a, z, p.buffer, p.origin, strides, source);
                 p.hi = hi[1];
             }
+            p.origin[3] = oc;
             Box box = dense_box(p.buffer, v.shape, 2);
             box.strides = strides;
             box.offset = 0;
@@ -448,11 +535,57 @@ struct Scheduler {
         auto it = gathered.find(key);
         if (it == gathered.end()) {
             const int b = cmx(cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(v.tensor)].name);
-            m.cmx[std::size_t(b)].held = true;
+            hold(b, v.tensor);
             copy_in(v.tensor, lo, hi, b, lo, dense_strides(v.shape, 2), source);
             it = gathered.emplace(key, b).first;
         }
         return dense_box(it->second, v.shape, 2);
+    }
+
+    // The whole dense NHWC view of the tensor that `v` (rank 4, its strides) is a box of.
+    bool full_view(const View& v, View& full) const {
+        if (v.shape.size() != 4 || v.strides.size() != 4 || v.strides[3] != 2) return false;
+        const std::int64_t bytes = m.tensors[std::size_t(v.tensor)].bytes;
+        full.tensor = v.tensor;
+        full.offset = 0;
+        full.strides = v.strides;
+        full.shape = {bytes / v.strides[0], v.strides[0] / v.strides[1], v.strides[1] / v.strides[2], v.strides[2] / 2};
+        return full.shape[0] * v.strides[0] == bytes && full.shape[1] * v.strides[1] == v.strides[0] &&
+               full.shape[2] * v.strides[2] == v.strides[1] && full.shape[3] * 2 == v.strides[2] && full.shape[0] == 1;
+    }
+
+    // Copies that alias: a tensor Y written only by copies of whole held results into boxes of it
+    // (a concat), read only as boxes, not a graph output, is not written at all: each copy's
+    // pieces, moved to where the copy puts them, are Y's pieces.
+    void plan_aliases() {
+        std::map<int, std::vector<std::size_t>> writers;
+        for (std::size_t li = 0; li < m.layers.size(); ++li) writers[m.layers[li].output.tensor].push_back(li);
+        for (const auto& [y, ws] : writers) {
+            View fy;
+            bool ok = std::find(m.output_tensors.begin(), m.output_tensors.end(), y) == m.output_tensors.end() &&
+                      full_view(m.layers[ws.front()].output, fy);
+            for (std::size_t w : ws) {
+                const Layer& l = m.layers[w];
+                std::array<std::int64_t, 4> lo{}, hi{};
+                ok = ok && l.exec == Exec::copy && l.inputs.size() == 1 && held_span.count(l.inputs[0].tensor) &&
+                     l.inputs[0].shape == l.output.shape && l.inputs[0].offset == held_view.at(l.inputs[0].tensor).offset &&
+                     l.inputs[0].shape == held_view.at(l.inputs[0].tensor).shape && box_of(fy, l.output, lo, hi);
+            }
+            std::size_t last = 0;
+            for (std::size_t r = ws.front() + 1; ok && r < m.layers.size(); ++r)
+                for (const View& in : m.layers[r].inputs) {
+                    if (in.tensor != y) continue;
+                    std::array<std::int64_t, 4> lo{}, hi{};
+                    ok = ok && box_of(fy, in, lo, hi);
+                    last = r;
+                }
+            // the pieces live until Y's last reader only if every source was held that long
+            for (std::size_t w : ws) ok = ok && last > 0 && held_span.at(m.layers[w].inputs[0].tensor).second >= last;
+            if (!ok) continue;
+            for (std::size_t w : ws) alias[w] = true;
+            held_view[y] = fy;
+            held_span[y] = {ws.front(), last};
+        }
     }
 
     // Whether NCE layer `li`'s result can be held (see `held`): read whole by every reader, not a
@@ -461,6 +594,7 @@ struct Scheduler {
         const Layer& p = m.layers[li];
         const int x = p.output.tensor;
         if (p.exec != Exec::nce || resident[li] || p.output.shape.size() != 4 || p.output.shape[0] != 1) return false;
+        if (banned.count(x)) return false;
         if (std::find(m.output_tensors.begin(), m.output_tensors.end(), x) != m.output_tensors.end()) return false;
         // fp16 results only (the held pieces are sized in fp16 elements; the int8 path goes through DDR)
         if (m.tensors[std::size_t(x)].dtype != DataType::fp16) return false;
@@ -478,6 +612,20 @@ struct Scheduler {
                     mg[0] = std::max(mg[0], c.nce.pad[0]);
                     mg[1] = std::max(mg[1], (c.nce.kernel[0] - 1) * c.nce.dilation[0] - c.nce.pad[0]);
                 }
+                // a copy of the whole result into a box of another tensor (a concat) may alias it
+                // (see `alias`): that tensor's readers read these pieces too
+                View fy;
+                if (c.exec == Exec::copy && c.inputs.size() == 1 && in.shape == p.output.shape && full_view(c.output, fy))
+                    for (std::size_t r2 = r + 1; r2 < m.layers.size(); ++r2)
+                        for (const View& in2 : m.layers[r2].inputs) {
+                            if (in2.tensor != fy.tensor) continue;
+                            last = std::max(last, r2);
+                            const Layer& c2 = m.layers[r2];
+                            if (c2.exec == Exec::nce && c2.op != "eltwise") {
+                                mg[0] = std::max(mg[0], c2.nce.pad[0]);
+                                mg[1] = std::max(mg[1], (c2.nce.kernel[0] - 1) * c2.nce.dilation[0] - c2.nce.pad[0]);
+                            }
+                        }
             }
         if (last == li) return false;
         // grouped when every (rows) takes one cluster
@@ -488,8 +636,17 @@ struct Scheduler {
             auto it = cluster_of.emplace(std::make_pair(tl.row0, tl.rows), tl.cluster).first;
             g = g && it->second == tl.cluster;
         }
+        // shared: split only over channels, in equal chunks, chunk c on cluster c mod clusters
+        const std::int64_t H = p.output.shape[1], C = p.output.shape[3];
+        std::int64_t cc = g || t.clusters < 2 ? 0 : m.tiles[tiles_of[std::int64_t(li)].front()].chans;
+        for (std::size_t ti : tiles_of[std::int64_t(li)]) {
+            const Tile& tl = m.tiles[ti];
+            if (cc > 0 && (tl.row0 != 0 || tl.rows != H || tl.chans != cc || tl.ch0 != tl.channel_tile * cc || tl.cluster != tl.channel_tile % t.clusters)) cc = 0;
+        }
+        if (cc > 0 && C % cc != 0) cc = 0;
+        shared[li] = cc;
         std::vector<std::int64_t> bytes(std::size_t(t.clusters), 0);
-        const std::int64_t a = t.cmx_alignment, H = p.output.shape[1];
+        const std::int64_t a = t.cmx_alignment;
         std::set<std::pair<std::int64_t, std::int64_t>> seen;
         for (std::size_t ti : tiles_of[std::int64_t(li)]) {
             const Tile& tl = m.tiles[ti];
@@ -497,6 +654,7 @@ struct Scheduler {
             const std::int64_t rows = std::min(H, tl.row0 + tl.rows + mg[1]) - std::max<std::int64_t>(0, tl.row0 - mg[0]);
             bytes[std::size_t(tl.cluster)] += (rows * p.output.shape[2] * (g ? p.output.shape[3] : tl.chans) * 2 + a - 1) / a * a;
         }
+        if (cc > 0) bytes.assign(bytes.size(), (H * p.output.shape[2] * C * 2 + a - 1) / a * a);
         margin[li] = mg;
         grouped[li] = g;
         // an eltwise whose pieces would be those of a held input it is the last reader of writes
@@ -506,7 +664,8 @@ struct Scheduler {
             auto it = held_span.find(in.tensor);
             if (it == held_span.end() || it->second.second != li || in.shape != p.output.shape || in.offset != held_view.at(in.tensor).offset) continue;
             const std::size_t px = it->second.first;
-            if (grouped[px] != g || margin[px] != mg || piece_keys(px) != piece_keys(li)) continue;
+            if (m.layers[px].exec != Exec::nce) continue;
+            if (grouped[px] != g || shared[px] != cc || margin[px] != mg || piece_keys(px) != piece_keys(li)) continue;
             inplace[li] = in.tensor;
             from = li + 1;
             break;
@@ -586,9 +745,12 @@ struct Scheduler {
         held.assign(m.layers.size(), false);
         margin.assign(m.layers.size(), {0, 0});
         inplace.assign(m.layers.size(), -1);
+        shared.assign(m.layers.size(), 0);
         grouped.assign(m.layers.size(), false);
         std::vector<std::vector<std::int64_t>> live(m.layers.size(), std::vector<std::int64_t>(std::size_t(t.clusters), 0));
         for (std::size_t li = 0; li < m.layers.size(); ++li) held[li] = hold_budget > 0 && can_hold(li, live);
+        alias.assign(m.layers.size(), false);
+        plan_aliases();
         std::vector<std::int64_t> nce_layers;
         for (std::size_t li = 0; li < m.layers.size(); ++li)
             if (m.layers[li].exec == Exec::nce) nce_layers.push_back(std::int64_t(li));
@@ -614,20 +776,42 @@ struct Scheduler {
 
 }  // namespace vpu_schedule_cpp
 
-// Held results take up to three quarters of each cluster's CMX; when the allocator then finds no
-// room, less (a half, a quarter, an eighth, none).
+// Held results take up to seven eighths of each cluster's CMX. When the allocator then finds no
+// room for a buffer, the largest held result live beside it is not held and the schedule is made
+// again (up to five times); then the budget shrinks (a half, a quarter, an eighth, none).
 bool schedule(Module& m, Diagnostics& diags) {
-    for (std::int64_t eighths : {6, 4, 2, 1, 0}) {
-        m.tasks.clear();
-        m.cmx.clear();
-        vpu_schedule_cpp::Scheduler s(m, diags);
-        s.hold_budget = m.target.cmx_bytes / 8 * eighths;
-        if (!s.run()) return false;
-        if (eighths == 0) break;
-        Diagnostics trial;
-        if (allocate_cmx(m, trial)) break;
-    }
-    m.stage = 4;
+    std::set<int> banned;
+    int bans = 5;  // spill-and-retry rounds, at the first budget only (each a schedule and an allocation)
+    // the last resort (budget -1): nothing held, a table per channel chunk (the fewest long-lived
+    // buffers: a whole table lives as long as its layer)
+    for (std::int64_t eighths : {7, 4, 2, 1, 0, -1})
+        for (;;) {
+            m.tasks.clear();
+            m.cmx.clear();
+            vpu_schedule_cpp::Scheduler s(m, diags);
+            s.hold_budget = m.target.cmx_bytes / 8 * std::max<std::int64_t>(eighths, 0);
+            s.whole_tables = eighths >= 0;
+            s.banned = banned;
+            if (!s.run()) return false;
+            Diagnostics trial;
+            if (eighths < 0 || allocate_cmx(m, trial)) {
+                m.stage = 4;
+                return true;
+            }
+            if (eighths == 0) break;
+            // the first buffer without a place, and the largest held result live then
+            std::int64_t at = -1;
+            for (const CmxBuffer& b : m.cmx)
+                if (b.offset < 0 && (at < 0 || b.first < at)) at = b.first;
+            int big = -1;
+            for (const auto& [i, tensor] : s.held_tensor) {
+                const CmxBuffer& b = m.cmx[std::size_t(i)];
+                if (b.first <= at && at <= b.last && !banned.count(tensor) && (big < 0 || b.size > m.cmx[std::size_t(big)].size)) big = i;
+            }
+            if (big < 0 || bans <= 0 || eighths != 7) break;  // a smaller budget
+            --bans;
+            banned.insert(s.held_tensor.at(big));
+        }
     return true;
 }
 

@@ -85,19 +85,68 @@ Graph test_graph(std::int64_t H, std::int64_t W, std::int64_t kernel = 3) {
     return g;
 }
 
+// Graph input x [1,C,H,W] NCHW, transposed to NHWC (returned).
+ValueId nhwc_input(Graph& g, std::int64_t H, std::int64_t W, std::int64_t C) {
+    const ValueId x = g.add_value(f32({1, C, H, W}), "x");
+    g.main().inputs = {x};
+    return g.add_op(0, OpKind::TRANSPOSE, {x}, {f32({1, H, W, C})}, {{AttrName::perms, I{0, 2, 3, 1}}}).outputs[0];
+}
+const Attrs conv3x3 = {{AttrName::pad, I{1, 1, 1, 1}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}}, {AttrName::acc_type, AccType::FP32}};
+
 // x [1,IC,H,W] NCHW -> conv 3x3 (C outputs) -> conv 1x1 (8 outputs): y [1,H,W,8] NHWC.
 Graph chain_graph(std::int64_t H, std::int64_t W, std::int64_t IC, std::int64_t C) {
     Graph g;
     g.name = "chain";
-    const ValueId x = g.add_value(f32({1, IC, H, W}), "x");
-    g.main().inputs = {x};
-    const ValueId xt = g.add_op(0, OpKind::TRANSPOSE, {x}, {f32({1, H, W, IC})}, {{AttrName::perms, I{0, 2, 3, 1}}}).outputs[0];
-    const Attrs conv = {{AttrName::pad, I{1, 1, 1, 1}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}}, {AttrName::acc_type, AccType::FP32}};
+    const ValueId xt = nhwc_input(g, H, W, IC);
+    const Attrs& conv = conv3x3;
     const ValueId a = g.add_op(0, OpKind::CONV2D, {xt, constant(g, {C, 3, 3, IC}, 11, 0.05f), constant(g, {C}, 12), zero(g), zero(g)}, {f32({1, H, W, C})}, conv)
                           .outputs[0];
     Attrs pointwise = conv;
     pointwise[0].second = I{0, 0, 0, 0};
     const ValueId y = g.add_op(0, OpKind::CONV2D, {a, constant(g, {8, 1, 1, C}, 13, 0.05f), constant(g, {8}, 14), zero(g), zero(g)}, {f32({1, H, W, 8})},
+                               pointwise)
+                          .outputs[0];
+    g.values[y].name = "y";
+    g.main().outputs = {y};
+    return g;
+}
+
+// x [1,C,H,W] NCHW -> conv 3x3 (C) + relu = a -> conv 3x3 (C) = b -> b + a: y [1,H,W,C] NHWC. `a`
+// is read by a 3x3 conv (halo rows) and by the residual add.
+Graph residual_graph(std::int64_t H, std::int64_t W, std::int64_t C) {
+    Graph g;
+    g.name = "residual";
+    const ValueId xt = nhwc_input(g, H, W, C);
+    const Attrs& conv = conv3x3;
+    const ValueId c1 = g.add_op(0, OpKind::CONV2D, {xt, constant(g, {C, 3, 3, C}, 21, 0.1f), constant(g, {C}, 22), zero(g), zero(g)}, {f32({1, H, W, C})}, conv)
+                           .outputs[0];
+    const ValueId a = g.add_op(0, OpKind::CLAMP, {c1}, {f32({1, H, W, C})},
+                               {{AttrName::min_val, 0.0}, {AttrName::max_val, 3.4e38}, {AttrName::nan_mode, NanMode::PROPAGATE}})
+                          .outputs[0];
+    const ValueId b = g.add_op(0, OpKind::CONV2D, {a, constant(g, {C, 3, 3, C}, 23, 0.1f), constant(g, {C}, 24), zero(g), zero(g)}, {f32({1, H, W, C})}, conv)
+                          .outputs[0];
+    const ValueId y = g.add_op(0, OpKind::ADD, {b, a}, {f32({1, H, W, C})}).outputs[0];
+    g.values[y].name = "y";
+    g.main().outputs = {y};
+    return g;
+}
+
+// A fire module: x [1,C,H,W] NCHW -> conv 1x1 (16) = a and conv 3x3 (16) = b -> concat on channels
+// -> conv 1x1 (8): y [1,H,W,8] NHWC.
+Graph fire_graph(std::int64_t H, std::int64_t W, std::int64_t C) {
+    Graph g;
+    g.name = "fire";
+    const ValueId xt = nhwc_input(g, H, W, C);
+    Attrs pointwise = conv3x3;
+    pointwise[0].second = I{0, 0, 0, 0};
+    const ValueId a = g.add_op(0, OpKind::CONV2D, {xt, constant(g, {16, 1, 1, C}, 31, 0.1f), constant(g, {16}, 32), zero(g), zero(g)}, {f32({1, H, W, 16})},
+                               pointwise)
+                          .outputs[0];
+    const ValueId b = g.add_op(0, OpKind::CONV2D, {xt, constant(g, {16, 3, 3, C}, 33, 0.1f), constant(g, {16}, 34), zero(g), zero(g)}, {f32({1, H, W, 16})},
+                               conv3x3)
+                          .outputs[0];
+    const ValueId c = g.add_op(0, OpKind::CONCAT, {a, b}, {f32({1, H, W, 32})}, {{AttrName::axis, std::int64_t(3)}}).outputs[0];
+    const ValueId y = g.add_op(0, OpKind::CONV2D, {c, constant(g, {8, 1, 1, 32}, 35, 0.1f), constant(g, {8}, 36), zero(g), zero(g)}, {f32({1, H, W, 8})},
                                pointwise)
                           .outputs[0];
     g.values[y].name = "y";
@@ -181,6 +230,24 @@ std::string text(const Diagnostics& d) {
 }
 
 // Compiles, simulates with values, and compares each output with the interpreter's.
+// DMAs of a task list: stores to DDR other than the outputs', and CMX-to-CMX copies between clusters.
+struct DmaCount {
+    int spills = 0, cross = 0;
+};
+DmaCount count_dma(const vpu::TaskList& list) {
+    std::map<std::string, const vpu::Buffer*> buffers;
+    for (const auto& b : list.buffers) buffers[b.id] = &b;
+    DmaCount n;
+    for (const auto& task : list.tasks) {
+        if (task.kind != vpu::TaskKind::DMA) continue;
+        const vpu::Buffer* r = buffers.at(task.reads[0].buffer);
+        const vpu::Buffer* w = buffers.at(task.writes[0].buffer);
+        if (w->memory == vpu::Memory::DDR && w->role != vpu::Role::output) ++n.spills;
+        if (r->memory == vpu::Memory::CMX && w->memory == vpu::Memory::CMX && r->cluster != w->cluster) ++n.cross;
+    }
+    return n;
+}
+
 void compile_and_check(const Graph& g, const vpu::Target& target, std::int64_t* tasks = nullptr, vpu::TaskList* out = nullptr) {
     Diagnostics d{0};
     vpu::CompileOptions co;
@@ -398,6 +465,36 @@ TEST_SUITE("vpu") {
                 ++read_whole;
         CHECK(read_whole >= 2);
         compile_and_check(chain_graph(16, 16, 64, 256), t);
+    }
+
+    TEST_CASE("compile: a result read by a 3x3 conv and by a residual add stays in CMX, halo rows exchanged between clusters") {
+        Diagnostics d{0};
+        const auto list = vpu::compile(residual_graph(32, 32, 32), vpu::Target{}, {}, d);
+        INFO(text(d));
+        REQUIRE(list);
+        const DmaCount n = count_dma(*list);
+        CHECK(n.spills == 0);  // nothing goes to DDR but the output
+        CHECK(n.cross >= 2);   // each cluster's 3x3 tiles get the other cluster's edge rows
+        compile_and_check(residual_graph(32, 32, 32), vpu::Target{});
+        // and on a CMX too small to hold it, it goes through DDR, still right
+        vpu::Target small;
+        for (std::int64_t kb : {24, 32, 40, 48, 64, 96}) {
+            small.cmx_bytes = kb * 1024;
+            INFO(kb);
+            compile_and_check(residual_graph(32, 32, 32), small);
+        }
+    }
+
+    TEST_CASE("compile: a concat of results held in CMX is not copied through DDR") {
+        Diagnostics d{0};
+        const auto list = vpu::compile(fire_graph(32, 32, 16), vpu::Target{}, {}, d);
+        INFO(text(d));
+        REQUIRE(list);
+        CHECK(count_dma(*list).spills == 0);
+        compile_and_check(fire_graph(32, 32, 16), vpu::Target{});
+        vpu::Target small;
+        small.cmx_bytes = 32768;  // no room to hold: through DDR, still right
+        compile_and_check(fire_graph(32, 32, 16), small);
     }
 
     TEST_CASE("compile: barrier producer/consumer limits are kept") {
