@@ -8,7 +8,7 @@
 # With NNEF_BENCH_BEFORE=PATH/TO/older/nnef-to-vpu, each run of the build's binary is paired with
 # one of the older binary (interleaved, so that both see the same load), and the two task lists
 # are compared byte for byte.
-# Usage: scripts/bench-to-vpu.sh [MODEL]   (default ../shared/corpus/real/resnet50)
+# Usage: bench/to_vpu.sh [MODEL]   (default ../shared/corpus/real/resnet50)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${NNEF_BUILD_DIR:-$root/build}
