@@ -8,7 +8,7 @@
 // waiting results would take more than a quarter of CMX), so that the DMA queues, which run in
 // order, load the next tiles while a tile computes instead of waiting behind its store; a store
 // is issued before any load that reads its bytes (not at the layer boundary). A layer
-// whose only reader is the next layer, pointwise (1x1 stride-1 conv, eltwise) with the same row
+// whose only reader is the next layer, pointwise (1x1 stride-1 conv or pool, eltwise) with the same row
 // tiles on the same clusters, keeps its results in CMX for it (see `resident`); other results
 // read as boxes by later layers stay in CMX until their last reader, exchanged between clusters
 // by CMX-to-CMX DMA (see `held`).
@@ -702,7 +702,9 @@ struct Scheduler {
         if (p.exec != Exec::nce || c.exec != Exec::nce || readers[std::size_t(x)] != 1) return false;
         if (std::find(m.output_tensors.begin(), m.output_tensors.end(), x) != m.output_tensors.end()) return false;
         if (p.output.elements() * es(p.output) != m.tensors[std::size_t(x)].bytes || !p.output.dense(es(p.output))) return false;
-        const bool pointwise = c.op == "eltwise" || (c.op == "conv" && c.nce.kernel == std::array<std::int64_t, 2>{1, 1} &&
+        // a 1x1 stride-1 pool is pointwise too (the int8 path's requantizations: NCE 1x1 maxpools)
+        const bool pool = c.op == "maxpool" || c.op == "avgpool";
+        const bool pointwise = c.op == "eltwise" || ((c.op == "conv" || pool) && c.nce.kernel == std::array<std::int64_t, 2>{1, 1} &&
                                                      c.nce.stride == std::array<std::int64_t, 2>{1, 1} &&
                                                      c.nce.pad == std::array<std::int64_t, 4>{0, 0, 0, 0});
         if (!pointwise) return false;
@@ -727,7 +729,7 @@ struct Scheduler {
         for (std::size_t ti : tiles_of[std::int64_t(li + 1)]) {
             const Tile& tl = m.tiles[ti];
             if (!rows.count({tl.cluster, tl.row0, tl.rows})) return false;
-            if (c.op == "eltwise" && (tl.ch0 != 0 || tl.chans != c.output.shape[3])) return false;
+            if ((c.op == "eltwise" || pool) && (tl.ch0 != 0 || tl.chans != c.output.shape[3])) return false;
         }
         return true;
     }
