@@ -8,7 +8,7 @@
 // waiting results would take more than a quarter of CMX), so that the DMA queues, which run in
 // order, load the next tiles while a tile computes instead of waiting behind its store; a store
 // is issued before any load that reads its bytes (not at the layer boundary). A layer
-// whose only reader is the next layer, pointwise (1x1 stride-1 conv, eltwise) with the same row
+// whose only reader is the next layer, pointwise (1x1 stride-1 conv or pool, eltwise) with the same row
 // tiles on the same clusters, keeps its results in CMX for it (see `resident`); other results
 // read as boxes by later layers stay in CMX until their last reader, exchanged between clusters
 // by CMX-to-CMX DMA (see `held`).
@@ -406,7 +406,7 @@ struct Scheduler {
             for (const Piece& p : list)
                 if (p.cluster == tl.cluster) b = p.buffer;
             if (b < 0) {
-                b = cmx(tl.cluster, H * W * C * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(l.output.tensor)].name);
+                b = cmx(tl.cluster, H * W * C * es(l.output), dtype(l.output), Role::activation, m.tensors[std::size_t(l.output.tensor)].name);
                 hold(b, l.output.tensor);
             }
             list.push_back({tl.cluster, {0, 0, 0, 0}, {1, H, W, C}, 0, H, 0, H, b, tl.ch0, tl.chans});
@@ -415,7 +415,8 @@ struct Scheduler {
         const std::int64_t r0 = std::max<std::int64_t>(0, tl.row0 - margin[std::size_t(tl.layer)][0]);
         const std::int64_t r1 = std::min(H, tl.row0 + tl.rows + margin[std::size_t(tl.layer)][1]);
         const std::int64_t c0 = g ? 0 : tl.ch0, cn = g ? l.output.shape[3] : tl.chans;
-        const int b = cmx(tl.cluster, (r1 - r0) * W * cn * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(l.output.tensor)].name);
+        const int b = cmx(tl.cluster, (r1 - r0) * W * cn * es(l.output), dtype(l.output), Role::activation,
+                          m.tensors[std::size_t(l.output.tensor)].name);
         hold(b, l.output.tensor);
         list.push_back({tl.cluster, {0, r0, 0, c0}, {1, r1 - r0, W, cn}, tl.row0, tl.rows, tl.row0, tl.row0 + tl.rows, b, c0, cn});
         return list.back();
@@ -425,6 +426,7 @@ struct Scheduler {
     // buffer `b`, whose box starts at `base` with strides `to_strides`.
     void copy_in(int tensor, const std::array<std::int64_t, 4>& a, const std::array<std::int64_t, 4>& z, int b,
                  const std::array<std::int64_t, 4>& base, const std::vector<std::int64_t>& to_strides, const std::string& source) {
+        const std::int64_t e = element_size(m.tensors[std::size_t(tensor)].dtype);
         for (const Piece& p : pieces.at(tensor)) {
             if (p.full) continue;
             std::array<std::int64_t, 4> x{}, y{};
@@ -438,9 +440,9 @@ struct Scheduler {
             }
             if (!meets) continue;
             const std::vector<std::int64_t> shape = {y[0] - x[0], y[1] - x[1], y[2] - x[2], y[3] - x[3]};
-            Box from = dense_box(p.buffer, shape, 2);
-            from.strides = dense_strides({p.shape[0], p.shape[1], p.shape[2], p.shape[3]}, 2);
-            Box to = dense_box(b, shape, 2);
+            Box from = dense_box(p.buffer, shape, e);
+            from.strides = dense_strides({p.shape[0], p.shape[1], p.shape[2], p.shape[3]}, e);
+            Box to = dense_box(b, shape, e);
             to.strides = to_strides;
             for (std::size_t d = 0; d < 4; ++d) {
                 from.offset += (x[d] - p.origin[d]) * from.strides[d];
@@ -475,15 +477,16 @@ struct Scheduler {
         }
         const Piece any = list.front();
         const std::int64_t H = any.shape[1], W = any.shape[2], C = any.shape[3], K = t.clusters;
+        const std::int64_t e = element_size(m.tensors[std::size_t(tensor)].dtype);
         if (buffer[std::size_t(cluster)] < 0) return;
         for (std::int64_t j = 0; j < K; ++j) {
             if (j == cluster || buffer[std::size_t(j)] < 0) continue;
             const std::int64_t n = (C / cc - j + K - 1) / K;  // chunks j, j + K, ...
             Box from;
             from.ref = {true, buffer[std::size_t(j)]};
-            from.offset = j * cc * 2;
+            from.offset = j * cc * e;
             from.shape = {H, W, n, cc};
-            from.strides = {W * C * 2, C * 2, K * cc * 2, 2};
+            from.strides = {W * C * e, C * e, K * cc * e, e};
             Box to = from;
             to.ref = {true, buffer[std::size_t(cluster)]};
             dma(std::move(from), std::move(to), source);
@@ -499,12 +502,13 @@ struct Scheduler {
         box_of(held_view.at(v.tensor), v, lo, hi);
         const std::int64_t cc = shared[held_span.at(v.tensor).first];
         if (cc > 0 && (lo[3] / cc != (hi[3] - 1) / cc)) exchange(v.tensor, cluster, cc, source);
+        const std::int64_t e = es(v);
         for (Piece& p : pieces.at(v.tensor)) {
             bool in = p.cluster == cluster && p.c0 <= lo[3] && hi[3] <= p.c0 + p.cn;
             for (std::size_t d = 0; d < 3; ++d) in = in && p.origin[d] <= lo[d] && hi[d] <= p.origin[d] + p.shape[d];
             if (!in) continue;
             // the halo rows it lacks (all its channels), from the neighbouring pieces
-            const std::vector<std::int64_t> strides = dense_strides({p.shape[0], p.shape[1], p.shape[2], p.shape[3]}, 2);
+            const std::vector<std::int64_t> strides = dense_strides({p.shape[0], p.shape[1], p.shape[2], p.shape[3]}, e);
             std::array<std::int64_t, 4> end{};
             for (std::size_t d = 0; d < 4; ++d) end[d] = p.origin[d] + p.shape[d];
             const std::int64_t oc = p.origin[3];
@@ -525,7 +529,7 @@ struct Scheduler {
                 p.hi = hi[1];
             }
             p.origin[3] = oc;
-            Box box = dense_box(p.buffer, v.shape, 2);
+            Box box = dense_box(p.buffer, v.shape, e);
             box.strides = strides;
             box.offset = 0;
             for (std::size_t d = 0; d < 4; ++d) box.offset += (lo[d] - p.origin[d]) * strides[d];
@@ -534,24 +538,25 @@ struct Scheduler {
         const auto key = std::make_tuple(v.tensor, cluster, lo, hi);
         auto it = gathered.find(key);
         if (it == gathered.end()) {
-            const int b = cmx(cluster, v.elements() * 2, DataType::fp16, Role::activation, m.tensors[std::size_t(v.tensor)].name);
+            const int b = cmx(cluster, v.elements() * e, dtype(v), Role::activation, m.tensors[std::size_t(v.tensor)].name);
             hold(b, v.tensor);
-            copy_in(v.tensor, lo, hi, b, lo, dense_strides(v.shape, 2), source);
+            copy_in(v.tensor, lo, hi, b, lo, dense_strides(v.shape, e), source);
             it = gathered.emplace(key, b).first;
         }
-        return dense_box(it->second, v.shape, 2);
+        return dense_box(it->second, v.shape, e);
     }
 
     // The whole dense NHWC view of the tensor that `v` (rank 4, its strides) is a box of.
     bool full_view(const View& v, View& full) const {
-        if (v.shape.size() != 4 || v.strides.size() != 4 || v.strides[3] != 2) return false;
+        const std::int64_t e = es(v);
+        if (v.shape.size() != 4 || v.strides.size() != 4 || v.strides[3] != e) return false;
         const std::int64_t bytes = m.tensors[std::size_t(v.tensor)].bytes;
         full.tensor = v.tensor;
         full.offset = 0;
         full.strides = v.strides;
-        full.shape = {bytes / v.strides[0], v.strides[0] / v.strides[1], v.strides[1] / v.strides[2], v.strides[2] / 2};
+        full.shape = {bytes / v.strides[0], v.strides[0] / v.strides[1], v.strides[1] / v.strides[2], v.strides[2] / e};
         return full.shape[0] * v.strides[0] == bytes && full.shape[1] * v.strides[1] == v.strides[0] &&
-               full.shape[2] * v.strides[2] == v.strides[1] && full.shape[3] * 2 == v.strides[2] && full.shape[0] == 1;
+               full.shape[2] * v.strides[2] == v.strides[1] && full.shape[3] * e == v.strides[2] && full.shape[0] == 1;
     }
 
     // Copies that alias: a tensor Y written only by copies of whole held results into boxes of it
@@ -596,9 +601,8 @@ struct Scheduler {
         if (p.exec != Exec::nce || resident[li] || p.output.shape.size() != 4 || p.output.shape[0] != 1) return false;
         if (banned.count(x)) return false;
         if (std::find(m.output_tensors.begin(), m.output_tensors.end(), x) != m.output_tensors.end()) return false;
-        // fp16 results only (the held pieces are sized in fp16 elements; the int8 path goes through DDR)
-        if (m.tensors[std::size_t(x)].dtype != DataType::fp16) return false;
-        if (p.output.elements() * 2 != m.tensors[std::size_t(x)].bytes || !p.output.dense(2)) return false;
+        const std::int64_t e = es(p.output);
+        if (p.output.elements() * e != m.tensors[std::size_t(x)].bytes || !p.output.dense(e)) return false;
         std::size_t last = li;
         std::array<std::int64_t, 2> mg{0, 0};
         for (std::size_t r = li + 1; r < m.layers.size(); ++r)
@@ -652,9 +656,9 @@ struct Scheduler {
             const Tile& tl = m.tiles[ti];
             if (g && !seen.insert({tl.row0, tl.rows}).second) continue;
             const std::int64_t rows = std::min(H, tl.row0 + tl.rows + mg[1]) - std::max<std::int64_t>(0, tl.row0 - mg[0]);
-            bytes[std::size_t(tl.cluster)] += (rows * p.output.shape[2] * (g ? p.output.shape[3] : tl.chans) * 2 + a - 1) / a * a;
+            bytes[std::size_t(tl.cluster)] += (rows * p.output.shape[2] * (g ? p.output.shape[3] : tl.chans) * e + a - 1) / a * a;
         }
-        if (cc > 0) bytes.assign(bytes.size(), (H * p.output.shape[2] * C * 2 + a - 1) / a * a);
+        if (cc > 0) bytes.assign(bytes.size(), (H * p.output.shape[2] * C * e + a - 1) / a * a);
         margin[li] = mg;
         grouped[li] = g;
         // an eltwise whose pieces would be those of a held input it is the last reader of writes
@@ -702,7 +706,9 @@ struct Scheduler {
         if (p.exec != Exec::nce || c.exec != Exec::nce || readers[std::size_t(x)] != 1) return false;
         if (std::find(m.output_tensors.begin(), m.output_tensors.end(), x) != m.output_tensors.end()) return false;
         if (p.output.elements() * es(p.output) != m.tensors[std::size_t(x)].bytes || !p.output.dense(es(p.output))) return false;
-        const bool pointwise = c.op == "eltwise" || (c.op == "conv" && c.nce.kernel == std::array<std::int64_t, 2>{1, 1} &&
+        // a 1x1 stride-1 pool is pointwise too (the int8 path's requantizations: NCE 1x1 maxpools)
+        const bool pool = c.op == "maxpool" || c.op == "avgpool";
+        const bool pointwise = c.op == "eltwise" || ((c.op == "conv" || pool) && c.nce.kernel == std::array<std::int64_t, 2>{1, 1} &&
                                                      c.nce.stride == std::array<std::int64_t, 2>{1, 1} &&
                                                      c.nce.pad == std::array<std::int64_t, 4>{0, 0, 0, 0});
         if (!pointwise) return false;
@@ -727,7 +733,7 @@ struct Scheduler {
         for (std::size_t ti : tiles_of[std::int64_t(li + 1)]) {
             const Tile& tl = m.tiles[ti];
             if (!rows.count({tl.cluster, tl.row0, tl.rows})) return false;
-            if (c.op == "eltwise" && (tl.ch0 != 0 || tl.chans != c.output.shape[3])) return false;
+            if ((c.op == "eltwise" || pool) && (tl.ch0 != 0 || tl.chans != c.output.shape[3])) return false;
         }
         return true;
     }

@@ -85,7 +85,8 @@ bool tile(Module& m, Diagnostics& diags) {
             // A pointwise layer reading the previous layer's result takes its row split when it fits,
             // so that the result can stay in CMX for it (schedule: `resident`), unless that would load
             // more weights (a split over channels across clusters loads each chunk once).
-            const bool pointwise = l.op == "eltwise" || (dense && s.KH == 1 && s.KW == 1 && s.SH == 1 && l.nce.stride[1] == 1 &&
+            const bool pool = l.op == "maxpool" || l.op == "avgpool";
+            const bool pointwise = l.op == "eltwise" || ((dense || pool) && s.KH == 1 && s.KW == 1 && s.SH == 1 && l.nce.stride[1] == 1 &&
                                                          l.nce.pad == std::array<std::int64_t, 4>{0, 0, 0, 0});
             // so does a layer of stride 1 over rows (a 3x3 conv): its input rows then lie in the
             // producer's held rows of its cluster with the halo rows around them (schedule: `held`)

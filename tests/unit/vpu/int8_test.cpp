@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -162,6 +163,70 @@ Graph eltwise_graph(OpKind kind, RoundingMode rounding, RoundingMode other) {
     return g;
 }
 
+// `layers` times: CONV2D i8 -> i32 (3x3, pad 1) requantized to int8 (fused into the NCE conv),
+// then a RESCALE i8 -> i8 to another grid (an NCE 1x1 maxpool): PRO-INT's conv and relu with its
+// own grid.
+Graph conv_requant_graph(int layers) {
+    Graph g;
+    g.name = "conv_requant";
+    g.profile = Profile::pro_int;
+    const std::int64_t H = 24, W = 20, IC = 16, C = 32;
+    const ValueId x = g.add_value({DType::i8, {1, H, W, IC}}, "x");
+    g.main().inputs = {x};
+    ValueId y = x;
+    for (int k = 0; k < layers; ++k) {
+        const std::int64_t ic = k == 0 ? IC : C;
+        const ValueId w = g.add_const(0, codes({DType::i8, {C, 3, 3, ic}}, 5 + 2 * unsigned(k)));
+        const ValueId b = g.add_const(0, codes({DType::i32, {C}}, 6 + 2 * unsigned(k)));
+        const ValueId acc = g.add_op(0, OpKind::CONV2D, {y, w, b, scalar(g, DType::i8, 0), scalar(g, DType::i8, 0)}, {{DType::i32, {1, H, W, C}}},
+                                     {{AttrName::pad, std::vector<std::int64_t>{1, 1, 1, 1}},
+                                      {AttrName::stride, std::vector<std::int64_t>{1, 1}},
+                                      {AttrName::dilation, std::vector<std::int64_t>{1, 1}},
+                                      {AttrName::acc_type, AccType::INT32}})
+                                .outputs[0];
+        const ValueId q = rescale(g, acc, DType::i8, 1518500250, k == 0 ? 41 : 42, 0, -2, RoundingMode::DOUBLE_ROUND);
+        y = rescale(g, q, DType::i8, 1431655765, 31, -3, 7, RoundingMode::DOUBLE_ROUND);
+    }
+    g.values[y].name = "y";
+    g.main().outputs = {y};
+    return g;
+}
+
+// `g` compiled on the default target, every pass verified.
+std::optional<vpu::TaskList> compile_checked(const Graph& g) {
+    nnef::Diagnostics d{0};
+    vpu::CompileOptions co;
+    co.verify_each = true;
+    auto list = vpu::compile(g, vpu::Target{}, co, d);
+    INFO(text(d));
+    REQUIRE(list);
+    return list;
+}
+
+// The DMAs of a task list: stores to DDR other than the outputs'; copies between the clusters' CMX
+// and the types of the buffers they write.
+struct Dmas {
+    int stores = 0, cross = 0;
+    std::set<vpu::DataType> cross_types;
+};
+
+Dmas count_dmas(const vpu::TaskList& list) {
+    std::map<std::string, const vpu::Buffer*> buffers;
+    for (const auto& b : list.buffers) buffers[b.id] = &b;
+    Dmas n;
+    for (const auto& t : list.tasks) {
+        if (t.kind != vpu::TaskKind::DMA) continue;
+        const vpu::Buffer* r = buffers.at(t.reads[0].buffer);
+        const vpu::Buffer* w = buffers.at(t.writes[0].buffer);
+        if (w->memory == vpu::Memory::DDR && w->role != vpu::Role::output) ++n.stores;
+        if (r->memory == vpu::Memory::CMX && w->memory == vpu::Memory::CMX && r->cluster != w->cluster) {
+            ++n.cross;
+            n.cross_types.insert(w->dtype);
+        }
+    }
+    return n;
+}
+
 }  // namespace
 
 TEST_SUITE("vpu") {
@@ -230,6 +295,49 @@ TEST_SUITE("vpu") {
         CHECK(ops["eltwise"] == 0);
         CHECK(ops["rescale"] >= 3);
         CHECK(compare(g, *list, random_inputs(g, 3)).mismatches == 0);
+    }
+
+    TEST_CASE("int8: a conv's result stays in CMX for its requantization (the 1x1 maxpool), with the interpreter's codes") {
+        const Graph g = conv_requant_graph(1);
+        const auto list = compile_checked(g);
+        const Dmas n = count_dmas(*list);
+        std::map<std::string, int> nce;
+        std::set<std::string> conv_writes;
+        for (const auto& t : list->tasks) {
+            if (t.kind == vpu::TaskKind::NCE) ++nce[t.op];
+            if (t.op == "conv")
+                for (const auto& w : t.writes) conv_writes.insert(w.buffer);
+        }
+        CHECK(nce["conv"] >= 2);
+        CHECK(nce["maxpool"] >= 2);
+        CHECK(n.stores == 0);
+        // every requantization reads, in CMX, the buffer a conv task wrote
+        for (const auto& t : list->tasks)
+            if (t.op == "maxpool") {
+                REQUIRE(!t.reads.empty());
+                CHECK(conv_writes.count(t.reads[0].buffer) == 1);
+            }
+        const Compared r = compare(g, *list, random_inputs(g, 7));
+        CHECK(r.result.ddr.spills == 0);  // DDR: the input, weights and tables, the output
+        CHECK(r.elements == 24 * 20 * 32);
+        CHECK(r.distinct.size() > 50);
+        CHECK(r.mismatches == 0);
+    }
+
+    TEST_CASE("int8: a requantized result a 3x3 conv reads is held in CMX (halo rows by CMX-to-CMX DMA) with the interpreter's codes") {
+        // two conv + requantization pairs: the first requantization's int8 result is read by the
+        // second 3x3 conv, on both clusters (rows split), each needing its neighbour's halo rows
+        const Graph g = conv_requant_graph(2);
+        const auto list = compile_checked(g);
+        const Dmas n = count_dmas(*list);
+        CHECK(n.stores == 0);
+        CHECK(n.cross > 0);
+        CHECK(n.cross_types == std::set<vpu::DataType>{vpu::DataType::int8});
+        const Compared r = compare(g, *list, random_inputs(g, 8));
+        CHECK(r.result.ddr.spills == 0);
+        CHECK(r.elements == 24 * 20 * 32);
+        CHECK(r.distinct.size() > 50);
+        CHECK(r.mismatches == 0);
     }
 
     TEST_CASE("int8: samples/quantized at PRO-INT gives the TOSA interpreter's output codes exactly") {
