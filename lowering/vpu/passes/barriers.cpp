@@ -1,6 +1,6 @@
 // barriers and emit (lowering/vpu/ir.hpp).
 //
-// barriers, in four steps over the tasks in program order (a topological order of everything
+// barriers, in four steps (and segments when ids run short) over the tasks in program order (a topological order of everything
 // below: every dependency goes from an earlier task to a later one, and each queue runs its tasks
 // in program order):
 //  1. Dependencies. Each access covers the span of its box (first to last byte, as the simulator
@@ -27,7 +27,7 @@
 //     consumers are the first task of each queue in the new one. Everything before the sync then
 //     happens before everything after it, so dependencies across it are implied (dropped by the
 //     reduction) and every dependency id is free again; sync k and sync k+2 are ordered through
-//     sync k+1. Linear in tasks x (dependencies + queues + ids). Needs 3 ids and limits of at
+//     sync k+1. Linear in tasks x (dependencies + queues x ids). Needs 3 ids and limits of at
 //     least one producer and consumer per queue; otherwise the barriers fall back to phases (a
 //     chain: phase k updates barrier k, phase k+1 waits on it, physical id k mod `barriers`, safe
 //     for any count >= 2).
