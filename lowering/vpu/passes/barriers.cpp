@@ -1,8 +1,8 @@
 // barriers and emit (lowering/vpu/ir.hpp).
 //
-// barriers, in four steps (and segments when ids run short) over the tasks in program order (a topological order of everything
-// below: every dependency goes from an earlier task to a later one, and each queue runs its tasks
-// in program order):
+// barriers, in four steps (and segments when ids run short) over the tasks in program order (a
+// topological order of everything below: every dependency goes from an earlier task to a later
+// one, and each queue runs its tasks in program order):
 //  1. Dependencies. Each access covers the span of its box (first to last byte, as the simulator
 //     and a checker take it). A shadow map per memory (a CMX cluster, a DDR tensor) keeps, per
 //     byte range, the last writer and the readers since; a read depends on the last writer (RAW),
