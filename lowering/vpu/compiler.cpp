@@ -85,7 +85,7 @@ std::string to_text(const Module& m) {
     os << "vpu module '" << m.name << "' (stage " << m.stage << "): " << m.tensors.size() << " DDR tensors, " << m.layers.size()
        << " layers, " << m.tiles.size() << " tiles, " << m.cmx.size() << " CMX buffers, " << m.tasks.size() << " tasks, "
        << m.barrier_physical.size() << " barriers";
-    if (m.stage >= 6) os << " (physical ids in " << m.barrier_rounds << " round(s)" << (m.barrier_fallback ? ", phase fallback" : "") << ")";
+    if (m.stage >= 6) os << " (physical ids in " << m.barrier_segments << " segment(s)" << (m.barrier_fallback ? ", phase fallback" : "") << ")";
     os << "\n";
     for (std::size_t i = 0; i < m.layers.size(); ++i) {
         const Layer& l = m.layers[i];

@@ -139,7 +139,7 @@ struct Module {
     std::vector<CmxBuffer> cmx;
     std::vector<Task> tasks;  // program order
     std::vector<std::int64_t> barrier_physical;  // per virtual barrier (set by barriers)
-    int barrier_rounds = 0;         // rounds of the physical assignment (1: no ordering was added)
+    int barrier_segments = 0;       // segments of the physical assignment (1: every dependency its own barrier)
     bool barrier_fallback = false;  // physical ids could not be made safe: phase barriers
     TaskList list;
 };

@@ -1,8 +1,8 @@
 // barriers and emit (lowering/vpu/ir.hpp).
 //
-// barriers, in four steps over the tasks in program order (a topological order of everything
-// below: every dependency goes from an earlier task to a later one, and each queue runs its tasks
-// in program order):
+// barriers, in four steps (and segments when ids run short) over the tasks in program order (a
+// topological order of everything below: every dependency goes from an earlier task to a later
+// one, and each queue runs its tasks in program order):
 //  1. Dependencies. Each access covers the span of its box (first to last byte, as the simulator
 //     and a checker take it). A shadow map per memory (a CMX cluster, a DDR tensor) keeps, per
 //     byte range, the last writer and the readers since; a read depends on the last writer (RAW),
@@ -18,12 +18,19 @@
 //  4. Physical ids, barriers by their first producer: a barrier takes the id whose previous
 //     barrier is provably finished, i.e. each of its consumers happens before each producer of the
 //     new one (checked on the clocks, per queue: the last consumer position <= the producers'
-//     smallest clock), the one freed earliest. When no id is free, the id whose previous barrier's
-//     consumers all come earlier in program order is taken and those consumers become extra
-//     dependencies of the new barrier's producers; steps 2-4 then run again with them (each round
-//     adds an ordering not implied before, so it ends). Should no id qualify even so, the barriers
-//     fall back to phases (a chain: phase k updates barrier k, phase k+1 waits on it, physical id
-//     k mod `barriers`, safe for any count >= 2).
+//     smallest clock), the one freed earliest. When some barrier finds no free id (few ids):
+//  Segments: steps 2-4 again in one pass over the tasks, which cuts program order into segments.
+//     Ids 0 and 1 are kept for syncs, 2.. are the segment's dependency barriers, reused inside it
+//     as in step 4 (a barrier whose id is taken again takes no more consumers). When a task's new
+//     barrier finds no free id, a segment starts at that task: a sync barrier (ids 0 and 1 in
+//     turn) whose producers are the last task of each queue in the segment that ends, whose
+//     consumers are the first task of each queue in the new one. Everything before the sync then
+//     happens before everything after it, so dependencies across it are implied (dropped by the
+//     reduction) and every dependency id is free again; sync k and sync k+2 are ordered through
+//     sync k+1. Linear in tasks x (dependencies + queues x ids). Needs 3 ids and limits of at
+//     least one producer and consumer per queue; otherwise the barriers fall back to phases (a
+//     chain: phase k updates barrier k, phase k+1 waits on it, physical id k mod `barriers`, safe
+//     for any count >= 2).
 //
 // emit: DDR tensors laid out in order (aligned), CMX buffers at their offsets, tasks in program
 // order, cycles from the cost model.
@@ -77,7 +84,6 @@ struct Graph {
     std::size_t queues = 0;
     std::vector<std::int64_t> queue, pos;      // per task
     std::vector<std::vector<std::int64_t>> deps;  // per task: the data dependencies (earlier tasks)
-    std::vector<std::vector<std::int64_t>> forced;  // per task: orderings added for barrier reuse
     std::vector<std::int64_t> prev;            // per task: its queue predecessor (-1: none)
     std::vector<std::vector<std::int64_t>> queue_tasks;  // per queue: its tasks in order
 };
@@ -91,7 +97,6 @@ Graph dependencies(const Module& m) {
     g.pos.resize(n);
     g.prev.assign(n, -1);
     g.deps.resize(n);
-    g.forced.resize(n);
     std::vector<ByteRanges<Users>> ddr(m.tensors.size()), cmx(std::size_t(m.target.clusters));
     for (std::size_t i = 0; i < n; ++i) {
         const Task& task = m.tasks[i];
@@ -133,6 +138,24 @@ struct Barriers {
     std::vector<std::int64_t> physical;
 };
 
+// Step 2 for task t, whose clock already holds what happens before it (its queue predecessor's,
+// a sync's): its dependencies, latest first (g.deps is sorted), are dropped when the clock covers
+// them, else kept (ascending in `kept`) and their clocks merged in.
+void reduce_task(const Graph& g, std::vector<std::int64_t>& clock, std::size_t t, std::vector<std::int64_t>& kept) {
+    const std::size_t Q = g.queues;
+    std::int64_t* c = clock.data() + t * Q;
+    kept.clear();
+    for (auto it = g.deps[t].rbegin(); it != g.deps[t].rend(); ++it) {
+        const std::int64_t d = *it;
+        if (g.pos[std::size_t(d)] <= c[g.queue[std::size_t(d)]]) continue;  // implied
+        kept.push_back(d);
+        const std::int64_t* cd = clock.data() + std::size_t(d) * Q;
+        for (std::size_t q = 0; q < Q; ++q) c[q] = std::max(c[q], cd[q]);
+    }
+    c[g.queue[t]] = g.pos[t];
+    std::reverse(kept.begin(), kept.end());
+}
+
 // Steps 2 and 3: the reduced dependencies as barriers, and every task's clock.
 Barriers reduce_and_group(const Module& m, const Graph& g, std::vector<std::int64_t>& clock) {
     const std::size_t n = m.tasks.size(), Q = g.queues;
@@ -140,24 +163,10 @@ Barriers reduce_and_group(const Module& m, const Graph& g, std::vector<std::int6
     clock.assign(n * Q, -1);
     Barriers b;
     std::map<std::vector<std::int64_t>, std::int64_t> open;  // producer set -> the barrier taking consumers
-    std::vector<std::int64_t> preds, kept;
+    std::vector<std::int64_t> kept;
     for (std::size_t t = 0; t < n; ++t) {
-        std::int64_t* c = clock.data() + t * Q;
-        if (g.prev[t] >= 0) std::copy_n(clock.data() + std::size_t(g.prev[t]) * Q, Q, c);
-        preds = g.deps[t];
-        preds.insert(preds.end(), g.forced[t].begin(), g.forced[t].end());
-        std::sort(preds.begin(), preds.end(), std::greater<>());
-        kept.clear();
-        for (std::size_t k = 0; k < preds.size(); ++k) {
-            const std::int64_t d = preds[k];
-            if (k && d == preds[k - 1]) continue;
-            if (g.pos[std::size_t(d)] <= c[g.queue[std::size_t(d)]]) continue;  // implied
-            kept.push_back(d);
-            const std::int64_t* cd = clock.data() + std::size_t(d) * Q;
-            for (std::size_t q = 0; q < Q; ++q) c[q] = std::max(c[q], cd[q]);
-        }
-        c[g.queue[t]] = g.pos[t];
-        std::sort(kept.begin(), kept.end());
+        if (g.prev[t] >= 0) std::copy_n(clock.data() + std::size_t(g.prev[t]) * Q, Q, clock.data() + t * Q);
+        reduce_task(g, clock, t, kept);
         for (std::size_t from = 0; from < kept.size(); from += maxp) {
             std::vector<std::int64_t> set(kept.begin() + std::ptrdiff_t(from),
                                           kept.begin() + std::ptrdiff_t(std::min(kept.size(), from + maxp)));
@@ -173,9 +182,9 @@ Barriers reduce_and_group(const Module& m, const Graph& g, std::vector<std::int6
     return b;
 }
 
-// Step 4. Returns false when no physical id could be made safe (the caller falls back to
-// phases); `added` counts the orderings added to `g` (the caller then runs steps 2-4 again).
-bool assign_physical(const Module& m, Graph& g, const std::vector<std::int64_t>& clock, Barriers& b, std::size_t& added) {
+// Step 4 with every dependency kept: false when some barrier finds no free id (the caller then
+// uses segments).
+bool assign_physical(const Module& m, const Graph& g, const std::vector<std::int64_t>& clock, Barriers& b) {
     const std::size_t Q = g.queues, nb = b.producers.size();
     const std::size_t ids = std::size_t(m.target.barriers);
     std::vector<std::int64_t> first(nb), order(nb);
@@ -186,14 +195,13 @@ bool assign_physical(const Module& m, Graph& g, const std::vector<std::int64_t>&
     std::vector<std::int64_t> holder(ids, -1), last_cons(ids, -1), cons_pos(ids * Q, -1);
     std::vector<std::int64_t> low(Q);
     b.physical.assign(nb, -1);
-    added = 0;
     for (std::int64_t y : order) {
         const auto& P = b.producers[std::size_t(y)];
         // The smallest clock over the producers: a consumer at position <= low[q] happens before all.
         std::fill(low.begin(), low.end(), std::numeric_limits<std::int64_t>::max());
         for (std::int64_t p : P)
             for (std::size_t q = 0; q < Q; ++q) low[q] = std::min(low[q], clock[std::size_t(p) * Q + q]);
-        std::int64_t best = -1, fallback = -1;
+        std::int64_t best = -1;
         for (std::size_t k = 0; k < ids; ++k) {
             if (holder[k] < 0) {
                 best = std::int64_t(k);
@@ -203,46 +211,8 @@ bool assign_physical(const Module& m, Graph& g, const std::vector<std::int64_t>&
             bool safe = true;
             for (std::size_t q = 0; q < Q && safe; ++q) safe = cons_pos[k * Q + q] <= low[q];
             if (safe && (best < 0 || last_cons[k] < last_cons[std::size_t(best)])) best = std::int64_t(k);
-            if (fallback < 0 || last_cons[k] < last_cons[std::size_t(fallback)]) fallback = std::int64_t(k);
         }
-        if (best < 0 && fallback < 0) {
-            // Every id is held by a barrier whose consumers come after this one's first producer:
-            // pin each such late dependency p -> c to an earlier task that happens before c (or is
-            // c) and comes after p, at most at this barrier's first producer: per queue, the first
-            // task after p, when c's clock covers it; the earliest such. p -> c is then implied,
-            // the barrier ends earlier in program order, and the next round regroups.
-            const std::int64_t limit = first[std::size_t(y)];
-            for (std::size_t k = 0; k < ids; ++k) {
-                const std::size_t x = std::size_t(holder[k]);
-                for (std::int64_t c : b.consumers[x]) {
-                    if (c < limit) continue;
-                    for (std::int64_t p : b.producers[x]) {
-                        std::int64_t pin = -1;
-                        for (std::size_t q = 0; q < Q; ++q) {
-                            const auto& qt = g.queue_tasks[q];
-                            const auto it = std::upper_bound(qt.begin(), qt.end(), p);
-                            if (it == qt.end() || *it > limit || (pin >= 0 && *it >= pin)) continue;
-                            if (*it == c || g.pos[std::size_t(*it)] <= clock[std::size_t(c) * Q + q]) pin = *it;
-                        }
-                        if (pin >= 0 && g.pos[std::size_t(p)] > clock[std::size_t(pin) * Q + std::size_t(g.queue[std::size_t(p)])]) {
-                            g.forced[std::size_t(pin)].push_back(p);
-                            ++added;
-                        }
-                    }
-                }
-            }
-            return added > 0;
-        }
-        if (best < 0) {
-            best = fallback;
-            // The previous barrier's consumers become dependencies of this one's producers.
-            for (std::int64_t c : b.consumers[std::size_t(holder[std::size_t(best)])])
-                for (std::int64_t p : P)
-                    if (g.pos[std::size_t(c)] > clock[std::size_t(p) * Q + std::size_t(g.queue[std::size_t(c)])]) {
-                        g.forced[std::size_t(p)].push_back(c);
-                        ++added;
-                    }
-        }
+        if (best < 0) return false;
         const std::size_t k = std::size_t(best);
         b.physical[std::size_t(y)] = best;
         holder[k] = y;
@@ -256,6 +226,120 @@ bool assign_physical(const Module& m, Graph& g, const std::vector<std::int64_t>&
     return true;
 }
 
+// Segments (see the file comment): steps 2-4 in one pass, ids 0 and 1 kept for the syncs that
+// separate segments, the others reused inside a segment. Returns nothing when the limits cannot
+// hold a sync (fewer producers or consumers allowed than queues) or fewer than 3 ids.
+std::optional<std::pair<Barriers, int>> segments(const Module& m, const Graph& g) {
+    const std::size_t n = m.tasks.size(), Q = g.queues;
+    const std::size_t maxp = std::size_t(m.target.barrier_max_producers), maxc = std::size_t(m.target.barrier_max_consumers);
+    const std::size_t ids = std::size_t(m.target.barriers);
+    if (ids < 3 || maxp < Q || maxc < Q) return std::nullopt;
+    std::vector<std::int64_t> clock(n * Q, -1);
+    Barriers b;
+    std::map<std::vector<std::int64_t>, std::int64_t> open;  // producer set -> the barrier taking consumers
+    // Per intra-segment id (2..ids-1): its barrier (-1: free) and its consumers' last position per queue.
+    std::vector<std::int64_t> holder(ids, -1), cons_pos(ids * Q, -1);
+    std::vector<std::int64_t> seg_last(Q, -1);   // per queue: its last task in the current segment
+    std::vector<std::int64_t> sync_from;         // the current segment's sync producers
+    std::int64_t sync = -1, syncs = 0;           // the current segment's sync barrier
+    std::vector<char> seen(Q, 0);                // per queue: has a task in the current segment
+    std::vector<std::int64_t> kept, low(Q), pending_ids;
+    std::vector<std::pair<std::vector<std::int64_t>, std::int64_t>> chunks;  // set, barrier (-1: new)
+    auto take = [&](std::int64_t x, std::int64_t t) {
+        b.consumers[std::size_t(x)].push_back(t);
+        const std::int64_t k = b.physical[std::size_t(x)];
+        if (k >= 2 && holder[std::size_t(k)] == x) {
+            auto& slot = cons_pos[std::size_t(k) * Q + std::size_t(g.queue[std::size_t(t)])];
+            slot = std::max(slot, g.pos[std::size_t(t)]);
+        }
+    };
+    for (std::size_t t = 0; t < n; ++t) {
+        const std::size_t q = std::size_t(g.queue[t]);
+        for (;;) {  // at most twice: the second time in a new segment
+            std::int64_t* c = clock.data() + t * Q;
+            if (g.prev[t] >= 0) std::copy_n(clock.data() + std::size_t(g.prev[t]) * Q, Q, c);
+            else std::fill_n(c, Q, -1);
+            if (!seen[q] && sync >= 0)
+                for (std::int64_t e : sync_from)
+                    for (std::size_t r = 0; r < Q; ++r) c[r] = std::max(c[r], clock[std::size_t(e) * Q + r]);
+            reduce_task(g, clock, t, kept);
+            // Each chunk's barrier: an open one, or a new one on a free id.
+            chunks.clear();
+            pending_ids.clear();
+            bool ok = true;
+            for (std::size_t from = 0; from < kept.size() && ok; from += maxp) {
+                std::vector<std::int64_t> set(kept.begin() + std::ptrdiff_t(from),
+                                              kept.begin() + std::ptrdiff_t(std::min(kept.size(), from + maxp)));
+                const auto it = open.find(set);
+                if (it != open.end() && b.consumers[std::size_t(it->second)].size() < maxc) {
+                    chunks.emplace_back(std::move(set), it->second);
+                    continue;
+                }
+                // A free id: unused in this segment, or its barrier's consumers so far all happen
+                // before every producer of the new one (the smallest clock over the producers).
+                std::fill(low.begin(), low.end(), std::numeric_limits<std::int64_t>::max());
+                for (std::int64_t p : set) {  // strictly before p in its own queue
+                    for (std::size_t r = 0; r < Q; ++r) low[r] = std::min(low[r], clock[std::size_t(p) * Q + r]);
+                    auto& own = low[std::size_t(g.queue[std::size_t(p)])];
+                    own = std::min(own, g.pos[std::size_t(p)] - 1);
+                }
+                std::int64_t best = -1;
+                for (std::size_t k = 2; k < ids; ++k) {
+                    if (std::find(pending_ids.begin(), pending_ids.end(), std::int64_t(k)) != pending_ids.end()) continue;
+                    bool safe = true;
+                    if (holder[k] >= 0)
+                        for (std::size_t r = 0; r < Q && safe; ++r) safe = cons_pos[k * Q + r] <= low[r];
+                    if (safe) {
+                        best = std::int64_t(k);
+                        if (holder[k] < 0) break;
+                    }
+                }
+                if (best < 0) ok = false;
+                else pending_ids.push_back(best);
+                chunks.emplace_back(std::move(set), -1 - best);
+            }
+            if (ok) break;
+            // No id is free: a new segment starts at t. Its sync: the last task of each queue in
+            // the segment that ends, before the first task of each queue in the new one; ids 0 and
+            // 1 in turn. Every intra-segment id is free again.
+            sync_from.clear();
+            for (std::size_t r = 0; r < Q; ++r)
+                if (seg_last[r] >= 0) sync_from.push_back(seg_last[r]);
+            std::sort(sync_from.begin(), sync_from.end());
+            sync = std::int64_t(b.producers.size());
+            b.producers.push_back(sync_from);
+            b.consumers.emplace_back();
+            b.physical.push_back(syncs++ % 2);
+            std::fill(seen.begin(), seen.end(), 0);
+            std::fill(seg_last.begin(), seg_last.end(), -1);
+            std::fill(holder.begin(), holder.end(), -1);
+            open.clear();
+        }
+        if (!seen[q] && sync >= 0) b.consumers[std::size_t(sync)].push_back(std::int64_t(t));
+        seen[q] = 1;
+        seg_last[q] = std::int64_t(t);
+        for (auto& [set, x] : chunks) {
+            if (x < 0) {
+                const std::int64_t k = -1 - x;
+                const std::int64_t old = holder[std::size_t(k)];
+                if (old >= 0) {  // its barrier takes no more consumers
+                    const auto it = open.find(b.producers[std::size_t(old)]);
+                    if (it != open.end() && it->second == old) open.erase(it);
+                }
+                x = std::int64_t(b.producers.size());
+                b.producers.push_back(set);
+                b.consumers.emplace_back();
+                b.physical.push_back(k);
+                holder[std::size_t(k)] = x;
+                std::fill_n(cons_pos.begin() + std::ptrdiff_t(std::size_t(k) * Q), Q, -1);
+                open.insert_or_assign(std::move(set), x);
+            }
+            take(x, std::int64_t(t));
+        }
+    }
+    return std::make_pair(std::move(b), int(syncs + 1));
+}
+
 // The fallback: phases over the dependencies (see the file comment).
 Barriers phases(const Module& m, const Graph& g, std::vector<std::int64_t>& phase) {
     const std::size_t n = m.tasks.size();
@@ -264,8 +348,7 @@ Barriers phases(const Module& m, const Graph& g, std::vector<std::int64_t>& phas
     phase.assign(n, 0);
     for (std::size_t t = 0; t < n; ++t) {
         std::int64_t p = g.prev[t] >= 0 ? phase[std::size_t(g.prev[t])] : 0;
-        for (const auto* list : {&g.deps[t], &g.forced[t]})
-            for (std::int64_t d : *list) p = std::max(p, phase[std::size_t(d)] + 1);
+        for (std::int64_t d : g.deps[t]) p = std::max(p, phase[std::size_t(d)] + 1);
         while (p < std::int64_t(count.size()) && count[std::size_t(p)] >= cap) ++p;
         if (p >= std::int64_t(count.size())) count.resize(std::size_t(p + 1), 0);
         ++count[std::size_t(p)];
@@ -294,16 +377,16 @@ bool assign_barriers(Module& m, Diagnostics& diags) {
                                                         " physical barrier(s); this compiler needs at least 2");
         return false;
     }
-    Graph g = dependencies(m);
+    const Graph g = dependencies(m);
     std::vector<std::int64_t> clock;
-    Barriers b;
-    m.barrier_rounds = 0;
+    Barriers b = reduce_and_group(m, g, clock);
+    m.barrier_segments = 1;
     m.barrier_fallback = false;
-    for (;;) {
-        ++m.barrier_rounds;
-        b = reduce_and_group(m, g, clock);
-        std::size_t added = 0;
-        if (!assign_physical(m, g, clock, b, added)) {
+    if (!assign_physical(m, g, clock, b)) {
+        if (auto s = segments(m, g)) {
+            b = std::move(s->first);
+            m.barrier_segments = s->second;
+        } else {
             std::vector<std::int64_t> phase;
             b = phases(m, g, phase);
             m.barrier_fallback = true;
@@ -327,9 +410,7 @@ bool assign_barriers(Module& m, Diagnostics& diags) {
                 c.first = at[std::size_t(c.first)];
                 c.last = at[std::size_t(c.last)];
             }
-            break;
         }
-        if (added == 0) break;
     }
     // Barriers numbered by their first producer; tasks list them in that order.
     std::vector<std::size_t> order(b.producers.size());

@@ -301,13 +301,24 @@ TEST_SUITE("tools") {
             }
             tally.record(name, ok, outcome);
         }
-        // A target with 4 physical barriers: ids reused after added orderings, still valid.
+        // Targets with 4 and 3 physical barriers: dependency barriers in segments behind syncs,
+        // no phase fallback, still valid.
         const fs::path dir = nnef_test::scratch_dir() / "vpu-corpus-4-barriers";
         fs::create_directories(dir);
-        std::ofstream(dir / "b4.json") << R"({"name": "npu-4-barriers", "barriers": 4})";
-        auto r = run_tool("nnef-to-vpu", q(real / "resnet18") + " --random-weights 1 --simulate --target " + q(dir / "b4.json"));
-        INFO(r.err);
-        CHECK(r.code == 0);
+        nnef_test::RunResult r;
+        for (const auto& [model, count] : {std::pair<const char*, int>{"resnet18", 4}, {"resnet50", 4}, {"resnet18", 3}}) {
+            CAPTURE(model);
+            CAPTURE(count);
+            const fs::path target = dir / ("b" + std::to_string(count) + ".json");
+            std::ofstream(target) << R"({"name": "npu-few-barriers", "barriers": )" << count << "}";
+            r = run_tool("nnef-to-vpu", q(real / model) + " --random-weights 1 --simulate --print-after barriers --target " + q(target));
+            const auto at = r.err.find("vpu module");
+            const std::string ir = at == std::string::npos ? r.err.substr(0, 300) : r.err.substr(at, r.err.find('\n', at) - at);
+            INFO(ir);
+            CHECK(r.code == 0);
+            CHECK(has(ir, "segment(s)"));
+            CHECK_FALSE(has(ir, "phase fallback"));
+        }
         // A tiny CMX (64 KiB): ResNet-18 still compiles, by tiling (conv1's rows take half of CMX)
         // and spilling, into a valid list of tens of thousands of tasks.
         std::ofstream(dir / "tiny.json") << R"({"name": "npu-64k", "cmx_bytes": 65536})";

@@ -402,29 +402,53 @@ TEST_SUITE("vpu") {
         }
     }
 
-    TEST_CASE("compile: few physical barriers are reused after ordering, without falling back to phases") {
-        for (std::int64_t count : {4, 6}) {
+    TEST_CASE("compile: few physical barriers: segments (3 and more), phases (2), an error (1)") {
+        // makespan and the first IR line for a barrier count (the small CMX makes many tiles)
+        const auto run = [](std::int64_t count, std::int64_t max_producers, std::string& ir) {
             vpu::Target t;
             t.barriers = count;
             t.cmx_bytes = 12288;
+            t.barrier_max_producers = max_producers;
             vpu::CompileOptions co;
             co.print_after = {"barriers"};
-            std::string ir;
-            co.print = [&](const std::string&, const std::string& text) { ir = text; };
+            co.print = [&](const std::string&, const std::string& text) { ir = text.substr(0, text.find('\n')); };
             Diagnostics d{0};
             const auto list = vpu::compile(test_graph(32, 24), t, co, d);
             INFO(text(d));
             REQUIRE(list);
-            INFO(count << " barriers: " << ir.substr(0, ir.find('\n')));
-            CHECK(ir.find("phase fallback") == std::string::npos);
-            if (count == 4) CHECK(ir.find("physical ids in 1 round(s)") == std::string::npos);  // orderings were added
-            CHECK(barrier_facts(*list).redundant == 0);
-            CHECK(vpu::check_task_list(*list, t, d));
+            INFO(count << " barriers: " << ir);
+            const auto r = vpu::simulate(*list, t, {}, d);
+            INFO(text(d));
+            REQUIRE(r.valid);  // every rule of section 5 (ordering of reused ids, races, deadlock)
             std::int64_t used = 0;
             for (const auto& b : list->barriers) used = std::max(used, b.physical + 1);
-            CHECK(used == count);
-            CHECK(list->barriers.size() > std::size_t(4 * count));
+            if (count < 64) {  // every id used, each many times
+                CHECK(used == count);
+                CHECK(list->barriers.size() > std::size_t(4 * count));
+            }
+            return r.makespan;
+        };
+        std::string ir;
+        const double full = run(64, 256, ir);
+        CHECK(ir.find("physical ids in 1 segment(s))") != std::string::npos);  // every dependency its own barrier
+        const double phases = run(2, 256, ir);
+        CHECK(ir.find("phase fallback") != std::string::npos);
+        for (std::int64_t count : {3, 4, 6}) {
+            const double segmented = run(count, 256, ir);
+            INFO(count << " barriers: " << ir << ", makespan " << segmented << " (64: " << full << ", phases: " << phases << ")");
+            CHECK(ir.find("phase fallback") == std::string::npos);
+            CHECK(ir.find("physical ids in 1 segment(s)") == std::string::npos);  // syncs were needed
+            CHECK(segmented < phases);
+            CHECK(segmented >= full * 0.99);
         }
+        // a sync takes one producer per queue: with fewer allowed, phases again
+        run(4, 2, ir);
+        CHECK(ir.find("phase fallback") != std::string::npos);
+        vpu::Target one;
+        one.barriers = 1;
+        Diagnostics d{0};
+        CHECK_FALSE(vpu::compile(test_graph(16, 16), one, {}, d));
+        CHECK(text(d).find("too-few-barriers") != std::string::npos);
     }
 
     TEST_CASE("compile: a result read only by the next layer, pointwise, stays in CMX (no store, no load)") {
