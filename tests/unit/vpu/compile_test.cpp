@@ -11,6 +11,7 @@
 #include "lowering/tosa/interpreter.hpp"
 #include "lowering/vpu/compiler.hpp"
 #include "lowering/vpu/simulator.hpp"
+#include "unit/vpu/dma_count.hpp"
 
 using nnef::Diagnostics;
 using nnef::Stage;
@@ -230,24 +231,6 @@ std::string text(const Diagnostics& d) {
 }
 
 // Compiles, simulates with values, and compares each output with the interpreter's.
-// DMAs of a task list: stores to DDR other than the outputs', and CMX-to-CMX copies between clusters.
-struct DmaCount {
-    int spills = 0, cross = 0;
-};
-DmaCount count_dma(const vpu::TaskList& list) {
-    std::map<std::string, const vpu::Buffer*> buffers;
-    for (const auto& b : list.buffers) buffers[b.id] = &b;
-    DmaCount n;
-    for (const auto& task : list.tasks) {
-        if (task.kind != vpu::TaskKind::DMA) continue;
-        const vpu::Buffer* r = buffers.at(task.reads[0].buffer);
-        const vpu::Buffer* w = buffers.at(task.writes[0].buffer);
-        if (w->memory == vpu::Memory::DDR && w->role != vpu::Role::output) ++n.spills;
-        if (r->memory == vpu::Memory::CMX && w->memory == vpu::Memory::CMX && r->cluster != w->cluster) ++n.cross;
-    }
-    return n;
-}
-
 void compile_and_check(const Graph& g, const vpu::Target& target, std::int64_t* tasks = nullptr, vpu::TaskList* out = nullptr) {
     Diagnostics d{0};
     vpu::CompileOptions co;
@@ -496,7 +479,7 @@ TEST_SUITE("vpu") {
         const auto list = vpu::compile(residual_graph(32, 32, 32), vpu::Target{}, {}, d);
         INFO(text(d));
         REQUIRE(list);
-        const DmaCount n = count_dma(*list);
+        const vpu_test::DmaCount n = vpu_test::count_dma(*list);
         CHECK(n.spills == 0);  // nothing goes to DDR but the output
         CHECK(n.cross >= 2);   // each cluster's 3x3 tiles get the other cluster's edge rows
         compile_and_check(residual_graph(32, 32, 32), vpu::Target{});
@@ -514,7 +497,7 @@ TEST_SUITE("vpu") {
         const auto list = vpu::compile(fire_graph(32, 32, 16), vpu::Target{}, {}, d);
         INFO(text(d));
         REQUIRE(list);
-        CHECK(count_dma(*list).spills == 0);
+        CHECK(vpu_test::count_dma(*list).spills == 0);
         compile_and_check(fire_graph(32, 32, 16), vpu::Target{});
         vpu::Target small;
         small.cmx_bytes = 32768;  // no room to hold: through DDR, still right

@@ -18,6 +18,7 @@
 #include "lowering/tosa/interpreter.hpp"
 #include "lowering/vpu/compiler.hpp"
 #include "lowering/vpu/simulator.hpp"
+#include "unit/vpu/dma_count.hpp"
 #include "unit/mlir/lowered_model.hpp"
 #include "storage/tensor_file.hpp"
 #include "unit/tosa/integer_support.hpp"
@@ -203,30 +204,6 @@ std::optional<vpu::TaskList> compile_checked(const Graph& g) {
     return list;
 }
 
-// The DMAs of a task list: stores to DDR other than the outputs'; copies between the clusters' CMX
-// and the types of the buffers they write.
-struct Dmas {
-    int stores = 0, cross = 0;
-    std::set<vpu::DataType> cross_types;
-};
-
-Dmas count_dmas(const vpu::TaskList& list) {
-    std::map<std::string, const vpu::Buffer*> buffers;
-    for (const auto& b : list.buffers) buffers[b.id] = &b;
-    Dmas n;
-    for (const auto& t : list.tasks) {
-        if (t.kind != vpu::TaskKind::DMA) continue;
-        const vpu::Buffer* r = buffers.at(t.reads[0].buffer);
-        const vpu::Buffer* w = buffers.at(t.writes[0].buffer);
-        if (w->memory == vpu::Memory::DDR && w->role != vpu::Role::output) ++n.stores;
-        if (r->memory == vpu::Memory::CMX && w->memory == vpu::Memory::CMX && r->cluster != w->cluster) {
-            ++n.cross;
-            n.cross_types.insert(w->dtype);
-        }
-    }
-    return n;
-}
-
 }  // namespace
 
 TEST_SUITE("vpu") {
@@ -300,7 +277,7 @@ TEST_SUITE("vpu") {
     TEST_CASE("int8: a conv's result stays in CMX for its requantization (the 1x1 maxpool), with the interpreter's codes") {
         const Graph g = conv_requant_graph(1);
         const auto list = compile_checked(g);
-        const Dmas n = count_dmas(*list);
+        const vpu_test::DmaCount n = vpu_test::count_dma(*list);
         std::map<std::string, int> nce;
         std::set<std::string> conv_writes;
         for (const auto& t : list->tasks) {
@@ -310,7 +287,7 @@ TEST_SUITE("vpu") {
         }
         CHECK(nce["conv"] >= 2);
         CHECK(nce["maxpool"] >= 2);
-        CHECK(n.stores == 0);
+        CHECK(n.spills == 0);
         // every requantization reads, in CMX, the buffer a conv task wrote
         for (const auto& t : list->tasks)
             if (t.op == "maxpool") {
@@ -329,8 +306,8 @@ TEST_SUITE("vpu") {
         // second 3x3 conv, on both clusters (rows split), each needing its neighbour's halo rows
         const Graph g = conv_requant_graph(2);
         const auto list = compile_checked(g);
-        const Dmas n = count_dmas(*list);
-        CHECK(n.stores == 0);
+        const vpu_test::DmaCount n = vpu_test::count_dma(*list);
+        CHECK(n.spills == 0);
         CHECK(n.cross > 0);
         CHECK(n.cross_types == std::set<vpu::DataType>{vpu::DataType::int8});
         const Compared r = compare(g, *list, random_inputs(g, 8));
