@@ -34,7 +34,14 @@ struct Scheduler {
     Module& m;
     Diagnostics& diags;
     const Target& t;
-    std::vector<double> dma_work;
+    // Estimated times (the cost model, each task alone), for the choice of a DMA queue: when each
+    // queue is free, when each CMX buffer's and DDR tensor's last write ends and (CMX) when its
+    // last read ends. A DMA goes to the queue where it would start first (its queue free and its
+    // source written, its destination read and written before), not to the one with the least
+    // work: a queue whose next transfer waits for a result should not take a load that is ready.
+    std::map<std::string, double> free_at;
+    std::map<int, double> cmx_written, cmx_read, ddr_written;
+    double cost = 0.0;  // of the task being added
     std::vector<std::int64_t> shave_next;
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::pair<int, int>> weights;  // (layer, cluster, chunk) -> (weights, table) buffers
     std::map<std::int64_t, std::vector<std::size_t>> tiles_of;
@@ -96,7 +103,6 @@ struct Scheduler {
     }
 
     Scheduler(Module& m_, Diagnostics& d) : m(m_), diags(d), t(m_.target) {
-        dma_work.assign(std::size_t(t.dma_engines), 0.0);
         shave_next.assign(std::size_t(t.clusters), 0);
     }
 
@@ -132,8 +138,27 @@ struct Scheduler {
         return v;
     }
 
+    // When a task could start, as far as its buffers go (see `free_at`).
+    double ready(const Task& task) const {
+        auto at = [](const std::map<int, double>& times, int k) {
+            auto it = times.find(k);
+            return it == times.end() ? 0.0 : it->second;
+        };
+        double r = 0.0;
+        for (const Box& b : task.reads) r = std::max(r, at(b.ref.cmx ? cmx_written : ddr_written, b.ref.index));
+        for (const Box& b : task.writes)
+            if (b.ref.cmx) r = std::max({r, at(cmx_written, b.ref.index), at(cmx_read, b.ref.index)});
+        return r;
+    }
+
+    // Adds `task` taking `cost` cycles (estimated) to the program.
     std::int64_t add(Task task) {
         const std::int64_t idx = std::int64_t(m.tasks.size());
+        const double end = std::max(free_at[task.queue], ready(task)) + cost;
+        free_at[task.queue] = end;
+        for (const Box& b : task.reads)
+            if (b.ref.cmx) cmx_read[b.ref.index] = std::max(cmx_read[b.ref.index], end);
+        for (const Box& b : task.writes) (b.ref.cmx ? cmx_written : ddr_written)[b.ref.index] = end;
         for (const auto* list : {&task.reads, &task.writes})
             for (const Box& b : *list)
                 if (b.ref.cmx) {
@@ -179,22 +204,29 @@ struct Scheduler {
         pending = std::move(keep);
     }
 
+    // A DMA on the queue where it would start first (the lowest numbered of equals).
     std::int64_t dma(Box from, Box to, const std::string& source) {
-        std::size_t q = 0;
-        for (std::size_t i = 1; i < dma_work.size(); ++i)
-            if (dma_work[i] < dma_work[q]) q = i;
         std::int64_t n = 1;
         for (auto d : from.shape) n *= d;
         const std::int64_t es = from.ref.cmx ? element_size(m.cmx[std::size_t(from.ref.index)].dtype)
                                              : element_size(m.tensors[std::size_t(from.ref.index)].dtype);
-        dma_work[q] += double(dma_cycles(t, n * es, !from.ref.cmx || !to.ref.cmx));
         Task task;
         task.kind = TaskKind::DMA;
-        task.queue = "DMA" + std::to_string(q);
         task.op = "copy";
         task.reads = {std::move(from)};
         task.writes = {std::move(to)};
         task.source = source;
+        const double r = ready(task);
+        double start = 0.0;
+        for (std::int64_t q = 0; q < t.dma_engines; ++q) {
+            const std::string name = "DMA" + std::to_string(q);
+            const double s = std::max(free_at[name], r);
+            if (q == 0 || s < start) {
+                start = s;
+                task.queue = name;
+            }
+        }
+        cost = double(dma_cycles(t, n * es, !task.reads[0].ref.cmx || !task.writes[0].ref.cmx));
         return add(std::move(task));
     }
 
@@ -316,6 +348,10 @@ struct Scheduler {
         Task task;
         task.kind = TaskKind::NCE;
         task.queue = "NCE" + std::to_string(tl.cluster);
+        const std::vector<std::int64_t> wshape =
+            l.weights_shape.size() == 4 ? std::vector<std::int64_t>{tl.chans, l.weights_shape[1], l.weights_shape[2], l.weights_shape[3]}
+                                        : std::vector<std::int64_t>{};
+        cost = double(nce_cycles(t, l.op, dtype(x) == DataType::int8, oshape, wshape, l.nce.kernel));
         task.op = l.op;
         task.reads = reads;
         task.writes = {result};
@@ -377,6 +413,7 @@ struct Scheduler {
         task.queue = "SHAVE" + std::to_string(tl.cluster) + "." + std::to_string(i);
         task.op = l.op;
         task.shave.kernel = l.op;
+        cost = double(shave_cycles(t, l.op, out.elements()));
         task.shave.attrs = l.attrs;
         task.reads = reads;
         task.writes = {dense_box(ob, out.shape, es(out))};
