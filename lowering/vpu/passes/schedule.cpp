@@ -39,9 +39,12 @@ struct Scheduler {
     // last read ends. A DMA goes to the queue where it would start first (its queue free and its
     // source written, its destination read and written before), not to the one with the least
     // work: a queue whose next transfer waits for a result should not take a load that is ready.
+    // Weights and tables (ready at once, issued ahead) go to the queue with the least work
+    // (`dma_work`): by estimated start they crowd one queue and the loads behind them wait.
     std::map<std::string, double> free_at;
     std::map<int, double> cmx_written, cmx_read, ddr_written;
     double cost = 0.0;  // of the task being added
+    std::vector<double> dma_work;  // per DMA queue: the cycles of its transfers alone
     std::vector<std::int64_t> shave_next;
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::pair<int, int>> weights;  // (layer, cluster, chunk) -> (weights, table) buffers
     std::map<std::int64_t, std::vector<std::size_t>> tiles_of;
@@ -103,6 +106,7 @@ struct Scheduler {
     }
 
     Scheduler(Module& m_, Diagnostics& d) : m(m_), diags(d), t(m_.target) {
+        dma_work.assign(std::size_t(t.dma_engines), 0.0);
         shave_next.assign(std::size_t(t.clusters), 0);
     }
 
@@ -204,8 +208,9 @@ struct Scheduler {
         pending = std::move(keep);
     }
 
-    // A DMA on the queue where it would start first (the lowest numbered of equals).
-    std::int64_t dma(Box from, Box to, const std::string& source) {
+    // A DMA on the queue where it would start first, or (`least_work`) the one with the least work
+    // (the lowest numbered of equals).
+    std::int64_t dma(Box from, Box to, const std::string& source, bool least_work = false) {
         std::int64_t n = 1;
         for (auto d : from.shape) n *= d;
         const std::int64_t es = from.ref.cmx ? element_size(m.cmx[std::size_t(from.ref.index)].dtype)
@@ -220,13 +225,14 @@ struct Scheduler {
         double start = 0.0;
         for (std::int64_t q = 0; q < t.dma_engines; ++q) {
             const std::string name = "DMA" + std::to_string(q);
-            const double s = std::max(free_at[name], r);
+            const double s = least_work ? dma_work[std::size_t(q)] : std::max(free_at[name], r);
             if (q == 0 || s < start) {
                 start = s;
                 task.queue = name;
             }
         }
         cost = double(dma_cycles(t, n * es, !task.reads[0].ref.cmx || !task.writes[0].ref.cmx));
+        dma_work[std::size_t(std::stoi(task.queue.substr(3)))] += cost;
         return add(std::move(task));
     }
 
@@ -257,7 +263,7 @@ struct Scheduler {
                 from.offset = tl.ch0 * per;
                 from.shape = shape;
                 from.strides = dense_strides(shape, element_size(wt));
-                dma(from, dense_box(wb, shape, element_size(wt)), l.source);
+                dma(from, dense_box(wb, shape, element_size(wt)), l.source, true);
             }
             // the layer's whole table, once per cluster (one DMA rather than one per chunk), or
             // (`whole_tables` off) the chunk's rows
@@ -272,7 +278,7 @@ struct Scheduler {
                 from.offset = t0 * 16;
                 from.shape = {tn, 4};
                 from.strides = {16, 4};
-                dma(from, dense_box(tb, {tn, 4}, 4), l.source);
+                dma(from, dense_box(tb, {tn, 4}, 4), l.source, true);
                 tt = tables.emplace(std::make_tuple(li, tl.cluster, t0), tb).first;
                 table_ch0[tb] = t0;
             }
