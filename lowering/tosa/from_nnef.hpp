@@ -68,6 +68,10 @@ struct IntegerCodes {
 };
 // The codes of `tensor`'s graph.quant entry; nullopt when it has none or none with an i8 form.
 std::optional<IntegerCodes> integer_codes(const nnef::Graph& model, const std::string& tensor);
+namespace from_nnef {
+// A quantized graph (graph.quant entries or quantize fragments): nnef-to-tosa picks PRO-INT for it.
+bool is_quantized(const nnef::Graph& model);
+}  // namespace from_nnef
 
 // ---- the registry of legalizations -----------------------------------------------------------
 

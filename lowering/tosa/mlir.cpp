@@ -626,7 +626,7 @@ struct Emitter {
             p.erase(std::remove(p.begin(), p.end(), ' '), p.end());
             return "// TOSA 1.0, profiles [" + profiles + "], level " + level +
                    ", no extension (validate with: mlir-opt --tosa-attach-target=\"profiles=" + p + " level=" + level +
-                   "\" --tosa-validate)\n";
+                   "\" --tosa-validate=\"strict-op-spec-alignment\")\n";
         }
         return "#tosa.target_env<specification_version = \"1.0\", level = \"" + level + "\", profiles = [" + profiles +
                "], extensions = [" + extensions + "]>";

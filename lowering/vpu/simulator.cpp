@@ -908,8 +908,9 @@ std::string report_text(const TaskList& list, const Target& target, const Simula
     std::ostringstream os;
     char buf[256];
     auto pct = [&](double num, double den) { return den > 0 ? 100.0 * num / den : 0.0; };
-    std::snprintf(buf, sizeof buf, "makespan: %.0f cycles, %.2f us at %g MHz (%zu tasks, %zu barriers)\n", std::ceil(r.makespan),
-                  r.makespan_us, target.clock_mhz, list.tasks.size(), list.barriers.size());
+    std::snprintf(buf, sizeof buf, "makespan: %.0f cycles, %.2f us at %g MHz (%zu task%s, %zu barrier%s)\n", std::ceil(r.makespan),
+                  r.makespan_us, target.clock_mhz, list.tasks.size(), list.tasks.size() == 1 ? "" : "s", list.barriers.size(),
+                  list.barriers.size() == 1 ? "" : "s");
     os << buf;
     const double lb = r.bound.value();
     std::snprintf(buf, sizeof buf,
@@ -919,7 +920,7 @@ std::string report_text(const TaskList& list, const Target& target, const Simula
     os << buf;
     os << "queues:\n";
     for (const QueueStats& q : r.queues) {
-        std::snprintf(buf, sizeof buf, "  %-10s %6zu tasks  busy %12.0f cycles  %5.1f%%\n", q.name.c_str(), q.tasks, q.busy, pct(q.busy, r.makespan));
+        std::snprintf(buf, sizeof buf, "  %-10s %6zu task%s busy %12.0f cycles  %5.1f%%\n", q.name.c_str(), q.tasks, q.tasks == 1 ? " " : "s", q.busy, pct(q.busy, r.makespan));
         os << buf;
     }
     std::snprintf(buf, sizeof buf, "DDR traffic: %lld bytes (inputs %lld, weights %lld, spills %lld, outputs %lld)\n",

@@ -90,10 +90,10 @@ std::string to_svg(const TaskList& list, const Target& target, const SimulationR
     os << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
     char buf[512];
     std::snprintf(buf, sizeof buf,
-                  "%s on %s: makespan %.0f cycles (%.2f us), lower bound %.0f (ratio %.3f), DDR %.2f MB, %zu tasks",
-                  list.graph.empty() ? "task list" : list.graph.c_str(), target.name.c_str(), std::ceil(r.makespan), r.makespan_us,
+                  "%s on %s: makespan %.0f cycles (%.2f us), lower bound %.0f (ratio %.3f), DDR %.2f MB, %zu task%s",
+                  !o.title.empty() ? o.title.c_str() : list.graph.empty() ? "task list" : list.graph.c_str(), target.name.c_str(), std::ceil(r.makespan), r.makespan_us,
                   std::ceil(r.bound.value()), r.bound.value() > 0 ? r.makespan / r.bound.value() : 0.0, double(r.ddr.total()) / 1e6,
-                  list.tasks.size());
+                  list.tasks.size(), list.tasks.size() == 1 ? "" : "s");
     os << "<text x=\"" << fmt(left) << "\" y=\"18\" font-size=\"14\" font-weight=\"bold\">" << escape(buf) << "</text>\n";
     // Legend.
     double lx = left;
@@ -131,12 +131,17 @@ std::string to_svg(const TaskList& list, const Target& target, const SimulationR
         os << "<g><title>" << escape(buf) << (t.source.empty() ? "" : "\n" + escape(t.source)) << "</title><rect x=\"" << fmt(x)
            << "\" y=\"" << fmt(y) << "\" width=\"" << fmt(w) << "\" height=\"" << fmt(lane_h - 4) << "\" fill=\"" << s.fill
            << "\" stroke=\"white\" stroke-width=\"0.3\"/>";
-        const std::string label = t.source.empty() ? t.op : t.source;
-        const double chars = (w - 4) / 6.2;
-        if (chars >= 3) {
-            std::string text = label.size() <= std::size_t(chars) ? label : label.substr(0, std::size_t(chars) - 1) + "~";
-            os << "<text x=\"" << fmt(x + 2) << "\" y=\"" << fmt(y + lane_h / 2 + 2) << "\" font-size=\"10\" fill=\"black\">"
+        // The longest of the full label, its first word (the NNEF tensor) and the task's kind that
+        // fits the box whole (8 px text, about 4.8 px a character); none when none fits. The
+        // tooltip has the full names.
+        const std::string full = t.source.empty() ? t.op : t.source;
+        const std::string word = full.substr(0, full.find_first_of(" (:,"));
+        const double chars = (w - 3) / 4.8;
+        for (const std::string& text : {full, word, t.op}) {
+            if (text.empty() || double(text.size()) > chars) continue;
+            os << "<text x=\"" << fmt(x + 1.5) << "\" y=\"" << fmt(y + lane_h / 2 + 1) << "\" font-size=\"8\" fill=\"black\">"
                << escape(text) << "</text>";
+            break;
         }
         os << "</g>\n";
     }

@@ -15,6 +15,7 @@ struct SvgOptions {
     int width = 1600;       // pixels of the time axis
     int lane_height = 26;
     int cmx_height = 90;    // per cluster
+    std::string title;      // what the heading names (e.g. the model's file name); empty: the graph's name
 };
 
 // `result` must come from simulate() with timing on a valid list.

@@ -8,6 +8,9 @@
 #endif
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,59 +39,76 @@ void tune_allocator() {
 #endif
 }
 
+// ---- the shared option table --------------------------------------------------------------
+
+const std::vector<SharedOption>& shared_options() {
+    static const std::vector<SharedOption> table = {
+        // the model (the front end)
+        {"--strict", "", "", "NNEF 1.0 revision 3 exactly (default: also later 1.0.x additions\nand the de facto forms of exported models, with warnings)", "model"},
+        {"--input-shape", "", "NAME=D,...", "override the shape of graph input NAME (repeatable)", "model"},
+        {"--no-weights", "", "", "do not read tensor files: the structure only", "model"},
+        {"--no-fast-path", "", "", "take plain flat documents through the full front end too", "model"},
+        {"--single-thread", "", "", "read large plain flat documents on the calling thread only\n(same results; for comparison)", "model"},
+        {"--expand-all", "", "", "expand every standard compound down to primitives", "model"},
+        {"--expand", "", "NAME,...", "expand the named standard compounds", "model"},
+        // limits
+        {"--max-errors", "", "N", "stop after N errors (default 20; 0 = no limit)", "limits"},
+        {"--max-recursion", "", "N", "fragment expansion depth limit (default 1000)", "limits"},
+        {"--max-nesting", "", "N", "expression nesting depth limit (default 512)", "limits"},
+        {"--max-operations", "", "N", "limit on operations produced by expansion (default 50000000)", "limits"},
+        {"--max-value-items", "", "N", "limit on items in one compile-time value (default 4194304)", "limits"},
+        {"--max-expansions", "", "N", "limit on fragment bodies expanded (default 1000000)", "limits"},
+        {"--max-work", "", "N", "limit on the work of expansion beyond the text: expressions\nevaluated in fragments and comprehensions, items built,\n32 per fragment expanded, 128+ per operation\nmade there; +1024 per graph statement (default 16000000)", "limits"},
+        {"--max-string-length", "", "N", "limit on bytes in one string or identifier (default 1048576)", "limits"},
+        {"--max-rank", "", "N", "limit on the rank of a tensor of the graph (default 64;\ntensor files hold at most rank 8 anyway)", "limits"},
+        {"--max-volume", "", "N", "limit on items in one tensor (default 1099511627776)", "limits"},
+        {"--max-archive-members", "", "N", "limit on files in a model folder or .tar/.tgz (default 1000000)", "limits"},
+        {"--max-archive-bytes", "", "N", "limit on decompressed bytes of a .tar/.tgz model (default 17179869184)", "limits"},
+        // values
+        {"--input", "", "NAME=VALUE", "the value of graph input NAME: FILE.dat (a tensor file) or random:SEED\n(pseudo-random: scalar N(0,1), integer [0,10), logical 50/50);\nVALUE alone for a graph with one input (repeatable)", "values"},
+        {"--random-weights", "", "SEED", "variables get pseudo-random values from SEED instead of stored\ndata (for models stored without weights; no tensor files are read)", "values"},
+        // outputs and comparison
+        {"--output-dir", "", "DIR", "write each output to DIR/NAME.dat (real values; see --output-codes)", "outputs"},
+        {"--output-codes", "", "", "write quantized outputs (graph.quant) as their integer codes instead", "outputs"},
+        {"--compare", "", "DIR", "compare each output with DIR/NAME.dat (DIR/output.dat for one output):\nmatch when max|out - ref| <= atol + rtol * max|ref| with no NaN or\ninfinity on one side only; a quantized output (graph.quant) matches\nwhen at most --max-quanta-off quanta off and at most --max-share-off\nof its items more than one quantum off (docs/cli.md)", "outputs"},
+        {"--rtol", "", "R", "relative tolerance of --compare (default {default})", "outputs"},
+        {"--atol", "", "A", "absolute tolerance of --compare (default {default})", "outputs"},
+        {"--max-quanta-off", "", "N", "quantized outputs: largest difference in quanta (default {default})", "outputs"},
+        {"--max-share-off", "", "P", "quantized outputs: largest share of items more than one quantum\noff (default {default})", "outputs"},
+        // lowering
+        {"--profile", "", "PROFILE", "the TOSA profile, pro-fp or pro-int (default {default})", "lowering"},
+        {"--verify-each", "", "", "verify the IR after every lowering pass (default {default})", "lowering"},
+        {"--no-verify-each", "", "", "verify the IR at the end only", "lowering"},
+        {"--print-after", "", "PASS", "print the IR after PASS (or 'all') on stderr (repeatable); passes:\n{default}", "lowering"},
+        // output and messages
+        {"--format", "", "FORMAT", "the output's format: {default}\n(json: one JSON document on stdout with the result and the\ndiagnostics, docs/json.md)", "output"},
+        {"-o", "", "FILE", "write the output to FILE (default: stdout)", "output"},
+        {"--shapes", "", "", "add each tensor's dtype and shape as a trailing comment", "output"},
+        {"--quiet", "-q", "", "print errors only (no results, notes or warnings)", "output"},
+    };
+    return table;
+}
+
+Setter set_flag(bool& target, bool value) {
+    return [&target, value](const std::string&) -> std::optional<std::string> {
+        target = value;
+        return std::nullopt;
+    };
+}
+
+Setter set_text(std::string& target) {
+    return [&target](const std::string& v) -> std::optional<std::string> {
+        if (v.empty()) return std::string("needs a value");
+        target = v;
+        return std::nullopt;
+    };
+}
+
 namespace cli_cpp {
 
-void usage_error(const ToolSpec& spec, const std::string& message) {
-    std::cerr << spec.name << ": error: " << message << "\n" << "usage: " << spec.name << " [options] " << spec.synopsis
-              << "\n(try --help)\n";
-}
-
-void help(const ToolSpec& spec) {
-    std::cout << "usage: " << spec.name << " [options] " << spec.synopsis << "\n\n" << spec.description << "\n\noptions:\n";
-    std::cout << "  --strict                 NNEF 1.0 revision 3 exactly (default: also later 1.0.x additions\n"
-                 "                           and the de facto forms of exported models, with warnings)\n"
-                 "  --input-shape NAME=D,... override the shape of graph input NAME (repeatable)\n"
-                 "  --no-weights             check the structure only (do not load tensor files)\n"
-                 "  --no-fast-path           take plain flat documents through the full front end too\n"
-                 "  --single-thread          read large plain flat documents on the calling thread only\n"
-                 "                           (same results; for comparison)\n"
-                 "  --max-errors N           stop after N errors (default 20; 0 = no limit)\n"
-                 "  --max-recursion N        fragment expansion depth limit (default 1000)\n"
-                 "  --max-nesting N          expression nesting depth limit (default 512)\n"
-                 "  --max-operations N       limit on operations produced by expansion (default 50000000)\n"
-                 "  --max-value-items N      limit on items in one compile-time value (default 4194304)\n"
-                 "  --max-expansions N       limit on fragment bodies expanded (default 1000000)\n"
-                 "  --max-work N             limit on the work of expansion beyond the text: expressions\n"
-                 "                           evaluated in fragments and comprehensions, items built,\n"
-                 "                           32 per fragment expanded, 128+ per operation\n"
-                 "                           made there; +1024 per graph statement (default 16000000)\n"
-                 "  --max-string-length N    limit on bytes in one string or identifier (default 1048576)\n"
-                 "  --max-rank N             limit on the rank of a tensor of the graph (default 64;\n"
-                 "                           tensor files hold at most rank 8 anyway)\n"
-                 "  --max-volume N           limit on items in one tensor (default 1099511627776)\n"
-                 "  --max-archive-members N  limit on files in a model folder or .tar/.tgz (default 1000000)\n"
-                 "  --max-archive-bytes N    limit on decompressed bytes of a .tar/.tgz model (default 17179869184)\n";
-    if (spec.has_expand)
-        std::cout << "  --expand-all             expand every standard compound down to primitives\n"
-                     "  --expand NAME,...        expand the named standard compounds\n";
-    if (spec.has_shapes) std::cout << "  --shapes                 add each tensor's dtype and shape as a trailing comment\n";
-    if (spec.has_output) std::cout << "  -o FILE                  write the output to FILE (default: stdout)\n";
-    for (const auto& [name, text] : spec.flags) {
-        std::string line = "  " + name;
-        line.resize(std::max<std::size_t>(line.size() + 1, 27), ' ');
-        std::cout << line << text << "\n";
-    }
-    std::cout << "  --format text|json       output format of diagnostics and summaries (default text)\n"
-                 "  --quiet                  print diagnostics only\n"
-                 "  --help, --version\n\n"
-                 "exit status: 0 success, 1 invalid input (diagnostics printed), 2 usage or I/O error\n";
-}
-
-bool parse_size(const std::string& s, std::size_t& out) {
-    if (s.empty() || s.size() > 18) return false;
-    for (char c : s)
-        if (c < '0' || c > '9') return false;
-    out = static_cast<std::size_t>(std::strtoull(s.c_str(), nullptr, 10));
+bool parse_size(const std::string& s, std::uint64_t& out) {
+    if (s.empty() || s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+    out = std::strtoull(s.c_str(), nullptr, 10);
     return true;
 }
 
@@ -96,133 +116,356 @@ bool parse_shape_arg(const std::string& arg, std::string& name, Shape& shape) {
     auto eq = arg.find('=');
     if (eq == std::string::npos || eq == 0) return false;
     name = arg.substr(0, eq);
-    std::string rest = arg.substr(eq + 1);
-    std::stringstream ss(rest);
+    std::stringstream ss(arg.substr(eq + 1));
     std::string item;
     shape.clear();
     while (std::getline(ss, item, ',')) {
-        std::size_t v = 0;
+        std::uint64_t v = 0;
         if (!parse_size(item, v)) return false;
         shape.push_back(static_cast<std::int64_t>(v));
     }
     return !shape.empty();
 }
 
-// What sets the limit named by a --max-* option, or an empty function.
-std::function<void(std::uint64_t)> limit_option(const std::string& key, CommonOptions& out) {
-    auto set = [](auto& field) {
-        return [&field](std::uint64_t n) { field = static_cast<std::remove_reference_t<decltype(field)>>(n); };
+template <class Field>
+Setter set_limit(Field& field) {
+    return [&field](const std::string& v) -> std::optional<std::string> {
+        std::uint64_t n = 0;
+        if (!parse_size(v, n) || n > std::uint64_t(std::numeric_limits<Field>::max())) return std::string("needs a non-negative integer");
+        field = static_cast<Field>(n);
+        return std::nullopt;
     };
-    Limits& l = out.flatten.options.limits;
-    if (key == "--max-errors") return set(l.max_errors);
-    if (key == "--max-recursion") return set(l.max_recursion);
-    if (key == "--max-nesting") return set(l.max_nesting);
-    if (key == "--max-operations") return set(l.max_operations);
-    if (key == "--max-value-items") return set(l.max_value_items);
-    if (key == "--max-expansions") return set(l.max_expansions);
-    if (key == "--max-work") return set(l.max_work);
-    if (key == "--max-string-length") return set(l.max_string_length);
-    if (key == "--max-rank") return set(l.max_rank);
-    if (key == "--max-volume") return set(l.max_volume);
-    if (key == "--max-archive-members") return set(out.flatten.max_archive_members);
-    if (key == "--max-archive-bytes") return set(out.flatten.max_archive_bytes);
-    return {};
+}
+
+void wrap_help(std::ostream& os, const std::string& head, const std::string& help) {
+    constexpr std::size_t column = 27;
+    std::string line = "  " + head;
+    std::stringstream ss(help);
+    std::string text;
+    bool first = true;
+    while (std::getline(ss, text, '\n')) {
+        if (first) {
+            if (line.size() + 1 > column) {
+                os << line << "\n";
+                line.clear();
+            }
+            line.resize(column, ' ');
+            os << line << text << "\n";
+            first = false;
+        } else {
+            os << std::string(column, ' ') << text << "\n";
+        }
+    }
+    if (first) os << line << "\n";
 }
 
 }  // namespace cli_cpp
 
-int parse_args(int argc, char** argv, const ToolSpec& spec, CommonOptions& out) {
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        auto value = [&](std::string& v) -> bool {
-            auto eq = a.find('=');
-            if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
-                v = a.substr(eq + 1);
-                a = a.substr(0, eq);
-                return true;
-            }
-            if (i + 1 >= argc) {
-                cli_cpp::usage_error(spec, "option '" + a + "' needs a value");
-                return false;
-            }
-            v = argv[++i];
-            return true;
-        };
-        std::string v;
-        std::string key = a.substr(0, a.find('='));
-        if (a == "--help" || a == "-h") {
-            cli_cpp::help(spec);
-            return ok;
-        } else if (a == "--version") {
-            std::cout << spec.name << " (nnef toolkit) " << nnef::version() << "\n";
-            return ok;
-        } else if (a == "--strict") {
-            out.flatten.options.strict = true;
-        } else if (a == "--no-weights") {
-            out.flatten.load_weights = false;
-        } else if (a == "--no-fast-path") {
-            out.flatten.plain_fast_path = false;
-        } else if (a == "--single-thread") {
-            out.flatten.parallel_scan = false;
-        } else if (a == "--quiet" || a == "-q") {
-            out.quiet = true;
-        } else if (std::any_of(spec.flags.begin(), spec.flags.end(), [&](const auto& f) { return f.first == a; })) {
-            out.flags.insert(a);
-        } else if (spec.has_shapes && a == "--shapes") {
-            out.shapes = true;
-        } else if (spec.has_expand && a == "--expand-all") {
-            out.flatten.expand_all = true;
-        } else if (spec.has_expand && key == "--expand") {
-            if (!value(v)) return usage;
-            std::stringstream ss(v);
-            std::string item;
-            while (std::getline(ss, item, ','))
-                if (!item.empty()) out.flatten.expand.push_back(item);
-        } else if (key == "--format") {
-            if (!value(v)) return usage;
-            if (v == "json") out.json = true;
-            else if (v == "text") out.json = false;
-            else {
-                cli_cpp::usage_error(spec, "unknown format '" + v + "' (use text or json)");
-                return usage;
-            }
-        } else if (key == "--input-shape") {
-            if (!value(v)) return usage;
-            std::string name;
-            Shape shape;
-            if (!cli_cpp::parse_shape_arg(v, name, shape)) {
-                cli_cpp::usage_error(spec, "bad --input-shape '" + v + "' (expected NAME=D0,D1,...)");
-                return usage;
-            }
-            out.flatten.input_shapes[name] = shape;
-        } else if (auto set_limit = cli_cpp::limit_option(key, out)) {
-            if (!value(v)) return usage;
-            std::size_t n = 0;
-            if (!cli_cpp::parse_size(v, n)) {
-                cli_cpp::usage_error(spec, "option '" + a + "' needs a non-negative integer");
-                return usage;
-            }
-            set_limit(n);
-        } else if (spec.has_output && a == "-o") {
-            if (!value(v)) return usage;
-            out.output = v;
-        } else if (a.size() > 1 && a[0] == '-') {
-            cli_cpp::usage_error(spec, "unknown option '" + a + "'");
-            return usage;
-        } else {
-            out.paths.push_back(a);
+Setter set_uint(std::uint64_t& target, std::uint64_t min, std::uint64_t max) {
+    return [&target, min, max](const std::string& v) -> std::optional<std::string> {
+        std::uint64_t n = 0;
+        if (!cli_cpp::parse_size(v, n) || n < min || n > max) {
+            if (max == UINT64_MAX) return "needs an integer >= " + std::to_string(min) + ", not '" + v + "'";
+            return "needs an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], not '" + v + "'";
+        }
+        target = n;
+        return std::nullopt;
+    };
+}
+
+Setter set_optional_uint(std::optional<std::uint64_t>& target) {
+    return [&target](const std::string& v) -> std::optional<std::string> {
+        std::uint64_t n = 0;
+        if (!cli_cpp::parse_size(v, n)) return "needs a non-negative integer, not '" + v + "'";
+        target = n;
+        return std::nullopt;
+    };
+}
+
+Setter set_number(double& target) {
+    return [&target](const std::string& v) -> std::optional<std::string> {
+        char* end = nullptr;
+        const double d = std::strtod(v.c_str(), &end);
+        if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(d) || d < 0.0)
+            return "needs a non-negative number, not '" + v + "'";
+        target = d;
+        return std::nullopt;
+    };
+}
+
+Setter set_list(std::vector<std::string>& target) {
+    return [&target](const std::string& v) -> std::optional<std::string> {
+        std::stringstream ss(v);
+        std::string item;
+        while (std::getline(ss, item, ','))
+            if (!item.empty()) target.push_back(item);
+        return std::nullopt;
+    };
+}
+
+Setter set_choice(std::string& target, std::vector<std::string> choices) {
+    return [&target, choices](const std::string& v) -> std::optional<std::string> {
+        if (std::find(choices.begin(), choices.end(), v) == choices.end()) {
+            std::string list;
+            for (std::size_t i = 0; i < choices.size(); ++i)
+                list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+            return "takes " + list + ", not '" + v + "'";
+        }
+        target = v;
+        return std::nullopt;
+    };
+}
+
+void Options::shared(const std::string& name, Setter set, const std::string& default_text, const std::string& more_help) {
+    for (const SharedOption& s : shared_options()) {
+        if (name != s.name) continue;
+        std::string help = s.help;
+        const auto at = help.find("{default}");
+        if (at != std::string::npos) help.replace(at, 9, default_text);
+        if (!more_help.empty()) help += "\n" + more_help;
+        add({s.name, s.alias, s.arg, help, s.section, std::move(set), true});
+        return;
+    }
+    throw std::logic_error("no shared option " + name);  // a tool's mistake, found by its tests
+}
+
+void Options::add(Option option) { options_.push_back(std::move(option)); }
+
+bool Options::has(const std::string& name) const {
+    for (const Option& o : options_)
+        if (o.name == name) return true;
+    return false;
+}
+
+std::string Options::help() const {
+    std::ostringstream os;
+    os << "usage: " << spec_.name << " [options] " << spec_.synopsis << "\n\n" << spec_.description << "\n";
+    std::vector<std::string> sections;
+    for (const Option& o : options_)
+        if (std::find(sections.begin(), sections.end(), o.section) == sections.end()) sections.push_back(o.section);
+    // the output and messages last
+    const auto output = std::find(sections.begin(), sections.end(), "output");
+    if (output != sections.end()) std::rotate(output, output + 1, sections.end());
+    for (const std::string& s : sections) {
+        os << "\n" << s << " options:\n";
+        for (const Option& o : options_) {
+            if (o.section != s) continue;
+            std::string head = o.name + (o.alias.empty() ? "" : ", " + o.alias) + (o.arg.empty() ? "" : " " + o.arg);
+            cli_cpp::wrap_help(os, head, o.help);
         }
     }
-    if (out.paths.empty()) {
-        cli_cpp::usage_error(spec, "no input given");
+    os << "\n  --help, --version\n";
+    if (!spec_.epilogue.empty()) os << "\n" << spec_.epilogue << "\n";
+    os << "\nexit status: " << spec_.exit_status << "\n";
+    return os.str();
+}
+
+namespace cli_cpp {
+
+void usage_message(const ToolSpec& spec, const std::string& message) {
+    std::cerr << spec.name << ": error[usage]: " << message << "\n"
+              << "usage: " << spec.name << " [options] " << spec.synopsis << " (try --help)\n";
+}
+
+}  // namespace cli_cpp
+
+int Options::parse(int argc, char** argv, std::vector<std::string>& paths) const {
+    bool options_end = false;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (options_end || a == "-" || a.empty() || a[0] != '-') {
+            paths.push_back(a);
+            continue;
+        }
+        if (a == "--") {
+            options_end = true;
+            continue;
+        }
+        if (a == "--help" || a == "-h") {
+            std::cout << help();
+            return ok;
+        }
+        if (a == "--version") {
+            std::cout << spec_.name << " (nnef toolkit) " << nnef::version() << "\n";
+            return ok;
+        }
+        std::string key = a, value;
+        bool inline_value = false;
+        const auto eq = a.find('=');
+        if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
+            key = a.substr(0, eq);
+            value = a.substr(eq + 1);
+            inline_value = true;
+        }
+        const Option* found = nullptr;
+        for (const Option& o : options_)
+            if (o.name == key || (!o.alias.empty() && o.alias == key)) found = &o;
+        if (!found) {
+            cli_cpp::usage_message(spec_, "unknown option '" + key + "'");
+            return usage;
+        }
+        if (found->arg.empty()) {
+            if (inline_value) {
+                cli_cpp::usage_message(spec_, "option '" + key + "' takes no value");
+                return usage;
+            }
+        } else if (!inline_value) {
+            if (i + 1 >= argc) {
+                cli_cpp::usage_message(spec_, "option '" + key + "' needs a value (" + found->arg + ")");
+                return usage;
+            }
+            value = argv[++i];
+        }
+        if (auto error = found->set(value)) {
+            cli_cpp::usage_message(spec_, found->name + " " + *error);
+            return usage;
+        }
+    }
+    if (paths.empty()) {
+        cli_cpp::usage_message(spec_, "no input given");
         return usage;
     }
-    if (!spec.many_paths && out.paths.size() > 1) {
-        cli_cpp::usage_error(spec, "only one input may be given");
+    if (!spec_.many_paths && paths.size() > 1) {
+        cli_cpp::usage_message(spec_, "only one input may be given");
         return usage;
     }
     return -1;
 }
+
+void add_front_end(Options& options, CommonOptions& c, const FrontEnd& what) {
+    FlattenOptions& f = c.flatten;
+    Limits& l = f.options.limits;
+    options.shared("--strict", set_flag(f.options.strict));
+    options.shared("--input-shape", [&f](const std::string& v) -> std::optional<std::string> {
+        std::string name;
+        Shape shape;
+        if (!cli_cpp::parse_shape_arg(v, name, shape)) return "'" + v + "' is not NAME=D0,D1,...";
+        f.input_shapes[name] = shape;
+        return std::nullopt;
+    });
+    if (what.no_weights) options.shared("--no-weights", set_flag(f.load_weights, false));
+    options.shared("--no-fast-path", set_flag(f.plain_fast_path, false));
+    options.shared("--single-thread", set_flag(f.parallel_scan, false));
+    if (what.expand) {
+        options.shared("--expand-all", set_flag(f.expand_all));
+        options.shared("--expand", set_list(f.expand));
+    }
+    options.shared("--max-errors", cli_cpp::set_limit(l.max_errors));
+    options.shared("--max-recursion", cli_cpp::set_limit(l.max_recursion));
+    options.shared("--max-nesting", cli_cpp::set_limit(l.max_nesting));
+    options.shared("--max-operations", cli_cpp::set_limit(l.max_operations));
+    options.shared("--max-value-items", cli_cpp::set_limit(l.max_value_items));
+    options.shared("--max-expansions", cli_cpp::set_limit(l.max_expansions));
+    options.shared("--max-work", cli_cpp::set_limit(l.max_work));
+    options.shared("--max-string-length", cli_cpp::set_limit(l.max_string_length));
+    options.shared("--max-rank", cli_cpp::set_limit(l.max_rank));
+    options.shared("--max-volume", cli_cpp::set_limit(l.max_volume));
+    options.shared("--max-archive-members", cli_cpp::set_limit(f.max_archive_members));
+    options.shared("--max-archive-bytes", cli_cpp::set_limit(f.max_archive_bytes));
+    c.format = what.formats.front();
+    std::string choices;
+    for (std::size_t i = 0; i < what.formats.size(); ++i) choices += (i ? "|" : "") + what.formats[i];
+    Setter choose = set_choice(c.format, what.formats);
+    options.shared("--format", [&c, choose](const std::string& v) {
+        c.format_given = true;
+        return choose(v);
+    }, choices + " (default " + what.formats.front() + ")", what.format_help);
+    if (what.output) options.shared("-o", set_text(c.output), "", what.output_help);
+    if (what.shapes) options.shared("--shapes", set_flag(c.shapes));
+    options.shared("--quiet", set_flag(c.quiet));
+}
+
+// ---- Tool -----------------------------------------------------------------------------------
+
+void Tool::parse(int argc, char** argv) {
+    const int rc = options.parse(argc, argv, common.paths);
+    if (rc < 0) return;
+    if (rc == usage && json()) {
+        // The usage message went to stderr as text (the document's format may not be known yet
+        // when the option parser fails); the document says the same.
+        message("error", "usage", "bad command line (see the message on stderr)");
+        std::cout << full_document(rc).dump() << "\n";
+    }
+    exit_now(rc);
+}
+
+void Tool::report(const Diagnostics& diags, const SourceManager& sm) {
+    if (!json()) {
+        print_diagnostics(std::cerr, diags, sm);
+        return;
+    }
+    for (auto& d : take_json(diags, sm)) diagnostics_.push_back(std::move(d));
+}
+
+void Tool::report(const Diagnostics& diags) {
+    SourceManager sm;
+    report(diags, sm);
+}
+
+Json Tool::take_json(const Diagnostics& diags, const SourceManager& sm) const {
+    Json out = diagnostics_json(diags, sm);
+    if (diags.limit_reached())
+        out.push_back({{"severity", "note"}, {"stage", "usage"}, {"code", "max-errors"},
+                       {"message", "stopped after " + std::to_string(diags.max_errors()) + " errors (limit max_errors, --max-errors)"},
+                       {"file", nullptr}, {"notes", Json::array()}});
+    return out;
+}
+
+void Tool::message(const char* severity, const std::string& stage, const std::string& text, const std::string& file) {
+    if (json()) {
+        diagnostics_.push_back({{"severity", severity}, {"stage", stage}, {"code", ""}, {"message", text},
+                                {"file", file.empty() ? Json(nullptr) : Json(file)}, {"notes", Json::array()}});
+        return;
+    }
+    std::cerr << (file.empty() ? name() : file) << ": " << severity << (stage.empty() ? "" : "[" + stage + "]") << ": " << text << "\n";
+}
+
+void Tool::error(const std::string& stage, const std::string& text, const std::string& file) {
+    message("error", stage, text, file);
+}
+
+void Tool::warning(const std::string& stage, const std::string& text, const std::string& file) {
+    if (!quiet()) message("warning", stage, text, file);
+}
+
+void Tool::note(const std::string& text) {
+    if (!quiet()) message("note", "", text);
+}
+
+void Tool::usage_error(const std::string& text) {
+    if (json()) {
+        error("usage", text);
+    } else {
+        cli_cpp::usage_message(options.spec(), text);
+    }
+    finish(usage);
+}
+
+Json Tool::full_document(int code) const {
+    Json out = {{"schema_version", json_schema_version}, {"tool", name()}, {"exit_status", code}};
+    for (auto it = document.begin(); it != document.end(); ++it) out[it.key()] = it.value();
+    out["diagnostics"] = diagnostics_;
+    return out;
+}
+
+void Tool::finish(int code) {
+    if (json() && !document_written_) std::cout << full_document(code).dump() << "\n";
+    exit_now(code);
+}
+
+void Tool::fail(const Diagnostics& diags, const SourceManager& sm) {
+    report(diags, sm);
+    finish(failure_code(diags));
+}
+
+void Tool::fail(const Diagnostics& diags) {
+    SourceManager sm;
+    fail(diags, sm);
+}
+
+std::string plural(std::uint64_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+Json json_number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
 void print_diagnostics(std::ostream& err, const Diagnostics& diags, const SourceManager& sm) {
     for (const Diagnostic& d : diags) err << render(d, sm);
@@ -243,11 +486,11 @@ int failure_code(const Diagnostics& diags) {
     return invalid;
 }
 
-bool write_output(const std::string& path, const std::string& text, const char* tool) {
+bool write_output(const std::string& path, const std::string& text, Tool& tool) {
     return write_output(path, [&](std::ostream& os) { os << text; }, tool);
 }
 
-bool write_output(const std::string& path, const std::function<void(std::ostream&)>& write, const char* tool) {
+bool write_output(const std::string& path, const std::function<void(std::ostream&)>& write, Tool& tool) {
     if (path.empty() || path == "-") {
         write(std::cout);
         std::cout.flush();
@@ -257,7 +500,7 @@ bool write_output(const std::string& path, const std::function<void(std::ostream
     write(f);
     f.close();
     if (!f) {
-        std::cerr << tool << ": error: cannot write '" << path << "'\n";
+        tool.error("io", "cannot write the file", path);
         return false;
     }
     return true;

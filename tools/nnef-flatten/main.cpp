@@ -6,25 +6,34 @@
 namespace nnef::flatten_main {
 
 int run(int argc, char** argv) {
-    cli::ToolSpec spec{"nnef-flatten", "PATH",
-                       "Prints the model (a graph.nnef file or a model folder) as a flat NNEF document: user fragments\n"
-                       "expanded, compile-time expressions evaluated, standard compounds kept atomic unless\n"
-                       "--expand-all or --expand asks otherwise. The output re-validates and is a fixed point.",
-                       false, true, true, true};
-    cli::CommonOptions opts;
     cli::tune_allocator();
-    int rc = cli::parse_args(argc, argv, spec, opts);
-    if (rc >= 0) return rc;
+    cli::Tool tool({"nnef-flatten", "PATH",
+                    "Prints the model (a graph.nnef file, a model folder, or a .tar/.tgz archive) as a flat NNEF\n"
+                    "document: user fragments expanded, compile-time expressions evaluated, standard compounds kept\n"
+                    "atomic unless --expand-all or --expand asks otherwise. The output re-validates and is a fixed\n"
+                    "point."});
+    cli::FrontEnd front;
+    front.output = front.shapes = front.expand = true;
+    front.format_help = "(the flat document is a member of it, or goes to -o FILE)";
+    front.output_help = "(the flat document)";
+    cli::add_front_end(tool.options, tool.common, front);
+    tool.parse(argc, argv);
+    const cli::CommonOptions& opts = tool.common;
     Session session(opts.flatten);
-    bool good = session.load_path(opts.paths.front());
-    if (opts.json) {
-        std::cerr << cli::diagnostics_json(session.diagnostics(), session.sources()) << "\n";
-    } else {
-        cli::print_diagnostics(std::cerr, session.diagnostics(), session.sources());
+    const std::string& path = opts.paths.front();
+    const bool good = session.load_path(path);
+    tool.document["path"] = path;
+    tool.document["valid"] = good;
+    tool.report(session.diagnostics(), session.sources());
+    if (!good) tool.finish(cli::failure_code(session.diagnostics()));
+    if (tool.json() && (opts.output.empty() || opts.output == "-")) {
+        tool.document["output"] = nullptr;
+        tool.document["document"] = session.flat_text(opts.shapes);
+        tool.finish(cli::ok);
     }
-    if (!good) cli::exit_now(cli::failure_code(session.diagnostics()));
-    if (!cli::write_output(opts.output, session.flat_text(opts.shapes), spec.name)) cli::exit_now(cli::usage);
-    cli::exit_now(cli::ok);
+    if (!cli::write_output(opts.output, session.flat_text(opts.shapes), tool)) tool.finish(cli::usage);
+    tool.document["output"] = opts.output;
+    tool.finish(cli::ok);
 }
 
 }  // namespace nnef::flatten_main

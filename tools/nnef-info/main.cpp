@@ -92,9 +92,7 @@ std::string scale(std::uint64_t n, const char* unit = "") {
     return buf;
 }
 
-std::string plural(std::uint64_t n, const char* word) {
-    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
+using cli::plural;
 
 // ---- text ---------------------------------------------------------------------------------
 
@@ -182,8 +180,8 @@ cli::Json cost_json(const CostTotal& c) {
             {"by_type", std::move(by_type)}};
 }
 
-std::string json(const std::string& path, const Graph& g, const GraphSummary& s, const std::optional<TosaSummary>& t,
-                 cli::Json diagnostics) {
+// The summary's members of the tool's JSON document (docs/json.md).
+void json(cli::Json& out, const std::string& path, const Graph& g, const GraphSummary& s, const std::optional<TosaSummary>& t) {
     cli::Json by_dtype = cli::Json::array();
     for (const ParameterGroup& p : s.parameters)
         by_dtype.push_back({{"dtype", p.dtype},
@@ -203,7 +201,7 @@ std::string json(const std::string& path, const Graph& g, const GraphSummary& s,
                                         {"elements", q.elements},
                                         {"bytes", q.bytes},
                                         {"float_bytes", q.float_bytes}});
-    cli::Json out = {
+    cli::Json members = {
         {"path", path},
         {"graph", g.name},
         {"inputs", cli::tensors_json(g, g.inputs)},
@@ -221,8 +219,8 @@ std::string json(const std::string& path, const Graph& g, const GraphSummary& s,
         {"macs", cost_json(s.macs)},
         {"elementwise", cost_json(s.elementwise)},
         {"quantization", {{"quantized_tensors", s.quantized_tensors}, {"by_algorithm", std::move(by_algorithm)},
-                          {"parameters", std::move(quantized_parameters)}}},
-        {"diagnostics", std::move(diagnostics)}};
+                          {"parameters", std::move(quantized_parameters)}}}};
+    for (auto it = members.begin(); it != members.end(); ++it) out[it.key()] = it.value();
     if (t && t->lowered)
         out["tosa"] = {{"lowered", true},
                        {"profile", "PRO-FP"},
@@ -231,35 +229,40 @@ std::string json(const std::string& path, const Graph& g, const GraphSummary& s,
                        {"histogram", counts_json(t->histogram)}};
     else if (t)
         out["tosa"] = {{"lowered", false}, {"reason", t->reason}};
-    return out.dump() + "\n";
 }
 
 int run(int argc, char** argv) {
-    cli::ToolSpec spec{"nnef-info", "PATH", description, false, true, false, true,
-                       {{"--no-tosa", "skip the TOSA operator histogram (the lowering)"}}};
-    cli::CommonOptions opts;
     cli::tune_allocator();
-    int rc = cli::parse_args(argc, argv, spec, opts);
-    if (rc >= 0) return rc;
+    cli::Tool tool({"nnef-info", "PATH", description});
+    cli::FrontEnd front;
+    front.output = front.expand = true;
+    front.output_help = "(the summary; with --format json the JSON document)";
+    cli::add_front_end(tool.options, tool.common, front);
+    bool no_tosa = false;
+    tool.options.add({"--no-tosa", "", "", "skip the TOSA operator histogram (the lowering)", "summary", cli::set_flag(no_tosa)});
+    tool.parse(argc, argv);
+    const cli::CommonOptions& opts = tool.common;
     Session session(opts.flatten);
     const std::string& path = opts.paths.front();
-    bool good = session.load_path(path);
-    cli::Json diagnostics = opts.json ? cli::diagnostics_json(session.diagnostics(), session.sources()) : cli::Json();
-    if (!good) {
-        if (opts.json) std::cerr << diagnostics.dump() << "\n";
-        else cli::print_diagnostics(std::cerr, session.diagnostics(), session.sources());
-        cli::exit_now(cli::failure_code(session.diagnostics()));
-    }
-    if (!opts.json) cli::print_diagnostics(std::cerr, session.diagnostics(), session.sources());
+    const bool good = session.load_path(path);
+    if (!good) tool.fail(session.diagnostics(), session.sources());
+    tool.report(session.diagnostics(), session.sources());
     const Graph& g = *session.graph();
     const GraphSummary s = summarize(g);
-    if (!opts.quiet) {
-        std::optional<TosaSummary> t;
-        if (!opts.flags.count("--no-tosa")) t = tosa_summary(g, s.bytes_stored);
-        const std::string out = opts.json ? json(path, g, s, t, std::move(diagnostics)) : text(path, g, s, t);
-        if (!cli::write_output(opts.output, out, spec.name)) cli::exit_now(cli::usage);
+    if (tool.quiet()) tool.finish(cli::ok);
+    std::optional<TosaSummary> t;
+    if (!no_tosa) t = tosa_summary(g, s.bytes_stored);
+    if (!tool.json()) {
+        if (!cli::write_output(opts.output, text(path, g, s, t), tool)) tool.finish(cli::usage);
+        tool.finish(cli::ok);
     }
-    cli::exit_now(cli::ok);
+    json(tool.document, path, g, s, t);
+    if (!opts.output.empty() && opts.output != "-") {
+        // The document goes to FILE instead of stdout.
+        if (!cli::write_output(opts.output, tool.full_document(cli::ok).dump() + "\n", tool)) tool.finish(cli::usage);
+        tool.document_written();
+    }
+    tool.finish(cli::ok);
 }
 
 }  // namespace nnef::info_main

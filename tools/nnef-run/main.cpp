@@ -19,6 +19,7 @@
 #include <algorithm>
 
 #include "../common/cli.hpp"
+#include "../common/compare.hpp"
 #include "../common/tensors.hpp"
 #include "engine.hpp"
 #include "exec/executor.hpp"
@@ -50,72 +51,44 @@ const char* const description =
     "one kernel per operation, written from the formulas of the specification (scalar as float32 or with\n"
     "--float64 float64, integer as int64, logical as bool). Standard compounds without a dedicated kernel\n"
     "run through their expansion. Prints each output's data type, shape, minimum, maximum and mean (of the\n"
-    "last cycle).\n"
-    "\n"
-    "run options:\n"
-    "  --input NAME=FILE.dat    the value of graph input NAME from a tensor file (repeatable; FILE alone\n"
-    "                           for a graph with one input)\n"
-    "  --input NAME=random:SEED pseudo-random values: scalar N(0,1), integer [0,10), logical 50/50; the\n"
-    "                           same in every cycle (random:SEED+ uses seed SEED + K - 1 in cycle K)\n"
-    "  --input NAME=A,B,...     one value per cycle (files or random:SEED): as many as --cycles, which\n"
-    "                           defaults to their number; a single value is fed in every cycle\n"
-    "  --random-weights SEED    variables get pseudo-random values instead of stored data (for models\n"
-    "                           stored without weights; no tensor files are read)\n"
-    "  --output-dir DIR         write each output (and each --dump tensor) of the last cycle to\n"
-    "                           DIR/NAME.dat; with several cycles also each cycle's to DIR/NAME.cycleK.dat\n"
-    "  --save-variables DIR     after the last cycle, write each variable to DIR/LABEL.dat\n"
-    "  --dump NAME,...          also report (and write) these intermediate tensors\n"
-    "  --compare DIR            compare each output with DIR/NAME.dat (or DIR/output.dat for a graph with\n"
-    "                           one output); an output matches when max|out - ref| <= atol + rtol * max|ref|\n"
-    "  --rtol R, --atol A       tolerances of --compare (default 1e-4 and 0)\n"
-    "  --cycles N               run N cycles (variables keep their updated values; default 1)\n"
-    "  --float64                compute scalars in float64 (every kernel) to study precision; scalar\n"
-    "                           tensors are written as float64 files\n"
-    "  --no-quant               do not simulate graph.quant: run in float (stored integer codes are still\n"
-    "                           dequantized by their entries), to measure the quantization error\n"
-    "  --quant-like nnef-tools  simulate graph.quant as NNEF-Tools' PyTorch interpreter does, to reproduce\n"
-    "                           its outputs: graph inputs (and variables, constants) are not rounded, only\n"
-    "                           results of operations; each step in float32 with round() ties to even;\n"
-    "                           convolution sums accumulated in double (not the spec's reading: the spec\n"
-    "                           also quantizes inputs and rounds ties up; see docs/exec.md)\n"
-    "  --threads N              threads for the large kernels (default 2)\n"
-    "  --time                   print the time of each cycle on stderr\n"
-    "  --via tosa               run the model lowered to TOSA 1.0.1 (PRO-FP) by the TOSA interpreter instead\n"
-    "                           (same inputs, outputs and options; --dump finds tensors by the TOSA values'\n"
-    "                           names)\n"
-    "\n"
+    "last cycle).";
+
+const char* const epilogue =
     "Quantization (graph.quant): variables whose tensor files hold integer codes are dequantized by their\n"
     "entry ((code - zero_point) * scale, ...), and every tensor with an entry is rounded to its grid right\n"
     "after it is computed, as the quantized model computes (ties of round() go up, spec 4.2.1; graph inputs\n"
     "included, as spec 7.1's example quantizes its input). --quant-like nnef-tools reproduces what\n"
-    "NNEF-Tools' interpreter computes instead.\n"
+    "NNEF-Tools' interpreter computes instead. Quantized outputs are written as real values (their grid's\n"
+    "values; --output-codes writes the codes) and compared in quanta (--max-quanta-off, --max-share-off).\n"
     "\n"
     "Integer tensors are written with 64-bit signed items, or at the width of the integer tensor files\n"
     "they derive from (inputs, variables); a value that does not fit that width is an error. Logical\n"
-    "tensors are written with 1-bit items.\n"
-    "\n"
-    "exit status: 0 success (and every output matches), 1 invalid model or data, failed execution or an\n"
-    "output that does not match, 2 usage or I/O error";
+    "tensors are written with 1-bit items.";
 
 struct RunOptions {
     // NAME (may be empty), then FILE or random:SEED[+]: one item for every cycle or one per cycle
     std::vector<std::pair<std::string, std::vector<std::string>>> inputs;
     std::optional<std::uint64_t> random_weights;
-    std::string output_dir, compare_dir, save_variables;
+    std::string output_dir, save_variables;
     std::vector<std::string> dump;
-    double rtol = 1e-4, atol = 0.0;
+    cli::CompareOptions compare;
     std::uint64_t cycles = 1;
     bool cycles_given = false;
-    unsigned threads = 2;
-    bool time = false, float64 = false, no_quant = false;
+    std::uint64_t threads = 2;
+    bool time = false, float64 = false, no_quant = false, output_codes = false;
     std::string via;  // "tosa" or empty
     std::string quant_like;  // "nnef-tools" or empty
 };
 
-[[noreturn]] void usage_error(const std::string& message) {
-    std::cerr << "nnef-run: error: " << message << "\nusage: nnef-run [options] MODEL\n(try --help)\n";
-    cli::exit_now(cli::usage);
+cli::Tool& tool() {
+    static cli::Tool t({"nnef-run", "MODEL", description, false,
+                        "0 success (and every output matches), 1 invalid model or data, failed execution or an\n"
+                        "output that does not match, 2 usage or I/O error",
+                        epilogue});
+    return t;
 }
+
+[[noreturn]] void usage_error(const std::string& message) { tool().usage_error(message); }
 
 bool parse_uint(const std::string& s, std::uint64_t& out) {
     if (s.empty() || s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos) return false;
@@ -123,89 +96,56 @@ bool parse_uint(const std::string& s, std::uint64_t& out) {
     return true;
 }
 
-bool parse_double(const std::string& s, double& out) {
-    char* end = nullptr;
-    out = std::strtod(s.c_str(), &end);
-    return !s.empty() && end == s.c_str() + s.size() && std::isfinite(out) && out >= 0.0;
+// Declares the options (the shared ones and nnef-run's own) into the tool's table.
+void declare_options(cli::Tool& t, RunOptions& r) {
+    cli::FrontEnd front;
+    front.expand = true;
+    cli::add_front_end(t.options, t.common, front);
+    cli::Options& o = t.options;
+    o.shared("--input", [&r](const std::string& v) -> std::optional<std::string> {
+        const auto eq = v.find('=');
+        const std::string items = eq == std::string::npos ? v : v.substr(eq + 1);
+        std::vector<std::string> list;
+        std::stringstream ss(items);
+        for (std::string item; std::getline(ss, item, ',');) list.push_back(item);
+        if (v.empty() || eq == 0 || items.empty() || items.back() == ',' ||
+            std::find(list.begin(), list.end(), "") != list.end())
+            return "'" + v + "' is not NAME=FILE.dat, NAME=random:SEED or NAME=A,B,... with one value per cycle";
+        r.inputs.emplace_back(eq == std::string::npos ? "" : v.substr(0, eq), std::move(list));
+        return std::nullopt;
+    }, "", "random:SEED+ uses seed SEED + K - 1 in cycle K; NAME=A,B,... gives one value per\n"
+           "cycle (files or random:SEED): as many as --cycles, which defaults to their number");
+    o.shared("--random-weights", cli::set_optional_uint(r.random_weights));
+    o.shared("--output-dir", cli::set_text(r.output_dir), "",
+             "(and each --dump tensor) of the last cycle; with several cycles also\neach cycle's to DIR/NAME.cycleK.dat");
+    o.shared("--output-codes", cli::set_flag(r.output_codes));
+    cli::add_compare_options(o, r.compare);
+    const char* run = "run";
+    o.add({"--save-variables", "", "DIR", "after the last cycle, write each variable to DIR/LABEL.dat", run, cli::set_text(r.save_variables)});
+    o.add({"--dump", "", "NAME,...", "also report (and write) these intermediate tensors", run, cli::set_list(r.dump)});
+    o.add({"--cycles", "", "N", "run N cycles (variables keep their updated values; default 1)", run,
+           [&r](const std::string& v) -> std::optional<std::string> {
+               r.cycles_given = true;
+               return cli::set_uint(r.cycles, 1)(v);
+           }});
+    o.add({"--float64", "", "", "compute scalars in float64 (every kernel) to study precision; scalar\n"
+           "tensors are written as float64 files", run, cli::set_flag(r.float64)});
+    o.add({"--no-quant", "", "", "do not simulate graph.quant: run in float (stored integer codes are still\n"
+           "dequantized by their entries), to measure the quantization error", run, cli::set_flag(r.no_quant)});
+    o.add({"--quant-like", "", "nnef-tools", "simulate graph.quant as NNEF-Tools' PyTorch interpreter does, to reproduce\n"
+           "its outputs: graph inputs (and variables, constants) are not rounded, only\n"
+           "results of operations; each step in float32 with round() ties to even;\n"
+           "convolution sums accumulated in double (not the spec's reading: the spec\n"
+           "also quantizes inputs and rounds ties up; see docs/exec.md)", run,
+           cli::set_choice(r.quant_like, {"nnef-tools"})});
+    o.add({"--threads", "", "N", "threads for the large kernels (default 2)", run, cli::set_uint(r.threads, 1, 256)});
+    o.add({"--time", "", "", "print the time of each cycle on stderr", run, cli::set_flag(r.time)});
+    o.add({"--via", "", "tosa", "run the model lowered to TOSA 1.0.1 (PRO-FP) by the TOSA interpreter instead\n"
+           "(same inputs, outputs and options; --dump finds tensors by the TOSA values'\nnames)", run,
+           cli::set_choice(r.via, {"tosa"})});
 }
 
-// Takes the run options out of argv; the rest goes to the common parser.
-std::vector<char*> take_run_options(int argc, char** argv, RunOptions& r) {
-    std::vector<char*> rest{argv[0]};
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        const std::string key = a.substr(0, a.find('='));
-        static const std::set<std::string> keys = {"--input",   "--random-weights", "--output-dir", "--dump",
-                                                   "--compare", "--rtol",           "--atol",       "--cycles",
-                                                   "--threads", "--save-variables", "--via",        "--quant-like"};
-        if (a == "--time" || a == "--float64" || a == "--no-quant") {
-            (a == "--time" ? r.time : a == "--float64" ? r.float64 : r.no_quant) = true;
-            continue;
-        }
-        if (!keys.count(key)) {
-            rest.push_back(argv[i]);
-            continue;
-        }
-        std::string v;
-        if (a.size() > key.size()) {
-            v = a.substr(key.size() + 1);
-        } else {
-            if (i + 1 >= argc) usage_error("option '" + key + "' needs a value");
-            v = argv[++i];
-        }
-        std::uint64_t n = 0;
-        if (key == "--input") {
-            const auto eq = v.find('=');
-            const std::string items = eq == std::string::npos ? v : v.substr(eq + 1);
-            std::vector<std::string> list;
-            std::stringstream ss(items);
-            for (std::string item; std::getline(ss, item, ',');) list.push_back(item);
-            if (v.empty() || eq == 0 || items.empty() || items.back() == ',' ||
-                std::find(list.begin(), list.end(), "") != list.end())
-                usage_error("bad --input '" + v + "' (expected NAME=FILE.dat, NAME=random:SEED or NAME=A,B,... with one value per cycle)");
-            r.inputs.emplace_back(eq == std::string::npos ? "" : v.substr(0, eq), std::move(list));
-        } else if (key == "--random-weights") {
-            if (!parse_uint(v, n)) usage_error("--random-weights needs a non-negative integer seed, not '" + v + "'");
-            r.random_weights = n;
-        } else if (key == "--output-dir") {
-            r.output_dir = v;
-        } else if (key == "--save-variables") {
-            r.save_variables = v;
-        } else if (key == "--compare") {
-            r.compare_dir = v;
-        } else if (key == "--dump") {
-            std::stringstream ss(v);
-            std::string item;
-            while (std::getline(ss, item, ','))
-                if (!item.empty()) r.dump.push_back(item);
-        } else if (key == "--rtol" || key == "--atol") {
-            double d = 0.0;
-            if (!parse_double(v, d)) usage_error(key + " needs a non-negative number, not '" + v + "'");
-            (key == "--rtol" ? r.rtol : r.atol) = d;
-        } else if (key == "--cycles") {
-            if (!parse_uint(v, n) || n == 0) usage_error("--cycles needs a positive integer, not '" + v + "'");
-            r.cycles = n;
-            r.cycles_given = true;
-        } else if (key == "--quant-like") {
-            if (v != "nnef-tools") usage_error("--quant-like takes 'nnef-tools', not '" + v + "'");
-            r.quant_like = v;
-        } else if (key == "--via") {
-            if (v != "tosa") usage_error("--via takes 'tosa', not '" + v + "'");
-            r.via = v;
-        } else if (key == "--threads") {
-            if (!parse_uint(v, n) || n == 0 || n > 256) usage_error("--threads needs an integer in [1, 256], not '" + v + "'");
-            r.threads = static_cast<unsigned>(n);
-        }
-    }
-    return rest;
-}
-
-// Diagnostics go to stderr: text, or with --format json one JSON array per group.
-bool json_diagnostics = false;
-void print(const Diagnostics& d, const Session& s) {
-    if (!json_diagnostics) cli::print_diagnostics(std::cerr, d, s.sources());
-    else if (!d.empty()) std::cerr << cli::diagnostics_json(d, s.sources()) << "\n";
-}
+void print(const Diagnostics& d, const Session& s) { tool().report(d, s.sources()); }
 
 // The width integer tensors are written at: 64-bit signed, or that of the integer tensor files they
 // derive from (the widest of them; signed and unsigned ones together give a signed width that holds
@@ -290,26 +230,34 @@ exec::TensorValue read_input(const std::string& name, const std::string& item, s
     }
     auto r = storage::read_tensor_file(item);
     if (!r) {
-        print(r.diagnostics, s);
-        cli::exit_now(cli::failure_code(r.diagnostics));
+        tool().fail(r.diagnostics, s.sources());
     }
     std::optional<exec::TensorValue> v = exec::from_tensor_data(**r.value, t.dtype);
     if (!v) {
-        std::cerr << "nnef-run: error: " << item << ": the tensor data has no values of a known encoding\n";
-        cli::exit_now(cli::invalid);
+        tool().error("data", "the tensor data has no values of a known encoding", item);
+        tool().finish(cli::invalid);
     }
     if (t.dtype == PrimType::integer) width.merge(Width::of(**r.value));
     return *v;
 }
 
-// Writes a run-time tensor as a tensor file: scalar as float32 (float64 in the --float64 build),
+std::vector<double> values(const exec::TensorValue& t) {
+    std::vector<double> out(static_cast<std::size_t>(t.volume()));
+    for (std::int64_t i = 0; i < t.volume(); ++i) out[std::size_t(i)] = t.as_double(i);
+    return out;
+}
+
+// Writes a run-time tensor as a tensor file (with `codes`, a scalar tensor as its integer codes on
+// that grid): scalar as float32 (float64 in the --float64 build),
 // integer at `width`, logical with 1-bit items. Exits on an integer that does not fit the width
 // (1) or an I/O error (2).
 void write_tensor(const fs::path& path, const std::string& name, const exec::TensorValue& t, const Width& width,
-                  const Session& s) {
+                  const Session& s, const storage::QuantParams* codes = nullptr) {
     Result<storage::TensorDataPtr> data;
     const std::int64_t n = t.volume();
-    if (t.dtype() == PrimType::scalar) {
+    if (codes && t.dtype() == PrimType::scalar) {
+        data = cli::codes_tensor(*codes, t.shape(), values(t));
+    } else if (t.dtype() == PrimType::scalar) {
         const exec::Real* items = t.data<exec::Real>();
         if constexpr (std::is_same_v<exec::Real, double>)
             data = storage::make_float_tensor(t.shape(), std::vector<double>(items, items + n), 64);
@@ -323,11 +271,11 @@ void write_tensor(const fs::path& path, const std::string& name, const exec::Ten
         const std::int64_t lo = width.is_signed ? -hi - 1 : 0;
         for (std::int64_t i = 0; i < n; ++i)
             if (items[i] < lo || items[i] > hi) {
-                std::cerr << "nnef-run: error: integer tensor '" << name << "' has the value " << items[i] << " (item " << i
-                          << "), which does not fit the " << width.text()
-                          << " items of the integer tensor files it derives from; not written to '" << path.string()
-                          << "'\n";
-                cli::exit_now(cli::invalid);
+                tool().error("data", "integer tensor '" + name + "' has the value " + std::to_string(items[i]) + " (item " +
+                                         std::to_string(i) + "), which does not fit the " + width.text() +
+                                         " items of the integer tensor files it derives from; not written to '" +
+                                         path.string() + "'");
+                tool().finish(cli::invalid);
             }
         data = storage::make_integer_tensor(t.shape(), std::vector<std::int64_t>(items, items + n), width.bits,
                                             width.is_signed);
@@ -336,14 +284,14 @@ void write_tensor(const fs::path& path, const std::string& name, const exec::Ten
     }
     if (!data) {
         print(data.diagnostics, s);
-        cli::exit_now(cli::usage);
+        tool().finish(cli::usage);
     }
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
     auto w = storage::write_tensor_file(path.string(), **data.value);
     if (!w) {
         print(w.diagnostics, s);
-        cli::exit_now(cli::usage);
+        tool().finish(cli::usage);
     }
 }
 
@@ -353,8 +301,7 @@ std::string number(double v) {
     return buf;
 }
 
-// JSON has no infinities or NaN: those are null.
-cli::Json json_number(double v) { return std::isfinite(v) ? cli::Json(v) : cli::Json(nullptr); }
+using cli::json_number;
 
 struct Stats {
     double min = 0.0, max = 0.0, mean = 0.0;
@@ -382,55 +329,20 @@ Stats stats(const exec::TensorValue& t) {
     return s;
 }
 
-struct Comparison {
-    std::string name, reference;
-    double max_abs = 0.0, max_ref = 0.0, rel_l2 = 0.0;
-    std::int64_t nans = 0;
-    bool match = false;
-};
-
-// max|a - b| <= atol + rtol * max|b|, no NaN in either.
-Comparison compare(const std::string& name, const exec::TensorValue& out, const exec::TensorValue& ref,
-                   const std::string& ref_path, const RunOptions& r) {
-    Comparison c;
-    c.name = name;
-    c.reference = ref_path;
-    double diff2 = 0.0, ref2 = 0.0;
-    for (std::int64_t i = 0; i < out.volume(); ++i) {
-        const double a = out.as_double(i), b = ref.as_double(i);
-        if (std::isnan(a) != std::isnan(b)) ++c.nans;
-        if (std::isnan(a) || std::isnan(b)) continue;
-        const double d = std::fabs(a - b);
-        c.max_abs = std::max(c.max_abs, d);
-        c.max_ref = std::max(c.max_ref, std::fabs(b));
-        diff2 += d * d;
-        ref2 += b * b;
-    }
-    c.rel_l2 = ref2 > 0.0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
-    c.match = c.nans == 0 && c.max_abs <= r.atol + r.rtol * c.max_ref;
-    return c;
-}
-
 int run(int argc, char** argv) {
     RunOptions r;
-    std::vector<char*> rest = take_run_options(argc, argv, r);
-    cli::ToolSpec spec{"nnef-run", "MODEL", description, false, false, false, true};
-    cli::CommonOptions opts;
-    int rc = cli::parse_args(static_cast<int>(rest.size()), rest.data(), spec, opts);
-    if (rc >= 0) return rc;
+    declare_options(tool(), r);
+    tool().parse(argc, argv);
+    cli::CommonOptions& opts = tool().common;
 #ifndef NNEF_EXEC_FLOAT64
     if (r.float64) return run_main64::run(argc, argv);
 #endif
 
-    json_diagnostics = opts.json;
     for (const std::string& name : exec::compounds_without_kernel()) opts.flatten.expand.push_back(name);
     if (r.random_weights) opts.flatten.load_weights = false;
     Session session(opts.flatten);
     const std::string& path = opts.paths.front();
-    if (!session.load_path(path)) {
-        print(session.diagnostics(), session);
-        cli::exit_now(cli::failure_code(session.diagnostics()));
-    }
+    if (!session.load_path(path)) tool().fail(session.diagnostics(), session.sources());
     print(session.diagnostics(), session);
     const Graph& g = *session.graph();
 
@@ -472,7 +384,7 @@ int run(int argc, char** argv) {
         if (!g.tensor(n)) usage_error("--dump: graph '" + g.name + "' has no tensor '" + n + "'");
 
     exec::ExecOptions eo;
-    eo.threads = r.threads;
+    eo.threads = static_cast<unsigned>(r.threads);
     eo.random_weights = r.random_weights;
     eo.keep.insert(r.dump.begin(), r.dump.end());
     eo.simulate_quantization = !r.no_quant;
@@ -490,13 +402,13 @@ int run(int argc, char** argv) {
         Diagnostics d;
         engine = run_engine::make_tosa_engine(g, eo, d);
         print(d, session);
-        if (!engine) cli::exit_now(cli::invalid);
+        if (!engine) tool().finish(cli::invalid);
 #endif
     } else {
         auto created = exec::Executor::create(g, eo);
         if (!created) {
             print(created.diagnostics, session);
-            cli::exit_now(cli::invalid);
+            tool().finish(cli::invalid);
         }
         engine = std::make_unique<run_engine::ExecutorEngine<exec::Executor, exec::TensorValue>>(std::move(*created.value));
     }
@@ -520,9 +432,9 @@ int run(int argc, char** argv) {
             Diagnostics d;
             if (!executor.set_input(name, random ? read_input(name, item, c, *g.tensor(name), session, unused)
                                                  : files.at({name, item}), d)) {
-                std::cerr << "nnef-run: error: input '" << name << "' from '" << item << "':\n";
+                tool().error("data", "input '" + name + "' from '" + item + "' does not fit the graph:");
                 print(d, session);
-                cli::exit_now(cli::invalid);
+                tool().finish(cli::invalid);
             }
         }
     };
@@ -537,6 +449,16 @@ int run(int argc, char** argv) {
             if (t && t->dtype == PrimType::integer && t->data) widths[t->name] = Width::of(*t->data);
         }
     widths = integer_widths(g, widths);
+    // --output-codes: the grids of the quantized outputs (and dumped tensors)
+    std::map<std::string, storage::QuantParams> grids;
+    if (r.output_codes && !r.no_quant)
+        for (const std::string& n : g.outputs)
+            if (auto grid = cli::linear_grid(g, n)) grids[n] = *grid;
+    if (r.output_codes && grids.empty()) tool().note("--output-codes: no output is quantized (graph.quant); real values are written");
+    auto codes = [&](const std::string& n) -> const storage::QuantParams* {
+        auto it = grids.find(n);
+        return it == grids.end() ? nullptr : &it->second;
+    };
     auto width = [&](const std::string& n) {
         auto it = widths.find(n);
         return it == widths.end() ? Width() : it->second;
@@ -549,8 +471,8 @@ int run(int argc, char** argv) {
         std::error_code ec;
         fs::create_directories(r.output_dir, ec);
         if (ec) {
-            std::cerr << "nnef-run: error: cannot create '" << r.output_dir << "': " << ec.message() << "\n";
-            cli::exit_now(cli::usage);
+            tool().error("io", "cannot create the folder: " + ec.message(), r.output_dir);
+            tool().finish(cli::usage);
         }
     }
 
@@ -561,20 +483,20 @@ int run(int argc, char** argv) {
         const bool ok = executor.run(d);
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         print(d, session);
-        if (!ok) cli::exit_now(cli::invalid);
+        if (!ok) tool().finish(cli::invalid);
         if (r.time)
-            std::cerr << "cycle " << (c + 1) << ": " << number(ms) << " ms (" << g.operations.size() << " operations, "
-                      << r.threads << " threads, " << exec::gemm_kernel_name() << " gemm)\n";
+            tool().note("cycle " + std::to_string(c + 1) + ": " + number(ms) + " ms (" + std::to_string(g.operations.size()) +
+                        " operations, " + std::to_string(r.threads) + " threads, " + exec::gemm_kernel_name() + " gemm)");
         if (!r.output_dir.empty() && r.cycles > 1)
             for (const std::string& n : shown)
                 write_tensor(fs::path(r.output_dir) / (n + ".cycle" + std::to_string(c + 1) + ".dat"), n,
-                             *executor.tensor(n), width(n), session);
+                             *executor.tensor(n), width(n), session, codes(n));
     }
 
     // outputs and dumps of the last cycle, variables after it
     if (!r.output_dir.empty())
         for (const std::string& n : shown)
-            write_tensor(fs::path(r.output_dir) / (n + ".dat"), n, *executor.tensor(n), width(n), session);
+            write_tensor(fs::path(r.output_dir) / (n + ".dat"), n, *executor.tensor(n), width(n), session, codes(n));
     if (!r.save_variables.empty()) {
         std::set<std::string> saved;  // labels, compared case-insensitively as the executor does
         for (const Operation& op : g.operations) {
@@ -586,95 +508,73 @@ int run(int argc, char** argv) {
             if (!saved.insert(key).second) continue;
             const std::string& n = out->as_identifier();
             if (!executor.variable(n)) {
-                std::cerr << "nnef-run: error: variable '" << n << "' has no value to save\n";
-                cli::exit_now(cli::invalid);
+                tool().error("data", "variable '" + n + "' has no value to save");
+                tool().finish(cli::invalid);
             }
             write_tensor(fs::path(r.save_variables) / (label->as_string() + ".dat"), n, *executor.variable(n), width(n),
                          session);
         }
     }
 
-    std::vector<Comparison> comparisons;
-    if (!r.compare_dir.empty()) {
+    std::vector<cli::Comparison> comparisons;
+    if (!r.compare.dir.empty()) {
         for (const std::string& n : g.outputs) {
-            fs::path ref = fs::path(r.compare_dir) / (n + ".dat");
-            if (!fs::exists(ref) && g.outputs.size() == 1 && fs::exists(fs::path(r.compare_dir) / "output.dat"))
-                ref = fs::path(r.compare_dir) / "output.dat";
-            auto data = storage::read_tensor_file(ref.string());
-            if (!data) {
-                print(data.diagnostics, session);
-                cli::exit_now(cli::failure_code(data.diagnostics));
-            }
+            const std::string ref = cli::reference_path(r.compare.dir, n, g.outputs.size() == 1);
+            auto data = storage::read_tensor_file(ref);
+            if (!data) tool().fail(data.diagnostics, session.sources());
             const exec::TensorValue& out = *executor.tensor(n);
             std::optional<exec::TensorValue> v = exec::from_tensor_data(**data.value, out.dtype());
             if (!v || v->shape() != out.shape()) {
-                std::cerr << "nnef-run: error: " << ref.string() << ": reference "
-                          << (v ? "shape " + to_string(v->shape()) : std::string("data of an unknown encoding"))
-                          << " does not match output '" << n << "' " << to_string(out.shape()) << "\n";
-                cli::exit_now(cli::invalid);
+                tool().error("data", "reference " + (v ? "shape " + to_string(v->shape()) : std::string("data of an unknown encoding")) +
+                                         " does not match output '" + n + "' " + to_string(out.shape()), ref);
+                tool().finish(cli::invalid);
             }
-            comparisons.push_back(compare(n, out, *v, ref.string(), r));
+            // A quantized output is compared on its grid, unless graph.quant is not simulated.
+            const std::optional<storage::QuantParams> grid = r.no_quant ? std::nullopt : cli::linear_grid(g, n);
+            comparisons.push_back(cli::compare(n, ref, values(out), values(*v), out.shape(), grid ? &*grid : nullptr, r.compare));
         }
     }
 
     bool all_match = true;
-    for (const Comparison& c : comparisons) all_match = all_match && c.match;
-    if (!opts.quiet) {
-        std::ostringstream os;
-        if (opts.json) {
-            cli::Json tensors = cli::Json::array();
-            for (std::size_t i = 0; i < shown.size(); ++i) {
-                const exec::TensorValue& t = *executor.tensor(shown[i]);
-                const Stats s = stats(t);
-                tensors.push_back({{"name", shown[i]},
-                                   {"output", i < g.outputs.size()},
-                                   {"dtype", nnef::to_string(t.dtype())},
-                                   {"shape", t.shape()},
-                                   {"min", json_number(s.min)},
-                                   {"max", json_number(s.max)},
-                                   {"mean", json_number(s.mean)},
-                                   {"nan", s.nans}});
-            }
-            cli::Json out = {{"graph", g.name}, {"cycles", r.cycles}, {"tensors", std::move(tensors)}};
-            if (!r.compare_dir.empty()) {
-                cli::Json outputs = cli::Json::array();
-                for (const Comparison& c : comparisons)
-                    outputs.push_back({{"name", c.name},
-                                       {"reference", c.reference},
-                                       {"max_abs_error", json_number(c.max_abs)},
-                                       {"max_abs_reference", json_number(c.max_ref)},
-                                       {"max_rel_error", json_number(c.max_ref > 0.0 ? c.max_abs / c.max_ref : c.max_abs)},
-                                       {"rel_l2_error", json_number(c.rel_l2)},
-                                       {"nan_mismatches", c.nans},
-                                       {"match", c.match}});
-                out["compare"] = {{"rtol", r.rtol}, {"atol", r.atol}, {"match", all_match}, {"outputs", std::move(outputs)}};
-            }
-            os << out.dump() << "\n";
-        } else {
-            for (std::size_t i = 0; i < shown.size(); ++i) {
-                const exec::TensorValue& t = *executor.tensor(shown[i]);
-                const Stats s = stats(t);
-                os << (i < g.outputs.size() ? "output " : "tensor ") << shown[i] << ": " << nnef::to_string(t.dtype())
-                   << to_string(t.shape()) << " min " << number(s.min) << " max " << number(s.max) << " mean "
-                   << number(s.mean);
-                if (s.nans) os << " (" << s.nans << " NaN)";
-                os << "\n";
-            }
-            for (const Comparison& c : comparisons)
-                os << "compare " << c.name << " with " << c.reference << ": max abs error " << number(c.max_abs)
-                   << ", max relative error " << number(c.max_ref > 0.0 ? c.max_abs / c.max_ref : c.max_abs)
-                   << " (of max|ref| " << number(c.max_ref) << "), relative L2 error " << number(c.rel_l2)
-                   << (c.nans ? ", " + std::to_string(c.nans) + " NaN mismatches" : std::string()) << ": "
-                   << (c.match ? "match" : "MISMATCH") << "\n";
+    for (const cli::Comparison& c : comparisons) all_match = all_match && c.match;
+    if (tool().json()) {
+        cli::Json tensors = cli::Json::array();
+        for (std::size_t i = 0; i < shown.size(); ++i) {
+            const exec::TensorValue& t = *executor.tensor(shown[i]);
+            const Stats s = stats(t);
+            tensors.push_back({{"name", shown[i]},
+                               {"output", i < g.outputs.size()},
+                               {"dtype", nnef::to_string(t.dtype())},
+                               {"shape", t.shape()},
+                               {"min", json_number(s.min)},
+                               {"max", json_number(s.max)},
+                               {"mean", json_number(s.mean)},
+                               {"nan", s.nans}});
         }
+        tool().document["path"] = path;
+        tool().document["graph"] = g.name;
+        tool().document["cycles"] = r.cycles;
+        if (!tool().quiet()) tool().document["tensors"] = std::move(tensors);
+        if (!r.compare.dir.empty()) tool().document["compare"] = cli::compare_json(comparisons, r.compare);
+    } else if (!tool().quiet()) {
+        std::ostringstream os;
+        for (std::size_t i = 0; i < shown.size(); ++i) {
+            const exec::TensorValue& t = *executor.tensor(shown[i]);
+            const Stats s = stats(t);
+            os << (i < g.outputs.size() ? "output " : "tensor ") << shown[i] << ": " << nnef::to_string(t.dtype())
+               << to_string(t.shape()) << " min " << number(s.min) << " max " << number(s.max) << " mean "
+               << number(s.mean);
+            if (s.nans) os << " (" << s.nans << " NaN)";
+            os << "\n";
+        }
+        for (const cli::Comparison& c : comparisons) os << cli::comparison_text(c);
         std::cout << os.str();
     }
     if (!all_match) {
-        std::cerr << "nnef-run: error: output differs from the reference (tolerance: max|out - ref| <= " << number(r.atol)
-                  << " + " << number(r.rtol) << " * max|ref|)\n";
-        cli::exit_now(cli::invalid);
+        tool().error("compare", cli::mismatch_message(comparisons, r.compare));
+        tool().finish(cli::invalid);
     }
-    cli::exit_now(cli::ok);
+    tool().finish(cli::ok);
 }
 
 }  // namespace nnef::NNEF_RUN_NS

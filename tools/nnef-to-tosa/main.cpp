@@ -20,113 +20,74 @@ const char* const description =
     "Lowers the model (a folder, a .tar or .tgz archive, or a graph.nnef file) to a TOSA 1.0.1 operator graph\n"
     "and writes it: as MLIR `tosa` dialect text (default; one public func.func named after the graph whose\n"
     "arguments and results are the graph's inputs and outputs, with NNEF's shapes and layout; MLIR's\n"
-    "mlir-opt --tosa-validate accepts it), as JSON (docs/tosa.md), or as a readable text dump. The graph is\n"
-    "checked after every lowering step, and validated at the end (the profile's data types, the level's\n"
-    "limits, every ERROR_IF of the specification).\n"
-    "\n"
-    "lowering options:\n"
-    "  --format mlir|json|text  output format (default mlir); diagnostics are always text on stderr\n"
-    NNEF_CLI_PROFILE_HELP
-    "  --level 8k|none          the TOSA level whose limits the graph must keep (default 8k)\n"
-    "  --random-weights SEED    variables get pseudo-random values (the same as nnef-run --random-weights\n"
-    "                           SEED) instead of stored data; no tensor files are read\n"
-    "  --no-weights             write the structure only: large constants as dense_resource<__elided__>\n"
-    "                           (MLIR) or \"elided\" (JSON); no tensor files are read\n"
-    "  --resource-blobs         MLIR: large constants as dense_resource blobs in the file's\n"
-    "                           dialect_resources section instead of inline dense<\"0x...\"> data\n"
-    "  --no-verify              check the graph's structure only at the end, not after every lowering step\n"
-    "\n"
-    "exit status: 0 success, 1 invalid model or a model without a TOSA form (diagnostics printed), 2 usage or\n"
-    "I/O error";
-
-struct ToTosaOptions {
-    enum class Format { mlir, json, text } format = Format::mlir;
-    tosa::Profile profile = tosa::Profile::pro_fp;
-    bool level_none = false;
-    std::optional<std::uint64_t> random_weights;
-    bool no_weights = false;
-    bool resource_blobs = false;
-    bool verify_each = true;
-};
-
-[[noreturn]] void usage_error(const std::string& message) {
-    std::cerr << "nnef-to-tosa: error: " << message << "\nusage: nnef-to-tosa [options] MODEL\n(try --help)\n";
-    cli::exit_now(cli::usage);
-}
-
-// Takes this tool's options out of argv; the rest goes to the common parser.
-std::vector<char*> take_options(int argc, char** argv, ToTosaOptions& t) {
-    std::vector<char*> rest{argv[0]};
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        const std::string key = a.substr(0, a.find('='));
-        if (a == "--no-weights") {
-            t.no_weights = true;
-            continue;
-        }
-        if (a == "--resource-blobs" || a == "--no-verify") {
-            (a == "--resource-blobs" ? t.resource_blobs : t.verify_each) = a == "--resource-blobs";
-            continue;
-        }
-        static const std::set<std::string> keys = {"--format", "--profile", "--level", "--random-weights"};
-        if (!keys.count(key)) {
-            rest.push_back(argv[i]);
-            continue;
-        }
-        std::string v;
-        if (a.size() > key.size()) {
-            v = a.substr(key.size() + 1);
-        } else {
-            if (i + 1 >= argc) usage_error("option '" + key + "' needs a value");
-            v = argv[++i];
-        }
-        if (key == "--format") {
-            if (v == "mlir") t.format = ToTosaOptions::Format::mlir;
-            else if (v == "json") t.format = ToTosaOptions::Format::json;
-            else if (v == "text") t.format = ToTosaOptions::Format::text;
-            else usage_error("unknown format '" + v + "' (use mlir, json or text)");
-        } else if (key == "--profile") {
-            const auto p = cli::parse_profile(v);
-            if (!p) usage_error("unknown profile '" + v + "' (use pro-fp or pro-int)");
-            t.profile = *p;
-        } else if (key == "--level") {
-            if (v == "8k" || v == "8K") t.level_none = false;
-            else if (v == "none") t.level_none = true;
-            else usage_error("unknown level '" + v + "' (use 8k or none)");
-        } else if (key == "--random-weights") {
-            if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos)
-                usage_error("--random-weights needs a non-negative integer seed, not '" + v + "'");
-            t.random_weights = std::stoull(v);
-        }
-    }
-    return rest;
-}
+    "mlir-opt --tosa-validate=\"profile=... strict-op-spec-alignment\" accepts it, docs/tosa.md), as JSON\n"
+    "(docs/tosa.md; with the tool's schema_version and diagnostics, docs/json.md), or as a readable text\n"
+    "dump. The graph is checked after every lowering step (--verify-each), and validated at the end (the\n"
+    "profile's data types, the level's limits, every ERROR_IF of the specification). A quantized model\n"
+    "(graph.quant) is lowered at PRO-INT unless --profile says otherwise; a note on stderr says which.";
 
 int run(int argc, char** argv) {
-    ToTosaOptions t;
-    std::vector<char*> rest = take_options(argc, argv, t);
-    cli::ToolSpec spec{"nnef-to-tosa", "MODEL", description, false, true, false, false};
-    cli::CommonOptions opts;
-    const int rc = cli::parse_args(static_cast<int>(rest.size()), rest.data(), spec, opts);
-    if (rc >= 0) return rc;
+    cli::Tool tool({"nnef-to-tosa", "MODEL", description, false,
+                    "0 success, 1 invalid model or a model without a TOSA form (diagnostics printed), 2 usage or\n"
+                    "I/O error"});
+    cli::FrontEnd front;
+    front.formats = {"mlir", "json", "text"};
+    front.output = true;
+    front.no_weights = false;
+    front.output_help = "(the graph; with --format json the JSON document)";
+    cli::add_front_end(tool.options, tool.common, front);
+    std::string profile, level = "8k";
+    std::optional<std::uint64_t> random_weights;
+    bool no_weights = false, resource_blobs = false, verify_each = true;
+    std::set<std::string> print_after;
+    cli::Options& o = tool.options;
+    o.shared("--no-weights", cli::set_flag(no_weights), "",
+             "(large constants written as dense_resource<__elided__> (MLIR) or \"elided\"\n(JSON); pseudo-random weights stand in for the lowering)");
+    o.shared("--random-weights", cli::set_optional_uint(random_weights), "", "(the same values as nnef-run --random-weights SEED)");
+    o.shared("--profile", cli::set_choice(profile, {"pro-fp", "pro-int"}), "pro-int for a quantized model, else pro-fp");
+    o.shared("--verify-each", cli::set_flag(verify_each), "on");
+    o.shared("--no-verify-each", cli::set_flag(verify_each, false));
+    std::string passes = "legalize-nnef-to-tosa";
+    for (const std::string& n : tosa::layout_pipeline(tosa::LowerOptions{}).names()) passes += ", " + n;
+    o.shared("--print-after", [&print_after, passes](const std::string& v) -> std::optional<std::string> {
+        if (v != "all" && (", " + passes + ", ").find(", " + v + ", ") == std::string::npos)
+            return "names no pass '" + v + "' (passes: " + passes + ")";
+        print_after.insert(v);
+        return std::nullopt;
+    }, passes);
+    const char* lowering = "lowering";
+    o.add({"--no-verify", "", "", "the same as --no-verify-each", lowering, cli::set_flag(verify_each, false)});
+    o.add({"--level", "", "8k|none", "the TOSA level whose limits the graph must keep (default 8k)", lowering,
+           cli::set_choice(level, {"8k", "8K", "none"})});
+    o.add({"--resource-blobs", "", "", "MLIR: large constants as dense_resource blobs in the file's\n"
+           "dialect_resources section instead of inline dense<\"0x...\"> data", lowering, cli::set_flag(resource_blobs)});
+    tool.parse(argc, argv);
+    const cli::CommonOptions& opts = tool.common;
 
     // Without stored weights the lowering still needs values for the variables: pseudo-random ones
     // (elided from the output with --no-weights).
-    if (t.no_weights && !t.random_weights) t.random_weights = 0;
-    if (t.random_weights) opts.flatten.load_weights = false;
-    Session session(opts.flatten);
+    if (no_weights && !random_weights) random_weights = 0;
+    FlattenOptions flatten = opts.flatten;
+    if (random_weights) flatten.load_weights = false;
+    Session session(flatten);
     const std::string& path = opts.paths.front();
-    if (!session.load_path(path)) {
-        cli::print_diagnostics(std::cerr, session.diagnostics(), session.sources());
-        cli::exit_now(cli::failure_code(session.diagnostics()));
-    }
-    cli::print_diagnostics(std::cerr, session.diagnostics(), session.sources());
+    if (!session.load_path(path)) tool.fail(session.diagnostics(), session.sources());
+    tool.report(session.diagnostics(), session.sources());
 
     tosa::LowerOptions lo;
-    lo.profile = t.profile;
-    lo.level = t.level_none ? tosa::Level::none() : tosa::Level::eight_k();
-    lo.verify_each = t.verify_each;
-    lo.random_weights = t.random_weights;
+    if (profile.empty()) {
+        const bool quantized = tosa::from_nnef::is_quantized(*session.graph());
+        lo.profile = quantized ? tosa::Profile::pro_int : tosa::Profile::pro_fp;
+        tool.note(std::string("profile ") + (quantized ? "PRO-INT: the model is quantized (graph.quant); --profile pro-fp lowers it in float"
+                                                        : "PRO-FP"));
+    } else {
+        lo.profile = *cli::parse_profile(profile);
+    }
+    lo.level = level == "none" ? tosa::Level::none() : tosa::Level::eight_k();
+    lo.verify_each = verify_each;
+    lo.random_weights = random_weights;
+    lo.print_after = print_after;
+    lo.print = [](const std::string& pass, const std::string& text) { std::cerr << "// after " << pass << "\n" << text << "\n"; };
     Diagnostics diags;
     std::optional<tosa::Graph> g = tosa::lower_to_tosa(*session.graph(), lo, diags);
     if (g && !diags.has_errors()) {
@@ -141,33 +102,33 @@ int run(int argc, char** argv) {
         }
         tosa::validate(*g, vo, diags);
     }
-    cli::print_diagnostics(std::cerr, diags, session.sources());
-    if (!g || diags.has_errors()) cli::exit_now(cli::invalid);
+    tool.report(diags, session.sources());
+    if (!g || diags.has_errors()) tool.finish(cli::invalid);
 
-    std::string text;
-    switch (t.format) {
-        case ToTosaOptions::Format::mlir: {
-            tosa::MlirOptions mo;
-            mo.level = lo.level;
-            mo.elide_weights = t.no_weights;
-            mo.resource_blobs = t.resource_blobs;
-            mo.sources = &session.sources();
-            // Written as it is made: the weights of a large model are hundreds of MB of text.
-            const bool written = cli::write_output(opts.output, [&](std::ostream& os) { tosa::write_mlir(os, *g, mo); }, "nnef-to-tosa");
-            cli::exit_now(written ? cli::ok : cli::usage);
-            break;
-        }
-        case ToTosaOptions::Format::json: {
-            tosa::JsonOptions jo;
-            jo.elide_weights = t.no_weights;
-            jo.sources = &session.sources();
-            text = tosa::to_json(*g, jo).dump(1) + "\n";
-            break;
-        }
-        case ToTosaOptions::Format::text: text = tosa::to_text(*g, &session.sources(), t.no_weights ? 0 : 8); break;
+    if (opts.format == "mlir") {
+        tosa::MlirOptions mo;
+        mo.level = lo.level;
+        mo.elide_weights = no_weights;
+        mo.resource_blobs = resource_blobs;
+        mo.sources = &session.sources();
+        // Written as it is made: the weights of a large model are hundreds of MB of text.
+        const bool written = cli::write_output(opts.output, [&](std::ostream& os) { tosa::write_mlir(os, *g, mo); }, tool);
+        tool.finish(written ? cli::ok : cli::usage);
     }
-    if (!cli::write_output(opts.output, text, "nnef-to-tosa")) cli::exit_now(cli::usage);
-    cli::exit_now(cli::ok);
+    if (opts.format == "text") {
+        const bool written = cli::write_output(opts.output, tosa::to_text(*g, &session.sources(), no_weights ? 0 : 8), tool);
+        tool.finish(written ? cli::ok : cli::usage);
+    }
+    // JSON: the graph document (docs/tosa.md) is the tool's document: its members, then
+    // schema_version, tool, exit_status and diagnostics (docs/json.md).
+    tosa::JsonOptions jo;
+    jo.elide_weights = no_weights;
+    jo.sources = &session.sources();
+    cli::Json graph = tosa::to_json(*g, jo);
+    for (auto it = graph.begin(); it != graph.end(); ++it) tool.document[it.key()] = std::move(it.value());
+    if (!cli::write_output(opts.output, tool.full_document(cli::ok).dump(1) + "\n", tool)) tool.finish(cli::usage);
+    tool.document_written();
+    tool.finish(cli::ok);
 }
 
 }  // namespace nnef::to_tosa_main

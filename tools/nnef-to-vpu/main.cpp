@@ -14,8 +14,10 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "../common/cli.hpp"
+#include "../common/compare.hpp"
 #include "exec/executor.hpp"
 #include "lowering/tosa/from_nnef.hpp"
 #include "lowering/vpu/compiler.hpp"
@@ -32,125 +34,92 @@ namespace fs = std::filesystem;
 
 const char* const description =
     "Reads a VPU task list (TASKS.json, the format of specs/vpu-target.md section 6; constant data in\n"
-    "TASKS.bin beside it) and writes it back (-o, --format), or simulates it on the target (--simulate):\n"
-    "checks every ordering, race, barrier, capacity and alignment rule, times it with the cost model and\n"
-    "prints makespan, lower bound, busy share per queue, DDR traffic and peak CMX.\n"
+    "TASKS.bin beside it) and writes it back (-o), or simulates it on the target (--simulate): checks every\n"
+    "ordering, race, barrier, capacity and alignment rule, times it with the cost model and prints makespan,\n"
+    "lower bound, busy share per queue, DDR traffic and peak CMX.\n"
     "\n"
     "MODEL (a graph.nnef, folder or archive) is compiled first: lowered to TOSA, then to a task list.\n"
     "\n"
-    "vpu options:\n"
-    "  --target FILE            the target file (default: the task list's own target)\n"
-    "  --format json|text       how -o writes the task list: JSON (default; -o FILE.json of a compiled\n"
-    "                           MODEL also writes its constants to FILE.bin) or a readable dump\n"
-    "  --simulate               run the task list on the target and print the report\n"
-    "  --svg FILE               with --simulate: the schedule as an SVG timeline\n"
-    "  --input NAME=FILE.dat    with --simulate: the value of graph input NAME (in NNEF's layout); FILE\n"
-    "                           alone for a list with one input; computes the outputs' values\n"
-    "  --input NAME=random:SEED pseudo-random values as nnef-run makes them (scalar N(0,1), integer [0,10))\n"
-    "                           (a variable that the graph updates is an input and an output named after\n"
-    "                           its label; compiling a MODEL, it starts from the variable's value)\n"
-    "  --output-dir DIR         write each output to DIR/NAME.dat (needs --input for every graph input)\n"
-    "  --compare DIR            compare each output with DIR/NAME.dat: relative L2 error <= --rtol\n"
-    "  --rtol R                 tolerance of --compare (default 1e-2)\n"
-    "  --random-weights SEED    compiling a MODEL: pseudo-random weights (as nnef-run's) instead of stored ones\n"
-    NNEF_CLI_PROFILE_HELP
-    "                           compiling a MODEL: pro-int compiles the int8 path (int8 activations and\n"
-    "                           weights, requantization in the NCE's weights table)\n"
-    "  --verify-each            compiling a MODEL: verify the IR after every pass\n"
-    "  --print-after PASS       compiling a MODEL: print the IR after PASS (or 'all') on stderr; passes:\n"
-    "                           assign-executors, layout-and-types, tile, schedule, allocate-cmx, barriers, emit\n"
-    "\n"
-    "exit status: 0 success (no violation, every output matches), 1 invalid task list, a violation or a\n"
-    "mismatch, 2 usage or I/O error";
+    "The task list is written as JSON (-o FILE.json of a compiled MODEL also writes its constants to\n"
+    "FILE.bin; on stdout they are not written, and a note says so) or with --format text as a readable\n"
+    "dump. With --format json and --simulate or -o, stdout carries the tool's JSON document instead\n"
+    "(the simulation report, comparisons and diagnostics; docs/json.md).";
 
 struct VpuOptions {
-    std::string target_file, svg, output_dir, compare_dir;
-    std::string format = "json";
-    bool simulate = false;
-    double rtol = 1e-2;
+    std::string target_file, svg, output_dir;
+    cli::CompareOptions compare;
+    bool simulate = false, output_codes = false;
     std::vector<std::pair<std::string, std::string>> inputs;  // NAME (may be empty), FILE or random:SEED
     // compiling a MODEL
     std::optional<std::uint64_t> random_weights;
-    std::optional<tosa::Profile> profile;
+    std::string profile;
     bool verify_each = false;
-    std::set<std::string> print_after;
+    std::set<std::string> print_after_tosa, print_after_vpu;
 };
 
-[[noreturn]] void usage_error(const std::string& message) {
-    std::cerr << "nnef-to-vpu: error: " << message << "\nusage: nnef-to-vpu [options] MODEL|TASKS.json\n(try --help)\n";
-    cli::exit_now(cli::usage);
+cli::Tool& tool() {
+    static cli::Tool t({"nnef-to-vpu", "MODEL|TASKS.json", description, false,
+                        "0 success (no violation, every output matches), 1 invalid task list, a violation or a\n"
+                        "mismatch, 2 usage or I/O error"});
+    return t;
 }
 
-// Takes the vpu options out of argv; the rest goes to the common parser.
-std::vector<char*> take_vpu_options(int argc, char** argv, VpuOptions& o) {
-    std::vector<char*> rest{argv[0]};
-    static const std::set<std::string> keys = {"--target",  "--format", "--svg",          "--input",      "--output-dir",
-                                               "--compare", "--rtol",   "--random-weights", "--print-after", "--profile"};
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        const std::string key = a.substr(0, a.find('='));
-        if (a == "--simulate") {
-            o.simulate = true;
-            continue;
-        }
-        if (a == "--verify-each") {
-            o.verify_each = true;
-            continue;
-        }
-        if (!keys.count(key)) {
-            rest.push_back(argv[i]);
-            continue;
-        }
-        std::string v;
-        if (a.size() > key.size()) {
-            v = a.substr(key.size() + 1);
-        } else {
-            if (i + 1 >= argc) usage_error("option '" + key + "' needs a value");
-            v = argv[++i];
-        }
-        if (key == "--target") o.target_file = v;
-        else if (key == "--svg") o.svg = v;
-        else if (key == "--output-dir") o.output_dir = v;
-        else if (key == "--compare") o.compare_dir = v;
-        else if (key == "--print-after") {
-            if (v != "all" && !vpu::compile_pipeline().has(v)) usage_error("--print-after: no pass named '" + v + "'");
-            o.print_after.insert(v);
-        } else if (key == "--profile") {
-            o.profile = cli::parse_profile(v);
-            if (!o.profile) usage_error("unknown profile '" + v + "' (use pro-fp or pro-int)");
-        } else if (key == "--random-weights") {
-            if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos)
-                usage_error("--random-weights needs a non-negative integer, not '" + v + "'");
-            o.random_weights = std::stoull(v);
-        }
-        else if (key == "--format") {
-            if (v != "json" && v != "text") usage_error("--format takes json or text, not '" + v + "'");
-            o.format = v;
-        } else if (key == "--rtol") {
-            char* end = nullptr;
-            o.rtol = std::strtod(v.c_str(), &end);
-            if (v.empty() || end != v.c_str() + v.size() || !(o.rtol >= 0)) usage_error("--rtol needs a non-negative number, not '" + v + "'");
-        } else if (key == "--input") {
-            const auto eq = v.find('=');
-            const std::string item = eq == std::string::npos ? v : v.substr(eq + 1);
-            if (v.empty() || eq == 0 || item.empty()) usage_error("bad --input '" + v + "' (expected NAME=FILE.dat or NAME=random:SEED)");
-            o.inputs.emplace_back(eq == std::string::npos ? "" : v.substr(0, eq), item);
-        }
-    }
-    return rest;
+[[noreturn]] void usage_error(const std::string& message) { tool().usage_error(message); }
+
+void declare_options(cli::Tool& t, VpuOptions& o) {
+    cli::FrontEnd front;
+    front.formats = {"json", "text"};
+    front.output = true;
+    front.format_help = "(json: the task list; with --simulate or -o, the tool's document on stdout)";
+    front.output_help = "(the task list)";
+    cli::add_front_end(t.options, t.common, front);
+    cli::Options& opt = t.options;
+    opt.shared("--input", [&o](const std::string& v) -> std::optional<std::string> {
+        const auto eq = v.find('=');
+        const std::string item = eq == std::string::npos ? v : v.substr(eq + 1);
+        if (v.empty() || eq == 0 || item.empty()) return "'" + v + "' is not NAME=FILE.dat or NAME=random:SEED";
+        o.inputs.emplace_back(eq == std::string::npos ? "" : v.substr(0, eq), item);
+        return std::nullopt;
+    }, "", "(with --simulate, in NNEF's layout: computes the outputs' values; a variable\n"
+           "that the graph updates is an input and an output named after its label;\n"
+           "compiling a MODEL, it starts from the variable's value)");
+    opt.shared("--random-weights", cli::set_optional_uint(o.random_weights), "", "(compiling a MODEL)");
+    opt.shared("--output-dir", cli::set_text(o.output_dir), "", "(with --simulate; needs --input for every graph input)");
+    opt.shared("--output-codes", cli::set_flag(o.output_codes), "", "(compiling a MODEL at pro-int)");
+    o.compare.rtol = 2e-2;
+    o.compare.atol = 1e-3;
+    cli::add_compare_options(opt, o.compare,
+                             "(the device computes in fp16: the defaults are wider than nnef-run's 1e-4 and 0)");
+    opt.shared("--profile", cli::set_choice(o.profile, {"pro-fp", "pro-int"}), "pro-fp",
+               "(compiling a MODEL: pro-int compiles the int8 path, int8 activations and\n"
+               "weights, requantization in the NCE's weights table)");
+    opt.shared("--verify-each", cli::set_flag(o.verify_each), "off");
+    opt.shared("--no-verify-each", cli::set_flag(o.verify_each, false));
+    std::vector<std::string> tosa_passes = {"legalize-nnef-to-tosa"};
+    for (const std::string& n : tosa::layout_pipeline(tosa::LowerOptions{}).names()) tosa_passes.push_back(n);
+    const std::vector<std::string> vpu_passes = vpu::compile_pipeline().names();
+    std::string names;
+    for (const std::vector<std::string>* list : {&std::as_const(tosa_passes), &vpu_passes})
+        for (const std::string& n : *list) names += (names.empty() ? "" : ", ") + n;
+    opt.shared("--print-after", [&o, tosa_passes, vpu_passes, names](const std::string& v) -> std::optional<std::string> {
+        const bool is_tosa = std::find(tosa_passes.begin(), tosa_passes.end(), v) != tosa_passes.end();
+        const bool is_vpu = std::find(vpu_passes.begin(), vpu_passes.end(), v) != vpu_passes.end();
+        if (v != "all" && !is_tosa && !is_vpu) return "names no pass '" + v + "' (passes: " + names + ")";
+        if (v == "all" || is_tosa) o.print_after_tosa.insert(v);
+        if (v == "all" || is_vpu) o.print_after_vpu.insert(v);
+        return std::nullopt;
+    }, names);
+    const char* vpu = "vpu";
+    opt.add({"--target", "", "FILE", "the target file (default: the task list's own target)", vpu, cli::set_text(o.target_file)});
+    opt.add({"--simulate", "", "", "run the task list on the target and print the report", vpu, cli::set_flag(o.simulate)});
+    opt.add({"--svg", "", "FILE", "with --simulate: the schedule as an SVG timeline", vpu, cli::set_text(o.svg)});
 }
 
-void print(const Diagnostics& d) {
-    SourceManager sm;
-    cli::print_diagnostics(std::cerr, d, sm);
-}
+void print(const Diagnostics& d) { tool().report(d); }
 
 template <class T>
 T take(Result<T>&& r) {
-    if (!r) {
-        print(r.diagnostics);
-        cli::exit_now(cli::failure_code(r.diagnostics));
-    }
+    if (!r) tool().fail(r.diagnostics);
     return std::move(*r.value);
 }
 
@@ -160,24 +129,31 @@ bool is_task_list_path(const std::string& path) {
 
 // The initial values of the model's variables (its state inputs, docs/vpu-compiler.md), by name.
 using InitialState = std::map<std::string, tosa::ConstPtr>;
+// The graph.quant codes of a compiled model's quantized inputs or outputs (at pro-int), by name.
+using OutputCodes = std::map<std::string, tosa::IntegerCodes>;
 
 // MODEL -> TOSA -> task list for `target`.
 vpu::TaskList compile_model(const std::string& path, const vpu::Target& target, const VpuOptions& o,
-                            const FlattenOptions& flatten, InitialState& state) {
+                            const FlattenOptions& flatten, InitialState& state, OutputCodes& codes, OutputCodes& input_codes) {
     FlattenOptions f = flatten;
     if (o.random_weights) f.load_weights = false;
     Session session(f);
-    auto fail = [&](const Diagnostics& d) {
-        cli::print_diagnostics(std::cerr, d, session.sources());
-        cli::exit_now(cli::failure_code(d));
-    };
+    auto fail = [&](const Diagnostics& d) { tool().fail(d, session.sources()); };
     if (!session.load_path(path)) fail(session.diagnostics());
-    cli::print_diagnostics(std::cerr, session.diagnostics(), session.sources());
+    tool().report(session.diagnostics(), session.sources());
     auto print = [](const std::string& pass, const std::string& text) { std::cerr << "// after " << pass << "\n" << text << "\n"; };
     tosa::LowerOptions lo;
     lo.random_weights = o.random_weights;
     lo.verify_each = o.verify_each;
-    lo.profile = o.profile.value_or(tosa::Profile::pro_fp);
+    lo.profile = o.profile == "pro-int" ? tosa::Profile::pro_int : tosa::Profile::pro_fp;
+    lo.print_after = o.print_after_tosa;
+    lo.print = print;
+    if (lo.profile == tosa::Profile::pro_int)
+        for (const std::string& n : session.graph()->outputs)
+            if (auto c = tosa::integer_codes(*session.graph(), n)) codes[n] = *c;
+    if (lo.profile == tosa::Profile::pro_int)
+        for (const std::string& n : session.graph()->inputs)
+            if (auto c = tosa::integer_codes(*session.graph(), n)) input_codes[n] = *c;
     Diagnostics diags(0);
     std::optional<tosa::Graph> g = tosa::lower_to_tosa(*session.graph(), lo, diags);
     if (!g) fail(diags);
@@ -189,11 +165,11 @@ vpu::TaskList compile_model(const std::string& path, const vpu::Target& target, 
     }
     vpu::CompileOptions co;
     co.verify_each = o.verify_each;
-    co.print_after = o.print_after;
+    co.print_after = o.print_after_vpu;
     co.print = print;
     std::optional<vpu::TaskList> list = vpu::compile(*g, target, co, diags);
     if (!list) fail(diags);
-    cli::print_diagnostics(std::cerr, diags, session.sources());
+    tool().report(diags, session.sources());
     return std::move(*list);
 }
 
@@ -205,8 +181,7 @@ vpu::TaskList load_task_list(const std::string& path, bool need_constants) {
         for (const vpu::Buffer& b : list.buffers) any = any || (vpu::is_constant(b.role) && b.memory == vpu::Memory::DDR);
         Diagnostics d;
         if (any && !vpu::read_constants_file(list, vpu::constants_path(path), d)) {
-            print(d);
-            cli::exit_now(cli::failure_code(d));
+            tool().fail(d);
         }
     }
     return list;
@@ -223,8 +198,9 @@ bool carries_constants(const vpu::TaskList& list) {
     return any;
 }
 
-// The value of one graph input from --input (NNEF layout).
-tosa::ConstPtr input_value(const vpu::IoEntry& e, const std::string& item) {
+// The value of one graph input from --input (NNEF layout). An integer input with graph.quant
+// codes (a compiled MODEL at pro-int) given a file of reals takes their codes on its grid.
+tosa::ConstPtr input_value(const vpu::IoEntry& e, const std::string& item, const tosa::IntegerCodes* codes) {
     const bool ints = e.dtype == vpu::DataType::int8 || e.dtype == vpu::DataType::uint8 || e.dtype == vpu::DataType::int32;
     const PrimType prim = ints ? PrimType::integer : PrimType::scalar;
     Shape shape;
@@ -238,19 +214,26 @@ tosa::ConstPtr input_value(const vpu::IoEntry& e, const std::string& item) {
         v = exec::random_tensor(prim, shape, std::stoull(seed));
     } else {
         auto data = take(storage::read_tensor_file(item));
-        v = exec::from_tensor_data(*data, prim);
+        const bool reals = data->kind == ElementKind::float16 || data->kind == ElementKind::float32 ||
+                           data->kind == ElementKind::float64;
+        v = exec::from_tensor_data(*data, codes && reals ? PrimType::scalar : prim);
+        if (v && codes && reals) {
+            const std::optional<storage::ChannelMap> channels = storage::ChannelMap::make(codes->params.shape, v->shape());
+            exec::TensorValue c(PrimType::integer, v->shape());
+            for (std::int64_t i = 0; i < v->volume(); ++i) {
+                const std::size_t k = channels ? channels->channel(std::uint64_t(i)) : 0;
+                c.data<std::int64_t>()[i] = codes->params.quantize(v->as_double(i), k) + codes->offset;
+            }
+            v = std::move(c);
+        }
         if (!v) {
-            std::cerr << "nnef-to-vpu: error: " << item << ": the tensor data has no values of a known encoding\n";
-            cli::exit_now(cli::invalid);
+            tool().error("data", "the tensor data has no values of a known encoding", item);
+            tool().finish(cli::invalid);
         }
         if (v->shape() != shape) {
-            std::ostringstream os;
-            os << "nnef-to-vpu: error: " << item << ": input '" << e.name << "' needs shape [";
-            for (std::size_t i = 0; i < shape.size(); ++i) os << (i ? "," : "") << shape[i];
-            os << "] (NNEF order), the file has [";
-            for (std::size_t i = 0; i < v->shape().size(); ++i) os << (i ? "," : "") << v->shape()[i];
-            std::cerr << os.str() << "]\n";
-            cli::exit_now(cli::invalid);
+            tool().error("data", "input '" + e.name + "' needs shape " + to_string(shape) + " (NNEF order), the file has " +
+                                     to_string(v->shape()), item);
+            tool().finish(cli::invalid);
         }
     }
     auto c = tosa::ConstData::allocate({ints ? tosa::DType::i32 : tosa::DType::fp32, shape});
@@ -265,10 +248,30 @@ double item(const tosa::ConstData& c, std::int64_t i) {
     return c.type.dtype == tosa::DType::i32 ? double(c.items<std::int32_t>()[i]) : double(c.items<float>()[i]);
 }
 
-void write_output_tensor(const fs::path& path, const tosa::ConstData& c) {
+// An output's values: reals (a quantized output's codes dequantized by its graph.quant entry), or
+// the integer codes of a task list that has no graph.quant to say what they mean.
+std::vector<double> output_values(const tosa::ConstData& c, const tosa::IntegerCodes* codes) {
+    std::vector<double> out(static_cast<std::size_t>(c.type.volume()));
+    std::optional<storage::ChannelMap> channels;
+    if (codes) channels = storage::ChannelMap::make(codes->params.shape, c.type.shape);
+    for (std::int64_t i = 0; i < c.type.volume(); ++i) {
+        const double v = item(c, i);
+        out[std::size_t(i)] = codes && channels
+                                  ? codes->params.dequantize(std::int64_t(v) - codes->offset, channels->channel(std::uint64_t(i)))
+                                  : v;
+    }
+    return out;
+}
+
+void write_output_tensor(const fs::path& path, const tosa::ConstData& c, const tosa::IntegerCodes* codes, bool write_codes) {
     const std::int64_t n = c.type.volume();
     Result<storage::TensorDataPtr> data;
-    if (c.type.dtype == tosa::DType::i32) {
+    if (codes && write_codes) {
+        data = cli::codes_tensor(codes->params, c.type.shape, output_values(c, codes));
+    } else if (codes) {
+        const std::vector<double> reals = output_values(c, codes);
+        data = storage::make_float_tensor(c.type.shape, std::vector<float>(reals.begin(), reals.end()));
+    } else if (c.type.dtype == tosa::DType::i32) {
         std::vector<std::int64_t> values(static_cast<std::size_t>(n));
         for (std::int64_t i = 0; i < n; ++i) values[std::size_t(i)] = c.items<std::int32_t>()[i];
         data = storage::make_integer_tensor(c.type.shape, values, 32, true);
@@ -281,40 +284,79 @@ void write_output_tensor(const fs::path& path, const tosa::ConstData& c) {
     take(storage::write_tensor_file(path.string(), *tensor));
 }
 
+// The simulation report as JSON (docs/json.md).
+cli::Json report_json(const vpu::TaskList& list, const vpu::Target& target, const vpu::SimulationResult& r) {
+    cli::Json queues = cli::Json::array();
+    for (const vpu::QueueStats& q : r.queues)
+        queues.push_back({{"name", q.name}, {"tasks", q.tasks}, {"busy_cycles", q.busy},
+                          {"busy_share", r.makespan > 0 ? q.busy / r.makespan : 0.0}, {"work_cycles", q.work}});
+    cli::Json cmx = cli::Json::array();
+    for (std::size_t k = 0; k < r.cmx.size(); ++k)
+        cmx.push_back({{"cluster", k}, {"peak_bytes", r.cmx[k].peak}, {"capacity_bytes", target.cmx_bytes},
+                       {"high_water_bytes", r.cmx[k].high_water}});
+    return {{"makespan_cycles", std::ceil(r.makespan)},
+            {"makespan_us", r.makespan_us},
+            {"clock_mhz", target.clock_mhz},
+            {"tasks", list.tasks.size()},
+            {"barriers", list.barriers.size()},
+            {"lower_bound", {{"cycles", std::ceil(r.bound.value())},
+                             {"engine_cycles", r.bound.engine},
+                             {"engine_queue", r.bound.engine_queue},
+                             {"ddr_cycles", r.bound.ddr},
+                             {"chain_cycles", r.bound.chain}}},
+            {"queues", std::move(queues)},
+            {"ddr_bytes", {{"total", r.ddr.total()}, {"inputs", r.ddr.inputs}, {"weights", r.ddr.weights},
+                           {"spills", r.ddr.spills}, {"outputs", r.ddr.outputs}}},
+            {"cmx", std::move(cmx)}};
+}
+
 int run(int argc, char** argv) {
     VpuOptions o;
-    std::vector<char*> rest = take_vpu_options(argc, argv, o);
-    cli::ToolSpec spec{"nnef-to-vpu", "MODEL|TASKS.json", description, false, true, false, false};
-    cli::CommonOptions opts;
-    const int rc = cli::parse_args(static_cast<int>(rest.size()), rest.data(), spec, opts);
-    if (rc >= 0) return rc;
-    const bool values = !o.inputs.empty() || !o.output_dir.empty() || !o.compare_dir.empty();
+    declare_options(tool(), o);
+    tool().parse(argc, argv);
+    cli::CommonOptions& opts = tool().common;
+    const std::string& path = opts.paths.front();
+    const bool values = !o.inputs.empty() || !o.output_dir.empty() || !o.compare.dir.empty();
     if (!o.simulate && (values || !o.svg.empty()))
         usage_error("--input, --output-dir, --compare and --svg need --simulate");
+    const bool to_file = !opts.output.empty() && opts.output != "-";
+    // With --format json the tool's document is on stdout unless the task list is (no -o, no --simulate).
+    const bool document = opts.json() && opts.format_given && (o.simulate || to_file);
+    if (opts.json() && !document) opts.format = "task-list";  // messages as text: stdout is the task list
 
-    const bool model = !is_task_list_path(opts.paths.front());
-    if (!model && (o.random_weights || o.verify_each || !o.print_after.empty() || o.profile))
-        usage_error("--random-weights, --profile, --verify-each and --print-after apply to compiling a MODEL, not to a task list");
+    const bool model = !is_task_list_path(path);
+    if (!model && (o.random_weights || o.verify_each || !o.print_after_tosa.empty() || !o.print_after_vpu.empty() ||
+                   !o.profile.empty() || o.output_codes))
+        usage_error("--random-weights, --profile, --output-codes, --verify-each and --print-after apply to compiling a MODEL, "
+                    "not to a task list");
     const std::optional<vpu::Target> given =
         o.target_file.empty() ? std::nullopt : std::optional<vpu::Target>(take(vpu::read_target_file(o.target_file)));
     InitialState state;
-    vpu::TaskList list = model ? compile_model(opts.paths.front(), given.value_or(vpu::Target{}), o, opts.flatten, state)
-                               : load_task_list(opts.paths.front(), values);
+    OutputCodes codes, input_codes;
+    vpu::TaskList list = model ? compile_model(path, given.value_or(vpu::Target{}), o, opts.flatten, state, codes, input_codes)
+                               : load_task_list(path, values);
     const vpu::Target target = given.value_or(list.target);
+    tool().document["path"] = path;
 
-    if (!o.simulate || !opts.output.empty()) {
-        const std::string text = o.format == "json" ? vpu::to_json_text(list) : vpu::to_text(list);
-        if (!cli::write_output(opts.output, text, "nnef-to-vpu")) return cli::usage;
+    const std::string list_format = opts.format == "text" ? "text" : "json";
+    if (!o.simulate || to_file) {
+        const std::string text = list_format == "json" ? vpu::to_json_text(list) : vpu::to_text(list);
+        if (!cli::write_output(opts.output, text, tool())) tool().finish(cli::usage);
         // A JSON file gets its constant data file beside it (docs/vpu.md) when the list carries the
         // constants: a compiled MODEL, or a task list read with them (values).
-        if (o.format == "json" && !opts.output.empty() && opts.output != "-" && carries_constants(list)) {
+        const bool constants = carries_constants(list);
+        cli::Json written = {{"file", to_file ? cli::Json(opts.output) : cli::Json(nullptr)}, {"format", list_format},
+                             {"tasks", list.tasks.size()}, {"constants_file", nullptr}};
+        if (list_format == "json" && to_file && constants) {
             Diagnostics d;
-            if (!vpu::write_constants_file(list, vpu::constants_path(opts.output), d)) {
-                print(d);
-                return cli::usage;
-            }
+            if (!vpu::write_constants_file(list, vpu::constants_path(opts.output), d)) tool().fail(d);
+            written["constants_file"] = vpu::constants_path(opts.output);
+        } else if (list_format == "json" && !to_file && constants && model) {
+            tool().note("the task list on stdout refers to its constant data, which is not written (a .bin file beside "
+                        "the .json holds it): use -o FILE.json to write FILE.bin too");
         }
-        if (!o.simulate) return cli::ok;
+        tool().document["task_list"] = std::move(written);
+        if (!o.simulate) tool().finish(cli::ok);
     }
 
     vpu::SimulateOptions sim;
@@ -342,7 +384,8 @@ int run(int argc, char** argv) {
                 continue;
             }
             if (found.empty()) usage_error("no --input for graph input '" + e.name + "'");
-            sim.inputs[e.name] = input_value(e, found);
+            const auto code_it = input_codes.find(e.name);
+            sim.inputs[e.name] = input_value(e, found, code_it == input_codes.end() ? nullptr : &code_it->second);
         }
         for (const auto& [name, it] : o.inputs) {
             bool known = name.empty();
@@ -354,46 +397,56 @@ int run(int argc, char** argv) {
     const vpu::SimulationResult result = vpu::simulate(list, target, sim, diags);
     print(diags);
     if (!result.valid) {
-        std::cerr << "nnef-to-vpu: " << result.violations << " violation" << (result.violations == 1 ? "" : "s") << " in '"
-                  << opts.paths.front() << "'\n";
-        return cli::invalid;
+        tool().error("vpu", cli::plural(result.violations, "violation") + " in the task list", path);
+        tool().finish(cli::invalid);
     }
-    std::cout << vpu::report_text(list, target, result);
-    if (!o.svg.empty() && !cli::write_output(o.svg, vpu::to_svg(list, target, result), "nnef-to-vpu")) return cli::usage;
-    int status = cli::ok;
+    if (tool().json()) tool().document["simulation"] = report_json(list, target, result);
+    else if (!tool().quiet()) std::cout << vpu::report_text(list, target, result);
+    if (!o.svg.empty()) {
+        vpu::SvgOptions so;
+        so.title = fs::path(path).filename().string() == "graph.nnef" ? fs::path(path).parent_path().filename().string()
+                                                                      : fs::path(path).filename().string();
+        if (!cli::write_output(o.svg, vpu::to_svg(list, target, result, so), tool())) tool().finish(cli::usage);
+    }
+    std::vector<cli::Comparison> comparisons;
     for (const auto& [name, value] : result.outputs) {
-        if (!o.output_dir.empty()) write_output_tensor(fs::path(o.output_dir) / (name + ".dat"), *value);
-        if (o.compare_dir.empty()) continue;
-        fs::path ref_path = fs::path(o.compare_dir) / (name + ".dat");
-        if (!fs::exists(ref_path) && result.outputs.size() == 1) ref_path = fs::path(o.compare_dir) / "output.dat";
-        auto ref_data = take(storage::read_tensor_file(ref_path.string()));
-        auto ref = exec::from_tensor_data(*ref_data, value->type.dtype == tosa::DType::i32 ? PrimType::integer : PrimType::scalar);
+        const auto code_it = codes.find(name);
+        const tosa::IntegerCodes* grid = code_it == codes.end() ? nullptr : &code_it->second;
+        if (!o.output_dir.empty()) write_output_tensor(fs::path(o.output_dir) / (name + ".dat"), *value, grid, o.output_codes);
+        if (o.compare.dir.empty()) continue;
+        const std::string ref_path = cli::reference_path(o.compare.dir, name, result.outputs.size() == 1);
+        auto ref_data = take(storage::read_tensor_file(ref_path));
+        const bool codes_only = value->type.dtype == tosa::DType::i32 && !grid;
+        auto ref = exec::from_tensor_data(*ref_data, codes_only ? PrimType::integer : PrimType::scalar);
         if (!ref || ref->volume() != value->type.volume()) {
-            std::cerr << "nnef-to-vpu: error: " << ref_path.string() << ": not a reference of " << value->type.volume()
-                      << " items for output '" << name << "'\n";
-            return cli::invalid;
+            tool().error("data", "not a reference of " + std::to_string(value->type.volume()) + " items for output '" + name + "'",
+                         ref_path);
+            tool().finish(cli::invalid);
         }
-        double diff2 = 0, ref2 = 0, max_abs = 0;
-        for (std::int64_t i = 0; i < value->type.volume(); ++i) {
-            const double a = item(*value, i), b = ref->as_double(i);
-            diff2 += (a - b) * (a - b);
-            ref2 += b * b;
-            max_abs = std::max(max_abs, std::fabs(a - b));
-        }
-        const double rel = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
-        const bool match = rel <= o.rtol && std::isfinite(rel);
-        char buf[256];
-        std::snprintf(buf, sizeof buf, "%s: relative L2 error %.3g, max abs error %.3g vs %s: %s\n", name.c_str(), rel, max_abs,
-                      ref_path.string().c_str(), match ? "match" : "MISMATCH");
-        std::cout << buf;
-        if (!match) status = cli::invalid;
+        if (codes_only)
+            tool().note("output '" + name + "' holds integer codes and the task list has no graph.quant to dequantize "
+                        "them: compared as numbers");
+        std::vector<double> reference(static_cast<std::size_t>(ref->volume()));
+        for (std::int64_t i = 0; i < ref->volume(); ++i) reference[std::size_t(i)] = ref->as_double(i);
+        comparisons.push_back(cli::compare(name, ref_path, output_values(*value, grid), reference, value->type.shape,
+                                           grid ? &grid->params : nullptr, o.compare));
     }
-    return status;
+    bool all_match = true;
+    for (const cli::Comparison& c : comparisons) {
+        all_match = all_match && c.match;
+        if (!tool().json() && !tool().quiet()) std::cout << cli::comparison_text(c);
+    }
+    if (tool().json() && !o.compare.dir.empty()) tool().document["compare"] = cli::compare_json(comparisons, o.compare);
+    if (!all_match) {
+        tool().error("compare", cli::mismatch_message(comparisons, o.compare));
+        tool().finish(cli::invalid);
+    }
+    tool().finish(cli::ok);
 }
 
 }  // namespace nnef::to_vpu_main
 
 int main(int argc, char** argv) {
     nnef::cli::tune_allocator();
-    nnef::cli::exit_now(nnef::to_vpu_main::run(argc, argv));
+    return nnef::to_vpu_main::run(argc, argv);
 }

@@ -10,16 +10,17 @@
 namespace nnef::validate_main {
 
 int run(int argc, char** argv) {
-    cli::ToolSpec spec{"nnef-validate", "PATH...",
-                       "Validates NNEF models (a graph.nnef file or a model folder) through every front-end stage:\n"
-                       "syntax, semantics (types, declarations, identifiers), expansion and shape inference.",
-                       true, false, false, false};
-    cli::CommonOptions opts;
     cli::tune_allocator();
-    int rc = cli::parse_args(argc, argv, spec, opts);
-    if (rc >= 0) return rc;
+    cli::Tool tool({"nnef-validate", "PATH...",
+                    "Validates NNEF models (a graph.nnef file, a model folder, or a .tar/.tgz archive) through every\n"
+                    "front-end stage: syntax, semantics (types, declarations, identifiers), expansion and shape\n"
+                    "inference.",
+                    true});
+    cli::add_front_end(tool.options, tool.common, {});
+    tool.parse(argc, argv);
+    cli::CommonOptions& opts = tool.common;
     int worst = cli::ok;
-    cli::Json json = cli::Json::array();
+    cli::Json models = cli::Json::array();
     // A validator needs the graph's tensors, not its operations (kept only where weights or a
     // graph.quant are attached to them).
     opts.flatten.keep_operations = false;
@@ -40,9 +41,9 @@ int run(int argc, char** argv) {
                               i < sites.size() ? sites[i] : SourceRange{});
         }
         const Graph* g = session.graph();
-        if (opts.json) {
-            cli::Json diags = cli::diagnostics_json(session.diagnostics(), session.sources());
-            for (auto& d : cli::diagnostics_json(extra, session.sources())) diags.push_back(std::move(d));
+        if (tool.json()) {
+            cli::Json diags = tool.take_json(session.diagnostics(), session.sources());
+            for (auto& d : tool.take_json(extra, session.sources())) diags.push_back(std::move(d));
             cli::Json entry = {{"path", path}, {"valid", good}, {"diagnostics", std::move(diags)}};
             if (good && g) {
                 entry["graph"] = g->name;
@@ -51,11 +52,11 @@ int run(int argc, char** argv) {
                 entry["inputs"] = cli::tensors_json(*g, g->inputs);
                 entry["outputs"] = cli::tensors_json(*g, g->outputs);
             }
-            json.push_back(std::move(entry));
+            models.push_back(std::move(entry));
         } else {
-            cli::print_diagnostics(std::cerr, session.diagnostics(), session.sources());
-            cli::print_diagnostics(std::cerr, extra, session.sources());
-            if (good && g && !opts.quiet) {
+            tool.report(session.diagnostics(), session.sources());
+            tool.report(extra, session.sources());
+            if (good && g && !tool.quiet()) {
                 std::ostringstream os;
                 os << path << ": valid: graph '" << g->name << "', " << session.operation_count() << " operations, "
                    << g->tensors.size() << " tensors; inputs:";
@@ -68,8 +69,8 @@ int run(int argc, char** argv) {
         int code = good ? cli::ok : cli::failure_code(session.diagnostics());
         worst = std::max(worst, code);
     }
-    if (opts.json) std::cout << json.dump() << "\n";
-    cli::exit_now(worst);
+    tool.document["models"] = std::move(models);
+    tool.finish(worst);
 }
 
 }  // namespace nnef::validate_main
