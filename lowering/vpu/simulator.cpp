@@ -920,7 +920,7 @@ std::string report_text(const TaskList& list, const Target& target, const Simula
     os << buf;
     os << "queues:\n";
     for (const QueueStats& q : r.queues) {
-        std::snprintf(buf, sizeof buf, "  %-10s %6zu task%s busy %12.0f cycles  %5.1f%%\n", q.name.c_str(), q.tasks, q.tasks == 1 ? " " : "s", q.busy, pct(q.busy, r.makespan));
+        std::snprintf(buf, sizeof buf, "  %-10s %6zu %-5s  busy %12.0f cycles  %5.1f%%\n", q.name.c_str(), q.tasks, q.tasks == 1 ? "task" : "tasks", q.busy, pct(q.busy, r.makespan));
         os << buf;
     }
     std::snprintf(buf, sizeof buf, "DDR traffic: %lld bytes (inputs %lld, weights %lld, spills %lld, outputs %lld)\n",

@@ -165,6 +165,7 @@ Setter set_uint(std::uint64_t& target, std::uint64_t min, std::uint64_t max) {
     return [&target, min, max](const std::string& v) -> std::optional<std::string> {
         std::uint64_t n = 0;
         if (!cli_cpp::parse_size(v, n) || n < min || n > max) {
+            if (max == UINT64_MAX && min == 1) return "needs a positive integer, not '" + v + "'";
             if (max == UINT64_MAX) return "needs an integer >= " + std::to_string(min) + ", not '" + v + "'";
             return "needs an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], not '" + v + "'";
         }
@@ -176,7 +177,7 @@ Setter set_uint(std::uint64_t& target, std::uint64_t min, std::uint64_t max) {
 Setter set_optional_uint(std::optional<std::uint64_t>& target) {
     return [&target](const std::string& v) -> std::optional<std::string> {
         std::uint64_t n = 0;
-        if (!cli_cpp::parse_size(v, n)) return "needs a non-negative integer, not '" + v + "'";
+        if (!cli_cpp::parse_size(v, n)) return "needs a non-negative integer seed, not '" + v + "'";
         target = n;
         return std::nullopt;
     };
@@ -208,7 +209,7 @@ Setter set_choice(std::string& target, std::vector<std::string> choices) {
         if (std::find(choices.begin(), choices.end(), v) == choices.end()) {
             std::string list;
             for (std::size_t i = 0; i < choices.size(); ++i)
-                list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+                list += (i == 0 ? "'" : i + 1 == choices.size() ? " or '" : ", '") + choices[i] + "'";
             return "takes " + list + ", not '" + v + "'";
         }
         target = v;

@@ -316,13 +316,15 @@ int run(int argc, char** argv) {
     tool().parse(argc, argv);
     cli::CommonOptions& opts = tool().common;
     const std::string& path = opts.paths.front();
+    const bool to_file = !opts.output.empty() && opts.output != "-";
+    // --format json asks for the tool's document on stdout, unless stdout is the task list (no -o,
+    // no --simulate); json is also the task list's default format, which asks for no document.
+    const std::string list_format = opts.format == "text" ? "text" : "json";
+    const bool document = opts.json() && opts.format_given && (o.simulate || to_file);
+    if (opts.json() && !document) opts.format = "task-list";  // messages as text
     const bool values = !o.inputs.empty() || !o.output_dir.empty() || !o.compare.dir.empty();
     if (!o.simulate && (values || !o.svg.empty()))
         usage_error("--input, --output-dir, --compare and --svg need --simulate");
-    const bool to_file = !opts.output.empty() && opts.output != "-";
-    // With --format json the tool's document is on stdout unless the task list is (no -o, no --simulate).
-    const bool document = opts.json() && opts.format_given && (o.simulate || to_file);
-    if (opts.json() && !document) opts.format = "task-list";  // messages as text: stdout is the task list
 
     const bool model = !is_task_list_path(path);
     if (!model && (o.random_weights || o.verify_each || !o.print_after_tosa.empty() || !o.print_after_vpu.empty() ||
@@ -338,7 +340,6 @@ int run(int argc, char** argv) {
     const vpu::Target target = given.value_or(list.target);
     tool().document["path"] = path;
 
-    const std::string list_format = opts.format == "text" ? "text" : "json";
     if (!o.simulate || to_file) {
         const std::string text = list_format == "json" ? vpu::to_json_text(list) : vpu::to_text(list);
         if (!cli::write_output(opts.output, text, tool())) tool().finish(cli::usage);

@@ -195,12 +195,12 @@ TEST_CASE("every tool's --help lists the shared options with the same text, and 
         }
     }
     // The lowering tools share the pass options, and the tools that compare the comparison's.
-    for (const std::string& tool : {"nnef-to-tosa", "nnef-to-vpu"}) {
+    for (const std::string tool : {"nnef-to-tosa", "nnef-to-vpu"}) {
         const auto listed = listed_options(run_tool(tool, "--help").out);
         for (const char* o : {"--profile", "--verify-each", "--no-verify-each", "--print-after", "--random-weights"})
             CHECK_MESSAGE(listed.count(o), tool << " --help does not list " << o);
     }
-    for (const std::string& tool : {"nnef-run", "nnef-to-vpu"}) {
+    for (const std::string tool : {"nnef-run", "nnef-to-vpu"}) {
         const auto listed = listed_options(run_tool(tool, "--help").out);
         for (const char* o : {"--input", "--compare", "--rtol", "--atol", "--max-quanta-off", "--max-share-off",
                               "--output-dir", "--output-codes", "--random-weights"})
@@ -256,7 +256,7 @@ TEST_CASE("--format json: every tool's document matches docs/json.md") {
     const fs::path classifier = sample("classifier"), broken = broken_model();
     const std::string weights = " --random-weights 1";
     SUBCASE("nnef-validate") {
-        auto r = run_tool("nnef-validate", "--format json " + q(classifier) + " " + q(sample("quantized")));
+        auto r = run_tool("nnef-validate", "--format json --no-weights " + q(classifier) + " " + q(sample("quantized")));
         CHECK(r.code == 0);
         json d = document("nnef-validate", r);
         REQUIRE(d.at("models").size() == 2);
@@ -268,10 +268,10 @@ TEST_CASE("--format json: every tool's document matches docs/json.md") {
         CHECK(d.at("models")[0].at("diagnostics")[0].at("line") == 5);
     }
     SUBCASE("nnef-flatten") {
-        json d = document("nnef-flatten", run_tool("nnef-flatten", "--format json " + q(classifier)));
+        json d = document("nnef-flatten", run_tool("nnef-flatten", "--format json --no-weights " + q(classifier)));
         CHECK(has(d.at("document").get<std::string>(), "version 1.0;"));
         const fs::path out = nnef_test::scratch_dir() / "cli-flat.nnef";
-        d = document("nnef-flatten", run_tool("nnef-flatten", "--format json -o " + q(out) + " " + q(classifier)));
+        d = document("nnef-flatten", run_tool("nnef-flatten", "--format json --no-weights -o " + q(out) + " " + q(classifier)));
         CHECK(d.at("output") == out.string());
         CHECK(has(nnef_test::read_text(out), "version 1.0;"));
         auto f = run_tool("nnef-flatten", "--format json " + q(broken));
@@ -280,7 +280,7 @@ TEST_CASE("--format json: every tool's document matches docs/json.md") {
         CHECK(d.at("diagnostics")[0].at("stage") == "semantic");
     }
     SUBCASE("nnef-info") {
-        json d = document("nnef-info", run_tool("nnef-info", "--format json " + q(classifier)));
+        json d = document("nnef-info", run_tool("nnef-info", "--format json --no-weights " + q(classifier)));
         CHECK(d.at("graph").is_string());
         auto f = run_tool("nnef-info", "--format json " + q(nnef_test::scratch_dir() / "no-such-model"));
         CHECK(f.code == 2);
@@ -340,7 +340,7 @@ TEST_CASE("the tools' messages share one style: WHERE: SEVERITY[STAGE]: text") {
     auto usage = run_tool("nnef-flatten", "");
     CHECK(usage.code == 2);
     CHECK_MESSAGE(has(usage.err, "nnef-flatten: error[usage]: no input given\nusage: nnef-flatten [options] PATH"), usage.err);
-    auto out = run_tool("nnef-flatten", "-o " + q(nnef_test::scratch_dir() / "no-such-dir" / "x.nnef") + " " + q(sample("classifier")));
+    auto out = run_tool("nnef-flatten", "--no-weights -o " + q(nnef_test::scratch_dir() / "no-such-dir" / "x.nnef") + " " + q(sample("classifier")));
     CHECK(out.code == 2);
     CHECK_MESSAGE(has(out.err, "no-such-dir/x.nnef: error[io]: cannot write the file"), out.err);
 }

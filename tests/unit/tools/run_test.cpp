@@ -136,7 +136,7 @@ TEST_CASE("nnef-run --output-dir, --dump and --compare") {
         auto c = run_tool("nnef-run", base + "2 --compare " + q(out));
         CHECK(c.code == 1);
         CHECK(has(c.out, ": MISMATCH\n"));
-        CHECK(has(c.err, "nnef-run: error: output differs from the reference (tolerance: max|out - ref| <= 0 + 0.0001 * max|ref|)"));
+        CHECK(has(c.err, "nnef-run: error[compare]: output 'probabilities' differs from the reference (tolerance: max|out - ref| <= 0 + 0.0001 * max|ref|)"));
         auto loose = run_tool("nnef-run", base + "2 --compare " + q(out) + " --rtol 10");
         CHECK(loose.code == 0);
         CHECK(has(loose.out, ": match\n"));
@@ -177,8 +177,8 @@ TEST_CASE("nnef-run bad inputs") {
                  Case{"--random-weights 1 --input image=random:x",
                       "bad --input 'image=random:x' (random:SEED and random:SEED+ need a non-negative integer)"},
                  Case{"--random-weights 1 --input image=random:1,",
-                      "bad --input 'image=random:1,' (expected NAME=FILE.dat, NAME=random:SEED or NAME=A,B,... with "
-                      "one value per cycle)"},
+                      "--input 'image=random:1,' is not NAME=FILE.dat, NAME=random:SEED or NAME=A,B,... with "
+                      "one value per cycle"},
                  Case{"--random-weights 1 --input image=random:1,random:2 --cycles 3",
                       "input 'image' has 2 values (one per cycle) but --cycles is 3 (give one value for every cycle, "
                       "or as many as there are cycles)"},
@@ -197,7 +197,7 @@ TEST_CASE("nnef-run bad inputs") {
             auto r = run_tool("nnef-run", model + " " + args);
             CAPTURE(r.err);
             CHECK(r.code == 2);
-            CHECK(has(r.err, std::string("nnef-run: error: ") + c.message));
+            CHECK(has(r.err, std::string("nnef-run: error[usage]: ") + c.message));
         }
     }
     SUBCASE("input files") {
@@ -223,7 +223,9 @@ TEST_CASE("nnef-run bad inputs") {
         auto j = run_tool("nnef-run", model + " --input image=random:1 --format json");
         CHECK(j.code == 1);
         nlohmann::json v;
-        REQUIRE_NOTHROW(v = nlohmann::json::parse(j.err));
+        REQUIRE_NOTHROW(v = nlohmann::json::parse(j.out));  // one document on stdout, the diagnostics in it
+        CHECK(j.err.empty());
+        v = v.at("diagnostics");
         REQUIRE(v.size() == 6);  // one per variable
         CHECK(v.at(0).at("code") == "missing-weights");
         CHECK(v.at(0).at("stage") == "data");
@@ -232,10 +234,10 @@ TEST_CASE("nnef-run bad inputs") {
     SUBCASE("help") {
         auto h = run_tool("nnef-run", "--help");
         CHECK(h.code == 0);
-        CHECK(has(h.out, "--input NAME=FILE.dat"));
+        CHECK(has(h.out, "--input NAME=VALUE       the value of graph input NAME: FILE.dat (a tensor file) or random:SEED"));
         CHECK(has(h.out, "--compare DIR"));
         CHECK(has(h.out, "--random-weights SEED"));
-        CHECK(has(h.out, "--input NAME=A,B,...     one value per cycle"));
+        CHECK(has(h.out, "NAME=A,B,... gives one value per"));
         CHECK(has(h.out, "random:SEED+ uses seed SEED + K - 1 in cycle K"));
         CHECK(has(h.out, "--float64"));
         CHECK(has(h.out, "--save-variables DIR"));
@@ -395,12 +397,12 @@ TEST_CASE("nnef-run integer tensors at the width of their files, logical tensors
         // the variable takes 40000 from the 32-bit input: it does not fit its 16 bits
         auto s = run_tool("nnef-run", base + q(dir / "big.dat") + " --save-variables " + q(dir / "over-state"));
         CHECK(s.code == 1);
-        CHECK(has(s.err, "nnef-run: error: integer tensor 'v' has the value 40000 (item 0), which does not fit the "
+        CHECK(has(s.err, "nnef-run: error[data]: integer tensor 'v' has the value 40000 (item 0), which does not fit the "
                          "16-bit signed items of the integer tensor files it derives from"));
         // in cycle 2, j holds it too
         auto o = run_tool("nnef-run", base + q(dir / "big.dat") + " --cycles 2 --output-dir " + q(dir / "over"));
         CHECK(o.code == 1);
-        CHECK(has(o.err, "nnef-run: error: integer tensor 'j' has the value 40000 (item 3), which does not fit the "
+        CHECK(has(o.err, "nnef-run: error[data]: integer tensor 'j' has the value 40000 (item 3), which does not fit the "
                          "16-bit signed items"));
     }
 }

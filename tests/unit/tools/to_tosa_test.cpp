@@ -36,8 +36,8 @@ fs::path model(const std::string& name, const std::string& text) {
 TEST_CASE("nnef-to-tosa: help, version and usage errors") {
     auto r = run_tool("nnef-to-tosa", "--help");
     CHECK(r.code == 0);
-    CHECK(has(r.out, "--format mlir|json|text"));
-    CHECK(has(r.out, "--profile pro-fp|pro-int"));
+    CHECK(has(r.out, "--format FORMAT          the output's format: mlir|json|text (default mlir)"));
+    CHECK(has(r.out, "--profile PROFILE        the TOSA profile, pro-fp or pro-int (default pro-int for a quantized model, else pro-fp)"));
     CHECK(has(r.out, "--no-weights"));
     r = run_tool("nnef-to-tosa", "--version");
     CHECK(r.code == 0);
@@ -47,7 +47,7 @@ TEST_CASE("nnef-to-tosa: help, version and usage errors") {
         CAPTURE(bad);
         r = run_tool("nnef-to-tosa", std::string(bad) + " " + quoted(classifier));
         CHECK(r.code == 2);
-        CHECK(has(r.err, "nnef-to-tosa: error:"));
+        CHECK(has(r.err, "nnef-to-tosa: error[usage]: "));
     }
     r = run_tool("nnef-to-tosa", "");
     CHECK(r.code == 2);
@@ -152,9 +152,10 @@ TEST_CASE("nnef-to-tosa: --profile pro-int lowers the quantized sample to i8 cod
     CHECK(has(r.out, "\"tosa.table\""));
     CHECK(!has(r.out, "xf32>"));
     // at PRO-FP the same sample computes in fp32
-    r = run_tool("nnef-to-tosa", quoted(quantized) + " --random-weights 1");
+    r = run_tool("nnef-to-tosa", quoted(quantized) + " --profile pro-fp --random-weights 1");
     REQUIRE(r.code == 0);
     CHECK(has(r.out, "tensor<1x8xf32>"));
+    CHECK(r.err.empty());  // the profile was given: no note
     // a float graph without quantization has no PRO-INT form: one error that says so
     r = run_tool("nnef-to-tosa", quoted(classifier) + " --profile pro-int --random-weights 1");
     CHECK(r.code == 1);
@@ -169,6 +170,44 @@ TEST_CASE("nnef-to-tosa: --profile pro-int lowers the quantized sample to i8 cod
     CHECK(r.code == 1);
     CHECK(has(r.err, "operation 'softmax' cannot be lowered to TOSA"));
     CHECK(has(r.err, "graph.nnef:5"));
+}
+
+TEST_CASE("nnef-to-tosa picks PRO-INT for a quantized model unless --profile says otherwise, and says which") {
+    const fs::path quantized = nnef_test::source_dir() / "samples" / "quantized";
+    auto r = run_tool("nnef-to-tosa", quoted(quantized) + " --random-weights 1");
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(has(r.out, "profiles [pro_int]"));
+    CHECK(has(r.out, "func.func @quantized(%input: tensor<1x8xi8>) -> (tensor<1x4xi8>)"));
+    CHECK_MESSAGE(r.err == "nnef-to-tosa: note: profile PRO-INT: the model is quantized (graph.quant); --profile pro-fp lowers "
+                           "it in float\n", r.err);
+    // --quiet silences the note; the JSON document carries it
+    auto quiet = run_tool("nnef-to-tosa", quoted(quantized) + " --random-weights 1 --quiet");
+    CHECK(quiet.code == 0);
+    CHECK(quiet.err.empty());
+    auto j = run_tool("nnef-to-tosa", quoted(quantized) + " --random-weights 1 --format json");
+    REQUIRE(j.code == 0);
+    nlohmann::json doc;
+    REQUIRE_NOTHROW(doc = nlohmann::json::parse(j.out));
+    CHECK(doc.at("diagnostics").at(0).at("severity") == "note");
+    CHECK(has(doc.at("diagnostics").at(0).at("message").get<std::string>(), "profile PRO-INT"));
+    // a float model: PRO-FP, said so too
+    auto f = run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 1");
+    REQUIRE(f.code == 0);
+    CHECK(has(f.out, "profiles [pro_fp]"));
+    // the header names the validation the docs use (docs/tosa.md)
+    CHECK(has(f.out, "--tosa-validate=\"strict-op-spec-alignment\")"));
+    CHECK(f.err == "nnef-to-tosa: note: profile PRO-FP\n");
+}
+
+TEST_CASE("nnef-to-tosa --print-after and --verify-each, as in nnef-to-vpu") {
+    auto r = run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 1 --print-after legalize-nnef-to-tosa -q");
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(has(r.err, "// after legalize-nnef-to-tosa\n"));
+    auto bad = run_tool("nnef-to-tosa", quoted(classifier) + " --print-after nothing");
+    CHECK(bad.code == 2);
+    CHECK(has(bad.err, "nnef-to-tosa: error[usage]: --print-after names no pass 'nothing' (passes: legalize-nnef-to-tosa, "));
+    for (const char* v : {"--verify-each", "--no-verify-each", "--no-verify"})
+        CHECK(run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 1 -q " + v).code == 0);
 }
 
 }  // namespace to_tosa_test

@@ -74,7 +74,7 @@ TEST_SUITE("tools") {
         CHECK(r.code == 0);
         CHECK(has(r.out, "makespan: 2142 cycles, 1.65 us at 1300 MHz (5 tasks, 2 barriers)"));
         CHECK(has(r.out, "lower bound: 2141 cycles"));
-        CHECK(has(r.out, "  NCE0            1 tasks  busy          336 cycles   15.7%"));
+        CHECK(has(r.out, "  NCE0            1 task   busy          336 cycles   15.7%"));
         CHECK(has(r.out, "CMX0: peak 232 bytes in use"));
         CHECK(read_floats(dir / "out" / "y.dat") == vpu_test::expected_conv_output());
         CHECK(has(nnef_test::read_text(dir / "s.svg"), "<svg"));
@@ -83,7 +83,8 @@ TEST_SUITE("tools") {
         write_floats(dir / "ref" / "y.dat", {1, 2, 4, 4}, vpu_test::expected_conv_output());
         r = run_tool("nnef-to-vpu", "--simulate " + q(json) + " --input " + q(dir / "x.dat") + " --compare " + q(dir / "ref"));
         CHECK(r.code == 0);
-        CHECK(has(r.out, "y: relative L2 error 0, max abs error 0 vs "));
+        CHECK(has(r.out, "compare y with " + (dir / "ref" / "y.dat").string() + ": max abs error 0, max relative error 0"));
+        CHECK(has(r.out, "relative L2 error 0: match\n"));
         std::vector<float> wrong = vpu_test::expected_conv_output();
         wrong[3] += 5;
         write_floats(dir / "ref" / "y.dat", {1, 2, 4, 4}, wrong);
@@ -161,9 +162,10 @@ TEST_SUITE("tools") {
 
     TEST_CASE("nnef-to-vpu --profile pro-int: the quantized sample's output codes are the TOSA interpreter's") {
         // The real binary compiles samples/quantized on the int8 path and simulates it; its output
-        // file holds the int8 codes, which must equal, one by one, those of the TOSA interpreter
-        // on the same PRO-INT lowering and the same input: random:SEED (nnef-run's integers) and a
-        // file of codes over the whole int8 range.
+        // file (--output-codes) holds the codes of the output's quantization, which must equal, one
+        // by one, those of the TOSA interpreter on the same PRO-INT lowering and the same input
+        // (random:SEED, nnef-run's integers, and a file of codes over the whole int8 range), less
+        // the offset of the i8 form (-128 for unsigned 8-bit codes).
         const fs::path dir = nnef_test::scratch_dir() / "vpu-pro-int";
         fs::remove_all(dir);
         fs::create_directories(dir);
@@ -171,6 +173,8 @@ TEST_SUITE("tools") {
         auto lowered = nnef_test::lower_model(model, 1, nnef::tosa::Profile::pro_int);
         REQUIRE(lowered->graph);
         const nnef::tosa::Graph& g = *lowered->graph;
+        const auto codes = nnef::tosa::integer_codes(*lowered->session.graph(), "output");
+        REQUIRE(codes);
         const auto& in_type = g.type(g.main().inputs[0]);
         REQUIRE(in_type.dtype == nnef::tosa::DType::i8);
         std::vector<std::int64_t> full;
@@ -194,7 +198,7 @@ TEST_SUITE("tools") {
             REQUIRE(want);
             const fs::path out = dir / ("out-" + std::to_string(x[0] + 200));
             const auto r = run_tool("nnef-to-vpu", q(model) + " --profile pro-int --random-weights 1 --simulate --input " +
-                                                       shell_quote(input) + " --output-dir " + q(out));
+                                                       shell_quote(input) + " --output-dir " + q(out) + " --output-codes");
             CAPTURE(r.err);
             REQUIRE(r.code == 0);
             CHECK(has(r.out, "makespan:"));
@@ -206,13 +210,13 @@ TEST_SUITE("tools") {
             REQUIRE(got->volume() == ref.type.volume());
             for (std::int64_t i = 0; i < ref.type.volume(); ++i) {
                 CAPTURE(i);
-                CHECK(std::int64_t(got->as_double(i)) == std::int64_t(ref.items<std::int8_t>()[i]));
+                CHECK(std::int64_t(got->as_double(i)) == std::int64_t(ref.items<std::int8_t>()[i]) - codes->offset);
             }
         }
         // --profile is checked, and applies to models only
         auto r = run_tool("nnef-to-vpu", q(model) + " --profile int8");
         CHECK(r.code == 2);
-        CHECK(has(r.err, "unknown profile 'int8' (use pro-fp or pro-int)"));
+        CHECK(has(r.err, "nnef-to-vpu: error[usage]: --profile takes 'pro-fp' or 'pro-int', not 'int8'"));
         r = run_tool("nnef-to-vpu", q(dir / "x.json") + " --profile pro-int");
         CHECK(r.code == 2);
         CHECK(has(r.err, "apply to compiling a MODEL"));
@@ -236,6 +240,41 @@ TEST_SUITE("tools") {
                          "kernel 13x13 exceeds the NCE's largest (11)"));
     }
 
+    TEST_CASE("nnef-to-vpu MODEL: the task list on stdout says its constants are not written, the SVG names the model") {
+        const fs::path model = fs::path(NNEF_SOURCE_DIR) / "samples" / "classifier";
+        auto r = run_tool("nnef-to-vpu", q(model) + " --random-weights 1");
+        REQUIRE(r.code == 0);
+        CHECK(has(r.out, "\"format\""));
+        CHECK_MESSAGE(has(r.err, "nnef-to-vpu: note: the task list on stdout refers to its constant data, which is not written"), r.err);
+        CHECK(has(r.err, "use -o FILE.json to write FILE.bin too"));
+        CHECK(run_tool("nnef-to-vpu", q(model) + " --random-weights 1 -q").err.empty());
+        // the SVG: titled with the model's name, labels only where they fit whole (8 px text,
+        // 4.8 px a character), full names in the tooltips
+        const fs::path svg = nnef_test::scratch_dir() / "vpu-classifier.svg";
+        auto s = run_tool("nnef-to-vpu", q(model) + " --random-weights 1 --simulate --svg " + q(svg));
+        REQUIRE(s.code == 0);
+        const std::string text = nnef_test::read_text(svg);
+        CHECK(has(text, "font-weight=\"bold\">classifier on "));
+        CHECK_FALSE(has(text, "~</text>"));
+        std::size_t labels = 0, boxes = 0;
+        for (std::size_t at = text.find("<g><title>"); at != std::string::npos; at = text.find("<g><title>", at + 1)) {
+            ++boxes;
+            const std::size_t end = text.find("</g>", at);
+            const std::string g = text.substr(at, end - at);
+            const std::size_t w = g.find("width=\"");
+            REQUIRE(w != std::string::npos);
+            const double width = std::stod(g.substr(w + 7));
+            const std::size_t t = g.find("fill=\"black\">");
+            if (t == std::string::npos) continue;
+            ++labels;
+            const std::string label = g.substr(t + 14, g.find("</text>", t) - t - 14);
+            CAPTURE(label);
+            CHECK(double(label.size()) * 4.8 <= width - 3 + 1e-9);
+        }
+        CHECK(boxes > 10);
+        CHECK(labels > 0);
+    }
+
     TEST_CASE("nnef-to-vpu: violations, bad files and usage") {
         nnef::vpu::TaskList l = vpu_test::conv_list();
         l.tasks[1].update.clear();
@@ -243,7 +282,7 @@ TEST_SUITE("tools") {
         auto r = run_tool("nnef-to-vpu", "--simulate " + q(json));
         CHECK(r.code == 1);
         CHECK(has(r.err, "error[vpu]: race on CMX0 bytes [64, 136): task 1 (DMA1 copy 'conv') writes buffer cw and task 3 (NCE0 conv 'conv') reads buffer cw"));
-        CHECK(has(r.err, "nnef-to-vpu: 1 violation in"));
+        CHECK(has(r.err, json.string() + ": error[vpu]: 1 violation in the task list"));
         // A target with a tiny CMX given on the command line.
         const fs::path good = write_list("vpu-conv-tiny", vpu_test::conv_list());
         std::ofstream(good.parent_path() / "tiny.json") << R"({"name": "tiny", "cmx_bytes": 256})";
