@@ -270,7 +270,7 @@ void usage_message(const ToolSpec& spec, const std::string& message) {
 
 }  // namespace cli_cpp
 
-int Options::parse(int argc, char** argv, std::vector<std::string>& paths) const {
+int Options::parse(int argc, char** argv, std::vector<std::string>& paths, std::string& error) const {
     bool options_end = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -302,32 +302,32 @@ int Options::parse(int argc, char** argv, std::vector<std::string>& paths) const
         for (const Option& o : options_)
             if (o.name == key || (!o.alias.empty() && o.alias == key)) found = &o;
         if (!found) {
-            cli_cpp::usage_message(spec_, "unknown option '" + key + "'");
+            error = "unknown option '" + key + "'";
             return usage;
         }
         if (found->arg.empty()) {
             if (inline_value) {
-                cli_cpp::usage_message(spec_, "option '" + key + "' takes no value");
+                error = "option '" + key + "' takes no value";
                 return usage;
             }
         } else if (!inline_value) {
             if (i + 1 >= argc) {
-                cli_cpp::usage_message(spec_, "option '" + key + "' needs a value (" + found->arg + ")");
+                error = "option '" + key + "' needs a value (" + found->arg + ")";
                 return usage;
             }
             value = argv[++i];
         }
-        if (auto error = found->set(value)) {
-            cli_cpp::usage_message(spec_, found->name + " " + *error);
+        if (auto bad = found->set(value)) {
+            error = found->name + " " + *bad;
             return usage;
         }
     }
     if (paths.empty()) {
-        cli_cpp::usage_message(spec_, "no input given");
+        error = "no input given";
         return usage;
     }
     if (!spec_.many_paths && paths.size() > 1) {
-        cli_cpp::usage_message(spec_, "only one input may be given");
+        error = "only one input may be given";
         return usage;
     }
     return -1;
@@ -379,15 +379,19 @@ void add_front_end(Options& options, CommonOptions& c, const FrontEnd& what) {
 // ---- Tool -----------------------------------------------------------------------------------
 
 void Tool::parse(int argc, char** argv) {
-    const int rc = options.parse(argc, argv, common.paths);
+    std::string error;
+    const int rc = options.parse(argc, argv, common.paths, error);
     if (rc < 0) return;
-    if (rc == usage && json()) {
-        // The usage message went to stderr as text (the document's format may not be known yet
-        // when the option parser fails); the document says the same.
-        message("error", "usage", "bad command line (see the message on stderr)");
-        std::cout << full_document(rc).dump() << "\n";
+    if (rc == ok) exit_now(ok);
+    // The parser stops at the first error, maybe before --format: a document is asked for when
+    // the command line says `--format json` anywhere.
+    bool json_asked = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        json_asked = json_asked || a == "--format=json" || (a == "--format" && i + 1 < argc && std::string(argv[i + 1]) == "json");
     }
-    exit_now(rc);
+    common.format = json_asked ? "json" : "text";
+    usage_error(error);
 }
 
 void Tool::report(const Diagnostics& diags, const SourceManager& sm) {

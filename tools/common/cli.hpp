@@ -94,8 +94,9 @@ public:
     // The --help text.
     std::string help() const;
     // Parses argv (options anywhere, `--name=value` or `--name value`, `--` ends options):
-    // returns -1 to go on, or an exit code after --help, --version or a usage error (printed).
-    int parse(int argc, char** argv, std::vector<std::string>& paths) const;
+    // returns -1 to go on, 0 after --help or --version (printed), or 2 after a usage error, whose
+    // message is `error` (not printed).
+    int parse(int argc, char** argv, std::vector<std::string>& paths, std::string& error) const;
 
 private:
     ToolSpec spec_;

@@ -266,6 +266,12 @@ TEST_CASE("--format json: every tool's document matches docs/json.md") {
         d = document("nnef-validate", f);
         CHECK_FALSE(d.at("models")[0].at("valid").get<bool>());
         CHECK(d.at("models")[0].at("diagnostics")[0].at("line") == 5);
+        // a command-line error, even before --format: the document with the message
+        auto u = run_tool("nnef-validate", "--bogus --format json " + q(broken));
+        CHECK(u.code == 2);
+        d = document("nnef-validate", u);
+        CHECK(d.at("diagnostics")[0].at("stage") == "usage");
+        CHECK(d.at("diagnostics")[0].at("message") == "unknown option '--bogus'");
     }
     SUBCASE("nnef-flatten") {
         json d = document("nnef-flatten", run_tool("nnef-flatten", "--format json --no-weights " + q(classifier)));
