@@ -663,7 +663,7 @@ std::string to_text(const TaskList& list) {
     std::map<std::string, std::vector<const Task*>> queues;
     for (const Task& task : list.tasks) queues[task.queue].push_back(&task);
     for (const auto& [q, tasks] : queues) {
-        os << q << " (" << tasks.size() << " tasks):\n";
+        os << q << " (" << tasks.size() << (tasks.size() == 1 ? " task" : " tasks") << "):\n";
         for (const Task* task : tasks) {
             os << "  #" << task->id << ' ' << task->op;
             const nlohmann::ordered_json p = params_json(*task);

@@ -135,7 +135,7 @@ TEST_SUITE("vpu") {
         CAPTURE(text);
         CHECK(text.find("task list for graph 'conv_relu' on target 'npu-2c'") == 0);
         CHECK(text.find("cw: CMX0 [64, 136) 72 bytes fp16 weights 'filter'") != std::string::npos);
-        CHECK(text.find("NCE0 (1 tasks):\n  #3 conv {\"kernel\":[3,3]") != std::string::npos);
+        CHECK(text.find("NCE0 (1 task):\n  #3 conv {\"kernel\":[3,3]") != std::string::npos);
         CHECK(text.find("wait [0]  update [1]  # conv\n      reads cx+0[1,4,4,2]/[64,16,4,2] cw+0[2,3,3,2]/[36,12,4,2] ct+0[2,4]/[16,4]") !=
               std::string::npos);
     }
