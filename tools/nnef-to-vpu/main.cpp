@@ -87,9 +87,10 @@ void declare_options(cli::Tool& t, VpuOptions& o) {
     opt.shared("--output-dir", cli::set_text(o.output_dir), "", "(with --simulate; needs --input for every graph input)");
     opt.shared("--output-codes", cli::set_flag(o.output_codes), "", "(compiling a MODEL at pro-int)");
     o.compare.rtol = 2e-2;
-    o.compare.atol = 1e-3;
+    o.compare.atol = std::ldexp(1.0, -24);  // fp16's smallest subnormal: below it the device has 0
     cli::add_compare_options(opt, o.compare,
-                             "(the device computes in fp16: the defaults are wider than nnef-run's 1e-4 and 0)");
+                             "(the device computes in fp16: the defaults are wider than nnef-run's 1e-4\n"
+                             "and 0; atol is fp16's smallest subnormal 2^-24)");
     opt.shared("--profile", cli::set_choice(o.profile, {"pro-fp", "pro-int"}), "pro-fp",
                "(compiling a MODEL: pro-int compiles the int8 path, int8 activations and\n"
                "weights, requantization in the NCE's weights table)");

@@ -209,6 +209,7 @@ TEST_CASE("every tool's --help lists the shared options with the same text, and 
     // where a default differs, --help says so
     CHECK(has(run_tool("nnef-run", "--help").out, "relative tolerance of --compare (default 0.0001)"));
     CHECK(has(run_tool("nnef-to-vpu", "--help").out, "the device computes in fp16"));
+    CHECK(has(run_tool("nnef-to-vpu", "--help").out, "absolute tolerance of --compare (default 5.96046e-08)"));
     CHECK(has(run_tool("nnef-to-tosa", "--help").out, "verify the IR after every lowering pass (default on)"));
     CHECK(has(run_tool("nnef-to-vpu", "--help").out, "verify the IR after every lowering pass (default off)"));
 }

@@ -129,7 +129,7 @@ TEST_SUITE("tools") {
         CHECK(r.out == nnef_test::read_text(json));
         r = run_tool("nnef-to-vpu", q(json) + " --format text -o " + q(json.parent_path() / "tasks.txt"));
         CHECK(r.code == 0);
-        CHECK(has(nnef_test::read_text(json.parent_path() / "tasks.txt"), "NCE0 (1 tasks):"));
+        CHECK(has(nnef_test::read_text(json.parent_path() / "tasks.txt"), "NCE0 (1 task):"));
     }
 
     TEST_CASE("nnef-to-vpu: a compiled model's JSON gets its constant data file") {
