@@ -54,22 +54,22 @@ inline void record_skip(const std::string& what) {
 
 }  // namespace nnef_test
 
+// Prints "<kind>why" (doctest MESSAGE, at the caller's line) and writes it to the skip log.
+#define NNEF_SKIP_NOTE_(kind, why)                                \
+    do {                                                          \
+        std::ostringstream nnef_skip_why_;                        \
+        nnef_skip_why_ << kind << why;                            \
+        MESSAGE(nnef_skip_why_.str());                            \
+        nnef_test::record_skip(nnef_skip_why_.str());             \
+    } while (0)
+
 // Ends the current test case (a void function body) as skipped, saying why.
-#define NNEF_SKIP(why)                                                \
-    do {                                                              \
-        std::ostringstream nnef_skip_why_;                            \
-        nnef_skip_why_ << why;                                        \
-        MESSAGE("skipped: " << nnef_skip_why_.str());                 \
-        nnef_test::record_skip("skipped: " + nnef_skip_why_.str());   \
-        nnef_test::test_case_skipped() = true;                        \
-        return;                                                       \
+#define NNEF_SKIP(why)                             \
+    do {                                           \
+        NNEF_SKIP_NOTE_("skipped: ", why);         \
+        nnef_test::test_case_skipped() = true;     \
+        return;                                    \
     } while (0)
 
 // Says why a part of the current test case does not run; the rest of it goes on.
-#define NNEF_SKIP_PART(why)                                                \
-    do {                                                                   \
-        std::ostringstream nnef_skip_why_;                                 \
-        nnef_skip_why_ << why;                                             \
-        MESSAGE("partly skipped: " << nnef_skip_why_.str());               \
-        nnef_test::record_skip("partly skipped: " + nnef_skip_why_.str()); \
-    } while (0)
+#define NNEF_SKIP_PART(why) NNEF_SKIP_NOTE_("partly skipped: ", why)
