@@ -2,6 +2,8 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include "common/skip.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +17,13 @@ namespace nnef_test {
 
 inline std::filesystem::path corpus_dir() { return std::filesystem::path(NNEF_CORPUS_DIR); }
 inline bool have_corpus() { return std::filesystem::is_directory(corpus_dir()); }
+// `relative` under the corpus; with the corpus present, a file or folder it lacks fails the test
+// (a test that names a corpus file must not pass by skipping it). Use after NNEF_REQUIRE_CORPUS.
+inline std::filesystem::path corpus_file(const std::filesystem::path& relative) {
+    const std::filesystem::path p = corpus_dir() / relative;
+    REQUIRE_MESSAGE(std::filesystem::exists(p), "the corpus at " << corpus_dir().string() << " lacks " << relative.string());
+    return p;
+}
 inline std::filesystem::path source_dir() { return std::filesystem::path(NNEF_SOURCE_DIR); }
 
 inline std::string read_text(const std::filesystem::path& p) {
@@ -33,7 +42,7 @@ inline std::vector<std::pair<std::string, std::string>> documents_at_hand() {
     for (const auto& e : fs::directory_iterator(source_dir() / "samples"))
         docs.emplace_back(e.path().filename().string(), read_text(e.path() / "graph.nnef"));
     if (!have_corpus()) {
-        MESSAGE("corpus not found at " << corpus_dir().string() << ": written documents and samples only");
+        NNEF_SKIP_PART("corpus not found at " << corpus_dir().string() << ": written documents and samples only");
         return docs;
     }
     for (const char* folder : {"conformance/valid", "conformance/invalid"})
@@ -83,12 +92,9 @@ struct CorpusTally {
 
 }  // namespace nnef_test
 
-// Skips the rest of a test case (with a message) when the third-party corpus is absent.
-#define NNEF_REQUIRE_CORPUS()                                                                  \
-    do {                                                                                       \
-        if (!nnef_test::have_corpus()) {                                                       \
-            MESSAGE("skipped: corpus not found at " << nnef_test::corpus_dir().string()        \
-                    << " (set -DNNEF_CORPUS_DIR)");                                            \
-            return;                                                                            \
-        }                                                                                      \
+// Skips the rest of a test case (NNEF_SKIP, saying why) when the third-party corpus is absent.
+#define NNEF_REQUIRE_CORPUS()                                                                               \
+    do {                                                                                                    \
+        if (!nnef_test::have_corpus())                                                                      \
+            NNEF_SKIP("corpus not found at " << nnef_test::corpus_dir().string() << " (set -DNNEF_CORPUS_DIR)"); \
     } while (0)

@@ -84,7 +84,7 @@ TEST_SUITE("core") {
     }
 
 
-    TEST_CASE("values share their blocks; lists are copied on write") {
+    TEST_CASE("values share their blocks, lists are copied on write") {
         using nnef::Value;
         static_assert(sizeof(Value) == 16, "Value is a kind and a word");
         Value a = Value::array({Value::integer(1), Value::identifier("x")});

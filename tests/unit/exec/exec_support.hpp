@@ -1,6 +1,7 @@
 // Helpers of the executor tests: a graph from a few statements, run through the front end and the
 // executor with given inputs; results compared with hand-computed values.
 #pragma once
+#include "common/compare.hpp"
 #include "test_support.hpp"
 
 #include <nnef/nnef.hpp>
@@ -115,12 +116,6 @@ inline Outcome run1(const TensorValue& x, const std::string& body, const Options
     return run({{"x", x}}, body, {"y"}, o);
 }
 
-inline bool close(double a, double b, double tol = 1e-5) {
-    if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-    if (std::isinf(a) || std::isinf(b)) return a == b;
-    return std::fabs(a - b) <= tol * std::max(1.0, std::fabs(b));
-}
-
 }  // namespace NNEF_EXEC_TEST_NS
 
 // Checks that an outcome succeeded and its tensor `name` has `shape` and the `expected` items.
@@ -133,9 +128,7 @@ inline bool close(double a, double b, double tol = 1e-5) {
         CHECK(t_.shape() == nnef::Shape shape_);                                                       \
         const std::vector<double> expected_ = __VA_ARGS__;                                             \
         const std::vector<double> got_ = t_.to_doubles();                                              \
-        REQUIRE(got_.size() == expected_.size());                                                      \
-        for (std::size_t i_ = 0; i_ < got_.size(); ++i_) {                                             \
-            CAPTURE(i_);                                                                               \
-            CHECK_MESSAGE(NNEF_EXEC_TEST_NS::close(got_[i_], expected_[i_]), got_[i_] << " != " << expected_[i_]); \
-        }                                                                                              \
+        /* every item within 1e-5 * max(1, |expected|); a NaN or infinity only where expected */    \
+        const nnef_test::Comparison c_ = nnef_test::compare(got_, expected_, nnef_test::CompareOptions{true}); \
+        CHECK_MESSAGE(c_.scaled_within(1e-5), c_.summary());                                           \
     } while (0)

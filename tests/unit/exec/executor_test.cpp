@@ -119,14 +119,14 @@ TEST_CASE("gemm against plain loops (edges of every block size, transposed views
                     nnef::exec::MatrixView A{a.data(), ta ? 1 : s.K, ta ? s.M : 1};
                     nnef::exec::MatrixView B{b.data(), tb ? 1 : s.N, tb ? s.K : 1};
                     nnef::exec::gemm(s.M, s.N, s.K, A, B, c.data(), s.N, false, threads);
-                    double worst = 0.0;
-                    for (std::size_t i = 0; i < c.size(); ++i) worst = std::max(worst, double(std::fabs(c[i] - want[i])));
-                    CHECK(worst < 1e-4);
+                    const nnef_test::Comparison once = nnef_test::compare(c, want);
+                    CHECK_MESSAGE(once.max_abs_within(1e-4), once.summary());
                     // accumulate adds to C
                     nnef::exec::gemm(s.M, s.N, s.K, A, B, c.data(), s.N, true, threads);
-                    worst = 0.0;
-                    for (std::size_t i = 0; i < c.size(); ++i) worst = std::max(worst, double(std::fabs(c[i] - 2 * want[i])));
-                    CHECK(worst < 2e-4);
+                    std::vector<float> twice(want);
+                    for (float& v : twice) v *= 2;
+                    const nnef_test::Comparison acc = nnef_test::compare(c, twice);
+                    CHECK_MESSAGE(acc.max_abs_within(2e-4), acc.summary());
                 }
     }
 }
@@ -182,10 +182,8 @@ TEST_CASE("conv against plain loops") {
         INFO(o.messages);
         REQUIRE(o.ok);
         REQUIRE(o["y"].shape() == out);
-        const float* y = o["y"].data<float>();
-        double worst = 0.0;
-        for (std::size_t i = 0; i < want.size(); ++i) worst = std::max(worst, double(std::fabs(y[i] - want[i])));
-        CHECK(worst < 1e-4);
+        const nnef_test::Comparison cmp = nnef_test::compare(o["y"].to_doubles(), want);
+        CHECK_MESSAGE(cmp.max_abs_within(1e-4), cmp.summary());
     }
 }
 
@@ -210,10 +208,8 @@ TEST_CASE("depth-wise conv agrees with the same conv as one group (every border,
             REQUIRE(a.ok);
             REQUIRE(b.ok);
             const auto u = a["y"].to_doubles(), v = b["y"].to_doubles();
-            REQUIRE(u.size() == v.size());
-            double worst = 0.0;
-            for (std::size_t i = 0; i < u.size(); ++i) worst = std::max(worst, std::fabs(u[i] - v[i]));
-            CHECK(worst < 1e-5);
+            const nnef_test::Comparison c = nnef_test::compare(u, v);
+            CHECK_MESSAGE(c.max_abs_within(1e-5), c.summary());
         }
 }
 
@@ -264,10 +260,8 @@ TEST_CASE("compound kernels agree with their expansion") {
         REQUIRE(kernel.ok);
         REQUIRE(expanded.ok);
         REQUIRE(kernel["y"].shape() == expanded["y"].shape());
-        const auto a = kernel["y"].to_doubles(), b = expanded["y"].to_doubles();
-        double worst = 0.0;
-        for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(a[i] - b[i]) / std::max(1.0, std::fabs(b[i])));
-        CHECK(worst < 1e-5);
+        const nnef_test::Comparison c = nnef_test::compare(kernel["y"].to_doubles(), expanded["y"].to_doubles());
+        CHECK_MESSAGE(c.scaled_within(1e-5), c.summary());
     }
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <filesystem>
 
+#include "common/compare.hpp"
 #include "storage/tensor_file.hpp"
 
 namespace real_models_exec_test {
@@ -16,9 +17,9 @@ namespace real_models_exec_test {
 namespace fs = std::filesystem;
 
 // Runs a quantized model (simulating graph.quant or not; like_nnef_tools: as nnef-run
-// --quant-like nnef-tools) on `input`; the relative L2 error of its one output against `expected`
-// (a failure to load or run fails the test).
-double quantized_run(const std::string& path, const fs::path& input, const fs::path& expected, bool simulate,
+// --quant-like nnef-tools) on `input`; its one output compared with `expected` (a failure to load
+// or run fails the test).
+nnef_test::Comparison quantized_run(const std::string& path, const fs::path& input, const fs::path& expected, bool simulate,
                      bool like_nnef_tools = false) {
     nnef::FlattenOptions fo;
     fo.expand = nnef::exec::compounds_without_kernel();
@@ -45,12 +46,7 @@ double quantized_run(const std::string& path, const fs::path& input, const fs::p
     const std::vector<double> got = (*created.value)->tensor(g.outputs.front())->to_doubles();
     const std::vector<double> want = (*ref.value)->to_doubles();
     REQUIRE(got.size() == want.size());
-    double d2 = 0.0, r2 = 0.0;
-    for (std::size_t i = 0; i < got.size(); ++i) {
-        d2 += (got[i] - want[i]) * (got[i] - want[i]);
-        r2 += want[i] * want[i];
-    }
-    return std::sqrt(d2 / r2);
+    return nnef_test::compare(got, want);
 }
 
 TEST_SUITE("exec") {
@@ -104,18 +100,11 @@ TEST_CASE("real models match their reference outputs") {
             const std::vector<double> ref = (*expected.value)->to_doubles(), got = out.to_doubles();
             ok = out.shape() == (*expected.value)->shape;
             if (!ok) why = "output shape " + nnef::to_string(out.shape()) + " differs from the reference";
-            double max_abs = 0.0, max_ref = 0.0, d2 = 0.0, r2 = 0.0;
-            for (std::size_t i = 0; ok && i < ref.size(); ++i) {
-                const double e = std::fabs(got[i] - ref[i]);
-                if (!(e <= max_abs)) max_abs = e;  // NaN propagates
-                max_ref = std::max(max_ref, std::fabs(ref[i]));
-                d2 += e * e;
-                r2 += ref[i] * ref[i];
-            }
-            max_rel = max_ref > 0.0 ? max_abs / max_ref : max_abs;
-            rel_l2 = r2 > 0.0 ? std::sqrt(d2 / r2) : std::sqrt(d2);
-            ok = ok && max_rel <= 1e-4;
-            if (!ok && why.empty()) why = "max relative error above 1e-4";
+            const nnef_test::Comparison c = nnef_test::compare(got, ref);
+            max_rel = c.max_rel();
+            rel_l2 = c.rel_l2();
+            ok = ok && c.max_rel_within(1e-4);
+            if (!ok && why.empty()) why = "max relative error above 1e-4: " + c.summary();
         }
         MESSAGE(name << ": " << (ok ? "passed" : "FAILED (" + why + ")") << ", max relative error " << max_rel
                      << ", relative L2 error " << rel_l2 << ", " << ms << " ms");
@@ -140,15 +129,15 @@ TEST_CASE("real models match their reference outputs") {
         REQUIRE(std::system(("tar -czf '" + tgz + "' -C '" + folder.string() + "' --exclude reference .").c_str()) == 0);
         for (const std::string& path : {folder.string(), tar, tgz}) {
             CAPTURE(path);
-            const double rel_l2 = quantized_run(path, input, output, true, true);
-            MESSAGE(std::string(model) << " from " << path << " (--quant-like nnef-tools): relative L2 error " << rel_l2
+            const nnef_test::Comparison c = quantized_run(path, input, output, true, true);
+            MESSAGE(std::string(model) << " from " << path << " (--quant-like nnef-tools): relative L2 error " << c.rel_l2()
                                        << " against NNEF-Tools' output (limit 1e-3)");
-            CHECK(rel_l2 <= 1e-3);
+            CHECK_MESSAGE(c.rel_l2_within(1e-3), c.summary());
         }
-        const double spec = quantized_run(folder.string(), input, output, true);
-        MESSAGE(std::string(model) << " (the spec's reading, inputs rounded): relative L2 error " << spec
+        const nnef_test::Comparison spec = quantized_run(folder.string(), input, output, true);
+        MESSAGE(std::string(model) << " (the spec's reading, inputs rounded): relative L2 error " << spec.rel_l2()
                                    << " against NNEF-Tools' output (limit 1e-2)");
-        CHECK(spec <= 1e-2);
+        CHECK_MESSAGE(spec.rel_l2_within(1e-2), spec.summary());
     }
     fs::remove_all(tmp);
 }
@@ -163,13 +152,13 @@ TEST_CASE("quantized models without simulation (--no-quant) against the float mo
         std::string float_model = model;
         float_model.resize(float_model.size() - 5);  // without "_int8"
         const fs::path reference = nnef_test::corpus_dir() / "real" / float_model / "reference" / "output.dat";
-        const double no_quant = quantized_run(folder.string(), folder / "reference" / "input.dat", reference, false);
-        const double quant = quantized_run(folder.string(), folder / "reference" / "input.dat", reference, true);
-        MESSAGE(std::string(model) << ": relative L2 error against " << float_model << "'s output: " << no_quant
-                      << " with --no-quant, " << quant << " simulating graph.quant");
-        CHECK(no_quant <= 0.03);
-        CHECK(quant <= 0.03);
-        CHECK(no_quant > 0.0);  // the weights are int8 codes, not the float weights
+        const nnef_test::Comparison no_quant = quantized_run(folder.string(), folder / "reference" / "input.dat", reference, false);
+        const nnef_test::Comparison quant = quantized_run(folder.string(), folder / "reference" / "input.dat", reference, true);
+        MESSAGE(std::string(model) << ": relative L2 error against " << float_model << "'s output: " << no_quant.rel_l2()
+                      << " with --no-quant, " << quant.rel_l2() << " simulating graph.quant");
+        CHECK_MESSAGE(no_quant.rel_l2_within(0.03), no_quant.summary());
+        CHECK_MESSAGE(quant.rel_l2_within(0.03), quant.summary());
+        CHECK(no_quant.rel_l2() > 0.0);  // the weights are int8 codes, not the float weights
     }
 }
 

@@ -180,7 +180,7 @@ TEST_CASE("expression errors") {
 
 }  // TEST_SUITE
 
-TEST_CASE("nodes are views into the source; escaped strings and children are in the document's arena") {
+TEST_CASE("nodes are views into the source, escaped strings and children are in the document's arena") {
     auto p = grammar_test::parse(grammar_test::compositional("f(abc, 'plain', 'it\\'s', [1, 2])"));
     REQUIRE_MESSAGE(p->ok(), p->rendered());
     const std::string_view source = p->sm.text(p->file);

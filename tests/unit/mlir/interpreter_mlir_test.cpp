@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/compare.hpp"
 #include "lowering/tosa/interpreter.hpp"
 #include "lowering/tosa/mlir.hpp"
 #include "mlir_support.hpp"
@@ -53,14 +54,10 @@ void compare_with_mlir(const Graph& g, const std::vector<ConstPtr>& inputs) {
         const ConstData& o = *(*ours)[k];
         const std::vector<double> a = doubles(o);
         REQUIRE(a.size() == theirs[k].size());
-        std::size_t differ = 0;
-        for (std::size_t i = 0; i < a.size(); ++i) {
-            const double b = theirs[k][i];
-            const bool same = is_float(o.type.dtype) ? (std::fabs(a[i] - b) <= 1e-5 * std::max(1.0, std::fabs(b)) || (std::isnan(a[i]) && std::isnan(b)))
-                                                     : a[i] == b;
-            if (!same && differ++ < 5) MESSAGE("result " << k << " item " << i << ": interpreter " << a[i] << ", MLIR " << b);
-        }
-        CHECK(differ == 0);
+        // floating point: every item within 1e-5 * max(1, |MLIR's|), NaN and infinities where MLIR
+        // has the same; integers: equal
+        const Comparison c = compare(a, theirs[k], CompareOptions{true});
+        CHECK_MESSAGE((is_float(o.type.dtype) ? c.scaled_within(1e-5) : c.exact()), "interpreter vs MLIR: " << c.summary());
     }
 }
 

@@ -15,6 +15,7 @@
 
 #include <nnef/nnef.hpp>
 
+#include "common/compare.hpp"
 #include "lowering/tosa/from_nnef.hpp"
 #include "lowering/tosa/mlir.hpp"
 #include "lowering/tosa/validator.hpp"
@@ -41,15 +42,6 @@ std::vector<float> read_floats(const fs::path& p) {
     return v;
 }
 
-double relative_l2(const std::vector<double>& got, const std::vector<float>& want) {
-    double d = 0, n = 0;
-    for (std::size_t i = 0; i < want.size(); ++i) {
-        d += (got[i] - want[i]) * (got[i] - want[i]);
-        n += static_cast<double>(want[i]) * want[i];
-    }
-    return std::sqrt(d / (n > 0 ? n : 1));
-}
-
 fs::path classifier_dir() { return source_dir() / "samples" / "classifier"; }
 
 }  // namespace
@@ -66,7 +58,7 @@ TEST_SUITE("mlir") {
             std::sort(real.begin(), real.end());
             models.insert(models.end(), real.begin(), real.end());
         } else {
-            MESSAGE("corpus not found at " << corpus_dir().string() << ": samples only");
+            NNEF_SKIP_PART("corpus not found at " << corpus_dir().string() << ": samples only");
         }
         std::size_t passed = 0;
         std::string not_lowered;
@@ -133,9 +125,9 @@ TEST_SUITE("mlir") {
             const auto results = printed_results(r.out);
             REQUIRE(results.size() == 1);
             REQUIRE(results[0].size() == want.size());
-            const double err = relative_l2(results[0], want);
-            MESSAGE(name << " through MLIR: relative L2 " << err << " against PyTorch");
-            CHECK(err <= 1e-4);
+            const Comparison c = compare(results[0], want);
+            MESSAGE(name << " through MLIR: relative L2 " << c.rel_l2() << " against PyTorch");
+            CHECK_MESSAGE(c.rel_l2_within(1e-4), c.summary());
         }
     }
 
@@ -167,13 +159,9 @@ TEST_SUITE("mlir") {
         const auto results = printed_results(r.out);
         REQUIRE(results.size() == 1);
         REQUIRE(results[0].size() == want.size());
-        double max_ref = 0, max_diff = 0;
-        for (std::size_t i = 0; i < want.size(); ++i) {
-            max_ref = std::max(max_ref, std::fabs(static_cast<double>(want[i])));
-            max_diff = std::max(max_diff, std::fabs(results[0][i] - want[i]));
-        }
-        MESSAGE("classifier through MLIR vs nnef-run: max |difference| " << max_diff << ", max |reference| " << max_ref);
-        CHECK(max_ref > 0);
-        CHECK(max_diff <= 1e-4 * max_ref);
+        const Comparison c = compare(results[0], want);
+        MESSAGE("classifier through MLIR vs nnef-run: max |difference| " << c.max_abs() << ", max |reference| " << c.max_ref());
+        CHECK(c.max_ref() > 0);
+        CHECK_MESSAGE(c.within(0.0, 1e-4), c.summary());
     }
 }

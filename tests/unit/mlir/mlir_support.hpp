@@ -46,20 +46,16 @@ inline bool have_mlir_runner() { return have_mlir_opt() && std::filesystem::exis
 
 #define NNEF_REQUIRE_MLIR_OPT()                                                                           \
     do {                                                                                                  \
-        if (!nnef_test::have_mlir_opt()) {                                                                \
-            MESSAGE("skipped: mlir-opt not found at " << nnef_test::mlir_opt().string()                   \
-                    << " (install mlir-22-tools, or set NNEF_MLIR_DIR)");                                 \
-            return;                                                                                       \
-        }                                                                                                 \
+        if (!nnef_test::have_mlir_opt())                                                                  \
+            NNEF_SKIP("mlir-opt not found at " << nnef_test::mlir_opt().string()                          \
+                      << " (install mlir-22-tools, or set NNEF_MLIR_DIR)");                               \
     } while (0)
 
 #define NNEF_REQUIRE_MLIR_RUNNER()                                                                        \
     do {                                                                                                  \
-        if (!nnef_test::have_mlir_runner()) {                                                             \
-            MESSAGE("skipped: mlir-opt, mlir-runner or the runner-utils libraries not found in "          \
-                    << nnef_test::mlir_bin_dir().string() << " (install mlir-22-tools, or set NNEF_MLIR_DIR)"); \
-            return;                                                                                       \
-        }                                                                                                 \
+        if (!nnef_test::have_mlir_runner())                                                               \
+            NNEF_SKIP("mlir-opt, mlir-runner or the runner-utils libraries not found in "                 \
+                      << nnef_test::mlir_bin_dir().string() << " (install mlir-22-tools, or set NNEF_MLIR_DIR)"); \
     } while (0)
 
 struct CommandResult {

@@ -161,9 +161,8 @@ TEST_CASE("checker corpus: semantic rejections, valid documents, shape rejection
 TEST_CASE("checker corpus: real exported models type-check in the default dialect") {
     NNEF_REQUIRE_CORPUS();
     using namespace checker_corpus_test;
-    const auto root = nnef_test::corpus_dir() / "real";
+    const auto root = nnef_test::corpus_file("real");
     int checked = 0;
-    if (!std::filesystem::is_directory(root)) return;
     std::vector<std::filesystem::path> models;
     for (const auto& e : std::filesystem::directory_iterator(root)) models.push_back(e.path());
     std::sort(models.begin(), models.end());

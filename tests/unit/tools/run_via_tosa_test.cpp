@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/compare.hpp"
 #include "storage/tensor_file.hpp"
 #include "tool_runner.hpp"
 #include <nlohmann/json.hpp>
@@ -41,15 +42,6 @@ std::string sci(double v) {
     std::snprintf(buf, sizeof buf, "%.2e", v);
     return buf;
 }
-// max |a - b| / max |b|
-double max_rel(const std::vector<double>& a, const std::vector<double>& b) {
-    double d = 0.0, m = 0.0;
-    for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
-        d = std::max(d, std::fabs(a[i] - b[i]));
-        m = std::max(m, std::fabs(b[i]));
-    }
-    return m > 0.0 ? d / m : d;
-}
 
 TEST_SUITE("tools") {
 
@@ -70,7 +62,8 @@ TEST_CASE("nnef-run --via tosa matches the reference executor on the classifier 
         const std::vector<double> a = read_tensor(out / (name + ".dat"), s1);
         const std::vector<double> b = read_tensor(ref / (name + ".dat"), s2);
         CHECK(s1 == s2);
-        CHECK(max_rel(a, b) <= 1e-5);
+        const nnef_test::Comparison cmp = nnef_test::compare(a, b);
+        CHECK_MESSAGE(cmp.max_rel_within(1e-5), cmp.summary());
     }
     // --compare against the executor's outputs
     auto c = run_tool("nnef-run", q(sample("classifier")) + " --random-weights 1 --input image=random:7 --via tosa --rtol 1e-5 --compare " + q(ref));

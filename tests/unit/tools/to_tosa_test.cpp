@@ -117,7 +117,7 @@ TEST_CASE("nnef-to-tosa: --no-weights and --resource-blobs") {
     CHECK(has(r.out, "dense_resource<c"));
 }
 
-TEST_CASE("nnef-to-tosa: an operation without a TOSA form; shapes beyond the level") {
+TEST_CASE("nnef-to-tosa: an operation without a TOSA form, shapes beyond the level") {
     const fs::path custom = model("custom", "version 1.0;\nextension KHR_enable_fragment_definitions;\n\n"
                                             "fragment my_op( input: tensor<scalar> ) -> ( output: tensor<scalar> );\n\n"
                                             "graph g( x ) -> ( y )\n{\n    x = external<scalar>(shape = [1, 4]);\n"

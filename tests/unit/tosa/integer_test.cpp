@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/compare.hpp"
 #include "storage/tensor_file.hpp"
 
 namespace integer_test {
@@ -113,22 +114,17 @@ Run run(const std::string& path, std::optional<std::uint64_t> random_weights,
     return r;
 }
 
-std::int64_t max_steps(const Run& r) {
-    std::int64_t m = 0;
-    for (std::size_t i = 0; i < r.got.size(); ++i)
-        for (std::size_t k = 0; k < r.got[i].size(); ++k) m = std::max(m, std::abs(r.got[i][k] - r.want[i][k]));
-    return m;
+// The output codes, TOSA's against nnef-run's quantized ones (max_abs(): the most steps of the
+// output grid any item is off), and the dequantized outputs against nnef-run's (rel_l2()).
+nnef_test::Comparison codes(const Run& r) {
+    nnef_test::Comparison c;
+    for (std::size_t i = 0; i < r.got.size(); ++i) c.add(r.got[i], r.want[i]);
+    return c;
 }
-
-double rel_l2(const Run& r) {
-    double num = 0.0, den = 0.0;
-    for (std::size_t i = 0; i < r.got_real.size(); ++i)
-        for (std::size_t k = 0; k < r.got_real[i].size(); ++k) {
-            const double a = r.got_real[i][k], b = r.want_real[i][k];
-            num += (a - b) * (a - b);
-            den += b * b;
-        }
-    return den > 0.0 ? std::sqrt(num / den) : std::sqrt(num);
+nnef_test::Comparison reals(const Run& r) {
+    nnef_test::Comparison c;
+    for (std::size_t i = 0; i < r.got_real.size(); ++i) c.add(r.got_real[i], r.want_real[i]);
+    return c;
 }
 
 double off_fraction(const Run& r) {
@@ -177,14 +173,14 @@ TEST_CASE("integer: a small quantized CNN lowers to i8/i32 and matches nnef-run 
             CHECK(g.type(op.inputs[2]).dtype == DType::i32);
             CHECK(g.type(op.outputs[0]).dtype == DType::i32);
         }
-    MESSAGE("max difference " << max_steps(r) << " steps, " << off_fraction(r) * 100 << "% of items off, relative L2 "
-                              << rel_l2(r));
-    CHECK(max_steps(r) <= 1);
+    MESSAGE("max difference " << codes(r).max_abs() << " steps, " << off_fraction(r) * 100 << "% of items off, relative L2 "
+                              << reals(r).rel_l2());
+    CHECK_MESSAGE(codes(r).max_abs_within(1), codes(r).summary());
     // one step or none: the output moves with the input
     const Run other = run(dir.string(), 6);
     REQUIRE(other.why.empty());
     CHECK(other.got != r.got);
-    CHECK(max_steps(other) <= 1);
+    CHECK_MESSAGE(codes(other).max_abs_within(1), codes(other).summary());
 }
 
 TEST_CASE("integer: relu, max_pool and layout operations keep the codes exactly") {
@@ -205,8 +201,8 @@ graph G( input ) -> ( output )
     REQUIRE_MESSAGE(r.why.empty(), r.why);
     CHECK(count(*r.graph, OpKind::RESCALE) == 0);
     CHECK(count(*r.graph, OpKind::CLAMP) == 1);
-    CHECK(max_steps(r) == 0);
-    CHECK(rel_l2(r) < 1e-6);  // nnef-run's float32 items
+    CHECK_MESSAGE(codes(r).max_abs_within(0), codes(r).summary());
+    CHECK_MESSAGE(reals(r).rel_l2_within(1e-6), reals(r).summary());  // nnef-run's float32 items
 }
 
 TEST_CASE("integer: split and pad (constant and reflect) keep the codes exactly") {
@@ -226,8 +222,8 @@ graph G( input ) -> ( a, b )
     const Run r = run(dir.string(), std::nullopt);
     REQUIRE_MESSAGE(r.why.empty(), r.why);
     CHECK(count(*r.graph, OpKind::RESCALE) == 0);
-    CHECK(max_steps(r) == 0);
-    CHECK(rel_l2(r) < 1e-6);
+    CHECK_MESSAGE(codes(r).max_abs_within(0), codes(r).summary());
+    CHECK_MESSAGE(reals(r).rel_l2_within(1e-6), reals(r).summary());
 }
 
 TEST_CASE("integer: a RESCALE to a coarser grid rounds as nnef-run (half up)") {
@@ -249,7 +245,7 @@ graph G( input ) -> ( output )
     const Run r = run(dir.string(), std::nullopt, {in});
     REQUIRE_MESSAGE(r.why.empty(), r.why);
     CHECK(count(*r.graph, OpKind::RESCALE) == 1);
-    CHECK(max_steps(r) == 0);  // -1.5 -> -1, 0.5 -> 1: ties up, as floor(x + 0.5)
+    CHECK_MESSAGE(codes(r).max_abs_within(0), codes(r).summary());  // -1.5 -> -1, 0.5 -> 1: ties up, as floor(x + 0.5)
 }
 
 TEST_CASE("integer: an operation without an integer form is an error naming it and its line") {
@@ -293,7 +289,9 @@ TEST_CASE("integer: the quantized sample and the quant conformance cases match n
     };
     std::vector<Case> cases{{nnef_test::source_dir() / "samples" / "quantized", 7}};
     if (nnef_test::have_corpus())
-        cases.push_back({nnef_test::corpus_dir() / "conformance" / "quant" / "01_linear_all_tensors", std::nullopt});
+        cases.push_back({nnef_test::corpus_file("conformance/quant/01_linear_all_tensors"), std::nullopt});
+    else
+        NNEF_SKIP_PART("corpus not found at " << nnef_test::corpus_dir().string() << ": the sample only, not conformance quant/01");
     for (const Case& k : cases) {
         CAPTURE(k.path.string());
         for (std::uint64_t input_seed = 0; input_seed < 3; ++input_seed) {
@@ -307,9 +305,9 @@ TEST_CASE("integer: the quantized sample and the quant conformance cases match n
             const Run r = run(k.path.string(), k.seed, inputs);
             REQUIRE_MESSAGE(r.why.empty(), r.why);
             CHECK(only_integers(*r.graph));
-            MESSAGE(k.path.filename().string() << ": max difference " << max_steps(r) << " steps, " << off_fraction(r) * 100
-                                               << "% of items off, relative L2 " << rel_l2(r));
-            CHECK(max_steps(r) <= 1);
+            MESSAGE(k.path.filename().string() << ": max difference " << codes(r).max_abs() << " steps, " << off_fraction(r) * 100
+                                               << "% of items off, relative L2 " << reals(r).rel_l2());
+            CHECK_MESSAGE(codes(r).max_abs_within(1), codes(r).summary());
             std::set<std::int64_t> distinct(r.got[0].begin(), r.got[0].end());
             CHECK(distinct.size() >= 2);
         }
@@ -317,12 +315,12 @@ TEST_CASE("integer: the quantized sample and the quant conformance cases match n
 }
 
 TEST_CASE("integer: conformance cases whose float input is not quantized once are refused, naming the input") {
-    if (!nnef_test::have_corpus()) return;
+    NNEF_REQUIRE_CORPUS();
     // quant/02: no entry for the input, read by conv; valid/073: read by three different quantize fragments
-    const Run r = run((nnef_test::corpus_dir() / "conformance" / "quant" / "02_single_quotes_log").string(), 3);
+    const Run r = run(nnef_test::corpus_file("conformance/quant/02_single_quotes_log").string(), 3);
     REQUIRE(!r.graph);
     CHECK(r.errors.find("graph input 'input'") != std::string::npos);
-    const fs::path q073 = write_model("q073", nnef_test::read_text(nnef_test::corpus_dir() / "conformance" / "valid" / "073_quantization_ops.nnef"), "");
+    const fs::path q073 = write_model("q073", nnef_test::read_text(nnef_test::corpus_file("conformance/valid/073_quantization_ops.nnef")), "");
     const Run s = run(q073.string(), 3);
     REQUIRE(!s.graph);
     CHECK(s.errors.find("graph input 'x'") != std::string::npos);
@@ -347,7 +345,7 @@ graph G( input ) -> ( output )
     const Run r = run(dir.string(), std::nullopt);
     REQUIRE_MESSAGE(r.why.empty(), r.why);
     CHECK(count(*r.graph, OpKind::TABLE) == 3);
-    CHECK(max_steps(r) == 0);  // each table entry is nnef-run's value rounded to the grid
+    CHECK_MESSAGE(codes(r).max_abs_within(0), codes(r).summary());  // each table entry is nnef-run's value rounded to the grid
 }
 
 TEST_CASE("integer: add, sub, mul and clamp of activations match nnef-run within one step") {
@@ -360,8 +358,8 @@ TEST_CASE("integer: add, sub, mul and clamp of activations match nnef-run within
         CHECK(count(*r.graph, OpKind::SUB) == 1);
         CHECK(count(*r.graph, OpKind::MUL) == 1);
         CHECK(count(*r.graph, OpKind::CLAMP) >= 1);
-        MESSAGE("max difference " << max_steps(r) << " steps, " << off_fraction(r) * 100 << "% of items off");
-        CHECK(max_steps(r) <= 1);
+        MESSAGE("max difference " << codes(r).max_abs() << " steps, " << off_fraction(r) * 100 << "% of items off");
+        CHECK_MESSAGE(codes(r).max_abs_within(1), codes(r).summary());
         CHECK(off_fraction(r) < 0.2);
     }
 }
@@ -383,8 +381,8 @@ graph G( input ) -> ( output )
     for (std::uint64_t seed : {1, 2, 3}) {
         const Run r = run(dir.string(), seed);
         REQUIRE_MESSAGE(r.why.empty(), r.why);
-        MESSAGE("max difference " << max_steps(r) << " steps, " << off_fraction(r) * 100 << "% of items off");
-        CHECK(max_steps(r) <= 1);
+        MESSAGE("max difference " << codes(r).max_abs() << " steps, " << off_fraction(r) * 100 << "% of items off");
+        CHECK_MESSAGE(codes(r).max_abs_within(1), codes(r).summary());
         CHECK(off_fraction(r) < 0.05);
     }
 }
@@ -396,8 +394,8 @@ TEST_CASE("integer: matmul of activations and of an activation by constants matc
         REQUIRE_MESSAGE(r.why.empty(), r.why);
         CHECK(count(*r.graph, OpKind::MATMUL) == 2);
         CHECK(only_integers(*r.graph));
-        MESSAGE("max difference " << max_steps(r) << " steps, " << off_fraction(r) * 100 << "% of items off");
-        CHECK(max_steps(r) <= 1);
+        MESSAGE("max difference " << codes(r).max_abs() << " steps, " << off_fraction(r) * 100 << "% of items off");
+        CHECK_MESSAGE(codes(r).max_abs_within(1), codes(r).summary());
     }
 }
 
@@ -415,7 +413,7 @@ graph G( input ) -> ( output )
     for (std::uint64_t seed : {1, 2, 3}) {
         const Run r = run(dir.string(), seed);
         REQUIRE_MESSAGE(r.why.empty(), r.why);
-        CHECK(max_steps(r) == 0);
+        CHECK_MESSAGE(codes(r).max_abs_within(0), codes(r).summary());
     }
 }
 
@@ -426,28 +424,25 @@ TEST_CASE("integer: avg_pool sums in i32 and rounds once, with and without paddi
         REQUIRE_MESSAGE(r.why.empty(), r.why);
         CHECK(count(*r.graph, OpKind::AVG_POOL2D) == 0);
         CHECK(count(*r.graph, OpKind::DEPTHWISE_CONV2D) == 3);
-        MESSAGE("max difference " << max_steps(r) << " steps, " << off_fraction(r) * 100 << "% of items off");
-        CHECK(max_steps(r) == 0);
+        MESSAGE("max difference " << codes(r).max_abs() << " steps, " << off_fraction(r) * 100 << "% of items off");
+        CHECK_MESSAGE(codes(r).max_abs_within(0), codes(r).summary());
     }
 }
 
 TEST_CASE("integer: the corpus's int8 models match nnef-run's simulated quantization") {
-    if (!nnef_test::have_corpus()) {
-        MESSAGE("corpus not found at " << nnef_test::corpus_dir().string() << ": skipped");
-        return;
-    }
+    NNEF_REQUIRE_CORPUS();
     int passed = 0, failed = 0;
     for (const std::string name : {"shufflenet_v2_x1_0_int8", "squeezenet1_0_int8"}) {
         CAPTURE(name);
-        const fs::path model = nnef_test::corpus_dir() / "quantized" / name;
-        auto in = nnef::storage::read_tensor_file((model / "reference" / "input.dat").string());
+        const fs::path model = nnef_test::corpus_file(fs::path("quantized") / name);
+        auto in = nnef::storage::read_tensor_file(nnef_test::corpus_file(fs::path("quantized") / name / "reference" / "input.dat").string());
         REQUIRE(in);
         const Run r = run(model.string(), std::nullopt, {*nnef::exec::from_tensor_data(**in.value, nnef::PrimType::scalar)});
-        const bool ok = r.why.empty() && only_integers(*r.graph) && rel_l2(r) <= 1e-2;
+        const bool ok = r.why.empty() && only_integers(*r.graph) && reals(r).rel_l2_within(1e-2);
         if (r.why.empty())
             MESSAGE(name << ": " << (ok ? "passed" : "FAILED") << ", " << r.graph->op_count() << " TOSA operators ("
-                         << count(*r.graph, OpKind::RESCALE) << " RESCALE), relative L2 vs nnef-run " << rel_l2(r)
-                         << ", " << off_fraction(r) * 100 << "% of output codes differ, at most by " << max_steps(r));
+                         << count(*r.graph, OpKind::RESCALE) << " RESCALE), relative L2 vs nnef-run " << reals(r).rel_l2()
+                         << ", " << off_fraction(r) * 100 << "% of output codes differ, at most by " << codes(r).max_abs());
         else
             MESSAGE(name << ": FAILED, " << r.why);
         CHECK(ok);

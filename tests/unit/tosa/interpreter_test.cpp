@@ -977,10 +977,7 @@ TEST_SUITE("tosa interpreter") {
         const ValueId y = b.op(OpKind::CONV2D, {p1, b.constant(f32({P, 1, 1, O}, w2)), b.constant(f32({P}, b2)), z, z}, T(DType::fp32, {N, 3, 3, P}), one_attrs);
         b.output(b.op(OpKind::TRANSPOSE, {y}, T(DType::fp32, {N, P, 3, 3}), {{AttrName::perms, to_nchw}}));
         const std::vector<double> got = values_of(b.run()[0]);
-        REQUIRE(got.size() == expect.size());
-        for (std::size_t i = 0; i < got.size(); ++i) {
-            CAPTURE(i);
-            CHECK(std::fabs(got[i] - expect[i]) <= 1e-5 * std::max(1.0, std::fabs(expect[i])));
-        }
+        const nnef_test::Comparison c = nnef_test::compare(got, expect);
+        CHECK_MESSAGE(c.scaled_within(1e-5), c.summary());
     }
 }

@@ -2,6 +2,7 @@
 // TOSA interpreter on the same inputs (and, without stored weights, the same random weights), and
 // the two compared.
 #pragma once
+#include "common/compare.hpp"
 #include "test_support.hpp"
 
 #include <nnef/nnef.hpp>
@@ -34,6 +35,13 @@ inline double item(const nnef::tosa::ConstData& c, std::int64_t i) {
         case nnef::tosa::DType::bool_: return c.items<std::uint8_t>()[i];
         default: return std::nan("");
     }
+}
+
+// Every item of an interpreter output as doubles.
+inline std::vector<double> items(const nnef::tosa::ConstData& c) {
+    std::vector<double> v(std::size_t(c.type.volume()));
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = item(c, std::int64_t(k));
+    return v;
 }
 
 inline std::string render_all(const nnef::Diagnostics& d, const nnef::SourceManager& sm) {
@@ -103,7 +111,9 @@ inline Comparison compare(const nnef::Session& session, const nnef::Session& low
             return r;
         }
     }
-    double max_abs = 0.0, max_ref = 0.0;
+    // every output as one comparison: max |tosa - exec| over all of them / max |exec| over all; a
+    // NaN or infinity passes only where nnef-run has the same (a kernel's special values)
+    nnef_test::Comparison c(nnef_test::CompareOptions{true});
     for (std::size_t i = 0; i < g.outputs.size(); ++i) {
         const nnef::exec::TensorValue& e = *(*ex.value)->tensor(g.outputs[i]);
         const nnef::tosa::ConstData& o = *(*outs)[i];
@@ -112,20 +122,13 @@ inline Comparison compare(const nnef::Session& session, const nnef::Session& low
                     nnef::to_string(e.shape());
             return r;
         }
-        const std::vector<double> ev = e.to_doubles();
-        for (std::int64_t k = 0; k < e.volume(); ++k) {
-            const double a = ev[std::size_t(k)], b = item(o, k);
-            if (std::isnan(a) && std::isnan(b)) continue;
-            const double diff = std::fabs(a - b);
-            if (!(diff <= max_abs)) max_abs = diff;  // NaN on one side only: NaN
-            max_ref = std::max(max_ref, std::fabs(a));
-        }
+        c.add(items(o), e.to_doubles());
         r.expected.push_back(e);
     }
     r.outputs = *outs;
-    r.max_rel = max_ref > 0.0 ? max_abs / max_ref : max_abs;
-    r.ok = r.max_rel <= 1e-5;
-    if (!r.ok) r.why = "max relative error " + std::to_string(r.max_rel) + " above 1e-5";
+    r.max_rel = c.max_rel();
+    r.ok = c.max_rel_within(1e-5);
+    if (!r.ok) r.why = "max relative error above 1e-5 (outputs as parts, in order): " + c.summary();
     return r;
 }
 

@@ -3,11 +3,14 @@
 // path) within fp16 accuracy, on the default target, on a tiny CMX (tiling) and with few barriers.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "common/compare.hpp"
 #include "lowering/tosa/interpreter.hpp"
 #include "lowering/vpu/compiler.hpp"
 #include "lowering/vpu/simulator.hpp"
@@ -214,14 +217,10 @@ Graph linear_graph() {
     return g;
 }
 
-double rel_l2(const ConstData& got, const ConstData& want) {
-    double num = 0, den = 0;
-    for (std::int64_t i = 0; i < want.type.volume(); ++i) {
-        const double d = double(got.items<float>()[i]) - double(want.items<float>()[i]);
-        num += d * d;
-        den += double(want.items<float>()[i]) * want.items<float>()[i];
-    }
-    return std::sqrt(num / std::max(den, 1e-30));
+// The float32 items of an output, as a comparison helper reads them.
+std::vector<float> floats(const ConstData& c) {
+    const float* p = c.items<float>();
+    return std::vector<float>(p, p + c.type.volume());
 }
 
 std::string text(const Diagnostics& d) {
@@ -257,9 +256,9 @@ void compile_and_check(const Graph& g, const vpu::Target& target, std::int64_t* 
         const std::string name = g.value(g.main().outputs[k]).name;
         REQUIRE(r.outputs.count(name));
         CHECK(r.outputs.at(name)->type.shape == g.type(g.main().outputs[k]).shape);
-        const double e = rel_l2(*r.outputs.at(name), *(*want)[k]);
-        INFO(name << " rel L2 " << e);
-        CHECK(e <= 1e-2);
+        const nnef_test::Comparison c = nnef_test::compare(floats(*r.outputs.at(name)), floats(*(*want)[k]));
+        INFO(name << ": " << c.summary());
+        CHECK(c.rel_l2_within(1e-2));
     }
 }
 
@@ -333,6 +332,52 @@ BarrierFacts barrier_facts(const vpu::TaskList& l) {
             if (!reach[i][j]) ++f.concurrent_pairs;
     return f;
 }
+// The tiles of the NCE convolution of `g` whose output has `shape`, compiled for `target`: their row
+// ranges and channel ranges. Checks that together they cover each (row, channel) of the output
+// once, and that the task list has one NCE task per tile, writing the tile's extent.
+struct ConvTiles {
+    std::set<std::pair<std::int64_t, std::int64_t>> row_ranges, channel_ranges;  // (first, count)
+};
+ConvTiles conv_tiles(const Graph& g, const vpu::Target& target, const std::vector<std::int64_t>& shape) {
+    vpu::ir::Module m;
+    m.graph = &g;
+    m.target = target;
+    m.name = g.name;
+    Diagnostics d{0};
+    REQUIRE_MESSAGE(vpu::compile_pipeline().run(m, {}, d), text(d));
+    std::int64_t conv = -1;
+    for (std::size_t k = 0; k < m.layers.size(); ++k)
+        if (m.layers[k].op == "conv" && m.layers[k].output.shape == shape) conv = std::int64_t(k);
+    REQUIRE(conv >= 0);
+    REQUIRE(shape.size() == 4);
+    const std::int64_t H = shape[1], W = shape[2], C = shape[3];
+    ConvTiles r;
+    std::multiset<std::pair<std::int64_t, std::int64_t>> extents, task_extents;  // (rows, channels)
+    std::vector<int> covered(std::size_t(H * C), 0);
+    for (const vpu::ir::Tile& tl : m.tiles) {
+        if (tl.layer != conv) continue;
+        r.row_ranges.insert({tl.row0, tl.rows});
+        r.channel_ranges.insert({tl.ch0, tl.chans});
+        extents.insert({tl.rows, tl.chans});
+        for (std::int64_t y = tl.row0; y < tl.row0 + tl.rows; ++y)
+            for (std::int64_t c = tl.ch0; c < tl.ch0 + tl.chans; ++c) {
+                REQUIRE((y >= 0 && y < H && c >= 0 && c < C));
+                ++covered[std::size_t(y * C + c)];
+            }
+    }
+    INFO(r.row_ranges.size() << " row ranges, " << r.channel_ranges.size() << " channel ranges, " << extents.size() << " tiles");
+    CHECK(std::count(covered.begin(), covered.end(), 1) == H * C);
+    for (const vpu::Task& task : m.list.tasks)
+        if (task.kind == vpu::TaskKind::NCE && task.op == "conv" && task.source == m.layers[std::size_t(conv)].source) {
+            REQUIRE(task.writes.size() == 1);
+            REQUIRE(task.writes[0].shape.size() == 4);
+            CHECK(task.writes[0].shape[2] == W);
+            task_extents.insert({task.writes[0].shape[1], task.writes[0].shape[3]});
+        }
+    CHECK(task_extents == extents);
+    return r;
+}
+
 }  // namespace
 
 TEST_SUITE("vpu") {
@@ -342,13 +387,24 @@ TEST_SUITE("vpu") {
         CHECK(tasks > 10);
     }
 
-    TEST_CASE("compile: a small CMX forces tiling over rows and channels; values unchanged") {
+    TEST_CASE("compile: a small CMX forces tiling over rows and channels, the tiles partition the output, values unchanged") {
         vpu::Target t;
         t.cmx_bytes = 12288;
         std::int64_t small = 0, big = 0;
         compile_and_check(test_graph(32, 24), t, &small);
         compile_and_check(test_graph(32, 24), vpu::Target{}, &big);
         CHECK(small > big);
+        // test_graph's first convolution (16 output channels, the NCE's channel alignment) splits
+        // over rows only
+        const ConvTiles first = conv_tiles(test_graph(32, 24), t, {1, 32, 24, 16});
+        CHECK(first.row_ranges.size() > 1);
+        CHECK(first.channel_ranges.size() == 1);
+        // a 3x3 convolution of 16 to 64 channels: its weights (18 KB in fp16) exceed a tile's share
+        // of the 12 KB CMX, so it splits over channels too
+        compile_and_check(chain_graph(8, 8, 16, 64), t);
+        const ConvTiles wide = conv_tiles(chain_graph(8, 8, 16, 64), t, {1, 8, 8, 64});
+        CHECK(wide.row_ranges.size() > 1);
+        CHECK(wide.channel_ranges.size() > 1);
     }
 
     TEST_CASE("compile: 4 and 2 physical barriers, one cluster, one DMA engine") {
@@ -545,7 +601,7 @@ TEST_SUITE("vpu") {
         CHECK(kernels["select"] >= 3);
     }
 
-    TEST_CASE("compile: a linear with computed weights runs on SHAVE (matmul, add); sliced constant biases and constant-index GATHER fold") {
+    TEST_CASE("compile: a linear with computed weights runs on SHAVE (matmul, add), sliced constant biases and constant-index GATHER fold") {
         vpu::TaskList l;
         compile_and_check(linear_graph(), vpu::Target{}, nullptr, &l);
         std::map<std::string, int> ops;

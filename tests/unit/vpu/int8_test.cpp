@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/compare.hpp"
 #include "exec/executor.hpp"
 #include "lowering/tosa/interpreter.hpp"
 #include "lowering/vpu/compiler.hpp"
@@ -21,6 +22,7 @@
 #include "unit/vpu/dma_count.hpp"
 #include "unit/mlir/lowered_model.hpp"
 #include "storage/tensor_file.hpp"
+#include "test_support.hpp"
 #include "unit/tosa/integer_support.hpp"
 
 namespace vpu = nnef::vpu;
@@ -407,8 +409,8 @@ TEST_SUITE("vpu") {
 
 TEST_SUITE("vpu") {
     TEST_CASE("int8: conformance quant/01: a SHAVE conv2d (its result requantized to i16, held in int32) gives the interpreter's codes") {
-        const fs::path model = fs::path(NNEF_CORPUS_DIR) / "conformance" / "quant" / "01_linear_all_tensors";
-        if (!fs::exists(model)) return;
+        NNEF_REQUIRE_CORPUS();
+        const fs::path model = nnef_test::corpus_file("conformance/quant/01_linear_all_tensors");
         const Compiled c = compile_int8(model, 1);
         const Graph& g = *c.lowered->graph;
         std::map<std::string, int> ops;
@@ -427,10 +429,10 @@ TEST_SUITE("vpu") {
     }
 
     TEST_CASE("int8: the corpus's int8 models at PRO-INT give the TOSA interpreter's output codes exactly") {
+        NNEF_REQUIRE_CORPUS();
         for (const std::string name : {"quantized/squeezenet1_0_int8", "quantized/shufflenet_v2_x1_0_int8"}) {
-            const fs::path model = fs::path(NNEF_CORPUS_DIR) / name;
-            if (!fs::exists(model)) continue;
             CAPTURE(name);
+            const fs::path model = nnef_test::corpus_file(name);
             const Compiled c = compile_int8(model, 1);
             const Graph& g = *c.lowered->graph;
             std::map<std::string, int> nce, shave;
@@ -497,10 +499,12 @@ TEST_SUITE("vpu") {
 
 TEST_SUITE("vpu") {
     TEST_CASE("int8: the corpus's int8 models with stored weights on reference/input.dat, dequantized, against reference/output.dat") {
+        NNEF_REQUIRE_CORPUS();
         for (const std::string name : {"squeezenet1_0_int8", "shufflenet_v2_x1_0_int8"}) {
-            const fs::path model = fs::path(NNEF_CORPUS_DIR) / "quantized" / name;
-            if (!fs::exists(model / "reference" / "output.dat")) continue;
             CAPTURE(name);
+            const fs::path model = nnef_test::corpus_file(fs::path("quantized") / name);
+            nnef_test::corpus_file(fs::path("quantized") / name / "reference" / "input.dat");
+            nnef_test::corpus_file(fs::path("quantized") / name / "reference" / "output.dat");
             Compiled c;
             c.lowered = nnef_test::lower_model(model, std::nullopt, Profile::pro_int);
             REQUIRE(c.lowered->graph);
@@ -531,15 +535,12 @@ TEST_SUITE("vpu") {
             REQUIRE(r.valid);
             const ConstData& got = *r.outputs.at(out_name);
             REQUIRE(got.type.volume() == want.volume());
-            double diff2 = 0, ref2 = 0;
-            for (std::int64_t i = 0; i < want.volume(); ++i) {
-                const double y = out_codes->params.dequantize(code(got, i) - out_codes->offset);
-                diff2 += (y - want.as_double(i)) * (y - want.as_double(i));
-                ref2 += want.as_double(i) * want.as_double(i);
-            }
-            const double rel = std::sqrt(diff2 / ref2);
-            MESSAGE(name << ": relative L2 of the dequantized int8 outputs vs the float reference " << rel);
-            CHECK(rel < 2e-2);  // integer_test holds the TOSA lowering to 1e-2 of nnef-run's simulated quantization
+            std::vector<double> y(std::size_t(want.volume()));
+            for (std::int64_t i = 0; i < want.volume(); ++i) y[std::size_t(i)] = out_codes->params.dequantize(code(got, i) - out_codes->offset);
+            const nnef_test::Comparison cmp = nnef_test::compare(y, want.to_doubles());
+            MESSAGE(name << ": relative L2 of the dequantized int8 outputs vs the float reference " << cmp.rel_l2());
+            // integer_test holds the TOSA lowering to 1e-2 of nnef-run's simulated quantization
+            CHECK_MESSAGE(cmp.rel_l2_within(2e-2), cmp.summary());
         }
     }
 }
