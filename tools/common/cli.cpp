@@ -38,6 +38,8 @@ void tune_allocator() {
 
 namespace cli_cpp {
 
+bool quiet = false;  // --quiet: warnings are not printed (print_diagnostics)
+
 void usage_error(const ToolSpec& spec, const std::string& message) {
     std::cerr << spec.name << ": error: " << message << "\n" << "usage: " << spec.name << " [options] " << spec.synopsis
               << "\n(try --help)\n";
@@ -79,7 +81,7 @@ void help(const ToolSpec& spec) {
         std::cout << line << text << "\n";
     }
     std::cout << "  --format text|json       output format of diagnostics and summaries (default text)\n"
-                 "  --quiet                  print diagnostics only\n"
+                 "  --quiet                  print errors only: no summary, no warnings\n"
                  "  --help, --version\n\n"
                  "exit status: 0 success, 1 invalid input (diagnostics printed), 2 usage or I/O error\n";
 }
@@ -166,6 +168,7 @@ int parse_args(int argc, char** argv, const ToolSpec& spec, CommonOptions& out) 
             out.flatten.parallel_scan = false;
         } else if (a == "--quiet" || a == "-q") {
             out.quiet = true;
+            cli_cpp::quiet = true;
         } else if (std::any_of(spec.flags.begin(), spec.flags.end(), [&](const auto& f) { return f.first == a; })) {
             out.flags.insert(a);
         } else if (spec.has_shapes && a == "--shapes") {
@@ -225,7 +228,13 @@ int parse_args(int argc, char** argv, const ToolSpec& spec, CommonOptions& out) 
 }
 
 void print_diagnostics(std::ostream& err, const Diagnostics& diags, const SourceManager& sm) {
-    for (const Diagnostic& d : diags) err << render(d, sm);
+    print_diagnostics(err, diags, sm, !cli_cpp::quiet);
+}
+
+void print_diagnostics(std::ostream& err, const Diagnostics& diags, const SourceManager& sm, bool warnings) {
+    RenderOptions ro;
+    ro.warnings = warnings;
+    err << render_list(diags, sm, ro);
     if (diags.limit_reached()) err << "note: stopped after " << diags.max_errors() << " errors (limit max_errors, --max-errors)\n";
 }
 

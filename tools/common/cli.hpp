@@ -48,9 +48,11 @@ struct ToolSpec {
 // which it has printed).
 int parse_args(int argc, char** argv, const ToolSpec& spec, CommonOptions& out);
 
-// Prints diagnostics to `err` (text) or returns them as a JSON array of the objects that
-// nnef::render_json describes (severity, stage, code, message, location, notes).
+// Prints diagnostics to `err` (text: warnings alike collapsed after a few, nnef::render_list; no
+// warning after --quiet) or returns them as a JSON array of the objects that nnef::render_json
+// describes (severity, stage, code, message, location, notes).
 void print_diagnostics(std::ostream& err, const Diagnostics& diags, const SourceManager& sm);
+void print_diagnostics(std::ostream& err, const Diagnostics& diags, const SourceManager& sm, bool warnings);
 Json diagnostics_json(const Diagnostics& diags, const SourceManager& sm);
 
 // Exit code for a failed load: usage (2) for I/O problems, invalid (1) otherwise.

@@ -116,9 +116,10 @@ void cost_text(std::ostream& os, const char* title, const CostTotal& c, const Gr
     }
 }
 
-std::string text(const std::string& path, const Graph& g, const GraphSummary& s, const std::optional<TosaSummary>& t) {
+std::string text(const std::string& path, const Graph& g, const GraphSummary& s, const std::optional<TosaSummary>& t,
+                 const std::string& weights) {
     std::ostringstream os;
-    os << "model: " << path << "\ngraph: " << g.name << "\ninputs:\n";
+    os << "model: " << path << " (" << weights << ")\ngraph: " << g.name << "\ninputs:\n";
     for (const std::string& n : g.inputs) os << "  " << n << ": " << cli::tensor_text(g.tensor(n)) << "\n";
     os << "outputs:\n";
     for (const std::string& n : g.outputs) os << "  " << n << ": " << cli::tensor_text(g.tensor(n)) << "\n";
@@ -183,7 +184,7 @@ cli::Json cost_json(const CostTotal& c) {
 }
 
 std::string json(const std::string& path, const Graph& g, const GraphSummary& s, const std::optional<TosaSummary>& t,
-                 cli::Json diagnostics) {
+                 cli::Json diagnostics, const std::string& weights) {
     cli::Json by_dtype = cli::Json::array();
     for (const ParameterGroup& p : s.parameters)
         by_dtype.push_back({{"dtype", p.dtype},
@@ -205,6 +206,7 @@ std::string json(const std::string& path, const Graph& g, const GraphSummary& s,
                                         {"float_bytes", q.float_bytes}});
     cli::Json out = {
         {"path", path},
+        {"weights", weights},
         {"graph", g.name},
         {"inputs", cli::tensors_json(g, g.inputs)},
         {"outputs", cli::tensors_json(g, g.outputs)},
@@ -241,6 +243,7 @@ int run(int argc, char** argv) {
     cli::tune_allocator();
     int rc = cli::parse_args(argc, argv, spec, opts);
     if (rc >= 0) return rc;
+    opts.flatten.weights_optional = true;  // a summary of a model stored graph-only needs no values
     Session session(opts.flatten);
     const std::string& path = opts.paths.front();
     bool good = session.load_path(path);
@@ -256,7 +259,8 @@ int run(int argc, char** argv) {
     if (!opts.quiet) {
         std::optional<TosaSummary> t;
         if (!opts.flags.count("--no-tosa")) t = tosa_summary(g, s.bytes_stored);
-        const std::string out = opts.json ? json(path, g, s, t, std::move(diagnostics)) : text(path, g, s, t);
+        const std::string out = opts.json ? json(path, g, s, t, std::move(diagnostics), session.weights().summary())
+                                            : text(path, g, s, t, session.weights().summary());
         if (!cli::write_output(opts.output, out, spec.name)) cli::exit_now(cli::usage);
     }
     cli::exit_now(cli::ok);
