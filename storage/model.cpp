@@ -2,6 +2,7 @@
 
 #include <boost/filesystem.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <unordered_map>
 #include <unordered_set>
@@ -66,6 +67,11 @@ void add_tensor_files_beside(Container& container, const Graph& graph) {
         if (!label || !label->is_string()) continue;
         const std::string name = label->as_string() + ".dat";
         if (container.members.count(name)) continue;
+        // Only files below the graph's folder, as in a folder container (no absolute path, no `..`).
+        const bfs::path relative(name);
+        if (relative.is_absolute() || relative.has_root_name() ||
+            std::any_of(relative.begin(), relative.end(), [](const bfs::path& part) { return part == ".."; }))
+            continue;
         boost::system::error_code ec;
         const bfs::path file = folder / name;
         if (!bfs::is_regular_file(file, ec) || ec) continue;

@@ -15,6 +15,7 @@ int run(int argc, char** argv) {
     cli::tune_allocator();
     int rc = cli::parse_args(argc, argv, spec, opts);
     if (rc >= 0) return rc;
+    opts.flatten.weights_optional = true;  // the flat document of a model stored graph-only needs no values
     Session session(opts.flatten);
     bool good = session.load_path(opts.paths.front());
     if (opts.json) {

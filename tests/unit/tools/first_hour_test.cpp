@@ -4,6 +4,7 @@
 // "did you mean" in the tools' diagnostics, repeated warnings collapsed and --quiet.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -29,7 +30,7 @@ fs::path graph_only_copy(const std::string& name, const std::string& as) {
     return dir;
 }
 
-void write_tensor(const fs::path& folder, const std::string& label, const nnef::Shape& shape) {
+void write_tensor(const fs::path& folder, const std::string& label, const std::vector<std::int64_t>& shape) {
     std::size_t n = 1;
     for (auto d : shape) n *= static_cast<std::size_t>(d);
     auto t = nnef::storage::make_float_tensor(shape, std::vector<float>(n, 0.25f));
@@ -174,6 +175,22 @@ TEST_SUITE("tools") {
         auto run = run_tool("nnef-run", q(graph) + " --input image=random:1");
         CHECK(run.code == 0);
         CHECK(run.err.empty());
+    }
+
+    TEST_CASE("graph.nnef: a label never reaches outside the graph's folder") {
+        const fs::path top = nnef_test::scratch_dir() / "beside-outside";
+        fs::remove_all(top);
+        fs::create_directories(top / "model");
+        std::ofstream(top / "outside.dat", std::ios::binary) << std::string(200, 'x');  // corrupt, if read
+        std::ofstream(top / "model" / "inside.dat", std::ios::binary) << std::string(200, 'x');
+        std::ofstream(top / "model" / "graph.nnef") << "version 1.0;\ngraph G( x ) -> ( y )\n{\n"
+                                                       "    x = external(shape = [1, 2]);\n"
+                                                       "    w = variable(shape = [1, 2], label = '../outside');\n"
+                                                       "    y = add(x, w);\n}\n";
+        auto r = run_tool("nnef-validate", q(top / "model" / "graph.nnef"));
+        CHECK(r.code == 0);
+        CHECK(r.err.empty());
+        CHECK(has(r.out, "; weights not checked\n"));
     }
 
     TEST_CASE("did you mean: operations, parameters and identifiers in the tools' diagnostics") {
