@@ -29,7 +29,7 @@ bool is_tensor_file_name(const std::string& name) {
 // The one diagnostic for the variables without a tensor file: how many, the first few, and what
 // helps when the model was published without weights.
 void report_missing(const std::vector<std::string>& missing, const std::string& first_variable, SourceRange first_site,
-                    std::size_t variables, const Container& container, Diagnostics& diags) {
+                    std::size_t variables, bool none_found, const Container& container, Diagnostics& diags) {
     constexpr std::size_t shown = 3;
     std::string message;
     if (missing.size() == 1) {
@@ -38,11 +38,12 @@ void report_missing(const std::vector<std::string>& missing, const std::string& 
     } else {
         message = std::to_string(missing.size()) + " of the " + std::to_string(variables) +
                   " variables have no tensor file in '" + container.origin + "': ";
-        for (std::size_t i = 0; i < missing.size() && i < shown; ++i) message += (i ? ", '" : "'") + missing[i] + ".dat'";
+        for (std::size_t i = 0; i < missing.size() && i < shown; ++i)
+            message += (i ? ", '" : "'") + missing[i] + ".dat'";
         if (missing.size() > shown) message += " and " + std::to_string(missing.size() - shown) + " more";
     }
     Diagnostic& d = diags.error(Stage::data, "missing-tensor-file", message, first_site);
-    d.notes.push_back({missing.size() == variables
+    d.notes.push_back({none_found
                            ? "the model is stored without weights (graph only): --no-weights checks its structure, "
                              "--random-weights SEED gives its variables pseudo-random values"
                            : "--no-weights checks the structure only, --random-weights SEED gives the variables "
@@ -185,7 +186,8 @@ bool attach_weights(Graph& graph, const Container& container, const Limits& limi
         ++n.attached;
     }
     if (!n.missing.empty() && !missing_allowed) {
-        model_cpp::report_missing(n.missing, first_missing_variable, first_missing_site, n.variables, container, diags);
+        model_cpp::report_missing(n.missing, first_missing_variable, first_missing_site, n.variables,
+                                  n.attached == 0 && has_no_tensor_files(container), container, diags);
         ok = false;
     }
     return ok;
