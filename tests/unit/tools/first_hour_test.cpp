@@ -45,7 +45,7 @@ void write_tensor(const fs::path& folder, const std::string& label, const std::v
 TEST_SUITE("tools") {
     using namespace first_hour_test;
 
-    TEST_CASE("missing weights: one diagnostic naming the files and the options; validate and info work") {
+    TEST_CASE("missing weights: one diagnostic naming the files and the options, validate and info work") {
         const fs::path model = graph_only_copy("classifier", "graph-only-classifier");
         // a tool that needs the values: one error, not one per variable
         auto run = run_tool("nnef-run", q(model) + " --input image=random:1");
@@ -213,7 +213,7 @@ TEST_SUITE("tools") {
         CHECK(has(j.out, "did you mean 'relu'?"));
     }
 
-    TEST_CASE("repeated warnings are collapsed with a count; --quiet prints none") {
+    TEST_CASE("repeated warnings are collapsed with a count, --quiet prints none") {
         // 8 convolutions with a rank-1 bias (a de facto form of exported models, accepted with a
         // warning in the default dialect): the same warning with other names and numbers
         std::string text = "version 1.0;\ngraph G( input ) -> ( output )\n{\n"
