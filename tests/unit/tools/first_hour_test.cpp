@@ -246,6 +246,20 @@ TEST_SUITE("tools") {
         CHECK(quiet.code == 0);
         CHECK(quiet.err.empty());
         CHECK(quiet.out.empty());
+        // --quiet silences them in every tool: those that run and lower the model too
+        for (const char* tool : {"nnef-run", "nnef-to-tosa", "nnef-to-vpu", "nnef-info", "nnef-flatten"}) {
+            CAPTURE(tool);
+            const std::string name = tool;
+            const std::string weights = name == "nnef-info" || name == "nnef-flatten" ? ""
+                                        : name == "nnef-run" ? " --random-weights 1 --input input=random:1"
+                                                             : " --random-weights 1";
+            auto loud = run_tool(tool, q(doc) + weights);
+            CHECK(loud.code == 0);
+            CHECK(count(loud.err, "warning[shape]: conv: rank-1 'bias'") == 3);
+            auto silent = run_tool(tool, q(doc) + weights + " --quiet");
+            CHECK(silent.code == 0);
+            CHECK(silent.err.empty());
+        }
         // JSON keeps every one of them
         auto json = run_tool("nnef-validate", "--format json " + q(doc));
         CHECK(json.code == 0);
