@@ -67,6 +67,15 @@ private:
 
 // `path:line:col: error[stage]: message`, the source line with a caret, then the notes.
 std::string render(const Diagnostic& d, const SourceManager& sm, bool with_source_line = true);
+// A list for a person to read, each as render() gives it. Warnings alike (the same code, and the
+// same message once quoted names and numbers are set aside) are shown `max_alike` times, the last
+// of them followed by "note: N more warnings like this one"; with `warnings` false none is shown.
+// Errors and notes are always shown in full.
+struct RenderOptions {
+    bool warnings = true;
+    std::size_t max_alike = 3;  // 0: no limit
+};
+std::string render_list(const Diagnostics& diags, const SourceManager& sm, const RenderOptions& options = {});
 // One JSON object (no trailing newline).
 std::string render_json(const Diagnostic& d, const SourceManager& sm);
 

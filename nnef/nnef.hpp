@@ -30,6 +30,11 @@ struct FlattenOptions {
     // Model containers (folders, .tar, .tgz): load and check every variable's tensor data
     // (spec 6 step 4). A bare graph.nnef file has none to load.
     bool load_weights = true;
+    // A model container with no tensor file at all (a model published graph-only) loads without
+    // weights instead of failing, for callers that need no values (a validator, a summary, a
+    // schedule's timing); Session::weights() says they were not checked. A model with some of its
+    // tensor files but not all is an error regardless.
+    bool weights_optional = false;
     // Keep the graph's operations. Without, the front end checks every statement and drops its
     // operations (a validator's mode: memory for the tensors only): graph() then has the tensors,
     // inputs and outputs but no operations, and operation_count() tells how many there were. A
@@ -46,6 +51,15 @@ struct FlattenOptions {
     bool parallel_scan = true;
     std::size_t max_archive_members = 1000000;  // a 500k-operation graph has some 200k variables
     std::uint64_t max_archive_bytes = std::uint64_t(16) << 30;
+};
+
+// What a load did with the model's tensor data.
+struct WeightsReport {
+    bool looked_for = false;    // tensor files were looked for (load_weights, and the model may have some)
+    std::size_t variables = 0;  // variables of the graph, when looked for
+    std::size_t checked = 0;    // of them, those whose tensor file was read and checked
+    // "weights checked", "weights not checked", or "weights checked for K of N variables".
+    std::string summary() const;
 };
 
 // One document taken through the front end: parse, type check, expand, shape inference.
@@ -73,6 +87,8 @@ public:
     const std::vector<SourceRange>& custom_operation_sites() const;  // the first use of each
     // True when the last load was checked by the plain flat fast path (FlattenOptions).
     bool used_plain_fast_path() const;
+    // What the last load_path did with the tensor files (nothing for load_text).
+    const WeightsReport& weights() const;
     // Flat NNEF text of the graph; with `shapes`, dtype and shape as trailing comments.
     std::string flat_text(bool shapes = false) const;
 

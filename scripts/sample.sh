@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The main job on a bundled sample: install what is missing, build, validate, flatten and summarize.
+# A newcomer's first command: installs what is missing, builds the library and the tools (not the
+# test suites: scripts/test.sh builds those), then validates, flattens and summarizes a bundled
+# sample. The tools are then in build/ (or $NNEF_BUILD_DIR).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
-"$root/scripts/build.sh"
+NNEF_BUILD_TARGETS=tools "$root/scripts/build.sh"
 build=${NNEF_BUILD_DIR:-$root/build}
 sample=${1:-$root/samples/composite/graph.nnef}
 echo "== nnef-validate $sample"
@@ -12,3 +14,4 @@ echo "== nnef-flatten --shapes $sample"
 "$build/nnef-flatten" --shapes "$sample"
 echo "== nnef-info $sample"
 "$build/nnef-info" "$sample"
+echo "== the tools are in $build: nnef-validate nnef-flatten nnef-info nnef-run nnef-to-tosa nnef-to-vpu (README.md: a tour)"

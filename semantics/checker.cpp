@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "nnef/detail/deep_stack.hpp"
+#include "nnef/detail/spelling.hpp"
 #include "semantics/types.hpp"
 
 namespace nnef::sema {
@@ -541,8 +542,14 @@ private:
     Type type_identifier(const ast::Expr& e) {
         if (const Type* t = lookup(e.text)) return *t;
         // Reported once per body: later uses of the same name are the same mistake.
-        if (undefined_reported_.insert(e.text).second)
-            error("undefined-identifier", "identifier " + quoted(e.text) + " is used before it is defined", e.range);
+        if (undefined_reported_.insert(e.text).second) {
+            detail::ClosestName close(e.text);
+            for (const auto& [name, type] : locals_) close.consider(name);
+            for (const auto& [name, symbol] : *scope_)
+                if (symbol.defined) close.consider(name);
+            error("undefined-identifier", "identifier " + quoted(e.text) + " is used before it is defined" + close.suffix(),
+                  e.range);
+        }
         return unknown_type();
     }
 
@@ -835,6 +842,11 @@ private:
             if (e.kind != ast::ExprKind::invocation) msg = "operator '" + e.op + "' needs operation " + quoted(name) + ", which is not declared";
             else if (opts_.strict && is_later_revision_name(name))
                 msg += " (a later NNEF 1.0 revision operation, not part of revision 3)";
+            else {
+                detail::ClosestName close(name);
+                for (const auto& [fragment, decl_] : program_.fragments) close.consider(fragment);
+                msg += close.suffix();
+            }
             error("unknown-operation", msg, e.range);
             return unknown_type();
         }
@@ -895,7 +907,10 @@ private:
                 auto it = std::find_if(params.begin(), params.end(),
                                        [&](const ast::Param& p) { return p.name == a.name; });
                 if (it == params.end()) {
-                    error("unknown-argument", quoted(name) + " has no parameter named " + quoted(a.name), a.name_range);
+                    detail::ClosestName close(a.name);
+                    for (const ast::Param& p : params) close.consider(p.name);
+                    error("unknown-argument", quoted(name) + " has no parameter named " + quoted(a.name) + close.suffix(),
+                          a.name_range);
                     continue;
                 }
                 const std::size_t p = static_cast<std::size_t>(it - params.begin());

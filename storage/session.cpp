@@ -38,6 +38,7 @@ struct Session::Impl {
     bool need_operations = false;  // weights or a graph.quant will be attached to them
     std::vector<SourceRange> no_sites;
     bool used_plain_fast_path = false;
+    WeightsReport weights;
 
     explicit Impl(FlattenOptions o) : options(std::move(o)), diagnostics(options.options.limits.max_errors) {}
 
@@ -186,13 +187,21 @@ bool Session::load_path(const std::string& path) {
     impl_->diagnostics.append(c.diagnostics);
     if (!c.value) return false;
     impl_->container = std::move(*c.value);
-    const storage::Container& con = *impl_->container;
+    impl_->weights = {};
+    storage::Container& con = *impl_->container;
+    // Tensor data: every variable's file from a folder or archive (spec chapter 6, step 4), unless
+    // only the structure is asked for or, where allowed, the model holds no tensor file at all; for
+    // a bare graph.nnef file, the files beside it that exist.
+    const bool graph_file = con.kind == storage::Container::Kind::graph_file;
+    const bool attach =
+        impl_->options.load_weights &&
+        (graph_file ? storage::may_have_tensor_files_beside(con.origin)
+                    : !(impl_->options.weights_optional && storage::has_no_tensor_files(con)));
     // graph.quant may name only exported tensors: the expander tells which they are.
     impl_->collect_exports = con.quant_text.has_value();
-    impl_->need_operations =
-        con.quant_text.has_value() || (impl_->options.load_weights && con.kind != storage::Container::Kind::graph_file);
+    impl_->need_operations = con.quant_text.has_value() || attach;
     // The text moves into the SourceManager (the container needs only its other members).
-    if (!load_text(con.graph_name, std::move(impl_->container->graph_text))) return false;
+    if (!load_text(con.graph_name, std::move(con.graph_text))) return false;
     // graph.quant (spec 5.3) is optional; when present its entries must name exported tensors
     // and use quantization fragments with well-typed arguments.
     if (con.quant_text) {
@@ -204,10 +213,15 @@ bool Session::load_path(const std::string& path) {
             return false;
         }
     }
-    // A bare graph.nnef file carries no tensor data; folders and archives must have every
-    // variable's data (spec chapter 6, step 4) unless only the structure is asked for.
-    if (impl_->options.load_weights && con.kind != storage::Container::Kind::graph_file) {
-        if (!storage::attach_weights(impl_->expansion->graph, con, impl_->options.options.limits, impl_->diagnostics)) {
+    if (attach) {
+        if (graph_file) storage::add_tensor_files_beside(con, impl_->expansion->graph);
+        storage::WeightsCount count;
+        const bool attached = storage::attach_weights(impl_->expansion->graph, con, impl_->options.options.limits,
+                                                      impl_->diagnostics, graph_file, &count);
+        impl_->weights.looked_for = true;
+        impl_->weights.variables = count.variables;
+        impl_->weights.checked = count.attached;
+        if (!attached) {
             impl_->expansion.reset();
             return false;
         }
@@ -231,6 +245,13 @@ const std::vector<SourceRange>& Session::custom_operation_sites() const {
     return impl_->expansion ? impl_->expansion->custom_operation_sites : impl_->no_sites;
 }
 bool Session::used_plain_fast_path() const { return impl_->used_plain_fast_path; }
+const WeightsReport& Session::weights() const { return impl_->weights; }
+
+std::string WeightsReport::summary() const {
+    if (!looked_for || checked == 0) return "weights not checked";
+    if (checked == variables) return "weights checked";
+    return "weights checked for " + std::to_string(checked) + " of " + std::to_string(variables) + " variables";
+}
 std::size_t Session::operation_count() const { return impl_->expansion ? impl_->expansion->operation_count : 0; }
 
 std::string Session::flat_text(bool shapes) const {

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <sstream>
+#include <unordered_map>
 
 namespace nnef {
 
@@ -150,6 +151,54 @@ std::string render(const Diagnostic& d, const SourceManager& sm, bool with_sourc
         os << "note: " << n.message << '\n';
     }
     return os.str();
+}
+
+namespace diagnostics_cpp {
+
+// What makes warnings alike: the code, and the message with quoted text and numbers set aside.
+std::string warning_shape(const Diagnostic& d) {
+    std::string shape = d.code;
+    shape += '\x1f';
+    bool quoted = false, digits = false;
+    for (char c : d.message) {
+        if (c == '\'') {
+            if (!quoted) shape += "''";
+            quoted = !quoted;
+            continue;
+        }
+        if (quoted) continue;
+        const bool digit = c >= '0' && c <= '9';
+        if (digit && !digits) shape += '#';
+        digits = digit;
+        if (!digit) shape += c;
+    }
+    return shape;
+}
+
+}  // namespace diagnostics_cpp
+
+std::string render_list(const Diagnostics& diags, const SourceManager& sm, const RenderOptions& options) {
+    std::unordered_map<std::string, std::size_t> total, shown;
+    if (options.warnings && options.max_alike != 0)
+        for (const Diagnostic& d : diags)
+            if (d.severity == Severity::warning) ++total[diagnostics_cpp::warning_shape(d)];
+    std::string out;
+    for (const Diagnostic& d : diags) {
+        if (d.severity != Severity::warning || options.max_alike == 0) {
+            if (d.severity != Severity::warning || options.warnings) out += render(d, sm);
+            continue;
+        }
+        if (!options.warnings) continue;
+        const std::string shape = diagnostics_cpp::warning_shape(d);
+        const std::size_t n = ++shown[shape];
+        if (n > options.max_alike) continue;
+        out += render(d, sm);
+        const std::size_t all = total[shape];
+        if (n == options.max_alike && all > n)
+            out += "note: " + std::to_string(all - n) + " more warning" + (all - n == 1 ? "" : "s") + " like this one [" +
+                   d.code + "] not shown\n";
+    }
+    return out;
 }
 
 std::string render_json(const Diagnostic& d, const SourceManager& sm) {

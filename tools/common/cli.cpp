@@ -396,7 +396,7 @@ void Tool::parse(int argc, char** argv) {
 
 void Tool::report(const Diagnostics& diags, const SourceManager& sm) {
     if (!json()) {
-        print_diagnostics(std::cerr, diags, sm);
+        print_diagnostics(std::cerr, diags, sm, !quiet());
         return;
     }
     for (auto& d : take_json(diags, sm)) diagnostics_.push_back(std::move(d));
@@ -472,8 +472,10 @@ std::string plural(std::uint64_t n, const std::string& word) { return std::to_st
 
 Json json_number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
-void print_diagnostics(std::ostream& err, const Diagnostics& diags, const SourceManager& sm) {
-    for (const Diagnostic& d : diags) err << render(d, sm);
+void print_diagnostics(std::ostream& err, const Diagnostics& diags, const SourceManager& sm, bool warnings) {
+    RenderOptions ro;
+    ro.warnings = warnings;
+    err << render_list(diags, sm, ro);
     if (diags.limit_reached()) err << "note: stopped after " << diags.max_errors() << " errors (limit max_errors, --max-errors)\n";
 }
 

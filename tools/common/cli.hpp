@@ -181,9 +181,10 @@ private:
 
 // ---- older helpers, still used inside the library's tools ---------------------------------
 
-// Prints diagnostics to `err` (text) or returns them as a JSON array of the objects that
-// nnef::render_json describes (severity, stage, code, message, location, notes).
-void print_diagnostics(std::ostream& err, const Diagnostics& diags, const SourceManager& sm);
+// Prints diagnostics to `err` (text: warnings alike collapsed after a few, nnef::render_list; no
+// warning after --quiet) or returns them as a JSON array of the objects that nnef::render_json
+// describes (severity, stage, code, message, location, notes).
+void print_diagnostics(std::ostream& err, const Diagnostics& diags, const SourceManager& sm, bool warnings);
 Json diagnostics_json(const Diagnostics& diags, const SourceManager& sm);
 
 // Exit code for a failed load: usage (2) for I/O problems, invalid (1) otherwise.

@@ -18,7 +18,8 @@ int run(int argc, char** argv) {
     front.output_help = "(the flat document)";
     cli::add_front_end(tool.options, tool.common, front);
     tool.parse(argc, argv);
-    const cli::CommonOptions& opts = tool.common;
+    cli::CommonOptions& opts = tool.common;
+    opts.flatten.weights_optional = true;  // the flat document of a model stored graph-only needs no values
     Session session(opts.flatten);
     const std::string& path = opts.paths.front();
     const bool good = session.load_path(path);

@@ -114,9 +114,10 @@ void cost_text(std::ostream& os, const char* title, const CostTotal& c, const Gr
     }
 }
 
-std::string text(const std::string& path, const Graph& g, const GraphSummary& s, const std::optional<TosaSummary>& t) {
+std::string text(const std::string& path, const Graph& g, const GraphSummary& s, const std::optional<TosaSummary>& t,
+                 const std::string& weights) {
     std::ostringstream os;
-    os << "model: " << path << "\ngraph: " << g.name << "\ninputs:\n";
+    os << "model: " << path << " (" << weights << ")\ngraph: " << g.name << "\ninputs:\n";
     for (const std::string& n : g.inputs) os << "  " << n << ": " << cli::tensor_text(g.tensor(n)) << "\n";
     os << "outputs:\n";
     for (const std::string& n : g.outputs) os << "  " << n << ": " << cli::tensor_text(g.tensor(n)) << "\n";
@@ -181,7 +182,8 @@ cli::Json cost_json(const CostTotal& c) {
 }
 
 // The summary's members of the tool's JSON document (docs/json.md).
-void json(cli::Json& out, const std::string& path, const Graph& g, const GraphSummary& s, const std::optional<TosaSummary>& t) {
+void json(cli::Json& out, const std::string& path, const Graph& g, const GraphSummary& s, const std::optional<TosaSummary>& t,
+          const std::string& weights) {
     cli::Json by_dtype = cli::Json::array();
     for (const ParameterGroup& p : s.parameters)
         by_dtype.push_back({{"dtype", p.dtype},
@@ -203,6 +205,7 @@ void json(cli::Json& out, const std::string& path, const Graph& g, const GraphSu
                                         {"float_bytes", q.float_bytes}});
     cli::Json members = {
         {"path", path},
+        {"weights", weights},
         {"graph", g.name},
         {"inputs", cli::tensors_json(g, g.inputs)},
         {"outputs", cli::tensors_json(g, g.outputs)},
@@ -241,7 +244,8 @@ int run(int argc, char** argv) {
     bool no_tosa = false;
     tool.options.add({"--no-tosa", "", "", "skip the TOSA operator histogram (the lowering)", "summary", cli::set_flag(no_tosa)});
     tool.parse(argc, argv);
-    const cli::CommonOptions& opts = tool.common;
+    cli::CommonOptions& opts = tool.common;
+    opts.flatten.weights_optional = true;  // a summary of a model stored graph-only needs no values
     Session session(opts.flatten);
     const std::string& path = opts.paths.front();
     const bool good = session.load_path(path);
@@ -253,10 +257,10 @@ int run(int argc, char** argv) {
     std::optional<TosaSummary> t;
     if (!no_tosa) t = tosa_summary(g, s.bytes_stored);
     if (!tool.json()) {
-        if (!cli::write_output(opts.output, text(path, g, s, t), tool)) tool.finish(cli::usage);
+        if (!cli::write_output(opts.output, text(path, g, s, t, session.weights().summary()), tool)) tool.finish(cli::usage);
         tool.finish(cli::ok);
     }
-    json(tool.document, path, g, s, t);
+    json(tool.document, path, g, s, t, session.weights().summary());
     if (!opts.output.empty() && opts.output != "-") {
         // The document goes to FILE instead of stdout.
         if (!cli::write_output(opts.output, tool.full_document(cli::ok).dump() + "\n", tool)) tool.finish(cli::usage);

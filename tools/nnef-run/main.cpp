@@ -339,6 +339,9 @@ int run(int argc, char** argv) {
 #endif
 
     for (const std::string& name : exec::compounds_without_kernel()) opts.flatten.expand.push_back(name);
+    if (!opts.flatten.load_weights && !r.random_weights)
+        usage_error("--no-weights: running a model needs values for its variables; for a model stored without "
+                    "weights use --random-weights SEED");
     if (r.random_weights) opts.flatten.load_weights = false;
     Session session(opts.flatten);
     const std::string& path = opts.paths.front();

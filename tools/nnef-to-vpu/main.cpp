@@ -6,6 +6,7 @@
 // Given a MODEL instead of TASKS.json, `load_task_list` compiles it: the NNEF model is lowered to
 // TOSA (lowering/tosa/from_nnef.hpp) and compiled for the target (lowering/vpu/compiler.hpp);
 // everything after it works on a TaskList whatever its origin.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -145,6 +146,18 @@ vpu::TaskList compile_model(const std::string& path, const vpu::Target& target, 
     auto print = [](const std::string& pass, const std::string& text) { std::cerr << "// after " << pass << "\n" << text << "\n"; };
     tosa::LowerOptions lo;
     lo.random_weights = o.random_weights;
+    // A model without weights (stored graph-only, --no-weights, a graph.nnef without tensor files
+    // beside it) compiles for its schedule and timing, which need no values: stand-in values fill
+    // the constants (the simulation of values refuses such a model before this).
+    const Graph& graph = *session.graph();
+    const bool has_variables = std::any_of(graph.operations.begin(), graph.operations.end(),
+                                           [](const Operation& op) { return op.name == "variable"; });
+    if (!o.random_weights && session.weights().checked == 0 && has_variables) {
+        lo.random_weights = 0;
+        tool().note(path + ": weights not checked (" + graph.name +
+                    " has no tensor data here); pseudo-random values (seed 0) stand in for them: the schedule "
+                    "and timing need no values (--random-weights SEED picks the seed)");
+    }
     lo.verify_each = o.verify_each;
     lo.profile = o.profile == "pro-int" ? tosa::Profile::pro_int : tosa::Profile::pro_fp;
     lo.print_after = o.print_after_tosa;
@@ -328,6 +341,11 @@ int run(int argc, char** argv) {
         usage_error("--input, --output-dir, --compare and --svg need --simulate");
 
     const bool model = !is_task_list_path(path);
+    if (model && values && !opts.flatten.load_weights && !o.random_weights)
+        usage_error("--no-weights: --input, --output-dir and --compare simulate values, which need the model's "
+                    "weights; for a model stored without weights use --random-weights SEED");
+    // Without values to simulate, a model stored graph-only compiles for its schedule and timing.
+    opts.flatten.weights_optional = !values;
     if (!model && (o.random_weights || o.verify_each || !o.print_after_tosa.empty() || !o.print_after_vpu.empty() ||
                    !o.profile.empty() || o.output_codes))
         usage_error("--random-weights, --profile, --output-codes, --verify-each and --print-after apply to compiling a MODEL, "

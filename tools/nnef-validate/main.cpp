@@ -14,7 +14,7 @@ int run(int argc, char** argv) {
     cli::Tool tool({"nnef-validate", "PATH...",
                     "Validates NNEF models (a graph.nnef file, a model folder, or a .tar/.tgz archive) through every\n"
                     "front-end stage: syntax, semantics (types, declarations, identifiers), expansion and shape\n"
-                    "inference.",
+                    "inference; tensor files are checked when the model has them (the summary says whether).",
                     true});
     cli::add_front_end(tool.options, tool.common, {});
     tool.parse(argc, argv);
@@ -24,6 +24,8 @@ int run(int argc, char** argv) {
     // A validator needs the graph's tensors, not its operations (kept only where weights or a
     // graph.quant are attached to them).
     opts.flatten.keep_operations = false;
+    // The structure of a model stored graph-only is checked without values (the summary says so).
+    opts.flatten.weights_optional = true;
     std::optional<Session> current;  // the last one is still alive at exit_now
     for (std::size_t pi = 0; pi < opts.paths.size(); ++pi) {
         const std::string& path = opts.paths[pi];
@@ -47,6 +49,7 @@ int run(int argc, char** argv) {
             cli::Json entry = {{"path", path}, {"valid", good}, {"diagnostics", std::move(diags)}};
             if (good && g) {
                 entry["graph"] = g->name;
+                entry["weights"] = session.weights().summary();
                 entry["operations"] = session.operation_count();
                 entry["tensors"] = g->tensors.size();
                 entry["inputs"] = cli::tensors_json(*g, g->inputs);
@@ -63,6 +66,7 @@ int run(int argc, char** argv) {
                 for (const std::string& n : g->inputs) os << ' ' << n << ' ' << cli::tensor_text(g->tensor(n));
                 os << "; outputs:";
                 for (const std::string& n : g->outputs) os << ' ' << n << ' ' << cli::tensor_text(g->tensor(n));
+                os << "; " << session.weights().summary();
                 std::cout << os.str() << "\n";
             }
         }

@@ -667,3 +667,37 @@ TEST_CASE("checker: the standard library itself type-checks") {
 }
 
 }  // TEST_SUITE
+
+// ---- did you mean ----------------------------------------------------------------------------
+TEST_SUITE("semantics") {
+    TEST_CASE("checker: did you mean, for unknown operations, parameters and identifiers") {
+        auto message = [](const std::string& body) {
+            auto o = checker_test::run(checker_test::H + body);
+            INFO(o.dump());
+            auto errs = o.errors(nnef::Stage::semantic);
+            REQUIRE(errs.size() == 1);
+            return errs[0].message;
+        };
+        CHECK(message(graph_with("    output = rleu(input);")) == "unknown operation 'rleu'; did you mean 'relu'?");
+        CHECK(message(graph_with("    output = sigmoidd(input);")) ==
+              "unknown operation 'sigmoidd'; did you mean 'sigmoid'?");
+        // a fragment of the document is a candidate too
+        CHECK(message("fragment my_block( x: tensor<scalar> ) -> ( y: tensor<scalar> ) { y = relu(x); }\n" +
+                      graph_with("    output = my_blok(input);")) ==
+              "unknown operation 'my_blok'; did you mean 'my_block'?");
+        CHECK(message(graph_with("    output = frobnicate(input);")) == "unknown operation 'frobnicate'");
+        CHECK(message(graph_with("    output = max_pool(input, size = [2], strid = [2]);")) ==
+              "'max_pool' has no parameter named 'strid'; did you mean 'stride'?");
+        CHECK(message(graph_with("    output = max_pool(input, size = [2], colour = [2]);")) ==
+              "'max_pool' has no parameter named 'colour'");
+        CHECK(message(graph_with("    output = relu(inptu);")) ==
+              "identifier 'inptu' is used before it is defined; did you mean 'input'?");
+        // inside a fragment: its parameters and the loop variables of a comprehension are candidates
+        CHECK(message("fragment f( values: tensor<scalar>[] ) -> ( y: tensor<scalar> )\n"
+                      "{ y = concat([for value in values yield relu(valeu)], axis = 0); }\n" +
+                      graph_with("    output = f([input]);")) ==
+              "identifier 'valeu' is used before it is defined; did you mean 'value'?");
+        CHECK(message(graph_with("    output = relu(unrelated_name);")) ==
+              "identifier 'unrelated_name' is used before it is defined");
+    }
+}

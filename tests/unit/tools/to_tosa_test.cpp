@@ -57,10 +57,11 @@ TEST_CASE("nnef-to-tosa: help, version and usage errors") {
 }
 
 TEST_CASE("nnef-to-tosa: MLIR, JSON and text of the classifier sample") {
-    // The sample ships no weights: without --random-weights the loader says which file is missing.
+    // The sample ships no weights: without --random-weights the loader says which files are missing.
     auto r = run_tool("nnef-to-tosa", quoted(classifier));
     CHECK(r.code == 1);
-    CHECK(has(r.err, "has no tensor file 'conv1/filter.dat'"));
+    CHECK(has(r.err, "6 of the 6 variables have no tensor file in"));
+    CHECK(has(r.err, "'conv1/filter.dat', 'conv1/bias.dat', 'conv2/filter.dat' and 3 more"));
 
     const fs::path mlir_file = nnef_test::scratch_dir() / "classifier.mlir";
     r = run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 1 -o " + quoted(mlir_file));

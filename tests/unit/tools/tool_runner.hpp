@@ -51,6 +51,14 @@ inline RunResult run_tool(const std::string& tool, const std::string& args, cons
     return r;
 }
 
+// Whether `text` contains `part`, and how many times (overlapping occurrences counted).
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+inline std::size_t occurrences(const std::string& text, const std::string& part) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+    return n;
+}
+
 inline std::filesystem::path write_scratch(const std::string& name, const std::string& text) {
     auto p = scratch_dir() / name;
     std::filesystem::create_directories(p.parent_path());
