@@ -443,7 +443,6 @@ void broadcast(const std::string& k, const std::vector<std::int64_t>& shape, con
     }
 }
 
-std::string dims(const std::vector<std::int64_t>& v);
 std::optional<tosa::OpKind> tosa_kind(const std::string& kernel);
 void run_tosa_kernel(Memories& mem, const Task& t, tosa::OpKind kind);
 
@@ -819,12 +818,6 @@ void for_each_index(const std::vector<std::int64_t>& shape, F&& f) {
             idx[d] = 0;
         }
     }
-}
-
-std::string dims(const std::vector<std::int64_t>& v) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-    return s + "]";
 }
 
 }  // namespace sim_values_cpp

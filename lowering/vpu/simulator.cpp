@@ -88,12 +88,6 @@ struct Model {
 
 std::string range_text(std::int64_t lo, std::int64_t hi) { return "[" + std::to_string(lo) + ", " + std::to_string(hi) + ")"; }
 
-std::string dims(const std::vector<std::int64_t>& v) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-    return s + "]";
-}
-
 // Counts violations per kind and reports the first few.
 struct Reporter {
     Diagnostics& diags;

@@ -10,6 +10,12 @@
 
 namespace nnef::vpu {
 
+std::string dims(const std::vector<std::int64_t>& v) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+    return s + "]";
+}
+
 namespace task_list_cpp {
 
 using json_read::JsonReadError;
@@ -291,12 +297,6 @@ Result<TaskList> failure(const std::string& name, const std::string& message, St
     Diagnostic& d = r.diagnostics.error(stage, code, message);
     d.path = name;
     return r;
-}
-
-std::string dims(const std::vector<std::int64_t>& v) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-    return s + "]";
 }
 
 std::string access_text(const Access& a) {
@@ -637,7 +637,6 @@ Result<TaskList> read_task_list_file(const std::string& path) {
 
 std::string to_text(const TaskList& list) {
     using task_list_cpp::access_text;
-    using task_list_cpp::dims;
     std::ostringstream os;
     const Target& t = list.target;
     os << "task list for graph '" << list.graph << "' on target '" << t.name << "' (" << t.clusters << " clusters, "

@@ -168,6 +168,9 @@ nlohmann::ordered_json params_json(const Task& task);
 Result<TaskList> parse_task_list(const std::string& text, const std::string& name);
 Result<TaskList> read_task_list_file(const std::string& path);
 
+// "[1,2,3]": a shape or index list in dumps and messages.
+std::string dims(const std::vector<std::int64_t>& v);
+
 // A readable dump: target summary, buffers, barriers, then each queue's tasks.
 std::string to_text(const TaskList& list);
 

@@ -580,7 +580,7 @@ TEST_SUITE("vpu") {
 
     TEST_CASE("compile: the passes run in order, print-after gives the IR") {
         const auto names = vpu::compile_pipeline().names();
-        CHECK(names == std::vector<std::string>{"assign-executors", "layout-and-types", "tile", "schedule", "allocate-cmx", "barriers", "emit"});
+        CHECK(names == std::vector<std::string>{"assign-executors", "layout-and-types", "tile", "build-tables", "schedule", "barriers", "emit"});
         vpu::CompileOptions co;
         co.print_after = {"tile", "emit"};
         std::vector<std::string> seen;
