@@ -143,6 +143,26 @@ struct Task {
     std::string source;                      // NNEF tensor or operation this task computes part of
 };
 
+// Calls f(byte offset from the buffer start) for each element of the box, in row-major order.
+template <class F>
+void for_each_element(const Access& a, F&& f) {
+    const std::size_t r = a.shape.size();
+    std::vector<std::int64_t> idx(r, 0);
+    std::int64_t off = a.offset;
+    const std::int64_t n = a.elements();
+    for (std::int64_t i = 0; i < n; ++i) {
+        f(off);
+        for (std::size_t d = r; d-- > 0;) {
+            if (++idx[d] < a.shape[d]) {
+                off += a.strides[d];
+                break;
+            }
+            off -= (a.shape[d] - 1) * a.strides[d];
+            idx[d] = 0;
+        }
+    }
+}
+
 struct TaskList {
     Target target;
     std::string graph;
