@@ -112,7 +112,7 @@ struct Layer {
 struct CmxBuffer {
     std::int64_t cluster = 0;
     std::int64_t size = 0;
-    std::int64_t offset = -1;  // set by allocate-cmx
+    std::int64_t offset = -1;  // set by the schedule pass (allocate_cmx)
     DataType dtype = DataType::fp16;
     Role role = Role::activation;
     std::string tensor;

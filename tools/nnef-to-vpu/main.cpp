@@ -58,7 +58,7 @@ const char* const description =
     "                           weights, requantization in the NCE's weights table)\n"
     "  --verify-each            compiling a MODEL: verify the IR after every pass\n"
     "  --print-after PASS       compiling a MODEL: print the IR after PASS (or 'all') on stderr; passes:\n"
-    "                           assign-executors, layout-and-types, tile, schedule, allocate-cmx, barriers, emit\n"
+    "                           assign-executors, layout-and-types, tile, build-tables, schedule, barriers, emit\n"
     "\n"
     "exit status: 0 success (no violation, every output matches), 1 invalid task list, a violation or a\n"
     "mismatch, 2 usage or I/O error";

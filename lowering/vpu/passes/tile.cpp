@@ -9,7 +9,7 @@
 
 namespace nnef::vpu::ir {
 
-namespace vpu_tiling_cpp {
+namespace tile_impl {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -23,10 +23,10 @@ struct NceShape {
     }
 };
 
-}  // namespace vpu_tiling_cpp
+}  // namespace tile_impl
 
 bool tile(Module& m, Diagnostics& diags) {
-    using namespace vpu_tiling_cpp;
+    using namespace tile_impl;
     const Target& t = m.target;
     const std::int64_t quarter = tile_budget(t);
     const std::int64_t align = t.nce_channel_alignment;
