@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <initializer_list>
 #include <map>
 #include <new>
@@ -169,6 +170,23 @@ inline void scatter(Memories& mem, const Access& a, const std::vector<double>& v
     std::size_t i = 0;
     for_each_element(a, [&](std::int64_t off) { store(b.dtype, base + off, values[i++]); });
     mem.mark_written(a);
+}
+
+// Item i of a TOSA constant as a number (exact for every integer type up to 48 bits); NaN for a
+// type without a number form.
+inline double const_number(const tosa::ConstData& c, std::int64_t i) {
+    switch (c.type.dtype) {
+        case tosa::DType::bool_: return c.items<std::uint8_t>()[i];
+        case tosa::DType::i8: return c.items<std::int8_t>()[i];
+        case tosa::DType::i16: return c.items<std::int16_t>()[i];
+        case tosa::DType::i32: return c.items<std::int32_t>()[i];
+        case tosa::DType::i48:
+        case tosa::DType::shape: return double(c.items<std::int64_t>()[i]);
+        case tosa::DType::fp16: return tosa::fp16_to_fp32(c.items<std::uint16_t>()[i]);
+        case tosa::DType::bf16: return tosa::bf16_to_fp32(c.items<std::uint16_t>()[i]);
+        case tosa::DType::fp32: return c.items<float>()[i];
+        default: return std::numeric_limits<double>::quiet_NaN();
+    }
 }
 
 // Throws ValueError when `p` has a parameter other than `allowed` (and "kernel").

@@ -110,21 +110,6 @@ tosa::ConstPtr tosa_constant(const nlohmann::json& j, const std::string& where) 
     return c;
 }
 
-double tosa_item(const tosa::ConstData& c, std::int64_t i) {
-    switch (c.type.dtype) {
-        case tosa::DType::bool_: return c.items<std::uint8_t>()[i];
-        case tosa::DType::i8: return c.items<std::int8_t>()[i];
-        case tosa::DType::i16: return c.items<std::int16_t>()[i];
-        case tosa::DType::i32: return c.items<std::int32_t>()[i];
-        case tosa::DType::i48:
-        case tosa::DType::shape: return double(c.items<std::int64_t>()[i]);
-        case tosa::DType::fp16: return tosa::fp16_to_fp32(c.items<std::uint16_t>()[i]);
-        case tosa::DType::bf16: return tosa::bf16_to_fp32(c.items<std::uint16_t>()[i]);
-        case tosa::DType::fp32: return c.items<float>()[i];
-        default: return 0.0;
-    }
-}
-
 // The TOSA operator whose MLIR mnemonic is `kernel`, if any.
 std::optional<tosa::OpKind> tosa_kind(const std::string& kernel) {
     for (std::size_t k = 0; k < tosa::op_kind_count; ++k) {
@@ -214,7 +199,7 @@ void run_tosa_kernel(Memories& mem, const Task& t, tosa::OpKind kind) {
     for (std::size_t i = 0; i < t.writes.size(); ++i) {
         const tosa::ConstData& c = *(*results)[i];
         std::vector<double> v(std::size_t(c.type.volume()));
-        for (std::size_t k = 0; k < v.size(); ++k) v[k] = tosa_item(c, std::int64_t(k));
+        for (std::size_t k = 0; k < v.size(); ++k) v[k] = const_number(c, std::int64_t(k));
         if (std::int64_t(v.size()) != t.writes[i].elements()) throw ValueError{where + ": a result does not fill its write box"};
         scatter(mem, t.writes[i], v);
     }

@@ -403,17 +403,6 @@ void run_dma(Memories& mem, const Task& t) {
     mem.mark_written(t.writes[0]);
 }
 
-double const_item(const tosa::ConstData& c, std::int64_t i) {
-    switch (c.type.dtype) {
-        case tosa::DType::fp32: return c.items<float>()[i];
-        case tosa::DType::fp16: return tosa::fp16_to_fp32(c.items<std::uint16_t>()[i]);
-        case tosa::DType::i8: return c.items<std::int8_t>()[i];
-        case tosa::DType::i16: return c.items<std::int16_t>()[i];
-        case tosa::DType::i32: return c.items<std::int32_t>()[i];
-        default: return std::numeric_limits<double>::quiet_NaN();
-    }
-}
-
 // Row-major index in NNEF order of the element at layout index `idx`.
 std::int64_t nnef_index(const std::vector<std::int64_t>& idx, const std::vector<std::int64_t>& shape,
                         const std::vector<std::size_t>& perm) {
@@ -501,7 +490,7 @@ bool compute_values(const TaskList& list, const Target& target, const std::vecto
         std::uint8_t* base = mem.base(b);
         const std::int64_t eb = element_bytes(e.dtype);
         for_each_index(e.shape, [&](std::int64_t i, const std::vector<std::int64_t>& idx) {
-            store(e.dtype, base + i * eb, const_item(c, nnef_index(idx, e.shape, perm)));
+            store(e.dtype, base + i * eb, const_number(c, nnef_index(idx, e.shape, perm)));
         });
         std::int64_t bytes = eb;
         for (std::int64_t d : e.shape) bytes *= d;
