@@ -87,7 +87,7 @@ std::string Layer::op_name() const {
     return "?";
 }
 
-namespace {
+namespace vpu_ir_cpp {
 
 // An attribute as the TOSA kernel's params name it (docs/vpu.md: enumerators by name).
 nlohmann::json attribute_json(const tosa::Attr& value) {
@@ -104,9 +104,10 @@ nlohmann::json attribute_json(const tosa::Attr& value) {
 
 nlohmann::json one_or_many(const std::vector<std::int64_t>& v) { return v.size() == 1 ? nlohmann::json(v[0]) : nlohmann::json(v); }
 
-}  // namespace
+}  // namespace vpu_ir_cpp
 
 nlohmann::json ShaveKernel::params_json() const {
+    using namespace vpu_ir_cpp;
     nlohmann::json p = nlohmann::json::object();
     if (clamp_float) {
         p["min"] = (*clamp_float)[0];

@@ -7,7 +7,7 @@
 
 namespace nnef::vpu {
 
-namespace {
+namespace vpu_pipeline_cpp {
 
 using PassFn = bool (*)(ir::Module&, Diagnostics&);
 
@@ -21,9 +21,10 @@ lowering::Pass<ir::Module> pass(const char* name, const char* summary, PassFn ru
             }};
 }
 
-}  // namespace
+}  // namespace vpu_pipeline_cpp
 
 lowering::Pipeline<ir::Module> compile_pipeline() {
+    using vpu_pipeline_cpp::pass;
     using ir::Promise;
     lowering::Pipeline<ir::Module> p;
     p.passes = {

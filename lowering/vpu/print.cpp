@@ -5,16 +5,17 @@
 
 namespace nnef::vpu::ir {
 
-namespace {
+namespace vpu_print_cpp {
 
 std::string view_text(const Module& m, const View& v) {
     return "t" + std::to_string(v.tensor) + "(" + m.tensors[std::size_t(v.tensor)].name + ")+" + std::to_string(v.offset) + dims(v.shape) +
            "/" + dims(v.strides);
 }
 
-}  // namespace
+}  // namespace vpu_print_cpp
 
 std::string to_text(const Module& m) {
+    using namespace vpu_print_cpp;
     std::ostringstream os;
     os << "vpu module '" << m.name << "' (promises:";
     for (int p = 0; p < promise_count; ++p)

@@ -11,7 +11,7 @@
 
 namespace nnef::vpu::ir {
 
-namespace {
+namespace vpu_verify_cpp {
 
 // The byte range a box covers lies within [0, size) of its buffer.
 bool box_in(const Box& b, std::int64_t es, std::int64_t size) {
@@ -35,9 +35,10 @@ bool view_in(const Module& m, const View& v) {
     return box_in(b, element_size(t.dtype), t.bytes);
 }
 
-}  // namespace
+}  // namespace vpu_verify_cpp
 
 bool verify(const Module& m, const std::string& after, Diagnostics& diags) {
+    using namespace vpu_verify_cpp;
     const Target& t = m.target;
     std::size_t before = diags.error_count();
     auto bad = [&](const std::string& what) {
