@@ -1,6 +1,6 @@
 // The VPU compiler: a TOSA graph (lowering/tosa/ir.hpp) to a task list (lowering/vpu/task_list.hpp)
-// for a target (lowering/vpu/target.hpp), through the passes of lowering/vpu/ir.hpp, each followed
-// by a verifier of the invariants that hold from then on.
+// for a target (lowering/vpu/target.hpp), through the passes of lowering/vpu/pipeline.cpp, each
+// followed by a verifier of what the passes so far promise (lowering/vpu/verify.cpp).
 #pragma once
 #include <functional>
 #include <optional>
@@ -23,8 +23,8 @@ struct CompileOptions {
     std::function<void(const std::string& pass, const std::string& text)> print;
 };
 
-// The passes in order: assign-executors, layout-and-types, tile, schedule, allocate-cmx, barriers,
-// emit.
+// The passes in order (lowering/vpu/pipeline.cpp): assign-executors, layout-and-types, tile,
+// build-tables, schedule (with the CMX allocation), barriers, emit.
 lowering::Pipeline<ir::Module> compile_pipeline();
 
 // Compiles the main block of `graph`. Errors are stage vpu diagnostics; an operator that neither

@@ -1,31 +1,28 @@
-// The VPU compiler's IR (lowering/vpu/compiler.hpp runs the passes over it). One Module goes through
-// the stages of the pipeline, each pass filling in the next level of detail:
+// The VPU compiler's IR (lowering/vpu/pipeline.cpp runs the passes over it, in the order listed
+// there; docs/vpu-compiler.md describes each). One Module goes through the passes, each filling in
+// the next level of detail and declaring what it promises (Promise): the verifier
+// (lowering/vpu/verify.cpp) checks every promise made so far after each pass.
 //
-//   assign-executors  TOSA operators -> Layers: an NCE operation (conv, dwconv, pools, eltwise;
-//                     matmul with constant weights as a 1x1 conv; CLAMP and bias ADDs fused into
-//                     the producer), a SHAVE kernel, or a copy; reshapes, transposes and slices
-//                     become Views of DDR tensors (no task).
-//   layout-and-types  fp16 storage (int8 on the int8 path): constants converted once, weights
-//                     OHWI, the weights table (16 bytes per aligned output channel) of every NCE
-//                     layer (scale and bias, or the int8 requantization).
-//   tile              each layer split into Tiles (output rows with the input's halo rows, output
-//                     channels) spread over the clusters, each tile's working set within its share
-//                     of CMX.
-//   schedule          program order of tasks: DMA of weights, tables and input tiles into CMX, the
-//                     NCE / SHAVE task, DMA of the result to DDR (issued two tiles later, or before
-//                     the first load reading it), or the result kept in CMX for a pointwise next
-//                     layer; weights of the next layer issued while the current one computes; CMX
-//                     buffers symbolic (cluster, size, lifetime).
-//   allocate-cmx      static CMX offsets (aligned), buffers with overlapping lifetimes disjoint.
-//   barriers          dependencies from overlapping byte accesses (RAW, WAR, WAW), transitively
-//                     reduced against queue order and each other, become virtual barriers (one
-//                     per producer set); physical ids reused only when provably free, with added
-//                     orderings where needed (passes/barriers.cpp).
+//   assign-executors  TOSA operators -> Layers: an NCE operation (NceOp; matmul with constant
+//                     weights as a 1x1 conv; CLAMP and bias ADDs fused into the producer), a
+//                     SHAVE kernel (ShaveKernel), or a copy; reshapes, transposes and slices become
+//                     Views of DDR tensors (no task).
+//   layout-and-types  fp16 storage (int8 on the int8 path): weights OHWI, and the weights table
+//                     tensor (16 bytes per aligned output channel) of every NCE layer, sized.
+//   tile              each layer split into Tiles spread over the clusters.
+//   build-tables      the table words (weights offset within the tile's channel chunk, scale and
+//                     bias, or the int8 requantization).
+//   schedule          program order of tasks and static CMX offsets (one pass: the schedule is
+//                     made again with fewer held results when the allocator finds no room).
+//   barriers          dependencies -> virtual barriers with physical ids.
 //   emit              the TaskList of specs/vpu-target.md section 6 with the cost model's cycles.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -60,13 +57,43 @@ struct View {
 enum class Exec : std::uint8_t { nce, shave, copy };
 const char* to_string(Exec);
 
+// The operations of the NCE (the task list's NCE `op`, docs/vpu.md).
+enum class NceOp : std::uint8_t { conv, dwconv, maxpool, avgpool, eltwise };
+const char* to_string(NceOp);  // "conv", "dwconv", "maxpool", "avgpool", "eltwise"
+std::optional<NceOp> nce_op_from_string(const std::string&);
+inline bool is_pool(NceOp o) { return o == NceOp::maxpool || o == NceOp::avgpool; }
+inline bool has_weights(NceOp o) { return o == NceOp::conv || o == NceOp::dwconv; }
+
+// A SHAVE kernel and its parameters, typed (docs/vpu.md, "SHAVE"); params_json() gives the task
+// list's `params` (without "kernel").
+struct ShaveKernel {
+    std::string name;                  // the kernel: a TOSA mnemonic ("add", "reduce_sum", ...)
+    std::optional<std::int64_t> axis;  // the TOSA operator's axis (reductions, ...)
+    // clamp: bounds as float (the fp16 path) or as integer codes (the int8 path)
+    std::optional<std::array<double, 2>> clamp_float;
+    std::optional<std::array<std::int64_t, 2>> clamp_int;
+    // rescale (int8 path): per tensor (one item) or per channel
+    struct Rescale {
+        std::vector<std::int64_t> multiplier, shift;
+        std::int64_t input_zp = 0, output_zp = 0;
+        bool double_round = false;
+    };
+    std::optional<Rescale> rescale;
+    // the int8 path's TOSA kernels: the operator's attributes, and its shape operands as constants
+    std::vector<std::pair<tosa::AttrName, tosa::Attr>> attributes;
+    std::vector<std::pair<std::string, std::vector<std::int64_t>>> shape_constants;
+
+    nlohmann::json params_json() const;
+};
+
 struct Layer {
     Exec exec = Exec::nce;
-    std::string op;                 // NCE: conv|dwconv|maxpool|avgpool|eltwise; SHAVE: the kernel; copy: "copy"
+    NceOp nce_op = NceOp::conv;     // NCE layers
+    ShaveKernel shave;              // SHAVE layers
     std::vector<View> inputs;       // NCE: rank-4 NHWC views
     View output;                    // NCE: rank-4 NHWC
     int weights = -1;               // conv/dwconv: the OHWI tensor (after layout-and-types)
-    int table = -1;                 // NCE: the weights table tensor (after layout-and-types)
+    int table = -1;                 // NCE: the weights table tensor (sized by layout-and-types, written by build-tables)
     std::vector<float> weights_f32;  // conv: [O,KH,KW,I]; dwconv: [C,KH,KW,1] (until layout-and-types)
     std::vector<std::int64_t> weights_shape;
     std::vector<float> bias;        // per output channel (empty: zero)
@@ -74,16 +101,18 @@ struct Layer {
     // multiplier and shift (table words 3, 2, 1); empty: bias 0, multiplier 2^30, shift 30 (identity)
     std::vector<std::int64_t> q_bias, q_mult, q_shift;
     NceParams nce;
-    nlohmann::json attrs = nlohmann::json::object();  // SHAVE kernel attributes
     std::string source;             // NNEF tensor / operation
     std::uint32_t origin = tosa::no_origin;
+
+    // The task list's op: the NCE operation, the SHAVE kernel, or "copy".
+    std::string op_name() const;
 };
 
 // A CMX buffer before allocation: its cluster, size, and lifetime in program order.
 struct CmxBuffer {
     std::int64_t cluster = 0;
     std::int64_t size = 0;
-    std::int64_t offset = -1;  // set by allocate-cmx
+    std::int64_t offset = -1;  // set by the schedule pass (allocate_cmx)
     DataType dtype = DataType::fp16;
     Role role = Role::activation;
     std::string tensor;
@@ -123,6 +152,21 @@ struct Task {
     std::vector<std::int64_t> wait, update;  // virtual barrier ids (set by barriers)
 };
 
+// What a pass promises about the module after it (each pass declares its promises in
+// pipeline.cpp; the verifier checks every promise made so far, docs/vpu-compiler.md lists them).
+enum class Promise : std::uint8_t {
+    layers,          // assign-executors: views inside their tensors, NCE layers rank 4 within limits, no writes to inputs or constants
+    weights_laid_out,  // layout-and-types: NCE weights in the layer's data type, a table tensor per NCE layer, 16 bytes per aligned channel
+    tiled,           // tile: the tiles of each layer cover its output once, on clusters the target has
+    tables_built,    // build-tables: every table written, its weights offsets inside the weights tensor
+    scheduled,       // schedule: boxes inside their buffers, NCE / SHAVE only on CMX, every CMX buffer used
+    cmx_allocated,   // schedule: CMX offsets aligned, within capacity, live buffers disjoint
+    barriers,        // barriers: producers before consumers, counts within limits, physical ids within the target's
+    emitted,         // emit: the task list passes the simulator's checks
+};
+inline constexpr int promise_count = 8;
+const char* to_string(Promise);
+
 struct Module {
     const tosa::Graph* graph = nullptr;
     Target target;
@@ -132,9 +176,9 @@ struct Module {
     std::vector<Layer> layers;
     std::vector<IoEntry> inputs, outputs;  // buffer = the tensor's name until emission ("t<index>")
     std::vector<int> input_tensors, output_tensors;
-    // Stage reached: 0 none, 1 executors, 2 layout, 3 tiles, 4 scheduled, 5 allocated, 6 barriers,
-    // 7 emitted.
-    int stage = 0;
+    std::uint32_t promised = 0;  // bit per Promise made by the passes run so far
+    bool has(Promise p) const { return promised >> unsigned(p) & 1u; }
+    void promise(Promise p) { promised |= 1u << unsigned(p); }
     std::vector<Tile> tiles;
     std::vector<CmxBuffer> cmx;
     std::vector<Task> tasks;  // program order
@@ -149,17 +193,25 @@ std::int64_t element_size(DataType t);
 // next tile being loaded, the current and the next layer's weights).
 inline std::int64_t tile_budget(const Target& t) { return t.cmx_bytes / 4; }
 std::vector<std::int64_t> dense_strides(const std::vector<std::int64_t>& shape, std::int64_t element_size);
+// fp16 bytes (little-endian) of the values, rounded to nearest even.
+std::vector<std::uint8_t> fp16_bytes(const std::vector<float>& v);
+// The IR as text (lowering/vpu/print.cpp).
 std::string to_text(const Module& m);
 
-// The passes (lowering/vpu/passes/*.cpp); each returns false after reporting an error.
+// The passes (lowering/vpu/passes/<pass>.cpp, in pipeline order); each returns false after
+// reporting an error.
 bool assign_executors(Module& m, Diagnostics& diags);
 bool layout_and_types(Module& m, Diagnostics& diags);
 bool tile(Module& m, Diagnostics& diags);
+bool build_tables(Module& m, Diagnostics& diags);
 bool schedule(Module& m, Diagnostics& diags);
-bool allocate_cmx(Module& m, Diagnostics& diags);
 bool assign_barriers(Module& m, Diagnostics& diags);
 bool emit(Module& m, Diagnostics& diags);
-// The invariants that hold after the stage the module reached.
+// Static CMX offsets for the schedule's buffers (passes/allocate_cmx.cpp; schedule calls it, and
+// schedules again with fewer held results when it finds no room); false after reporting
+// `cmx-exhausted` into `diags`.
+bool allocate_cmx(Module& m, Diagnostics& diags);
+// Checks every promise the module carries (lowering/vpu/verify.cpp).
 bool verify(const Module& m, const std::string& after_pass, Diagnostics& diags);
 
 }  // namespace nnef::vpu::ir

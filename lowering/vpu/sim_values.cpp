@@ -10,15 +10,12 @@
 #include <new>
 #include <unordered_map>
 
-#include "lowering/tosa/interpreter.hpp"
+#include "lowering/vpu/sim_memory.hpp"
 
 namespace nnef::vpu {
 
 namespace sim_values_cpp {
 
-struct ValueError {
-    std::string message;
-};
 
 // TOSA 1.0.1 apply_scale_32 (section "Scaling Helpers"), without the REQUIREs on the value range.
 std::int64_t apply_scale_32(std::int64_t value, std::int64_t multiplier, std::int64_t shift, bool double_round) {
@@ -35,175 +32,6 @@ std::pair<std::int64_t, std::int64_t> reciprocal_scale(std::uint32_t value) {
     return {numerator / std::int64_t(value), 30 + k};
 }
 
-template <class F>
-void for_each_element_offset(const Access& a, F&& f) {
-    const std::size_t r = a.shape.size();
-    std::vector<std::int64_t> idx(r, 0);
-    std::int64_t off = a.offset;
-    const std::int64_t n = a.elements();
-    for (std::int64_t i = 0; i < n; ++i) {
-        f(off);
-        for (std::size_t d = r; d-- > 0;) {
-            if (++idx[d] < a.shape[d]) {
-                off += a.strides[d];
-                break;
-            }
-            off -= (a.shape[d] - 1) * a.strides[d];
-            idx[d] = 0;
-        }
-    }
-}
-
-// Byte images of the memories, allocated only where buffers lie: for each memory (DDR, CMX of each
-// cluster) one block per group of overlapping buffers, so buffers that share addresses share bytes.
-class Memories {
-public:
-    Memories(const TaskList& l, const Target&) : list_(l) {
-        std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::int64_t>>> ranges;  // memory -> [lo, hi)
-        for (std::size_t i = 0; i < l.buffers.size(); ++i) {
-            const Buffer& b = l.buffers[i];
-            index_[b.id] = i;
-            ranges[key(b)].push_back({b.offset, b.offset + b.size});
-        }
-        for (auto& [k, list] : ranges) {
-            std::sort(list.begin(), list.end());
-            auto& blocks = blocks_[k];
-            for (const auto& [lo, hi] : list) {
-                if (!blocks.empty() && lo < blocks.back().hi) {
-                    blocks.back().hi = std::max(blocks.back().hi, hi);
-                    continue;
-                }
-                blocks.push_back({lo, hi, {}, {}});
-            }
-            for (Block& b : blocks) {
-                b.bytes.assign(std::size_t(b.hi - b.lo), 0);
-                b.written.assign(std::size_t(b.hi - b.lo), 0);
-            }
-        }
-    }
-    const Buffer& buffer(const std::string& id) const { return list_.buffers[index_.at(id)]; }
-    std::uint8_t* base(const Buffer& b) { return block(b).bytes.data() + (b.offset - block(b).lo); }
-    // One flag per byte: written by a task, an input or a constant.
-    std::uint8_t* written(const Buffer& b) { return block(b).written.data() + (b.offset - block(b).lo); }
-    // Throws when an element of `a` holds bytes nothing wrote before `what` reads them.
-    void expect_written(const Access& a, const std::string& what) {
-        const Buffer& b = buffer(a.buffer);
-        const std::uint8_t* w = written(b);
-        const std::int64_t eb = element_bytes(b.dtype);
-        for_each_element_offset(a, [&](std::int64_t off) {
-            for (std::int64_t k = 0; k < eb; ++k)
-                if (!w[off + k])
-                    throw ValueError{what + " byte " + std::to_string(off + k) + " of buffer " + b.id + " (" +
-                                     (b.memory == Memory::DDR ? std::string("DDR") : "CMX" + std::to_string(b.cluster)) + " byte " +
-                                     std::to_string(b.offset + off + k) + "), which no task, input or constant wrote before"};
-        });
-    }
-    void mark_written(const Access& a) {
-        const Buffer& b = buffer(a.buffer);
-        std::uint8_t* w = written(b);
-        const std::int64_t eb = element_bytes(b.dtype);
-        for_each_element_offset(a, [&](std::int64_t off) { std::memset(w + off, 1, std::size_t(eb)); });
-    }
-    void mark_written(const Buffer& b, std::int64_t bytes) { std::memset(written(b), 1, std::size_t(bytes)); }
-
-private:
-    struct Block {
-        std::int64_t lo, hi;
-        std::vector<std::uint8_t> bytes, written;
-    };
-    Block& block(const Buffer& b) {
-        auto& blocks = blocks_.at(key(b));
-        auto it = std::upper_bound(blocks.begin(), blocks.end(), b.offset, [](std::int64_t v, const Block& x) { return v < x.lo; });
-        return *--it;
-    }
-    static std::int64_t key(const Buffer& b) { return b.memory == Memory::DDR ? -1 : b.cluster; }
-    const TaskList& list_;
-    std::unordered_map<std::string, std::size_t> index_;
-    std::map<std::int64_t, std::vector<Block>> blocks_;
-};
-
-double load(DataType t, const std::uint8_t* p) {
-    switch (t) {
-        case DataType::fp16: {
-            std::uint16_t h;
-            std::memcpy(&h, p, 2);
-            return tosa::fp16_to_fp32(h);
-        }
-        case DataType::fp32: {
-            float f;
-            std::memcpy(&f, p, 4);
-            return f;
-        }
-        case DataType::int8: return double(static_cast<std::int8_t>(*p));
-        case DataType::uint8: return double(*p);
-        case DataType::int32: {
-            std::int32_t i;
-            std::memcpy(&i, p, 4);
-            return double(i);
-        }
-    }
-    return 0.0;
-}
-
-// Stores v: fp16 rounds to nearest even; integer types round to nearest (ties to even) and saturate.
-void store(DataType t, std::uint8_t* p, double v) {
-    auto saturate = [&](double lo, double hi) {
-        if (std::isnan(v)) return 0.0;
-        return std::min(hi, std::max(lo, std::nearbyint(v)));
-    };
-    switch (t) {
-        case DataType::fp16: {
-            const std::uint16_t h = tosa::fp32_to_fp16(float(v));
-            std::memcpy(p, &h, 2);
-            return;
-        }
-        case DataType::fp32: {
-            const float f = float(v);
-            std::memcpy(p, &f, 4);
-            return;
-        }
-        case DataType::int8: *p = static_cast<std::uint8_t>(static_cast<std::int8_t>(saturate(-128, 127))); return;
-        case DataType::uint8: *p = static_cast<std::uint8_t>(saturate(0, 255)); return;
-        case DataType::int32: {
-            const std::int32_t i = static_cast<std::int32_t>(saturate(-2147483648.0, 2147483647.0));
-            std::memcpy(p, &i, 4);
-            return;
-        }
-    }
-}
-
-bool is_int(DataType t) { return t == DataType::int8 || t == DataType::uint8 || t == DataType::int32; }
-
-
-// A box read into a dense row-major array of doubles (exact for every element type).
-struct Dense {
-    std::vector<std::int64_t> shape;
-    std::vector<double> v;
-    DataType dtype = DataType::fp16;
-    double at4(std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c) const {
-        return v[std::size_t(((n * shape[1] + h) * shape[2] + w) * shape[3] + c)];
-    }
-};
-
-Dense gather(Memories& mem, const Access& a) {
-    mem.expect_written(a, "reads");
-    const Buffer& b = mem.buffer(a.buffer);
-    Dense d;
-    d.shape = a.shape;
-    d.dtype = b.dtype;
-    d.v.reserve(std::size_t(a.elements()));
-    std::uint8_t* base = mem.base(b);
-    for_each_element_offset(a, [&](std::int64_t off) { d.v.push_back(load(b.dtype, base + off)); });
-    return d;
-}
-
-void scatter(Memories& mem, const Access& a, const std::vector<double>& values) {
-    const Buffer& b = mem.buffer(a.buffer);
-    std::uint8_t* base = mem.base(b);
-    std::size_t i = 0;
-    for_each_element_offset(a, [&](std::int64_t off) { store(b.dtype, base + off, values[i++]); });
-    mem.mark_written(a);
-}
 
 // ---- NCE ------------------------------------------------------------------------------------------
 
@@ -340,14 +168,6 @@ double attr_number(const ShaveParams& p, const char* key) {
     return it->get<double>();
 }
 
-void expect_attrs(const ShaveParams& p, std::initializer_list<const char*> allowed) {
-    for (auto it = p.attrs.begin(); it != p.attrs.end(); ++it) {
-        bool ok = false;
-        for (const char* a : allowed)
-            if (it.key() == a) ok = true;
-        if (!ok) throw ValueError{"SHAVE kernel '" + p.kernel + "' has no parameter '" + it.key() + "'"};
-    }
-}
 
 // Unary kernels, computed in fp32 (float outputs) or exactly (integer outputs).
 std::function<double(double)> unary(const ShaveParams& p, bool float_out) {
@@ -443,7 +263,6 @@ void broadcast(const std::string& k, const std::vector<std::int64_t>& shape, con
     }
 }
 
-std::string dims(const std::vector<std::int64_t>& v);
 std::optional<tosa::OpKind> tosa_kind(const std::string& kernel);
 void run_tosa_kernel(Memories& mem, const Task& t, tosa::OpKind kind);
 
@@ -566,210 +385,6 @@ void run_shave(Memories& mem, const Task& t) {
     scatter(mem, out_a, out);
 }
 
-// ---- other SHAVE kernels: one TOSA operator run by the TOSA interpreter --------------------------
-
-std::optional<tosa::DType> tosa_dtype(DataType t) {
-    switch (t) {
-        case DataType::fp16: return tosa::DType::fp16;
-        case DataType::fp32: return tosa::DType::fp32;
-        case DataType::int8: return tosa::DType::i8;
-        case DataType::int32: return tosa::DType::i32;
-        case DataType::uint8: return std::nullopt;
-    }
-    return std::nullopt;
-}
-
-template <class E>
-E enum_attr(const nlohmann::json& j, const std::string& where, std::initializer_list<E> values) {
-    if (j.is_string())
-        for (E v : values)
-            if (j.get<std::string>() == tosa::to_string(v)) return v;
-    throw ValueError{where + ": not a valid value"};
-}
-
-tosa::Attr tosa_attr(const nlohmann::json& j, const tosa::AttrSpec& spec, const std::string& where) {
-    using tosa::AttrKind;
-    switch (spec.kind) {
-        case AttrKind::i32:
-            if (j.is_number_integer()) return j.get<std::int64_t>();
-            break;
-        case AttrKind::boolean:
-            if (j.is_boolean()) return j.get<bool>();
-            break;
-        case AttrKind::i32s:
-        case AttrKind::shape:
-            if (j.is_array()) {
-                std::vector<std::int64_t> v;
-                for (const auto& x : j) {
-                    if (!x.is_number_integer()) throw ValueError{where + ": expected integers"};
-                    v.push_back(x.get<std::int64_t>());
-                }
-                return v;
-            }
-            break;
-        case AttrKind::num:
-            if (j.is_number()) return j.get<double>();
-            break;
-        case AttrKind::acc: return enum_attr(j, where, {tosa::AccType::INT32, tosa::AccType::FP16, tosa::AccType::FP32, tosa::AccType::INT48});
-        case AttrKind::nan: return enum_attr(j, where, {tosa::NanMode::PROPAGATE, tosa::NanMode::IGNORE});
-        case AttrKind::round:
-            return enum_attr(j, where, {tosa::RoundingMode::SINGLE_ROUND, tosa::RoundingMode::INEXACT_ROUND, tosa::RoundingMode::DOUBLE_ROUND});
-        case AttrKind::resize: return enum_attr(j, where, {tosa::ResizeMode::NEAREST_NEIGHBOR, tosa::ResizeMode::BILINEAR});
-        case AttrKind::str:
-            if (j.is_string()) return j.get<std::string>();
-            break;
-        case AttrKind::dtype:
-            if (j.is_string())
-                if (auto d = tosa::dtype_from_string(j.get<std::string>())) return *d;
-            break;
-        case AttrKind::tensor:
-        case AttrKind::graph: break;
-    }
-    throw ValueError{where + ": expected a " + std::string(tosa::to_string(spec.kind)) + " value"};
-}
-
-// A constant operand {"dtype": "i8", "shape": [1], "values": [...]} ("shape" dtype: a shape_t).
-tosa::ConstPtr tosa_constant(const nlohmann::json& j, const std::string& where) {
-    if (!j.is_object() || !j.contains("dtype") || !j["dtype"].is_string() || !j.contains("values") || !j["values"].is_array())
-        throw ValueError{where + ": expected {\"dtype\", \"shape\", \"values\"}"};
-    const auto dt = tosa::dtype_from_string(j["dtype"].get<std::string>());
-    if (!dt || *dt == tosa::DType::bf16 || *dt == tosa::DType::none) throw ValueError{where + "/dtype: not a supported TOSA type"};
-    nnef::Shape shape;
-    if (j.contains("shape") && j["shape"].is_array())
-        for (const auto& x : j["shape"]) shape.push_back(x.is_number_integer() ? x.get<std::int64_t>() : -1);
-    std::int64_t n = 1;
-    for (std::int64_t e : shape) n = e < 0 ? -1 : n * e;
-    if (n != std::int64_t(j["values"].size())) throw ValueError{where + ": values do not match the shape"};
-    auto c = tosa::ConstData::allocate({*dt, shape});
-    for (std::int64_t i = 0; i < n; ++i) {
-        const auto& x = j["values"][std::size_t(i)];
-        if (!x.is_number() && !x.is_boolean()) throw ValueError{where + "/values: expected numbers"};
-        const double v = x.is_boolean() ? double(x.get<bool>()) : x.get<double>();
-        switch (*dt) {
-            case tosa::DType::bool_: c->mutable_items<std::uint8_t>()[i] = v != 0; break;
-            case tosa::DType::i8: c->mutable_items<std::int8_t>()[i] = std::int8_t(v); break;
-            case tosa::DType::i16: c->mutable_items<std::int16_t>()[i] = std::int16_t(v); break;
-            case tosa::DType::i32: c->mutable_items<std::int32_t>()[i] = std::int32_t(v); break;
-            case tosa::DType::i48:
-            case tosa::DType::shape: c->mutable_items<std::int64_t>()[i] = std::int64_t(v); break;
-            case tosa::DType::fp16: c->mutable_items<std::uint16_t>()[i] = tosa::fp32_to_fp16(float(v)); break;
-            case tosa::DType::fp32: c->mutable_items<float>()[i] = float(v); break;
-            default: break;
-        }
-    }
-    return c;
-}
-
-double tosa_item(const tosa::ConstData& c, std::int64_t i) {
-    switch (c.type.dtype) {
-        case tosa::DType::bool_: return c.items<std::uint8_t>()[i];
-        case tosa::DType::i8: return c.items<std::int8_t>()[i];
-        case tosa::DType::i16: return c.items<std::int16_t>()[i];
-        case tosa::DType::i32: return c.items<std::int32_t>()[i];
-        case tosa::DType::i48:
-        case tosa::DType::shape: return double(c.items<std::int64_t>()[i]);
-        case tosa::DType::fp16: return tosa::fp16_to_fp32(c.items<std::uint16_t>()[i]);
-        case tosa::DType::bf16: return tosa::bf16_to_fp32(c.items<std::uint16_t>()[i]);
-        case tosa::DType::fp32: return c.items<float>()[i];
-        default: return 0.0;
-    }
-}
-
-// The TOSA operator whose MLIR mnemonic is `kernel`, if any.
-std::optional<tosa::OpKind> tosa_kind(const std::string& kernel) {
-    for (std::size_t k = 0; k < tosa::op_kind_count; ++k) {
-        const tosa::OpInfo& info = tosa::op_info(static_cast<tosa::OpKind>(k));
-        if (info.mnemonic == kernel) return info.kind;
-    }
-    return std::nullopt;
-}
-
-// params: {"kernel": mnemonic, "attributes": {name: value}, "constants": {argument name: constant}};
-// the reads fill the other arguments in order (a variadic last argument takes the rest), the
-// writes take the results in order.
-void run_tosa_kernel(Memories& mem, const Task& t, tosa::OpKind kind) {
-    const ShaveParams& p = t.shave;
-    expect_attrs(p, {"attributes", "constants"});
-    const tosa::OpInfo& info = tosa::op_info(kind);
-    const std::string where = "SHAVE kernel '" + p.kernel + "'";
-    tosa::Graph g;
-    g.name = "shave";
-    std::vector<tosa::ConstPtr> inputs;
-    std::vector<tosa::ValueId> operands;
-    const nlohmann::json constants = p.attrs.contains("constants") ? p.attrs["constants"] : nlohmann::json::object();
-    if (!constants.is_object()) throw ValueError{where + ": params.constants must be an object"};
-    std::size_t next_read = 0;
-    auto add_read = [&]() {
-        if (next_read >= t.reads.size()) throw ValueError{where + ": fewer reads than the operator's tensor arguments"};
-        const Access& a = t.reads[next_read++];
-        const Buffer& b = mem.buffer(a.buffer);
-        const auto dt = tosa_dtype(b.dtype);
-        if (!dt) throw ValueError{where + ": reads " + to_string(b.dtype) + ", which TOSA has no type for"};
-        const Dense d = gather(mem, a);
-        auto c = tosa::ConstData::allocate({*dt, a.shape});
-        for (std::size_t i = 0; i < d.v.size(); ++i) {
-            const double v = d.v[i];
-            switch (*dt) {
-                case tosa::DType::fp16: c->mutable_items<std::uint16_t>()[i] = tosa::fp32_to_fp16(float(v)); break;
-                case tosa::DType::fp32: c->mutable_items<float>()[i] = float(v); break;
-                case tosa::DType::i8: c->mutable_items<std::int8_t>()[i] = std::int8_t(v); break;
-                default: c->mutable_items<std::int32_t>()[i] = std::int32_t(v); break;
-            }
-        }
-        const tosa::ValueId id = g.add_value({*dt, a.shape});
-        g.main().inputs.push_back(id);
-        inputs.push_back(c);
-        operands.push_back(id);
-    };
-    for (std::size_t i = 0; i < info.inputs.size(); ++i) {
-        const std::string& name = info.inputs[i];
-        const bool variadic = info.variadic_inputs && i + 1 == info.inputs.size();
-        if (constants.contains(name)) {
-            const tosa::ConstPtr c = tosa_constant(constants[name], where + " constant '" + name + "'");
-            operands.push_back(c->type.dtype == tosa::DType::shape
-                                   ? g.add_const_shape(0, std::vector<std::int64_t>(c->items<std::int64_t>(), c->items<std::int64_t>() + c->type.volume()))
-                                   : g.add_const(0, c));
-        } else if (variadic) {
-            while (next_read < t.reads.size()) add_read();
-        } else {
-            add_read();
-        }
-    }
-    for (auto it = constants.begin(); it != constants.end(); ++it)
-        if (std::find(info.inputs.begin(), info.inputs.end(), it.key()) == info.inputs.end())
-            throw ValueError{where + ": " + info.name + " has no argument '" + it.key() + "'"};
-    if (next_read != t.reads.size()) throw ValueError{where + ": more reads than the operator's tensor arguments"};
-    std::vector<std::pair<tosa::AttrName, tosa::Attr>> attrs;
-    const nlohmann::json ja = p.attrs.contains("attributes") ? p.attrs["attributes"] : nlohmann::json::object();
-    if (!ja.is_object()) throw ValueError{where + ": params.attributes must be an object"};
-    for (auto it = ja.begin(); it != ja.end(); ++it) {
-        const auto name = tosa::attr_name_from_string(it.key());
-        const tosa::AttrSpec* spec = name ? info.attribute(*name) : nullptr;
-        if (!spec) throw ValueError{where + ": " + info.name + " has no attribute '" + it.key() + "'"};
-        attrs.push_back({*name, tosa_attr(it.value(), *spec, where + " attribute '" + it.key() + "'")});
-    }
-    std::vector<tosa::TensorType> out_types;
-    for (const Access& w : t.writes) {
-        const auto dt = tosa_dtype(mem.buffer(w.buffer).dtype);
-        if (!dt) throw ValueError{where + ": writes a type TOSA has none for"};
-        out_types.push_back({*dt, w.shape});
-    }
-    tosa::Op& op = g.add_op(0, kind, operands, out_types, attrs);
-    g.main().outputs = op.outputs;
-    Diagnostics d;
-    auto interp = tosa::Interpreter::create(g, {}, d);
-    std::optional<std::vector<tosa::ConstPtr>> results;
-    if (interp) results = interp->run(inputs, d);
-    if (!results) throw ValueError{where + " (TOSA " + info.name + "): " + (d.empty() ? std::string("failed") : d.list().front().message)};
-    for (std::size_t i = 0; i < t.writes.size(); ++i) {
-        const tosa::ConstData& c = *(*results)[i];
-        std::vector<double> v(std::size_t(c.type.volume()));
-        for (std::size_t k = 0; k < v.size(); ++k) v[k] = tosa_item(c, std::int64_t(k));
-        if (std::int64_t(v.size()) != t.writes[i].elements()) throw ValueError{where + ": a result does not fill its write box"};
-        scatter(mem, t.writes[i], v);
-    }
-}
-
 void run_dma(Memories& mem, const Task& t) {
     const Buffer& rb = mem.buffer(t.reads[0].buffer);
     const Buffer& wb = mem.buffer(t.writes[0].buffer);
@@ -778,25 +393,14 @@ void run_dma(Memories& mem, const Task& t) {
     std::vector<std::uint8_t> bytes;
     bytes.reserve(std::size_t(t.reads[0].elements() * eb));
     const std::uint8_t* src = mem.base(rb);
-    for_each_element_offset(t.reads[0], [&](std::int64_t off) { bytes.insert(bytes.end(), src + off, src + off + eb); });
+    for_each_element(t.reads[0], [&](std::int64_t off) { bytes.insert(bytes.end(), src + off, src + off + eb); });
     std::uint8_t* dst = mem.base(wb);
     std::size_t i = 0;
-    for_each_element_offset(t.writes[0], [&](std::int64_t off) {
+    for_each_element(t.writes[0], [&](std::int64_t off) {
         std::memcpy(dst + off, bytes.data() + i, std::size_t(eb));
         i += std::size_t(eb);
     });
     mem.mark_written(t.writes[0]);
-}
-
-double const_item(const tosa::ConstData& c, std::int64_t i) {
-    switch (c.type.dtype) {
-        case tosa::DType::fp32: return c.items<float>()[i];
-        case tosa::DType::fp16: return tosa::fp16_to_fp32(c.items<std::uint16_t>()[i]);
-        case tosa::DType::i8: return c.items<std::int8_t>()[i];
-        case tosa::DType::i16: return c.items<std::int16_t>()[i];
-        case tosa::DType::i32: return c.items<std::int32_t>()[i];
-        default: return std::numeric_limits<double>::quiet_NaN();
-    }
 }
 
 // Row-major index in NNEF order of the element at layout index `idx`.
@@ -819,12 +423,6 @@ void for_each_index(const std::vector<std::int64_t>& shape, F&& f) {
             idx[d] = 0;
         }
     }
-}
-
-std::string dims(const std::vector<std::int64_t>& v) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-    return s + "]";
 }
 
 }  // namespace sim_values_cpp
@@ -892,7 +490,7 @@ bool compute_values(const TaskList& list, const Target& target, const std::vecto
         std::uint8_t* base = mem.base(b);
         const std::int64_t eb = element_bytes(e.dtype);
         for_each_index(e.shape, [&](std::int64_t i, const std::vector<std::int64_t>& idx) {
-            store(e.dtype, base + i * eb, const_item(c, nnef_index(idx, e.shape, perm)));
+            store(e.dtype, base + i * eb, const_number(c, nnef_index(idx, e.shape, perm)));
         });
         std::int64_t bytes = eb;
         for (std::int64_t d : e.shape) bytes *= d;

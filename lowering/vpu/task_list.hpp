@@ -143,6 +143,26 @@ struct Task {
     std::string source;                      // NNEF tensor or operation this task computes part of
 };
 
+// Calls f(byte offset from the buffer start) for each element of the box, in row-major order.
+template <class F>
+void for_each_element(const Access& a, F&& f) {
+    const std::size_t r = a.shape.size();
+    std::vector<std::int64_t> idx(r, 0);
+    std::int64_t off = a.offset;
+    const std::int64_t n = a.elements();
+    for (std::int64_t i = 0; i < n; ++i) {
+        f(off);
+        for (std::size_t d = r; d-- > 0;) {
+            if (++idx[d] < a.shape[d]) {
+                off += a.strides[d];
+                break;
+            }
+            off -= (a.shape[d] - 1) * a.strides[d];
+            idx[d] = 0;
+        }
+    }
+}
+
 struct TaskList {
     Target target;
     std::string graph;
@@ -167,6 +187,9 @@ nlohmann::ordered_json params_json(const Task& task);
 // names the field as a JSON pointer (e.g. "/tasks/3/reads/0/strides") and what was expected.
 Result<TaskList> parse_task_list(const std::string& text, const std::string& name);
 Result<TaskList> read_task_list_file(const std::string& path);
+
+// "[1,2,3]": a shape or index list in dumps and messages.
+std::string dims(const std::vector<std::int64_t>& v);
 
 // A readable dump: target summary, buffers, barriers, then each queue's tasks.
 std::string to_text(const TaskList& list);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 #include <string>
@@ -636,7 +637,7 @@ TEST_SUITE("vpu") {
 
     TEST_CASE("compile: the passes run in order, print-after gives the IR") {
         const auto names = vpu::compile_pipeline().names();
-        CHECK(names == std::vector<std::string>{"assign-executors", "layout-and-types", "tile", "schedule", "allocate-cmx", "barriers", "emit"});
+        CHECK(names == std::vector<std::string>{"assign-executors", "layout-and-types", "tile", "build-tables", "schedule", "barriers", "emit"});
         vpu::CompileOptions co;
         co.print_after = {"tile", "emit"};
         std::vector<std::string> seen;
@@ -651,5 +652,76 @@ TEST_SUITE("vpu") {
         CHECK(tiles.find("layer 0: NCE conv") != std::string::npos);
         CHECK(tiles.find("post_op=relu") != std::string::npos);
         CHECK(tiles.find("tile layer 0 cluster 1") != std::string::npos);
+    }
+
+    TEST_CASE("compile: each pass adds its promises, and the verifier checks them all after every later pass") {
+        const Graph g = test_graph(16, 16);
+        vpu::Target t;
+        t.cmx_bytes = 4096;  // with an alignment of 4, the conv's channels split into chunks: table offsets per chunk
+        t.nce_channel_alignment = 4;
+        vpu::ir::Module m;
+        m.graph = &g;
+        m.target = t;
+        const auto pipeline = vpu::compile_pipeline();
+        using vpu::ir::Promise;
+        const std::map<std::string, std::vector<Promise>> promises = {
+            {"assign-executors", {Promise::layers}},
+            {"layout-and-types", {Promise::weights_laid_out}},
+            {"tile", {Promise::tiled}},
+            {"build-tables", {Promise::tables_built}},
+            {"schedule", {Promise::scheduled, Promise::cmx_allocated}},
+            {"barriers", {Promise::barriers}},
+            {"emit", {Promise::emitted}},
+        };
+        for (const auto& pass : pipeline.passes) {
+            Diagnostics d{0};
+            const std::uint32_t before = m.promised;
+            REQUIRE(pass.run(m, d));
+            CHECK(vpu::ir::verify(m, pass.name, d));
+            std::uint32_t want = before;
+            for (Promise p : promises.at(pass.name)) want |= 1u << unsigned(p);
+            CHECK_MESSAGE(m.promised == want, pass.name);
+            if (pass.name == "tile") {
+                bool chunked = false;
+                for (const auto& tl : m.tiles) chunked = chunked || tl.ch0 > 0;
+                CHECK(chunked);
+                // the tables are sized but not written before build-tables (tile writes none)
+                for (const auto& l : m.layers)
+                    if (l.exec == vpu::ir::Exec::nce) CHECK_FALSE(m.tensors[std::size_t(l.table)].data);
+            }
+        }
+        // a table word 0 past the weights breaks build-tables' promise, seen after any later pass
+        int conv = -1;
+        for (std::size_t i = 0; i < m.layers.size() && conv < 0; ++i)
+            if (m.layers[i].exec == vpu::ir::Exec::nce && m.layers[i].nce_op == vpu::ir::NceOp::conv) conv = int(i);
+        REQUIRE(conv >= 0);
+        auto& table = *m.tensors[std::size_t(m.layers[std::size_t(conv)].table)].data;
+        const std::int32_t far = std::int32_t(m.tensors[std::size_t(m.layers[std::size_t(conv)].weights)].bytes);
+        std::memcpy(table.data() + 16, &far, 4);
+        Diagnostics d{0};
+        CHECK_FALSE(vpu::ir::verify(m, "barriers", d));
+        CHECK(text(d).find("lies outside the weights") != std::string::npos);
+        CHECK(text(d).find("after pass 'barriers'") != std::string::npos);
+        // an unaligned CMX offset breaks the schedule's cmx-allocated promise
+        std::memset(table.data() + 16, 0, 4);
+        REQUIRE(!m.cmx.empty());
+        m.cmx[0].offset += 1;
+        Diagnostics d2{0};
+        CHECK_FALSE(vpu::ir::verify(m, "emit", d2));
+        CHECK(text(d2).find("is unaligned or past the capacity") != std::string::npos);
+    }
+
+    TEST_CASE("compile: print-after prints after every pass, with the promises made so far") {
+        vpu::CompileOptions co;
+        co.print_after = {"all"};
+        std::map<std::string, std::string> printed;
+        co.print = [&](const std::string& pass, const std::string& ir) { printed[pass] = ir; };
+        Diagnostics d{0};
+        REQUIRE(vpu::compile(test_graph(16, 16), vpu::Target{}, co, d));
+        CHECK(printed.size() == vpu::compile_pipeline().passes.size());
+        CHECK(printed["assign-executors"].find("(promises: layers)") != std::string::npos);
+        CHECK(printed["build-tables"].find("(promises: layers weights-laid-out tiled tables-built)") != std::string::npos);
+        CHECK(printed["schedule"].find("scheduled cmx-allocated)") != std::string::npos);
+        CHECK(printed["assign-executors"].find("SHAVE sigmoid") != std::string::npos);
     }
 }

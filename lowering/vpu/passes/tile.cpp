@@ -4,13 +4,12 @@
 // that every cluster gets work.
 #include <algorithm>
 #include <array>
-#include <cstring>
 
 #include "lowering/vpu/ir.hpp"
 
 namespace nnef::vpu::ir {
 
-namespace vpu_tiling_cpp {
+namespace tile_impl {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -24,10 +23,10 @@ struct NceShape {
     }
 };
 
-}  // namespace vpu_tiling_cpp
+}  // namespace tile_impl
 
 bool tile(Module& m, Diagnostics& diags) {
-    using namespace vpu_tiling_cpp;
+    using namespace tile_impl;
     const Target& t = m.target;
     const std::int64_t quarter = tile_budget(t);
     const std::int64_t align = t.nce_channel_alignment;
@@ -42,7 +41,7 @@ bool tile(Module& m, Diagnostics& diags) {
             NceShape s{x.shape[1], x.shape[2], x.shape[3], l.output.shape[1], l.output.shape[2], l.output.shape[3],
                        l.nce.kernel[0], l.nce.kernel[1], l.nce.stride[0], l.nce.dilation[0],
                        element_size(m.tensors[std::size_t(x.tensor)].dtype)};
-            const bool dense = l.op == "conv", dw = l.op == "dwconv";
+            const bool dense = l.nce_op == NceOp::conv, dw = l.nce_op == NceOp::dwconv;
             const std::int64_t n_in = std::int64_t(l.inputs.size());
             auto table = [&](std::int64_t c) { return ceil_div(c, align) * align * 16; };
             auto working = [&](std::int64_t rows, std::int64_t c) {
@@ -60,7 +59,7 @@ bool tile(Module& m, Diagnostics& diags) {
             while (cc > align && working(rows, cc) > budget) cc = ceil_div(ceil_div(cc, 2), align) * align;
             if (working(rows, cc) > budget) {
                 diags.error(Stage::vpu, "does-not-fit",
-                            "layer '" + l.source + "' (" + l.op + "): one output row of " + std::to_string(cc) +
+                            "layer '" + l.source + "' (" + l.op_name() + "): one output row of " + std::to_string(cc) +
                                 " channels needs " + std::to_string(working(rows, cc)) + " bytes of CMX, more than the " +
                                 std::to_string(budget) + " a tile may take (cmx_bytes / 2)");
                 return false;
@@ -85,8 +84,8 @@ bool tile(Module& m, Diagnostics& diags) {
             // A pointwise layer reading the previous layer's result takes its row split when it fits,
             // so that the result can stay in CMX for it (schedule: `resident`), unless that would load
             // more weights (a split over channels across clusters loads each chunk once).
-            const bool pool = l.op == "maxpool" || l.op == "avgpool";
-            const bool pointwise = l.op == "eltwise" || ((dense || pool) && s.KH == 1 && s.KW == 1 && s.SH == 1 && l.nce.stride[1] == 1 &&
+            const bool pool = is_pool(l.nce_op);
+            const bool pointwise = l.nce_op == NceOp::eltwise || ((dense || pool) && s.KH == 1 && s.KW == 1 && s.SH == 1 && l.nce.stride[1] == 1 &&
                                                          l.nce.pad == std::array<std::int64_t, 4>{0, 0, 0, 0});
             // so does a layer of stride 1 over rows (a 3x3 conv): its input rows then lie in the
             // producer's held rows of its cluster with the halo rows around them (schedule: `held`)
@@ -105,7 +104,7 @@ bool tile(Module& m, Diagnostics& diags) {
             }
             // An eltwise reading the result of a layer split only over channels takes its chunks on
             // the same clusters, so that it reads that result where it was computed.
-            if (l.op == "eltwise" && prev_chans > 0 && m.layers[li - 1].output.shape == l.output.shape &&
+            if (l.nce_op == NceOp::eltwise && prev_chans > 0 && m.layers[li - 1].output.shape == l.output.shape &&
                 std::any_of(l.inputs.begin(), l.inputs.end(), [&](const View& v) { return v.tensor == m.layers[li - 1].output.tensor; }) &&
                 working(s.OH, prev_chans) <= budget) {
                 rows = s.OH;
@@ -129,17 +128,6 @@ bool tile(Module& m, Diagnostics& diags) {
                     tl.cluster = (by_rows ? r : c) % t.clusters;
                     m.tiles.push_back(tl);
                 }
-            // table word 0: relative to the weights box of the tile's channel chunk
-            if (l.table >= 0 && ch_tiles > 1) {
-                auto& data = *m.tensors[std::size_t(l.table)].data;
-                for (std::int64_t c = 0; c < s.C; ++c) {
-                    std::int32_t w0 = 0;
-                    std::memcpy(&w0, &data[std::size_t(c * 16)], 4);
-                    const std::int64_t per = s.weights(1, dense, dw);
-                    w0 = std::int32_t((c % cc) * per);
-                    std::memcpy(&data[std::size_t(c * 16)], &w0, 4);
-                }
-            }
             continue;
         }
         prev_rows = 0;
@@ -157,11 +145,11 @@ bool tile(Module& m, Diagnostics& diags) {
             m.tiles.push_back(tl);
             continue;
         }
-        const std::int64_t axis = l.attrs.contains("axis") ? l.attrs["axis"].get<std::int64_t>() : -1;
+        const std::int64_t axis = l.shave.axis.value_or(-1);
         int dim = -1;
         for (std::size_t d = 0; d < l.output.shape.size() && dim < 0; ++d) {
             if (l.output.shape[d] == 1 || std::int64_t(d) == axis) continue;
-            if (l.op == "matmul" && d != 0) continue;  // rows of A are not rows of B: only the batch splits
+            if (l.shave.name == "matmul" && d != 0) continue;  // rows of A are not rows of B: only the batch splits
             bool ok = true;
             for (const View& v : l.inputs)
                 ok = ok && v.shape.size() == l.output.shape.size() && (v.shape[d] == l.output.shape[d] || v.shape[d] == 1);
@@ -175,7 +163,7 @@ bool tile(Module& m, Diagnostics& diags) {
         }
         if (dim < 0 || fixed + per > budget) {
             diags.error(Stage::vpu, "does-not-fit",
-                        "layer '" + l.source + "' (SHAVE " + l.op + ") needs " + std::to_string(dim < 0 ? bytes : fixed + per) +
+                        "layer '" + l.source + "' (SHAVE " + l.shave.name + ") needs " + std::to_string(dim < 0 ? bytes : fixed + per) +
                             " bytes of CMX for its smallest part, more than the " + std::to_string(budget) + " a tile may take");
             return false;
         }
@@ -188,7 +176,6 @@ bool tile(Module& m, Diagnostics& diags) {
             m.tiles.push_back(tl);
         }
     }
-    m.stage = 3;
     return true;
 }
 

@@ -1,62 +1,19 @@
-// The VPU compiler's pipeline, its verifier and the IR dump (lowering/vpu/compiler.hpp, ir.hpp).
-#include "lowering/vpu/compiler.hpp"
-
+// The VPU IR's verifier (lowering/vpu/ir.hpp, verify): after each pass (with verify_each), every
+// promise the module carries is checked, so a pass that breaks what an earlier one promised is
+// caught where it does. The promises and the passes that make them: lowering/vpu/pipeline.cpp.
 #include <algorithm>
-#include <map>
-#include <sstream>
+#include <cstring>
+#include <string>
+#include <vector>
 
+#include "lowering/vpu/ir.hpp"
 #include "lowering/vpu/simulator.hpp"
 
-namespace nnef::vpu {
+namespace nnef::vpu::ir {
 
-namespace ir {
+namespace vpu_verify_cpp {
 
-std::int64_t element_size(DataType t) { return element_bytes(t); }
-
-std::vector<std::int64_t> dense_strides(const std::vector<std::int64_t>& shape, std::int64_t es) {
-    std::vector<std::int64_t> s(shape.size(), es);
-    for (std::size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
-    return s;
-}
-
-std::int64_t View::elements() const {
-    std::int64_t n = 1;
-    for (auto d : shape) n *= d;
-    return n;
-}
-
-bool View::dense(std::int64_t es) const {
-    std::int64_t expect = es;
-    for (std::size_t i = shape.size(); i-- > 0;) {
-        if (shape[i] != 1 && strides[i] != expect) return false;
-        expect *= shape[i];
-    }
-    return true;
-}
-
-const char* to_string(Exec e) {
-    switch (e) {
-        case Exec::nce: return "NCE";
-        case Exec::shave: return "SHAVE";
-        case Exec::copy: return "copy";
-    }
-    return "?";
-}
-
-namespace vpu_compiler_cpp {
-
-std::string dims(const std::vector<std::int64_t>& v) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-    return s + "]";
-}
-
-std::string view_text(const Module& m, const View& v) {
-    return "t" + std::to_string(v.tensor) + "(" + m.tensors[std::size_t(v.tensor)].name + ")+" + std::to_string(v.offset) + dims(v.shape) +
-           "/" + dims(v.strides);
-}
-
-// The byte range a box covers within [0, size) of its buffer.
+// The byte range a box covers lies within [0, size) of its buffer.
 bool box_in(const Box& b, std::int64_t es, std::int64_t size) {
     std::int64_t lo = b.offset, hi = b.offset;
     if (b.shape.size() != b.strides.size()) return false;
@@ -69,72 +26,28 @@ bool box_in(const Box& b, std::int64_t es, std::int64_t size) {
 }
 
 bool view_in(const Module& m, const View& v) {
+    if (v.tensor < 0 || std::size_t(v.tensor) >= m.tensors.size()) return false;
     Box b;
     b.offset = v.offset;
     b.shape = v.shape;
     b.strides = v.strides;
     const Tensor& t = m.tensors[std::size_t(v.tensor)];
-    return v.tensor >= 0 && std::size_t(v.tensor) < m.tensors.size() && box_in(b, element_size(t.dtype), t.bytes);
+    return box_in(b, element_size(t.dtype), t.bytes);
 }
 
-}  // namespace vpu_compiler_cpp
-
-std::string to_text(const Module& m) {
-    using namespace vpu_compiler_cpp;
-    std::ostringstream os;
-    os << "vpu module '" << m.name << "' (stage " << m.stage << "): " << m.tensors.size() << " DDR tensors, " << m.layers.size()
-       << " layers, " << m.tiles.size() << " tiles, " << m.cmx.size() << " CMX buffers, " << m.tasks.size() << " tasks, "
-       << m.barrier_physical.size() << " barriers";
-    if (m.stage >= 6) os << " (physical ids in " << m.barrier_segments << " segment(s)" << (m.barrier_fallback ? ", phase fallback" : "") << ")";
-    os << "\n";
-    for (std::size_t i = 0; i < m.layers.size(); ++i) {
-        const Layer& l = m.layers[i];
-        os << "  layer " << i << ": " << to_string(l.exec) << " " << l.op;
-        if (l.exec == Exec::nce) {
-            os << " kernel=" << dims({l.nce.kernel[0], l.nce.kernel[1]}) << " stride=" << dims({l.nce.stride[0], l.nce.stride[1]})
-               << " pad=" << dims({l.nce.pad[0], l.nce.pad[1], l.nce.pad[2], l.nce.pad[3]}) << " post_op=" << to_string(l.nce.post_op);
-            if (!l.nce.eltwise.empty()) os << " eltwise=" << l.nce.eltwise;
-            if (l.nce.quantized) {
-                os << " zp=" << dims({l.nce.input_zp, l.nce.weights_zp, l.nce.output_zp}) << (l.nce.double_round ? " double_round" : "");
-                if (!l.nce.eltwise.empty())
-                    for (const InputRescale& r : l.nce.eltwise_inputs) os << " in_rescale=" << dims({r.multiplier, r.shift, r.zp});
-            }
-            if (l.weights >= 0) os << " weights=t" << l.weights;
-            if (l.table >= 0) os << " table=t" << l.table;
-        } else if (!l.attrs.empty()) {
-            os << " " << l.attrs.dump();
-        }
-        os << "\n    in:";
-        for (const View& v : l.inputs) os << " " << view_text(m, v);
-        os << "\n    out: " << view_text(m, l.output) << "  # " << l.source << "\n";
-    }
-    for (const Tile& t : m.tiles)
-        os << "  tile layer " << t.layer << " cluster " << t.cluster << " rows " << t.row0 << "+" << t.rows << " channels " << t.ch0 << "+"
-           << t.chans << "\n";
-    for (std::size_t i = 0; i < m.cmx.size(); ++i) {
-        const CmxBuffer& c = m.cmx[i];
-        os << "  cmx " << i << ": cluster " << c.cluster << " offset " << c.offset << " size " << c.size << " life [" << c.first << ","
-           << c.last << "] " << c.tensor << "\n";
-    }
-    for (std::size_t i = 0; i < m.tasks.size(); ++i) {
-        const Task& t = m.tasks[i];
-        os << "  task " << i << ": " << t.queue << " " << t.op << " wait " << dims(t.wait) << " update " << dims(t.update) << "  # "
-           << t.source << "\n";
-    }
-    return os.str();
-}
+}  // namespace vpu_verify_cpp
 
 bool verify(const Module& m, const std::string& after, Diagnostics& diags) {
-    using namespace vpu_compiler_cpp;
+    using namespace vpu_verify_cpp;
     const Target& t = m.target;
     std::size_t before = diags.error_count();
     auto bad = [&](const std::string& what) {
         diags.error(Stage::vpu, "invalid-vpu-ir", (after.empty() ? std::string("before the passes") : "after pass '" + after + "'") + ": " + what);
     };
-    if (m.stage >= 1) {
+    if (m.has(Promise::layers)) {
         for (std::size_t i = 0; i < m.layers.size(); ++i) {
             const Layer& l = m.layers[i];
-            const std::string name = "layer " + std::to_string(i) + " (" + l.op + ", '" + l.source + "')";
+            const std::string name = "layer " + std::to_string(i) + " (" + l.op_name() + ", '" + l.source + "')";
             for (const View& v : l.inputs)
                 if (!view_in(m, v)) bad(name + ": an input view lies outside its tensor");
             if (!view_in(m, l.output)) bad(name + ": the output view lies outside its tensor");
@@ -145,16 +58,19 @@ bool verify(const Module& m, const std::string& after, Diagnostics& diags) {
                 if (l.nce.kernel[0] > t.nce_max_kernel || l.nce.kernel[1] > t.nce_max_kernel || l.nce.stride[0] > t.nce_max_stride ||
                     l.nce.stride[1] > t.nce_max_stride)
                     bad(name + ": kernel or stride beyond the NCE's limits");
-                if (m.stage >= 2 && (l.table < 0 || ((l.op == "conv" || l.op == "dwconv") && l.weights < 0)))
-                    bad(name + ": no weights or table after layout-and-types");
             }
             if (m.tensors[std::size_t(l.output.tensor)].role == Role::input || is_constant(m.tensors[std::size_t(l.output.tensor)].role))
                 bad(name + ": writes a graph input or a constant");
         }
     }
-    if (m.stage >= 2) {
+    if (m.has(Promise::weights_laid_out)) {
         for (const Layer& l : m.layers) {
             if (l.exec != Exec::nce) continue;
+            if (l.table < 0 || std::size_t(l.table) >= m.tensors.size() || (has_weights(l.nce_op) && l.weights < 0)) {
+                bad("layer '" + l.source + "' (" + l.op_name() + ") has no weights or table");
+                continue;
+            }
+            if (m.tensors[std::size_t(l.table)].role != Role::table) bad("the table of '" + l.source + "' is not a table tensor");
             const std::int64_t C = l.output.shape[3];
             const std::int64_t a = t.nce_channel_alignment;
             if (m.tensors[std::size_t(l.table)].bytes != (C + a - 1) / a * a * 16) bad("table of '" + l.source + "' is not 16 bytes per aligned channel");
@@ -163,7 +79,7 @@ bool verify(const Module& m, const std::string& after, Diagnostics& diags) {
                 bad("weights of '" + l.source + "' are not " + to_string(wt) + " (as the layer's data path)");
         }
     }
-    if (m.stage >= 3) {
+    if (m.has(Promise::tiled)) {
         // tiles cover each layer's output exactly: the counted output elements add up
         std::vector<std::int64_t> covered(m.layers.size(), 0);
         for (const Tile& tl : m.tiles) {
@@ -178,7 +94,30 @@ bool verify(const Module& m, const std::string& after, Diagnostics& diags) {
                 bad("the tiles of layer " + std::to_string(i) + " ('" + m.layers[i].source + "') cover " + std::to_string(covered[i]) + " of " +
                     std::to_string(m.layers[i].output.elements()) + " output elements");
     }
-    if (m.stage >= 4) {
+    if (m.has(Promise::tables_built)) {
+        // every table written; each channel's weights offset (word 0) leaves a channel's weights
+        // inside the weights tensor
+        for (const Layer& l : m.layers) {
+            if (l.exec != Exec::nce || l.table < 0) continue;
+            const Tensor& tb = m.tensors[std::size_t(l.table)];
+            if (!tb.data || std::int64_t(tb.data->size()) != tb.bytes) {
+                bad("the table of '" + l.source + "' is not written");
+                continue;
+            }
+            if (l.weights < 0) continue;
+            const std::int64_t w_bytes = m.tensors[std::size_t(l.weights)].bytes, per = w_bytes / std::max<std::int64_t>(1, l.output.shape[3]);
+            for (std::int64_t c = 0; c < l.output.shape[3]; ++c) {
+                std::int32_t w0 = 0;
+                std::memcpy(&w0, tb.data->data() + c * 16, 4);
+                if (w0 < 0 || w0 + per > w_bytes) {
+                    bad("table of '" + l.source + "': channel " + std::to_string(c) + "'s weights offset " + std::to_string(w0) +
+                        " lies outside the weights");
+                    break;
+                }
+            }
+        }
+    }
+    if (m.has(Promise::scheduled)) {
         for (std::size_t i = 0; i < m.tasks.size(); ++i) {
             const Task& task = m.tasks[i];
             for (const auto* list : {&task.reads, &task.writes})
@@ -192,8 +131,9 @@ bool verify(const Module& m, const std::string& after, Diagnostics& diags) {
         }
         for (const CmxBuffer& c : m.cmx)
             if (c.first < 0) bad("a CMX buffer of '" + c.tensor + "' that no task touches");
+        // (after schedule the offsets are there too: the pass promises cmx-allocated, checked below)
     }
-    if (m.stage >= 5) {
+    if (m.has(Promise::cmx_allocated)) {
         std::vector<std::vector<const CmxBuffer*>> by(std::size_t(t.clusters));
         for (const CmxBuffer& c : m.cmx) {
             if (c.offset < 0 || c.offset % t.cmx_alignment || c.offset + c.size > t.cmx_bytes)
@@ -214,7 +154,7 @@ bool verify(const Module& m, const std::string& after, Diagnostics& diags) {
             }
         }
     }
-    if (m.stage >= 6) {
+    if (m.has(Promise::barriers)) {
         // every barrier: producers and consumers within the limits, all producers before all
         // consumers in program order (program order is then a topological order: no deadlock),
         // a physical id within the target's count
@@ -247,7 +187,7 @@ bool verify(const Module& m, const std::string& after, Diagnostics& diags) {
             if (m.barrier_physical[b] < 0 || m.barrier_physical[b] >= t.barriers) bad(name + " has no physical id within the target's count");
         }
     }
-    if (m.stage >= 7) {
+    if (m.has(Promise::emitted)) {
         // the task list itself: the simulator's checks (section 5, capacity, parameters, cycles)
         SimulateOptions o;
         o.timing = false;
@@ -260,35 +200,4 @@ bool verify(const Module& m, const std::string& after, Diagnostics& diags) {
     return diags.error_count() == before;
 }
 
-}  // namespace ir
-
-lowering::Pipeline<ir::Module> compile_pipeline() {
-    lowering::Pipeline<ir::Module> p;
-    p.passes = {
-        {"assign-executors", "TOSA operators to NCE layers, SHAVE kernels, copies and views", ir::assign_executors},
-        {"layout-and-types", "fp16 (or int8) constants, OHWI weights, weights tables", ir::layout_and_types},
-        {"tile", "split layers over output rows / channels and clusters to fit CMX", ir::tile},
-        {"schedule", "program order of DMA / NCE / SHAVE tasks with prefetch", ir::schedule},
-        {"allocate-cmx", "static aligned CMX offsets", ir::allocate_cmx},
-        {"barriers", "dependencies, transitive reduction, virtual barriers, physical ids", ir::assign_barriers},
-        {"emit", "the task list with the cost model's cycles", ir::emit},
-    };
-    p.verify = ir::verify;
-    p.printer = [](const ir::Module& m) { return m.stage >= 7 ? vpu::to_text(m.list) : ir::to_text(m); };
-    return p;
-}
-
-std::optional<TaskList> compile(const tosa::Graph& graph, const Target& target, const CompileOptions& options, Diagnostics& diags) {
-    ir::Module m;
-    m.graph = &graph;
-    m.target = target;
-    m.name = graph.name;
-    lowering::PassOptions po;
-    po.verify_each = options.verify_each;
-    po.print_after = options.print_after;
-    po.print = options.print;
-    if (!compile_pipeline().run(m, po, diags)) return std::nullopt;
-    return std::move(m.list);
-}
-
-}  // namespace nnef::vpu
+}  // namespace nnef::vpu::ir

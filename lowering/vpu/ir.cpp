@@ -1,0 +1,142 @@
+// The VPU IR's helpers (lowering/vpu/ir.hpp): views, names of enumerators, the SHAVE kernel's
+// parameters as the task list writes them.
+#include "lowering/vpu/ir.hpp"
+
+#include <cstring>
+
+namespace nnef::vpu::ir {
+
+std::int64_t element_size(DataType t) { return element_bytes(t); }
+
+std::vector<std::int64_t> dense_strides(const std::vector<std::int64_t>& shape, std::int64_t es) {
+    std::vector<std::int64_t> s(shape.size(), es);
+    for (std::size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
+    return s;
+}
+
+std::vector<std::uint8_t> fp16_bytes(const std::vector<float>& v) {
+    std::vector<std::uint8_t> out(v.size() * 2);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const std::uint16_t h = tosa::fp32_to_fp16(v[i]);
+        std::memcpy(&out[2 * i], &h, 2);
+    }
+    return out;
+}
+
+std::int64_t View::elements() const {
+    std::int64_t n = 1;
+    for (auto d : shape) n *= d;
+    return n;
+}
+
+bool View::dense(std::int64_t es) const {
+    std::int64_t expect = es;
+    for (std::size_t i = shape.size(); i-- > 0;) {
+        if (shape[i] != 1 && strides[i] != expect) return false;
+        expect *= shape[i];
+    }
+    return true;
+}
+
+const char* to_string(Exec e) {
+    switch (e) {
+        case Exec::nce: return "NCE";
+        case Exec::shave: return "SHAVE";
+        case Exec::copy: return "copy";
+    }
+    return "?";
+}
+
+const char* to_string(NceOp o) {
+    switch (o) {
+        case NceOp::conv: return "conv";
+        case NceOp::dwconv: return "dwconv";
+        case NceOp::maxpool: return "maxpool";
+        case NceOp::avgpool: return "avgpool";
+        case NceOp::eltwise: return "eltwise";
+    }
+    return "?";
+}
+
+std::optional<NceOp> nce_op_from_string(const std::string& s) {
+    for (NceOp o : {NceOp::conv, NceOp::dwconv, NceOp::maxpool, NceOp::avgpool, NceOp::eltwise})
+        if (s == to_string(o)) return o;
+    return std::nullopt;
+}
+
+const char* to_string(Promise p) {
+    switch (p) {
+        case Promise::layers: return "layers";
+        case Promise::weights_laid_out: return "weights-laid-out";
+        case Promise::tiled: return "tiled";
+        case Promise::tables_built: return "tables-built";
+        case Promise::scheduled: return "scheduled";
+        case Promise::cmx_allocated: return "cmx-allocated";
+        case Promise::barriers: return "barriers";
+        case Promise::emitted: return "emitted";
+    }
+    return "?";
+}
+
+std::string Layer::op_name() const {
+    switch (exec) {
+        case Exec::nce: return to_string(nce_op);
+        case Exec::shave: return shave.name;
+        case Exec::copy: return "copy";
+    }
+    return "?";
+}
+
+namespace vpu_ir_cpp {
+
+// An attribute as the TOSA kernel's params name it (docs/vpu.md: enumerators by name).
+nlohmann::json attribute_json(const tosa::Attr& value) {
+    if (const auto* b = std::get_if<bool>(&value)) return *b;
+    if (const auto* i = std::get_if<std::int64_t>(&value)) return *i;
+    if (const auto* d = std::get_if<double>(&value)) return *d;
+    if (const auto* v = std::get_if<std::vector<std::int64_t>>(&value)) return *v;
+    if (const auto* a = std::get_if<tosa::AccType>(&value)) return tosa::to_string(*a);
+    if (const auto* n = std::get_if<tosa::NanMode>(&value)) return tosa::to_string(*n);
+    if (const auto* r = std::get_if<tosa::RoundingMode>(&value)) return tosa::to_string(*r);
+    if (const auto* z = std::get_if<tosa::ResizeMode>(&value)) return tosa::to_string(*z);
+    return nullptr;  // assign-executors refuses every other kind
+}
+
+nlohmann::json one_or_many(const std::vector<std::int64_t>& v) { return v.size() == 1 ? nlohmann::json(v[0]) : nlohmann::json(v); }
+
+}  // namespace vpu_ir_cpp
+
+nlohmann::json ShaveKernel::params_json() const {
+    using namespace vpu_ir_cpp;
+    nlohmann::json p = nlohmann::json::object();
+    if (clamp_float) {
+        p["min"] = (*clamp_float)[0];
+        p["max"] = (*clamp_float)[1];
+    }
+    if (clamp_int) {
+        p["min"] = (*clamp_int)[0];
+        p["max"] = (*clamp_int)[1];
+    }
+    if (rescale) {
+        p["multiplier"] = one_or_many(rescale->multiplier);
+        p["shift"] = one_or_many(rescale->shift);
+        p["input_zp"] = rescale->input_zp;
+        p["output_zp"] = rescale->output_zp;
+        p["double_round"] = rescale->double_round;
+    }
+    if (!attributes.empty()) {
+        nlohmann::json a = nlohmann::json::object();
+        for (const auto& [name, value] : attributes) a[tosa::to_string(name)] = attribute_json(value);
+        p["attributes"] = std::move(a);
+    }
+    if (!shape_constants.empty()) {
+        nlohmann::json c = nlohmann::json::object();
+        for (const auto& [name, values] : shape_constants)
+            c[name] = {{"dtype", "shape"}, {"shape", {std::int64_t(values.size())}}, {"values", values}};
+        p["constants"] = std::move(c);
+    }
+    if (axis) p["axis"] = *axis;
+    return p;
+}
+
+}  // namespace nnef::vpu::ir

@@ -1,0 +1,311 @@
+// The assign-executors pass (lowering/vpu/ir.hpp) in pieces: its Builder walks the TOSA graph's
+// main block in order and turns each operator into NCE layers, SHAVE kernels, copies or views.
+//   assign_executors.cpp         the walk, views and constants, graph inputs, outputs and variables
+//   assign_executors_nce.cpp     convolutions, pools, matmul and eltwise on the NCE
+//   assign_executors_fusion.cpp  bias, scale and clamp fused into the NCE layer producing their operand
+//   assign_executors_int8.cpp    the int8 path: requantizations packed into NCE layers, integer SHAVE kernels
+//   assign_executors_shave.cpp   SHAVE kernels, gathers and concats
+// Private to those files.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lowering/vpu/ir.hpp"
+
+namespace nnef::vpu::ir::assign_executors_impl {
+
+using tosa::AttrName;
+using tosa::OpKind;
+using tosa::ValueId;
+
+
+using tosa::AttrName;
+using tosa::OpKind;
+using tosa::ValueId;
+
+// A constant folded at compile time (CONST, then RESHAPE / TRANSPOSE / IDENTITY of it): as floats
+// (FConst), or exactly as integers on the int8 path (IConst: biases, multipliers, zero points).
+template <class T>
+struct Const {
+    std::vector<std::int64_t> shape;
+    std::vector<T> items;
+};
+using FConst = Const<float>;
+using IConst = Const<std::int64_t>;
+
+// The items of a constant as floats (FConst) or, for integer types, exactly (IConst); nothing
+// for a type without that form.
+std::optional<FConst> to_const(const tosa::ConstData& c, float);
+std::optional<IConst> to_const(const tosa::ConstData& c, std::int64_t);
+
+template <class T>
+Const<T> transpose(const Const<T>& x, const std::vector<std::int64_t>& perms) {
+    Const<T> y;
+    const std::size_t r = x.shape.size();
+    for (std::size_t i = 0; i < r; ++i) y.shape.push_back(x.shape[std::size_t(perms[i])]);
+    std::vector<std::int64_t> xs(r, 1);
+    for (std::size_t i = r; i-- > 1;) xs[i - 1] = xs[i] * x.shape[i];
+    y.items.resize(x.items.size());
+    std::vector<std::int64_t> idx(r, 0);
+    for (std::size_t o = 0; o < y.items.size(); ++o) {
+        std::int64_t src = 0;
+        for (std::size_t i = 0; i < r; ++i) src += idx[i] * xs[std::size_t(perms[i])];
+        y.items[o] = x.items[std::size_t(src)];
+        for (std::size_t i = r; i-- > 0;) {
+            if (++idx[i] < y.shape[i]) break;
+            idx[i] = 0;
+        }
+    }
+    return y;
+}
+
+// The box of `x` from `start` with `shape` (TOSA SLICE).
+template <class T>
+Const<T> slice(const Const<T>& x, const std::vector<std::int64_t>& start, const std::vector<std::int64_t>& shape) {
+    Const<T> y;
+    y.shape = shape;
+    const std::size_t r = shape.size();
+    std::vector<std::int64_t> xs(r, 1);
+    for (std::size_t i = r; i-- > 1;) xs[i - 1] = xs[i] * x.shape[i];
+    std::int64_t n = 1;
+    for (auto d : shape) n *= d;
+    y.items.resize(std::size_t(n));
+    std::vector<std::int64_t> idx(r, 0);
+    for (std::size_t o = 0; o < y.items.size(); ++o) {
+        std::int64_t src = 0;
+        for (std::size_t i = 0; i < r; ++i) src += (start[i] + idx[i]) * xs[i];
+        y.items[o] = x.items[std::size_t(src)];
+        for (std::size_t i = r; i-- > 0;) {
+            if (++idx[i] < shape[i]) break;
+            idx[i] = 0;
+        }
+    }
+    return y;
+}
+
+struct Builder {
+    Module& m;
+    const tosa::Graph& g;
+    Diagnostics& diags;
+    std::vector<std::optional<View>> views;
+    std::vector<int> producer_layer;  // value -> layer producing its view (-1: none)
+    std::vector<int> uses;
+    std::vector<std::vector<std::size_t>> users;  // value -> indices of the main ops reading it
+    std::vector<bool> done;                      // main ops already compiled as part of another
+    // int8 NCE eltwise: ADD/SUB op index -> the RESCALEs of its two operands and of its result
+    struct EltwisePlan {
+        const tosa::Op *a = nullptr, *b = nullptr, *out = nullptr;
+        const tosa::Op *ta = nullptr, *tb = nullptr;  // a TRANSPOSE of an operand's RESCALE (layouts)
+        const IConst* constant = nullptr;  // instead of b: a per-tensor or per-channel constant (the table's bias)
+        bool negate = false;               // SUB of the constant
+        std::vector<std::size_t> chain;  // the result's RESHAPEs and RESCALE
+    };
+    std::map<std::size_t, EltwisePlan> eltwise_plans;
+    std::map<ValueId, FConst> consts;
+    std::map<ValueId, IConst> iconsts;  // int8 path
+    std::vector<tosa::Graph::Producer> producers;
+    std::map<std::string, View> state;  // variable name -> its graph input's view
+
+    Builder(Module& m_, Diagnostics& d) : m(m_), g(*m_.graph), diags(d) {}
+
+    const tosa::Op* producer(ValueId v) const;
+
+    const FConst* fconst(ValueId v) { return folded(v, consts); }
+    const IConst* iconst(ValueId v) { return folded(v, iconsts); }
+
+    template <class T>
+    const Const<T>* folded(ValueId v, std::map<ValueId, Const<T>>& cache) {
+        auto it = cache.find(v);
+        if (it != cache.end()) return &it->second;
+        const tosa::Op* op = producer(v);
+        if (!op) return nullptr;
+        std::optional<Const<T>> f;
+        if (op->kind == OpKind::CONST) {
+            const tosa::Attr* a = op->attr(AttrName::values);
+            if (a && std::holds_alternative<tosa::ConstPtr>(*a)) f = to_const(*std::get<tosa::ConstPtr>(*a), T{});
+        } else if (op->kind == OpKind::RESHAPE || op->kind == OpKind::IDENTITY || op->kind == OpKind::CAST) {
+            if (const Const<T>* x = folded(op->inputs[0], cache)) {
+                f = *x;
+                f->shape = g.type(v).shape;
+            }
+        } else if (op->kind == OpKind::TRANSPOSE) {
+            if (const Const<T>* x = folded(op->inputs[0], cache)) f = transpose(*x, op->get<std::vector<std::int64_t>>(AttrName::perms));
+        } else if (op->kind == OpKind::SLICE) {
+            const Const<T>* x = folded(op->inputs[0], cache);
+            const auto start = const_shape(op->inputs[1]);
+            if (x && start) f = slice(*x, *start, g.type(v).shape);
+        }
+        if (!f) return nullptr;
+        return &(cache[v] = std::move(*f));
+    }
+
+    // The values of a CONST_SHAPE operand.
+    std::optional<std::vector<std::int64_t>> const_shape(ValueId v) const;
+
+    std::string source_of(const tosa::Op& op) const;
+
+    bool fail(const tosa::Op& op, const std::string& why);
+
+    int add_tensor(std::string name, std::int64_t elements, Role role, DataType dt = DataType::fp16);
+
+    // The buffer type of a TOSA value: fp16 for floats; on the int8 path int8 and int32 as they are.
+    std::optional<DataType> data_type(tosa::DType t) const;
+    DataType value_type(ValueId v) const { return data_type(g.type(v).dtype).value_or(DataType::fp16); }
+    std::int64_t es(const View& v) const { return element_size(m.tensors[std::size_t(v.tensor)].dtype); }
+
+    View dense_view(int tensor, const std::vector<std::int64_t>& shape) const;
+
+    // The view of an operand, materializing constants as DDR tensors.
+    std::optional<View> view_of(ValueId v);
+
+    int add_layer(Layer l, ValueId out, const View& out_view);
+
+    // A layer that copies `from` into a new dense tensor (reshape of a strided view, outputs).
+    View materialize(const View& from, const std::string& name, Role role, const std::string& source);
+
+    // `y` (the result of an operator fused into `layer`, which computes `x`) is that layer's result:
+    // its view, and the layer's tensor takes its name. Returns true.
+    bool fused(ValueId y, ValueId x, int layer);
+    // A float clamp [lo, hi] as the post-op of an NCE layer (relu when it is one).
+    static void float_post_op(Layer& l, double lo, double hi);
+
+    // The single NCE layer producing `v` that nothing else reads, or -1.
+    int fusable_producer(ValueId v) const;
+
+    // Channel c's value of a per-tensor (one value) or per-channel constant.
+    static std::int64_t at(const IConst& k, std::int64_t c) { return k.items.size() == 1 ? k.items[0] : k.items[std::size_t(c)]; }
+
+    // TRANSPOSE as a view: the dimensions and their strides permuted.
+    static View transposed(const View& v, const tosa::Op& transpose);
+
+    static View as_nhwc4(const View& v);
+
+    bool nce_limits(const tosa::Op& op, std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw);
+
+    bool conv(const tosa::Op& op, bool depthwise);
+
+    // The NCE layer of a CONV2D (weights [O,KH,KW,I] as they are) or DEPTHWISE_CONV2D (TOSA
+    // [KH,KW,C,M] -> [C,KH,KW,1]; only M = 1 runs as dwconv) reading `x`: weights, kernel, stride,
+    // dilation, padding, within the NCE's kernel and stride.
+    bool nce_conv(const tosa::Op& op, Layer& l, const FConst& w, const View& x, bool depthwise);
+
+    // The NCE works on one image: a 1x1 stride-1 conv (NNEF linear on a batch) takes the batch as
+    // rows (the input view and the output shape `ys` folded); other convolutions of a batch are
+    // refused.
+    bool batch_as_rows(const tosa::Op& op, Layer& l, std::vector<std::int64_t>& ys);
+
+    // The int8 path (TOSA PRO-INT): CONV2D / DEPTHWISE_CONV2D i8 -> i32, then (through RESHAPEs of
+    // the i32 result) the RESCALE i32 -> i8 that alone reads it, become one NCE task with the
+    // requantization in its table (bias, multiplier, shift per output channel) and the zero points
+    // in its params. The RESHAPEs and the RESCALE are then done (`done`).
+    bool conv_int8(const tosa::Op& op, bool depthwise, const std::optional<View>& x, const FConst* w);
+
+    // The int8 eltwise form (docs/vpu.md): ADD/SUB of two i32 values, each the RESCALE i8 -> i32 of
+    // an int8 activation that nothing else reads (one multiplier and shift, output zero point 0),
+    // whose result only a RESCALE to int8 reads (requant_of), all with the same rounding, on one
+    // image in NHWC: one NCE eltwise with a rescale per input and the table's requantization. The
+    // operand RESCALEs are done here, the rest when the ADD/SUB comes.
+    void plan_eltwise(std::size_t k);
+
+    bool eltwise_int8(const tosa::Op& op, const EltwisePlan& plan);
+
+    // The RESCALE i32 -> i8 that alone reads `v`, through RESHAPEs (their op indices and its own go
+    // to `chain`), when the NCE's requantization computes it: constant multiplier and shift (one,
+    // or one per channel of the last dimension), input zero point 0, signed, single or double
+    // rounding.
+    const tosa::Op* requant_of(ValueId v, std::vector<std::size_t>& chain, std::string& why) const;
+
+    // A conv whose weights for even `align` output channels exceed what a tile may hold: split
+    // over input channels into chunks of `ki`, each a conv into a partial sum (the bias in the
+    // first), added up by NCE eltwise adds.
+    bool split_k(Layer l, ValueId y, std::int64_t ki, const std::vector<std::int64_t>& ys);
+
+    bool pool(const tosa::Op& op);
+
+    // A SHAVE layer on views; returns its output (a new dense tensor, or the one given).
+    View shave_layer(ShaveKernel kernel, std::vector<View> inputs, const std::vector<std::int64_t>& shape, const tosa::Op& op,
+                     const std::string& name, DataType dt = DataType::fp16);
+
+    // A global pool whose window exceeds the NCE's kernel: reductions over H and W on SHAVE (and
+    // the division for the average).
+    bool global_pool(const tosa::Op& op, const View& x);
+
+    // A 1x1 CONV2D (NNEF linear) with computed weights or bias: the NCE takes constant weights
+    // only, so, as VPUX does with what the DPU cannot run, it becomes SHAVE kernels: MATMUL
+    // x[1, N*H*W, C] x w^T[1, C, O] (the weights box read transposed through its strides), then
+    // ADD of the bias broadcast over the rows.
+    bool conv_on_shave(const tosa::Op& op, View x);
+
+    // Integer MATMUL on SHAVE: an operand whose zero point is not 0 first has it subtracted (SHAVE
+    // `sub` into int32, exact), then the SHAVE `matmul` (exact on integers).
+    bool matmul_int8(const tosa::Op& op);
+
+    bool matmul(const tosa::Op& op);
+
+    // ADD/SUB/MUL with a per-channel constant after an NCE layer: folded into its bias and scale.
+    bool fold_affine(const tosa::Op& op);
+
+    bool eltwise(const tosa::Op& op);
+
+    bool clamp(const tosa::Op& op);
+
+    // Integer CLAMP: the post-op (in the output's codes) of the int8 NCE layer that alone produces
+    // its operand, else the SHAVE clamp.
+    bool clamp_int(const tosa::Op& op);
+
+    // The int8 path's SHAVE kernels: RESCALE as the native `rescale`, the element-wise and reduction
+    // operators the simulator computes exactly on integers by their names, MUL without shift, and
+    // any other operator as the TOSA kernel of its mnemonic (computed by the TOSA interpreter),
+    // with its attributes and its shape operands as constants.
+    bool int_shave(const tosa::Op& op);
+
+    // RESCALE i8 -> i8 (a requantization between two grids: relu's, concat's) on the NCE, as VPUX
+    // runs its requantizations: a 1x1 `maxpool` with the input zero point computes in - input_zp,
+    // and the table's requantization with the RESCALE's multiplier and shift (per tensor or per
+    // channel), bias 0, plus the output zero point and saturation is exactly TOSA's RESCALE. The
+    // operand: rank 4 with one image, or dense (then [1, rows, 1, C]).
+    bool rescale_on_nce(const tosa::Op& op, const IConst& mult, const IConst& shift, std::int64_t izp, std::int64_t ozp, bool double_round);
+
+    // MINIMUM / MAXIMUM with a scalar constant after an NCE layer: its post-op becomes (or
+    // narrows) a clamp, when the composition is one (lower bound <= upper bound).
+    bool fuse_min_max(const tosa::Op& op);
+
+    // Operators whose bool result a SHAVE kernel computes as fp16 1.0 / 0.0.
+    static bool bool_result(OpKind k);
+
+    static ShaveKernel kernel(std::string name, std::optional<std::int64_t> axis = std::nullopt);
+
+    bool shave(const tosa::Op& op, ShaveKernel k);
+
+    // A SHAVE kernel reading `reads` and writing the operator's one result.
+    bool shave_on(const tosa::Op& op, ShaveKernel k, const std::vector<ValueId>& reads);
+
+    // GATHER with constant indices (VPUX turns such a Gather into slices): values [N,K,C],
+    // indices [N,W] -> [N,W,C]; one row is a view of the values (no task), more rows are copies.
+    bool gather(const tosa::Op& op);
+
+    bool concat(const tosa::Op& op);
+
+    bool run();
+
+    // A variable (NNEF `variable` that the graph `update`s) is state the host keeps between runs,
+    // as VPUX's NPU plugin keeps ReadValue/Assign states: a graph input of the task list named after
+    // the variable (its value before this run), and VARIABLE_WRITE a graph output of the same name
+    // (its value after). Variables that are only read are constants and never get here.
+    bool variable(const tosa::Op& op);
+
+    static std::string identity_layout(std::size_t rank);
+
+    // A graph output (or a variable's new value, named after the variable) from the view of `v`.
+    void output(ValueId v, View ov, const std::string& output_name = {});
+
+    bool one(const tosa::Op& op);
+};
+
+}  // namespace nnef::vpu::ir::assign_executors_impl

@@ -1,0 +1,179 @@
+// The schedule pass's Scheduler (schedule.cpp: the tasks of each tile in program order;
+// schedule_held.cpp: which results stay in CMX and in which pieces). Private to those files.
+#pragma once
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "lowering/vpu/ir.hpp"
+#include "lowering/vpu/simulator.hpp"
+
+namespace nnef::vpu::ir::schedule_impl {
+
+struct Scheduler {
+    Module& m;
+    Diagnostics& diags;
+    const Target& t;
+    // Estimated times (the cost model, each task alone), for the choice of a DMA queue: when each
+    // queue is free, when each CMX buffer's and DDR tensor's last write ends and (CMX) when its
+    // last read ends. A DMA goes to the queue where it would start first (its queue free and its
+    // source written, its destination read and written before), not to the one with the least
+    // work: a queue whose next transfer waits for a result should not take a load that is ready.
+    // Weights and tables (ready at once, issued ahead) go to the queue with the least work
+    // (`dma_work`): by estimated start they crowd one queue and the loads behind them wait.
+    std::map<std::string, double> free_at;
+    std::map<int, double> cmx_written, cmx_read, ddr_written;
+    double cost = 0.0;  // of the task being added
+    std::vector<double> dma_work;  // per DMA queue: the cycles of its transfers alone
+    std::vector<std::int64_t> shave_next;
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::pair<int, int>> weights;  // (layer, cluster, chunk) -> (weights, table) buffers
+    std::map<std::int64_t, std::vector<std::size_t>> tiles_of;
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, int> tables;  // (layer, cluster, first channel) -> table buffer
+    std::map<int, std::int64_t> table_ch0;  // table buffer -> the channel of its first row
+    bool whole_tables = true;
+    // Results waiting to go to DDR: a tile's store is issued after the next tile's loads, so that
+    // an in-order DMA queue loads tile k+1 while tile k computes instead of waiting for its result.
+    struct Store {
+        Box from, to;
+        std::string source;
+    };
+    std::vector<Store> pending;
+    // CMX-resident results: a layer whose only reader is the next layer, a 1x1 stride-1 conv or an
+    // eltwise whose tiles take the same rows on the same clusters with all channels, keeps each
+    // tile's result in CMX for the reading tile (no store, no load) while the layer's results take
+    // at most a quarter of each cluster's CMX.
+    std::vector<bool> resident;  // per layer: its results stay in CMX
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, int> kept;  // (layer, cluster, row0, rows) -> buffer
+    // Held results: a layer whose readers all read its whole (dense) result keeps it in CMX until
+    // its last reader (3x3 readers, residual branches). A piece per (cluster, rows) when all the
+    // channel chunks of those rows run on one cluster (each chunk writes its channels), else per
+    // tile; a piece has room for the halo rows its readers need around its own rows. A reading
+    // tile whose input lies in a piece of its cluster with the same channels reads it there, the
+    // missing halo rows first copied in from the neighbouring pieces by CMX-to-CMX DMA (also from
+    // the other cluster); any other input is gathered from the pieces into a new buffer by DMA.
+    // No DDR traffic either way. The held results live at once take at most `hold_budget` bytes of
+    // each cluster's CMX.
+    struct Piece {
+        std::int64_t cluster;
+        std::array<std::int64_t, 4> origin, shape;  // NHWC box of the tensor that the buffer holds
+        std::int64_t row0, rows;                    // the rows its producer writes
+        std::int64_t lo, hi;                        // the rows it holds so far (its own and halo rows copied in)
+        int buffer;
+        std::int64_t c0, cn;                        // the channels its producer writes
+        bool full = false;                          // a shared buffer completed by the exchange (not a source)
+    };
+    std::vector<bool> held;                                  // per layer
+    std::vector<std::array<std::int64_t, 2>> margin;          // per held layer: halo rows above and below
+    std::vector<bool> grouped;                               // per held layer: a piece per (cluster, rows)
+    // per held layer split only over channels, in equal chunks dealt round the clusters: each
+    // cluster's chunks share one buffer of all channels, which one DMA per other cluster (a strided
+    // box of its chunks) completes when a reader needs all channels there
+    std::vector<std::int64_t> shared;                        // the chunk size, or 0
+    std::map<int, std::vector<Piece>> pieces;                // tensor -> its pieces
+    std::map<int, View> held_view;                           // tensor -> its producer's whole view
+    std::map<int, std::pair<std::size_t, std::size_t>> held_span;  // tensor -> (producer, last reader)
+    std::vector<bool> alias;             // per copy layer: it aliases (see `plan_aliases`)
+    std::set<std::int64_t> aliased;      // alias layers whose pieces are in place
+    std::vector<int> inplace;                                // per held eltwise: the input it overwrites, or -1
+    std::map<std::tuple<int, std::int64_t, std::array<std::int64_t, 4>, std::array<std::int64_t, 4>>, int> gathered;
+    std::int64_t hold_budget = 0;
+    std::set<int> banned;          // tensors not to hold (the allocator found no room beside them)
+    std::map<int, int> held_tensor;  // held CMX buffer -> its tensor
+
+    void hold(int buffer, int tensor);
+
+    Scheduler(Module& m_, Diagnostics& d) : m(m_), diags(d), t(m_.target) {
+        dma_work.assign(std::size_t(t.dma_engines), 0.0);
+        shave_next.assign(std::size_t(t.clusters), 0);
+    }
+
+    int cmx(std::int64_t cluster, std::int64_t bytes, DataType dt, Role role, const std::string& tensor);
+
+    static Box dense_box(int buffer, std::vector<std::int64_t> shape, std::int64_t es);
+    static Box ddr_box(const View& v);
+    static View slice(View v, std::size_t dim, std::int64_t from, std::int64_t n);
+
+    // When a task could start, as far as its buffers go (see `free_at`).
+    double ready(const Task& task) const;
+
+    // Adds `task` taking `cost` cycles (estimated) to the program.
+    std::int64_t add(Task task);
+
+    // The element type and size of a view's DDR tensor.
+    DataType dtype(const View& v) const { return m.tensors[std::size_t(v.tensor)].dtype; }
+    std::int64_t es(const View& v) const { return element_size(dtype(v)); }
+
+    // Issues the pending stores but the last `keep`, and all but those whose results take at
+    // most a quarter of a cluster's CMX together (the results wait in CMX meanwhile).
+    void flush(std::size_t keep = 0);
+
+    // The byte span [lo, hi) of a box of a DDR tensor.
+    std::pair<std::int64_t, std::int64_t> span(const Box& b) const;
+
+    // Issues the pending stores that write bytes `load` reads (a load must follow them).
+    void flush_for(const Box& load);
+
+    // A DMA on the queue where it would start first, or (`least_work`) the one with the least work
+    // (the lowest numbered of equals).
+    std::int64_t dma(Box from, Box to, const std::string& source, bool least_work = false);
+
+    // Weights and table of the (cluster, chunk) of each of the first `count` tiles of NCE layer
+    // `li` (each once; a chunk is loaded when its first tile comes, so only the chunks in use
+    // take CMX).
+    // The box `v` of a tile's input in CMX of `cluster`: gathered from a held result's pieces, or
+    // loaded from DDR into a new buffer.
+    Box load_input(const View& v, std::int64_t cluster, const std::string& source);
+    void load_weights(std::int64_t li, std::size_t count);
+
+    void load_one(const Tile& tl);
+
+    void nce_tile(const Tile& tl);
+
+    void other_tile(const Tile& tl);
+
+    // The piece that tile `tl` of a held layer writes (made by the first tile of its rows).
+    const Piece& piece_for(const Tile& tl);
+
+    // Copies the box [a, z) of the held tensor from the rows the pieces' producers wrote into
+    // buffer `b`, whose box starts at `base` with strides `to_strides`.
+    void copy_in(int tensor, const std::array<std::int64_t, 4>& a, const std::array<std::int64_t, 4>& z, int b,
+                 const std::array<std::int64_t, 4>& base, const std::vector<std::int64_t>& to_strides, const std::string& source);
+
+    // The box [lo, hi) of `full` (rank 4, dense) that view `v` is, if it is one (same strides).
+    static bool box_of(const View& full, const View& v, std::array<std::int64_t, 4>& lo, std::array<std::int64_t, 4>& hi);
+
+    // Completes `cluster`'s shared buffer of a held tensor (see `shared`): one DMA from each other
+    // cluster's buffer of the chunks it computed (a strided box), then a piece of all channels.
+    void exchange(int tensor, std::int64_t cluster, std::int64_t cc, const std::string& source);
+
+    // The box `v` of a held tensor read on `cluster`: where a piece of that cluster holds it, read
+    // there (its missing halo rows copied in first), else gathered from the pieces into a buffer
+    // (one per cluster and box: the layer's other tiles reading the same box read it again).
+    Box gather(const View& v, std::int64_t cluster, const std::string& source);
+
+    // The whole dense NHWC view of the tensor that `v` (rank 4, its strides) is a box of.
+    bool full_view(const View& v, View& full) const;
+
+    // Copies that alias: a tensor Y written only by copies of whole held results into boxes of it
+    // (a concat), read only as boxes, not a graph output, is not written at all: each copy's
+    // pieces, moved to where the copy puts them, are Y's pieces.
+    void plan_aliases();
+
+    // Whether NCE layer `li`'s result can be held (see `held`): read whole by every reader, not a
+    // graph output, and within `hold_budget` with the held results live beside it.
+    bool can_hold(std::size_t li, std::vector<std::vector<std::int64_t>>& live);
+
+    // The pieces a held layer's tiles write: (cluster, rows, and channels unless grouped).
+    std::set<std::array<std::int64_t, 5>> piece_keys(std::size_t li);
+
+    // Whether layer `li`'s results can stay in CMX for layer li + 1 (see `resident`).
+    bool can_keep(std::size_t li, const std::vector<int>& readers);
+
+    bool run();
+};
+
+}  // namespace nnef::vpu::ir::schedule_impl

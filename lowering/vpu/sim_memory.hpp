@@ -1,0 +1,201 @@
+// The memory images the simulator computes values on (sim_values.cpp, sim_tosa_kernel.cpp), and
+// what both kinds of kernels share. Private to those files.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <initializer_list>
+#include <map>
+#include <new>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "lowering/tosa/ir.hpp"
+#include "lowering/vpu/task_list.hpp"
+
+namespace nnef::vpu::sim_values_cpp {
+
+struct ValueError {
+    std::string message;
+};
+
+// Byte images of the memories, allocated only where buffers lie: for each memory (DDR, CMX of each
+// cluster) one block per group of overlapping buffers, so buffers that share addresses share bytes.
+class Memories {
+public:
+    Memories(const TaskList& l, const Target&) : list_(l) {
+        std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::int64_t>>> ranges;  // memory -> [lo, hi)
+        for (std::size_t i = 0; i < l.buffers.size(); ++i) {
+            const Buffer& b = l.buffers[i];
+            index_[b.id] = i;
+            ranges[key(b)].push_back({b.offset, b.offset + b.size});
+        }
+        for (auto& [k, list] : ranges) {
+            std::sort(list.begin(), list.end());
+            auto& blocks = blocks_[k];
+            for (const auto& [lo, hi] : list) {
+                if (!blocks.empty() && lo < blocks.back().hi) {
+                    blocks.back().hi = std::max(blocks.back().hi, hi);
+                    continue;
+                }
+                blocks.push_back({lo, hi, {}, {}});
+            }
+            for (Block& b : blocks) {
+                b.bytes.assign(std::size_t(b.hi - b.lo), 0);
+                b.written.assign(std::size_t(b.hi - b.lo), 0);
+            }
+        }
+    }
+    const Buffer& buffer(const std::string& id) const { return list_.buffers[index_.at(id)]; }
+    std::uint8_t* base(const Buffer& b) { return block(b).bytes.data() + (b.offset - block(b).lo); }
+    // One flag per byte: written by a task, an input or a constant.
+    std::uint8_t* written(const Buffer& b) { return block(b).written.data() + (b.offset - block(b).lo); }
+    // Throws when an element of `a` holds bytes nothing wrote before `what` reads them.
+    void expect_written(const Access& a, const std::string& what) {
+        const Buffer& b = buffer(a.buffer);
+        const std::uint8_t* w = written(b);
+        const std::int64_t eb = element_bytes(b.dtype);
+        for_each_element(a, [&](std::int64_t off) {
+            for (std::int64_t k = 0; k < eb; ++k)
+                if (!w[off + k])
+                    throw ValueError{what + " byte " + std::to_string(off + k) + " of buffer " + b.id + " (" +
+                                     (b.memory == Memory::DDR ? std::string("DDR") : "CMX" + std::to_string(b.cluster)) + " byte " +
+                                     std::to_string(b.offset + off + k) + "), which no task, input or constant wrote before"};
+        });
+    }
+    void mark_written(const Access& a) {
+        const Buffer& b = buffer(a.buffer);
+        std::uint8_t* w = written(b);
+        const std::int64_t eb = element_bytes(b.dtype);
+        for_each_element(a, [&](std::int64_t off) { std::memset(w + off, 1, std::size_t(eb)); });
+    }
+    void mark_written(const Buffer& b, std::int64_t bytes) { std::memset(written(b), 1, std::size_t(bytes)); }
+
+private:
+    struct Block {
+        std::int64_t lo, hi;
+        std::vector<std::uint8_t> bytes, written;
+    };
+    Block& block(const Buffer& b) {
+        auto& blocks = blocks_.at(key(b));
+        auto it = std::upper_bound(blocks.begin(), blocks.end(), b.offset, [](std::int64_t v, const Block& x) { return v < x.lo; });
+        return *--it;
+    }
+    static std::int64_t key(const Buffer& b) { return b.memory == Memory::DDR ? -1 : b.cluster; }
+    const TaskList& list_;
+    std::unordered_map<std::string, std::size_t> index_;
+    std::map<std::int64_t, std::vector<Block>> blocks_;
+};
+
+inline double load(DataType t, const std::uint8_t* p) {
+    switch (t) {
+        case DataType::fp16: {
+            std::uint16_t h;
+            std::memcpy(&h, p, 2);
+            return tosa::fp16_to_fp32(h);
+        }
+        case DataType::fp32: {
+            float f;
+            std::memcpy(&f, p, 4);
+            return f;
+        }
+        case DataType::int8: return double(static_cast<std::int8_t>(*p));
+        case DataType::uint8: return double(*p);
+        case DataType::int32: {
+            std::int32_t i;
+            std::memcpy(&i, p, 4);
+            return double(i);
+        }
+    }
+    return 0.0;
+}
+
+// Stores v: fp16 rounds to nearest even; integer types round to nearest (ties to even) and saturate.
+inline void store(DataType t, std::uint8_t* p, double v) {
+    auto saturate = [&](double lo, double hi) {
+        if (std::isnan(v)) return 0.0;
+        return std::min(hi, std::max(lo, std::nearbyint(v)));
+    };
+    switch (t) {
+        case DataType::fp16: {
+            const std::uint16_t h = tosa::fp32_to_fp16(float(v));
+            std::memcpy(p, &h, 2);
+            return;
+        }
+        case DataType::fp32: {
+            const float f = float(v);
+            std::memcpy(p, &f, 4);
+            return;
+        }
+        case DataType::int8: *p = static_cast<std::uint8_t>(static_cast<std::int8_t>(saturate(-128, 127))); return;
+        case DataType::uint8: *p = static_cast<std::uint8_t>(saturate(0, 255)); return;
+        case DataType::int32: {
+            const std::int32_t i = static_cast<std::int32_t>(saturate(-2147483648.0, 2147483647.0));
+            std::memcpy(p, &i, 4);
+            return;
+        }
+    }
+}
+
+inline bool is_int(DataType t) { return t == DataType::int8 || t == DataType::uint8 || t == DataType::int32; }
+
+
+// A box read into a dense row-major array of doubles (exact for every element type).
+struct Dense {
+    std::vector<std::int64_t> shape;
+    std::vector<double> v;
+    DataType dtype = DataType::fp16;
+    double at4(std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c) const {
+        return v[std::size_t(((n * shape[1] + h) * shape[2] + w) * shape[3] + c)];
+    }
+};
+
+inline Dense gather(Memories& mem, const Access& a) {
+    mem.expect_written(a, "reads");
+    const Buffer& b = mem.buffer(a.buffer);
+    Dense d;
+    d.shape = a.shape;
+    d.dtype = b.dtype;
+    d.v.reserve(std::size_t(a.elements()));
+    std::uint8_t* base = mem.base(b);
+    for_each_element(a, [&](std::int64_t off) { d.v.push_back(load(b.dtype, base + off)); });
+    return d;
+}
+
+inline void scatter(Memories& mem, const Access& a, const std::vector<double>& values) {
+    const Buffer& b = mem.buffer(a.buffer);
+    std::uint8_t* base = mem.base(b);
+    std::size_t i = 0;
+    for_each_element(a, [&](std::int64_t off) { store(b.dtype, base + off, values[i++]); });
+    mem.mark_written(a);
+}
+
+// Item i of a TOSA constant as a number (exact for every integer type up to 48 bits); NaN for a
+// type without a number form.
+inline double const_number(const tosa::ConstData& c, std::int64_t i) {
+    switch (c.type.dtype) {
+        case tosa::DType::bool_: return c.items<std::uint8_t>()[i];
+        case tosa::DType::i8: return c.items<std::int8_t>()[i];
+        case tosa::DType::i16: return c.items<std::int16_t>()[i];
+        case tosa::DType::i32: return c.items<std::int32_t>()[i];
+        case tosa::DType::i48:
+        case tosa::DType::shape: return double(c.items<std::int64_t>()[i]);
+        case tosa::DType::fp16: return tosa::fp16_to_fp32(c.items<std::uint16_t>()[i]);
+        case tosa::DType::bf16: return tosa::bf16_to_fp32(c.items<std::uint16_t>()[i]);
+        case tosa::DType::fp32: return c.items<float>()[i];
+        default: return std::numeric_limits<double>::quiet_NaN();
+    }
+}
+
+// Throws ValueError when `p` has a parameter other than `allowed` (and "kernel").
+void expect_attrs(const ShaveParams& p, std::initializer_list<const char*> allowed);
+// The TOSA type of a buffer type (none for uint8).
+std::optional<tosa::DType> tosa_dtype(DataType t);
+// The TOSA operator a SHAVE kernel names (its mnemonic).
+std::optional<tosa::OpKind> tosa_kind(const std::string& kernel);
+// A SHAVE kernel that is one TOSA operator, run by the TOSA interpreter (sim_tosa_kernel.cpp).
+void run_tosa_kernel(Memories& mem, const Task& t, tosa::OpKind kind);
+
+}  // namespace nnef::vpu::sim_values_cpp
