@@ -506,9 +506,10 @@ def _infer_op_shapes(op_name, attribs, input_shapes, output_counts, custom_shape
         raise Error("shape inference function is not defined for operation '{}'".format(op_name))
     try:
         shapes = _apply(func, input_shapes, attribs, output_counts, op_name)
+        # output_counts: per result, None for a tensor or the item count of a tensor array.
         for count, shape in zip(output_counts, shapes):
-            if isinstance(count, list):
-                _need(isinstance(shape, list) and len(shape) == count,
+            if count is not None:
+                _need(isinstance(shape, list) and len(shape) == count and all(isinstance(s, list) for s in shape),
                       "number of shapes does not match number of outputs ({})", count)
         return shapes
     except (_ShapeError, AssertionError, TypeError, IndexError) as e:
