@@ -476,8 +476,10 @@ def infer_shapes(graph, external_shapes=None, custom_shapes=None):
     overrides the shapes of external tensors by name. Raises nnef.Error naming the operation."""
     external_shapes = external_shapes or {}
     custom_shapes = custom_shapes or {}
+    tensors = graph.tensors
+    standard = _StandardShapeFuncs
     for op in graph.operations:
-        func = _StandardShapeFuncs.get(op.name) or custom_shapes.get(op.name)
+        func = standard.get(op.name) or custom_shapes.get(op.name)
         if func is None:
             raise Error("shape inference function is not defined for operation '{}'".format(op.name))
         results = list(op.outputs.values())
@@ -489,10 +491,21 @@ def infer_shapes(graph, external_shapes=None, custom_shapes=None):
                       "rank ({})", len(override), len(declared))
                 shapes = (override,)
             else:
-                inputs = [_shape_of(graph, v) for v in op.inputs.values()]
-                shapes = _apply(func, inputs, op.attribs, results, op.name)
+                # Tensor arguments are mostly identifiers: their shapes straight from the table.
+                inputs = [tensors[v].shape if type(v) is Identifier else _shape_of(graph, v)
+                          for v in op.inputs.values()]
+                shapes = func(*inputs, **op.attribs)
+                if type(shapes) is not tuple:
+                    shapes = (shapes,)
+                _need(len(shapes) == len(results), "number of shapes ({}) does not match number of outputs ({})",
+                      len(shapes), len(results))
             for result, shape in zip(results, shapes):
-                _assign(graph, result, shape)
+                if type(result) is Identifier:
+                    t = tensors[result]
+                    if t.shape != shape:
+                        tensors[result] = Tensor(t.name, t.dtype, shape, t.data, t.quantization)
+                else:
+                    _assign(graph, result, shape)
         except (_ShapeError, AssertionError, TypeError, IndexError, KeyError) as e:
             raise Error("while inferring shape of tensor(s) '{}' (operation '{}'): {}".format(
                 ', '.join(str(r) for r in results), op.name, e)) from None
