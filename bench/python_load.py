@@ -30,11 +30,13 @@ import nnef
 base = rss()
 path = sys.argv[1]
 t0 = time.perf_counter()
+c0 = time.process_time()
 g = nnef.load_graph(path)
 nnef.infer_shapes(g, custom_shapes={})
 t1 = time.perf_counter()
+c1 = time.process_time()
 assert len(g.operations) > 0
-print(json.dumps({'seconds': t1 - t0, 'peak_kib': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+print(json.dumps({'seconds': t1 - t0, 'cpu': c1 - c0, 'peak_kib': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                   'base_kib': base, 'operations': len(g.operations), 'module': nnef.__file__}))
 '''
 
@@ -83,6 +85,9 @@ def main():
                 label, t_o, t_t, t_t / t_o, m_o, m_t, m_t / m_o))
             print('{:<38} {:>10} {:>10} {:>7}   {:>16.1f} {:>16.1f} {:>6.2f}x  (growth over the imported module)'.format(
                 '', '', '', '', g_o, g_t, g_t / g_o if g_o > 0 else float('nan')))
+            c_o = statistics.median(r['cpu'] for r in ours)
+            c_t = statistics.median(r['cpu'] for r in theirs)
+            print('{:<38} {:>10.3f} {:>10.3f} {:>6.2f}x   (CPU seconds of the process, all threads)'.format('', c_o, c_t, c_t / c_o))
             print('{:<38} operations: ours {}, theirs {}'.format('', ours[0]['operations'], theirs[0]['operations']))
 
 

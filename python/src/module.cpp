@@ -611,11 +611,7 @@ std::string to_tosa(const std::string& path, const std::string& profile, const s
         tosa::ValidateOptions vo;
         vo.profile = lo.profile;
         vo.level = lo.level;
-        // The extensions the graph needs, as the validator names them (nnef-to-tosa does the same).
-        for (std::string e : tosa::mlir_extensions(*g)) {
-            for (char& ch : e) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-            vo.extensions.push_back("EXT-" + e);
-        }
+        vo.extensions = tosa::validation_extensions(*g);  // as nnef-to-tosa validates
         tosa::validate(*g, vo, diags);
     }
     if (!g || diags.has_errors()) fail(diags, s->sources());
