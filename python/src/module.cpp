@@ -13,6 +13,7 @@
 #include <thread>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <algorithm>
 #include <memory>
@@ -546,6 +547,13 @@ public:
 
     // Feeds the inputs, runs one cycle, and returns the outputs (and kept tensors) by name.
     py::dict run(const py::dict& values, const std::vector<std::string>& wanted) {
+        // One run at a time (the engine keeps state between cycles); the lock is taken without the
+        // GIL, so that a thread waiting for it does not block the one that holds it.
+        std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
+        {
+            py::gil_scoped_release release;
+            lock.lock();
+        }
         const Graph& g = *session_->graph();
         Diagnostics d;
         for (auto [k, v] : values) {
@@ -575,6 +583,7 @@ public:
 private:
     std::unique_ptr<Session> session_;
     std::unique_ptr<run_engine::Engine<exec::TensorValue>> engine_;
+    std::mutex mutex_;
 };
 
 // ---- lowering ------------------------------------------------------------------------------

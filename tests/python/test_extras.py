@@ -177,3 +177,17 @@ def test_corrupt_weights_in_models(corpus):
         else:
             with pytest.raises(nnef.Error, match=r'error\[data\]'):
                 nnef.load_graph(path)
+
+
+def test_threads_share_a_session(corpus):
+    """Calls release the GIL; a Session used from several threads runs one call at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+    model = os.path.join(corpus, 'real', 'squeezenet1_0')
+    x, expected = _reference(corpus, 'real/squeezenet1_0')
+    session = nnef.Session(model)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: session(x)[0], range(4)))
+        graphs = list(pool.map(lambda _: nnef.load_graph(model), range(3)))
+    for y in results:
+        assert _relative_l2(y, expected) < 1e-5
+    assert all(len(g.operations) == len(graphs[0].operations) for g in graphs)
