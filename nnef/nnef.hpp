@@ -73,6 +73,9 @@ public:
 
     // Each returns true when no error was reported (warnings allowed).
     bool load_text(std::string name, std::string text);
+    // The same with the text of a quantization file (graph.quant, spec 5.3) applied to the graph
+    // and checked, as load_path does with a container's.
+    bool load_text(std::string name, std::string text, std::string quant_name, std::string quant_text);
     // A model: a folder, a .tar or .tgz archive (by content), or a bare graph.nnef file.
     bool load_path(const std::string& path);
 

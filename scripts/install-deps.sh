@@ -5,6 +5,9 @@
 #   scripts/install-deps.sh mlir     also MLIR's tools (the tests that validate and run emitted TOSA)
 set -euo pipefail
 packages=(g++ cmake make libboost-dev libboost-filesystem-dev libarchive-dev doctest-dev nlohmann-json3-dev)
+# The Python module (python/, docs/python.md): pybind11, Python headers, numpy; its tests (pytest) and
+# its pip install (setuptools, venv).
+packages+=(pybind11-dev python3-dev python3-numpy python3-pytest python3-setuptools python3-venv python3-pip)
 if [ "${1:-}" = fuzz ]; then packages+=(clang libclang-rt-14-dev); fi
 if [ "${1:-}" = mlir ]; then packages+=(mlir-22-tools); fi
 missing=()

@@ -56,6 +56,18 @@ struct Session::Impl {
 
     // The pipeline recurses as deep as the document nests and its fragments recurse: it runs on a
     // large stack of its own (nnef/detail/deep_stack.hpp).
+    // graph.quant (spec 5.3) is optional; when present its entries must name exported tensors
+    // and use quantization fragments with well-typed arguments. False (graph dropped) on an error.
+    bool apply_quant(std::string name, std::string text) {
+        std::uint32_t qfile = sources.add(std::move(name), std::move(text));
+        if (!storage::apply_quantization(expansion->graph, program, &expansion->exported, sources, qfile, options.options,
+                                         diagnostics)) {
+            expansion.reset();
+            return false;
+        }
+        return true;
+    }
+
     bool run(std::uint32_t file) {
         return detail::on_deep_stack([&] { return run_here(file); });
     }
@@ -179,6 +191,18 @@ bool Session::load_text(std::string name, std::string text) {
     return impl_->run(file);
 }
 
+bool Session::load_text(std::string name, std::string text, std::string quant_name, std::string quant_text) {
+    impl_->collect_exports = true;
+    impl_->need_operations = true;
+    if (!load_text(std::move(name), std::move(text))) return false;
+    if (!impl_->apply_quant(std::move(quant_name), std::move(quant_text))) return false;
+    if (!storage::check_quantization(impl_->expansion->graph, impl_->diagnostics)) {
+        impl_->expansion.reset();
+        return false;
+    }
+    return true;
+}
+
 bool Session::load_path(const std::string& path) {
     storage::ContainerLimits limits;
     limits.max_members = impl_->options.max_archive_members;
@@ -204,15 +228,7 @@ bool Session::load_path(const std::string& path) {
     if (!load_text(con.graph_name, std::move(con.graph_text))) return false;
     // graph.quant (spec 5.3) is optional; when present its entries must name exported tensors
     // and use quantization fragments with well-typed arguments.
-    if (con.quant_text) {
-        std::uint32_t qfile = impl_->sources.add(con.quant_name.value_or("graph.quant"), *con.quant_text);
-        if (!storage::apply_quantization(impl_->expansion->graph, impl_->program, &impl_->expansion->exported,
-                                         impl_->sources, qfile,
-                                         impl_->options.options, impl_->diagnostics)) {
-            impl_->expansion.reset();
-            return false;
-        }
-    }
+    if (con.quant_text && !impl_->apply_quant(con.quant_name.value_or("graph.quant"), *con.quant_text)) return false;
     if (attach) {
         if (graph_file) storage::add_tensor_files_beside(con, impl_->expansion->graph);
         storage::WeightsCount count;

@@ -793,4 +793,13 @@ bool write_mlir(std::ostream& os, const Graph& g, const MlirOptions& options) {
     return static_cast<bool>(os);
 }
 
+std::vector<std::string> validation_extensions(const Graph& g) {
+    std::vector<std::string> out;
+    for (std::string e : mlir_extensions(g)) {
+        for (char& c : e) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        out.push_back("EXT-" + e);
+    }
+    return out;
+}
+
 }  // namespace nnef::tosa

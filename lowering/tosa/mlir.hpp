@@ -58,6 +58,9 @@ bool write_mlir(std::ostream& os, const Graph& g, const MlirOptions& options = {
 // computes in floating point too.
 std::vector<std::string> mlir_extensions(const Graph& g);
 std::vector<std::string> mlir_profiles(const Graph& g);
+// The same extensions as the validator names them ("EXT-CONTROLFLOW", ...): what a lowered graph may
+// use when it is validated (nnef-to-tosa, the Python module's to_tosa).
+std::vector<std::string> validation_extensions(const Graph& g);
 
 // MLIR spellings: element type ("f32", "i1", ...) and value type ("tensor<1x3xf32>", "!tosa.shape<4>").
 std::string mlir_element_type(DType t);

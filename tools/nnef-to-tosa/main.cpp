@@ -1,6 +1,5 @@
 // nnef-to-tosa: lowers a model to TOSA 1.0.1 (lowering/tosa/from_nnef.hpp) and writes it as MLIR
 // `tosa` dialect text, as JSON, or as the readable text dump.
-#include <cctype>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -96,10 +95,7 @@ int run(int argc, char** argv) {
         tosa::ValidateOptions vo;
         vo.profile = lo.profile;
         vo.level = lo.level;
-        for (std::string e : tosa::mlir_extensions(*g)) {
-            for (char& c : e) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-            vo.extensions.push_back("EXT-" + e);
-        }
+        vo.extensions = tosa::validation_extensions(*g);
         tosa::validate(*g, vo, diags);
     }
     tool.report(diags, session.sources());

@@ -1,0 +1,103 @@
+"""What the library does beyond NNEF-Tools' package: validate, run, to_tosa, to_vpu."""
+import json
+import os
+from collections import namedtuple
+
+import numpy as np
+
+from . import _nnef, _options
+from ._types import Error
+
+Diagnostic = namedtuple('Diagnostic', ['severity', 'stage', 'code', 'message', 'file', 'line', 'column',
+                                       'byte_offset', 'notes', 'text'])
+Diagnostic.__doc__ = ("One diagnostic: severity ('error', 'warning', 'note'), stage ('syntax', 'semantic', 'shape', "
+                      "'data', 'io', ...), code (stable, kebab-case), message, file, line and column (1-based; "
+                      "None when not in a text), byte_offset (binary files), notes (list of (message, file, line, "
+                      "column)), text (the rendered form with source line and caret).")
+Validation = namedtuple('Validation', ['ok', 'diagnostics', 'summary', 'truncated'])
+Validation.__doc__ = ("The outcome of nnef.validate: ok (no error), diagnostics (list of Diagnostic), summary (dict: "
+                      "name, operations, tensors, inputs, outputs; empty after an error), truncated (the max_errors "
+                      "limit was reached).")
+
+
+def _location(obj):
+    loc = obj.get('location') or {}
+    file = obj.get('file', loc.get('file'))
+    return file, loc.get('line', obj.get('line')), loc.get('column', obj.get('column'))
+
+
+def validate(model=None, text=None, name='input', **limits):
+    """Checks a model (a path: folder, .tar, .tgz or graph.nnef; or a document given as text=)
+    through every stage (syntax, semantics, shapes, tensor data, graph.quant) without keeping the
+    operations, and returns a Validation with every diagnostic as a structured Diagnostic. Never
+    raises for invalid input."""
+    if (model is None) == (text is None):
+        raise TypeError('validate takes a model path or text=, not both')
+    source = os.fspath(model) if model is not None else text
+    ok, json_items, rendered, summary, truncated = _nnef.validate(source, text is not None,
+                                                                  name if text is not None else source,
+                                                                  _options.options(limits))
+    diagnostics = []
+    for item, txt in zip(json_items, rendered):
+        obj = json.loads(item)
+        file, line, column = _location(obj)
+        notes = [(n.get('message'),) + _location(n) for n in obj.get('notes', [])]
+        diagnostics.append(Diagnostic(obj['severity'], obj['stage'], obj['code'], obj['message'], file, line, column,
+                                      obj.get('byte_offset'), notes, txt.rstrip('\n')))
+    return Validation(ok, diagnostics, dict(summary), truncated)
+
+
+def run(model, inputs=None, via='nnef', outputs=None, random_weights=None, quantization=True, quant_like='spec',
+        threads=2, cycles=1, **limits):
+    """Runs a model (a path) with the reference executor (via='nnef', as nnef-run does) or lowered
+    to TOSA and run by the TOSA interpreter (via='tosa', as nnef-run --via tosa). `inputs` maps
+    graph input names to numpy arrays (or is a sequence in graph input order); `outputs` names the
+    tensors to return (default: the graph outputs; intermediate tensors are kept when named).
+    random_weights=SEED runs without stored weights; quantization=False runs a quantized model in
+    float (nnef-run --no-quant); quant_like='nnef-tools' rounds as NNEF-Tools' interpreter does.
+    With cycles > 1 the same inputs are fed that many times (variables carry over). Returns a dict
+    name -> numpy array (float32, int64 or bool). Raises nnef.Error."""
+    model = os.fspath(model)
+    wanted = list(outputs) if outputs is not None else None
+    exec_options = {'threads': threads, 'random_weights': random_weights, 'simulate_quantization': bool(quantization),
+                    'quant_like': quant_like, 'keep': wanted or []}
+    runner = _nnef.Runner(model, via, _options.options(limits), exec_options)
+    if inputs is None:
+        inputs = {}
+    elif not isinstance(inputs, dict):
+        inputs = list(inputs)
+        if len(inputs) != len(runner.inputs):
+            raise Error('expected {} inputs ({}), got {}'.format(len(runner.inputs), ', '.join(runner.inputs),
+                                                                 len(inputs)))
+        inputs = dict(zip(runner.inputs, inputs))
+    missing = [n for n in runner.inputs if n not in inputs]
+    if missing:
+        raise Error('no value for graph input(s): ' + ', '.join(missing))
+    inputs = {k: np.asarray(v) for k, v in inputs.items()}
+    if cycles < 1:
+        raise ValueError('cycles must be at least 1')
+    result = None
+    for _ in range(cycles):
+        result = runner.run(inputs, wanted if wanted is not None else runner.outputs)
+    return result
+
+
+def to_tosa(model, profile='pro-fp', level='8k', random_weights=None, no_weights=False, **limits):
+    """Lowers a model (a path) to TOSA 1.0.1 as nnef-to-tosa does and returns the MLIR `tosa`
+    dialect text (validated: the profile's data types, the level's limits, every ERROR_IF).
+    profile: 'pro-fp' or 'pro-int' (quantized models); level: '8k' or 'none'; no_weights elides
+    large constants. Raises nnef.Error."""
+    return _nnef.to_tosa(os.fspath(model), profile, level, random_weights, bool(no_weights), _options.options(limits))
+
+
+def to_vpu(model, profile='pro-fp', target=None, random_weights=None, simulate=False, **limits):
+    """Compiles a model (a path) for the VPU target (specs/vpu-target.md; `target` a target file, or
+    the default target) as nnef-to-vpu does and returns the task list (the JSON document, as a
+    dict). With simulate=True returns (task_list, report): the simulator's timing report as a dict
+    (valid, violations, makespan_cycles, makespan_us, lower_bound_cycles, queues, ddr_bytes,
+    text). Raises nnef.Error."""
+    target = os.fspath(target) if target is not None else None
+    text, report = _nnef.to_vpu(os.fspath(model), profile, target, random_weights, bool(simulate),
+                                _options.options(limits))
+    tasks = json.loads(text)
+    return (tasks, report) if simulate else tasks
