@@ -16,7 +16,7 @@ Diagnostic.__doc__ = ("One diagnostic: severity ('error', 'warning', 'note'), st
                       "column)), text (the rendered form with source line and caret).")
 Validation = namedtuple('Validation', ['ok', 'diagnostics', 'summary', 'truncated'])
 Validation.__doc__ = ("The outcome of nnef.validate: ok (no error), diagnostics (list of Diagnostic), summary (dict: "
-                      "name, operations, tensors, inputs, outputs; empty after an error), truncated (the max_errors "
+                      "name, operations, tensors, inputs, outputs, weights (whether the tensor files were checked: 'weights not checked' for a model stored graph-only, as nnef-validate says); empty after an error), truncated (the max_errors "
                       "limit was reached).")
 
 

@@ -354,6 +354,7 @@ py::tuple load_graph(const std::string& source, bool text, const std::string& na
 py::tuple validate(const std::string& source, bool text, const std::string& name, const py::dict& options) {
     FlattenOptions f = flatten_options(options);
     f.keep_operations = false;
+    f.weights_optional = true;  // as nnef-validate: a model stored graph-only is checked without values
     Loaded l = load(source, text, name, std::nullopt, "", f);
     std::vector<std::string> json, rendered;
     for (const Diagnostic& d : l.session->diagnostics()) {
@@ -368,6 +369,7 @@ py::tuple validate(const std::string& source, bool text, const std::string& name
         summary["tensors"] = g->tensors.size();
         summary["inputs"] = g->inputs;
         summary["outputs"] = g->outputs;
+        summary["weights"] = l.session->weights().summary();
     }
     return py::make_tuple(l.ok, json, rendered, summary, l.session->diagnostics().limit_reached());
 }

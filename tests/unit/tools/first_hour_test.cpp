@@ -130,11 +130,11 @@ TEST_SUITE("tools") {
         const std::string model = q(nnef_test::source_dir() / "samples/classifier/graph.nnef");
         auto run = run_tool("nnef-run", model + " --no-weights --input image=random:1");
         CHECK(run.code == 2);
-        CHECK(has(run.err, "nnef-run: error: --no-weights: running a model needs values for its variables; for a "
+        CHECK(has(run.err, "nnef-run: error[usage]: --no-weights: running a model needs values for its variables; for a "
                            "model stored without weights use --random-weights SEED"));
         auto vpu = run_tool("nnef-to-vpu", model + " --no-weights --simulate --input image=random:1");
         CHECK(vpu.code == 2);
-        CHECK(has(vpu.err, "nnef-to-vpu: error: --no-weights:"));
+        CHECK(has(vpu.err, "nnef-to-vpu: error[usage]: --no-weights:"));
         CHECK(has(vpu.err, "use --random-weights SEED"));
         // timing needs no values: --no-weights compiles and simulates with stand-in values
         auto timing = run_tool("nnef-to-vpu", model + " --no-weights --simulate");
