@@ -215,8 +215,9 @@ OpInfo make_info(OpKind kind, const char* name, const char* section, const char*
 const std::vector<OpInfo>& op_table() {
     static const std::vector<OpInfo> table = [] {
         std::vector<OpInfo> t;
-#define TOSA_OP(id, section, mnemonic, inputs, outputs, attributes) \
-    t.push_back(make_info(OpKind::id, #id, section, mnemonic, inputs, outputs, attributes));
+#define TOSA_OP(id, section, mnemonic, inputs, outputs, attributes, family_file, check, kernel) \
+    t.push_back(make_info(OpKind::id, #id, section, mnemonic, inputs, outputs, attributes));       \
+    t.back().family = #family_file;
 #include "lowering/tosa/ops.def"
 #undef TOSA_OP
         return t;

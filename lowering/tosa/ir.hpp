@@ -109,7 +109,7 @@ std::optional<AttrName> attr_name_from_string(std::string_view);
 // ---- operators -------------------------------------------------------------------------------
 
 enum class OpKind : std::uint8_t {
-#define TOSA_OP(id, section, mnemonic, inputs, outputs, attributes) id,
+#define TOSA_OP(id, section, mnemonic, inputs, outputs, attributes, family, check, kernel) id,
 #include "lowering/tosa/ops.def"
 #undef TOSA_OP
 };
@@ -131,6 +131,7 @@ struct OpInfo {
     std::string name;      // the spec's name, e.g. "DEPTHWISE_CONV2D"
     std::string section;   // e.g. "2.3.5"
     std::string mnemonic;  // the MLIR tosa dialect's, e.g. "depthwise_conv2d"
+    std::string family;    // lowering/tosa/ops/<family>.cpp holds its validation and kernel
     std::vector<std::string> inputs;   // argument names in order
     bool variadic_inputs = false;      // the last input is a tensor list (takes the rest)
     std::vector<std::string> outputs;
