@@ -5,6 +5,7 @@
 // Constant tables. Internal to lowering/tosa.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -229,30 +230,13 @@ public:
     // Item k of a constant integer (or bool) operand.
     static std::optional<I64> item(const ConstData& c, std::size_t k) {
         if (static_cast<I64>(k) >= c.type.volume()) return std::nullopt;
-        switch (c.type.dtype) {
-            case DType::bool_: return c.items<std::uint8_t>()[k] ? 1 : 0;
-            case DType::i8: return c.items<std::int8_t>()[k];
-            case DType::i16: return c.items<std::int16_t>()[k];
-            case DType::i32: return c.items<std::int32_t>()[k];
-            case DType::i48:
-            case DType::shape: return c.items<std::int64_t>()[k];
-            default: return std::nullopt;
-        }
+        return int_item(c, static_cast<I64>(k));
     }
     // The value of a [1] integer zero-point operand, or a [1] float operand as a number.
     std::optional<double> scalar(std::size_t i) const {
         const ConstData* c = constant(i);
-        if (!c || c->type.volume() < 1) return std::nullopt;
-        switch (c->type.dtype) {
-            case DType::fp32: return static_cast<double>(c->items<float>()[0]);
-            case DType::fp16: return static_cast<double>(fp16_to_fp32(c->items<std::uint16_t>()[0]));
-            case DType::bf16: return static_cast<double>(bf16_to_fp32(c->items<std::uint16_t>()[0]));
-            default: {
-                auto v = item(*c, 0);
-                if (!v) return std::nullopt;
-                return static_cast<double>(*v);
-            }
-        }
+        if (!c || c->type.volume() < 1 || c->type.dtype == DType::none) return std::nullopt;
+        return number_item(*c, 0);
     }
 
     // ---- attributes (their presence and kinds are checked before the operator's own rules)
@@ -365,5 +349,35 @@ inline const std::vector<I64>* shape_operand(OpCheck& c, std::size_t i, std::siz
 
 // ADD and the other elementwise binary operators, and the comparisons (ops/elementwise_binary.cpp).
 void check_binary(OpCheck& c);
+
+// ---- the type tables (type_tables.cpp) -----------------------------------------------------------
+
+// Table 3, "Allowed profiles".
+inline constexpr std::array<std::uint32_t, extension_count> extension_profiles = {
+    atom_pro_int,                // EXT-INT16
+    atom_pro_int,                // EXT-INT4
+    atom_pro_fp,                 // EXT-BF16
+    atom_pro_fp,                 // EXT-FP8E4M3
+    atom_pro_fp,                 // EXT-FP8E5M2
+    atom_pro_fp,                 // EXT-FFT
+    atom_pro_int | atom_pro_fp,  // EXT-VARIABLE
+    atom_pro_int | atom_pro_fp,  // EXT-CONTROLFLOW
+    atom_pro_int | atom_pro_fp,  // EXT-DYNAMIC
+    atom_pro_int,                // EXT-DOUBLEROUND
+    atom_pro_int,                // EXT-INEXACTROUND
+};
+
+// The Compile Time Constant inputs of an operator, from the family files' tables.
+struct CtcInputs {
+    std::vector<std::size_t> inputs;
+    std::uint32_t profiles = 0;
+};
+const CtcInputs& ctc_inputs(OpKind k);
+
+// The Supported Data Types table of the operator against its operands and results (a failure
+// `tosa-type-table` when no row allows them with the enabled profiles and extensions).
+void check_types(OpCheck& c, std::uint32_t enabled);
+// The element type of result o that the table implies (DType::none, and why, when it does not).
+DType infer_dtype(OpCheck& c, std::size_t o, std::string* why);
 
 }  // namespace nnef::tosa::checks

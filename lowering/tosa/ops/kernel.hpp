@@ -68,15 +68,8 @@ inline I64 max_s(DType t) {
 
 // Integer items (bool as 0 / 1, i48 and shape as int64).
 inline I64 load_int(const ConstData& c, I64 i) {
-    switch (c.type.dtype) {
-        case DType::bool_: return c.items<std::uint8_t>()[i] ? 1 : 0;
-        case DType::i8: return c.items<std::int8_t>()[i];
-        case DType::i16: return c.items<std::int16_t>()[i];
-        case DType::i32: return c.items<std::int32_t>()[i];
-        case DType::i48:
-        case DType::shape: return c.items<std::int64_t>()[i];
-        default: unsupported(std::string("integer access to a ") + to_string(c.type.dtype) + " tensor");
-    }
+    if (auto v = int_item(c, i)) return *v;
+    unsupported(std::string("integer access to a ") + to_string(c.type.dtype) + " tensor");
 }
 
 // Truncates to the width of the type (truncate<out_t>; i48 keeps the low 48 bits, sign-extended).
@@ -108,12 +101,8 @@ inline void store_int(ConstData& c, I64 i, I64 v) {
 }
 
 inline double load_float(const ConstData& c, I64 i) {
-    switch (c.type.dtype) {
-        case DType::fp32: return c.items<float>()[i];
-        case DType::fp16: return fp16_to_fp32(c.items<std::uint16_t>()[i]);
-        case DType::bf16: return bf16_to_fp32(c.items<std::uint16_t>()[i]);
-        default: unsupported(std::string("floating-point access to a ") + to_string(c.type.dtype) + " tensor");
-    }
+    if (auto v = float_item(c, i)) return *v;
+    unsupported(std::string("floating-point access to a ") + to_string(c.type.dtype) + " tensor");
 }
 
 // round_to_nearest_float to the item type.
