@@ -29,6 +29,7 @@
 #include <nnef/diagnostics.hpp>
 
 #include "lowering/tosa/ir.hpp"
+#include "lowering/tosa/scale.hpp"
 
 namespace nnef::tosa {
 
@@ -73,19 +74,8 @@ private:
 std::optional<std::vector<ConstPtr>> interpret(const Graph& graph, const std::vector<ConstPtr>& inputs,
                                                const InterpretOptions& options, Diagnostics& diags);
 
-// ---- the spec's scaling helpers (4.5.5), for the lowering and the tests ----------------------
-
-// apply_scale_32(value, multiplier, shift, double_round); nullopt when a REQUIRE fails
-// (multiplier < 0, shift outside [2, 62], value outside [-(1 << (shift - 1)), 1 << (shift - 1))).
-std::optional<std::int32_t> apply_scale_32(std::int64_t value, std::int32_t multiplier, std::int32_t shift,
-                                           bool double_round = false);
-// apply_scale_16(value, multiplier, shift) for 48-bit values; nullopt when a REQUIRE fails.
-std::optional<std::int32_t> apply_scale_16(std::int64_t value, std::int32_t multiplier, std::int32_t shift);
-// reciprocal_scale(value): {multiplier, shift} with multiplier * 2^-shift ~ 1 / value (value > 0).
-std::pair<std::int32_t, std::int32_t> reciprocal_scale(std::uint32_t value);
-// apply_lookup_s(table, value): the 16-bit TABLE interpolation (513 entries); nullopt when the
-// slope between two entries does not fit 16 bits.
-std::optional<std::int32_t> apply_lookup_s(const std::int16_t* table, std::int32_t value);
+// The spec's scaling helpers (apply_scale_32, apply_scale_16, reciprocal_scale, apply_lookup_s):
+// lowering/tosa/scale.hpp.
 
 // Round-to-nearest-even conversions of a double to the 16-bit formats (one rounding step, so
 // that fp16 / bf16 results computed in double are correctly rounded).

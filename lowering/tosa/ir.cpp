@@ -215,8 +215,9 @@ OpInfo make_info(OpKind kind, const char* name, const char* section, const char*
 const std::vector<OpInfo>& op_table() {
     static const std::vector<OpInfo> table = [] {
         std::vector<OpInfo> t;
-#define TOSA_OP(id, section, mnemonic, inputs, outputs, attributes) \
-    t.push_back(make_info(OpKind::id, #id, section, mnemonic, inputs, outputs, attributes));
+#define TOSA_OP(id, section, mnemonic, inputs, outputs, attributes, family_file, check, kernel) \
+    t.push_back(make_info(OpKind::id, #id, section, mnemonic, inputs, outputs, attributes));       \
+    t.back().family = #family_file;
 #include "lowering/tosa/ops.def"
 #undef TOSA_OP
         return t;
@@ -376,17 +377,12 @@ std::string const_items(const ConstData& c, std::size_t max_items) {
     std::string out = "[";
     for (std::int64_t i = 0; i < n; ++i) {
         if (i) out += ", ";
-        switch (c.type.dtype) {
-            case DType::bool_: out += c.items<std::uint8_t>()[i] ? "true" : "false"; break;
-            case DType::i8: out += std::to_string(c.items<std::int8_t>()[i]); break;
-            case DType::i16: out += std::to_string(c.items<std::int16_t>()[i]); break;
-            case DType::i32: out += std::to_string(c.items<std::int32_t>()[i]); break;
-            case DType::i48:
-            case DType::shape: out += std::to_string(c.items<std::int64_t>()[i]); break;
-            case DType::fp16: out += format_double(fp16_to_fp32(c.items<std::uint16_t>()[i])); break;
-            case DType::bf16: out += format_double(bf16_to_fp32(c.items<std::uint16_t>()[i])); break;
-            case DType::fp32: out += format_double(c.items<float>()[i]); break;
-            case DType::none: break;
+        if (c.type.dtype == DType::bool_) {
+            out += c.items<std::uint8_t>()[i] ? "true" : "false";
+        } else if (auto v = int_item(c, i)) {
+            out += std::to_string(*v);
+        } else if (auto f = float_item(c, i)) {
+            out += format_double(*f);
         }
     }
     return out + "]";

@@ -109,7 +109,7 @@ std::optional<AttrName> attr_name_from_string(std::string_view);
 // ---- operators -------------------------------------------------------------------------------
 
 enum class OpKind : std::uint8_t {
-#define TOSA_OP(id, section, mnemonic, inputs, outputs, attributes) id,
+#define TOSA_OP(id, section, mnemonic, inputs, outputs, attributes, family, check, kernel) id,
 #include "lowering/tosa/ops.def"
 #undef TOSA_OP
 };
@@ -131,6 +131,7 @@ struct OpInfo {
     std::string name;      // the spec's name, e.g. "DEPTHWISE_CONV2D"
     std::string section;   // e.g. "2.3.5"
     std::string mnemonic;  // the MLIR tosa dialect's, e.g. "depthwise_conv2d"
+    std::string family;    // lowering/tosa/ops/<family>.cpp holds its validation and kernel
     std::vector<std::string> inputs;   // argument names in order
     bool variadic_inputs = false;      // the last input is a tensor list (takes the rest)
     std::vector<std::string> outputs;
@@ -251,5 +252,36 @@ std::uint16_t fp32_to_fp16(float f);
 float fp16_to_fp32(std::uint16_t h);
 std::uint16_t fp32_to_bf16(float f);
 float bf16_to_fp32(std::uint16_t b);
+
+// ---- a constant's items as numbers: the one accessor -----------------------------------------
+
+// Item i of an integer constant (bool as 0 / 1, i48 and shape as int64); nullopt for the
+// floating-point types and none. The caller keeps i below c.type.volume().
+inline std::optional<std::int64_t> int_item(const ConstData& c, std::int64_t i) {
+    switch (c.type.dtype) {
+        case DType::bool_: return c.items<std::uint8_t>()[i] ? 1 : 0;
+        case DType::i8: return c.items<std::int8_t>()[i];
+        case DType::i16: return c.items<std::int16_t>()[i];
+        case DType::i32: return c.items<std::int32_t>()[i];
+        case DType::i48:
+        case DType::shape: return c.items<std::int64_t>()[i];
+        default: return std::nullopt;
+    }
+}
+// Item i of a floating-point constant (fp16 and bf16 widened exactly); nullopt for other types.
+inline std::optional<double> float_item(const ConstData& c, std::int64_t i) {
+    switch (c.type.dtype) {
+        case DType::fp32: return c.items<float>()[i];
+        case DType::fp16: return fp16_to_fp32(c.items<std::uint16_t>()[i]);
+        case DType::bf16: return bf16_to_fp32(c.items<std::uint16_t>()[i]);
+        default: return std::nullopt;
+    }
+}
+// Item i of any constant as a number (int_item or float_item; NaN for none).
+inline double number_item(const ConstData& c, std::int64_t i) {
+    if (auto v = float_item(c, i)) return *v;
+    if (auto v = int_item(c, i)) return static_cast<double>(*v);
+    return std::numeric_limits<double>::quiet_NaN();
+}
 
 }  // namespace nnef::tosa

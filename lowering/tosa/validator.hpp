@@ -9,8 +9,9 @@
 //   - operand and result counts, attributes (every required one present with its kind's type, no
 //     unknown ones, T<i32_t> values in range), the argument tables' ranks and fixed shapes ([1] zero
 //     points, [NC] RESCALE arrays, [TABLE_SIZE] tables...);
-//   - the Supported Data Types table of the operator (a data table in validator.cpp, one row per
-//     row of the spec) against the profile and the enabled extensions;
+//   - the Supported Data Types table of the operator (a data table in its family file,
+//     lowering/tosa/ops/<family>.cpp, one row per row of the spec) against the profile and the
+//     enabled extensions;
 //   - Compile Time Constant inputs come from CONST / CONST_SHAPE (unless EXT-DYNAMIC);
 //   - every ERROR_IF of the operator's pseudocode, the REQUIREs that the constant operands decide
 //     (shift ranges, TABLE sizes, divisors, gather/scatter indices), the LEVEL_CHECKs against the
