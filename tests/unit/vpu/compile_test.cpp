@@ -359,7 +359,7 @@ ConvTiles conv_tiles(const Graph& g, const vpu::Target& target, const std::vecto
     REQUIRE_MESSAGE(vpu::compile_pipeline().run(m, {}, d), text(d));
     std::int64_t conv = -1;
     for (std::size_t k = 0; k < m.layers.size(); ++k)
-        if (m.layers[k].op == "conv" && m.layers[k].output.shape == shape) conv = std::int64_t(k);
+        if (m.layers[k].op_name() == "conv" && m.layers[k].output.shape == shape) conv = std::int64_t(k);
     REQUIRE(conv >= 0);
     REQUIRE(shape.size() == 4);
     const std::int64_t H = shape[1], W = shape[2], C = shape[3];

@@ -141,16 +141,18 @@ TEST_CASE("ir text: bad input is an error with its line and column and the field
     CHECK(read_error("{\n  \"format\": \"nnef-vpu-ir\",\n  oops\n}") .find("line 3, column 3") != std::string::npos);
     CHECK(read_error("") .find("malformed JSON") != std::string::npos);
     // a wrong type in the third tile: its line and the pointer
-    const int tile_line = line_of(t, "\"tiles\": [") + 3;
-    std::string e = read_error(edit(t, "\"tiles\": [\n", "{\"layer\":", "{\"layer\":\"x\",\"_\":"));  // first tile
-    CHECK(e.find("line " + std::to_string(tile_line - 2) + ", column 5: field /tiles/0/") != std::string::npos);
+    const int tile_line = line_of(t, "\"tiles\": [") + 1;  // the first tile
+    std::string e = read_error(edit(t, "\"tiles\": [\n", "{\"layer\":", "{\"layer\":\"x\",\"_\":"));
+    INFO(e);
+    CHECK(e.find("line " + std::to_string(tile_line) + ", column") != std::string::npos);
+    CHECK(e.find("field /tiles/0/") != std::string::npos);
     e = read_error(edit(t, "\"tiles\": [\n", "\"rows\":", "\"rows\":true,\"x\":"));
     CHECK(e.find("unknown field 'x'") != std::string::npos);
     // an index out of range, a bad enumeration name, bad hex, a wrong data size
     e = read_error(edit(t, "\"layers\": [", "\"tensor\":0", "\"tensor\":999"));
     CHECK(e.find("expected an integer in [-1,") != std::string::npos);
     e = read_error(edit(t, "\"layers\": [", "\"exec\":\"", "\"exec\":\"gpu"));
-    CHECK(e.find("expected one of nce, shave, copy") != std::string::npos);
+    CHECK(e.find("expected one of NCE, SHAVE, copy") != std::string::npos);
     e = read_error(edit(t, "\"tensors\": [", "\"data\":\"", "\"data\":\"zz"));
     CHECK(e.find("not a hex digit at character 0") != std::string::npos);
     e = read_error(edit(t, "\"tensors\": [", "\"data\":\"", "\"data\":\"00"));
