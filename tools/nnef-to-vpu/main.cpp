@@ -332,8 +332,9 @@ cli::Json report_json(const vpu::TaskList& list, const vpu::Target& target, cons
 }
 
 // --pass NAME IN.txt: IR text in, one pass, IR text out.
-[[noreturn]] void run_one_pass(const std::string& path, const VpuOptions& o, const cli::CommonOptions& opts) {
+[[noreturn]] void run_one_pass(const std::string& path, const VpuOptions& o, cli::CommonOptions& opts) {
     const bool values = !o.inputs.empty() || !o.output_dir.empty() || !o.compare.dir.empty();
+    opts.format = "ir-text";  // stdout is the IR text: no JSON document, messages as text
     if (o.simulate || values || !o.svg.empty() || !o.target_file.empty() || o.random_weights || o.verify_each ||
         !o.print_after_tosa.empty() || !o.print_after_vpu.empty() || !o.profile.empty() || o.output_codes || opts.format_given)
         usage_error("--pass reads and writes IR text: it takes no other option of compiling or simulating (but -o)");

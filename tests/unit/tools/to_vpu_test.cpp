@@ -370,3 +370,50 @@ TEST_SUITE("tools") {
         CHECK(tally.failed == 0);
     }
 }
+
+namespace to_vpu_test {
+
+TEST_CASE("nnef-to-vpu --pass: the --print-after text reads back, one pass on it gives the next --print-after text") {
+    const fs::path model = fs::path(NNEF_SOURCE_DIR) / "samples" / "classifier";
+    auto printed = [&](const std::string& pass) {
+        const auto r = run_tool("nnef-to-vpu", q(model) + " --random-weights 1 -o /dev/null --print-after " + pass);
+        REQUIRE(r.code == 0);
+        const std::string head = "// after " + pass + "\n";
+        REQUIRE(r.err.rfind(head, 0) == 0);
+        return r.err;
+    };
+    std::string before = printed("tile");
+    const fs::path in = nnef_test::write_scratch("after-tile.txt", before);  // with its "// after tile" line
+    auto r = run_tool("nnef-to-vpu", "--pass build-tables " + q(in));
+    INFO(r.err);
+    CHECK(r.code == 0);
+    const std::string want = printed("build-tables");
+    CHECK(r.out == want.substr(want.find('\n') + 1, want.size() - want.find('\n') - 2));  // without the comment and the blank line
+    // -o writes the same
+    const fs::path out = nnef_test::scratch_dir() / "after-build-tables.txt";
+    r = run_tool("nnef-to-vpu", "--pass build-tables " + q(in) + " -o " + q(out));
+    CHECK(r.code == 0);
+    CHECK(r.out.empty());
+    CHECK(nnef_test::read_text(out) == want.substr(want.find('\n') + 1, want.size() - want.find('\n') - 2));
+    // the wrong stage, a bad file, other options: errors
+    r = run_tool("nnef-to-vpu", "--pass schedule " + q(in));
+    CHECK(r.code == 1);
+    CHECK(has(r.err, "pass 'schedule' runs on a module after pass 'build-tables'"));
+    const std::string bad = before.replace(before.find("\"rows\":"), 7, "\"rows\":\"many\",\"x\":");
+    r = run_tool("nnef-to-vpu", "--pass build-tables " + q(nnef_test::write_scratch("bad.txt", bad)));
+    CHECK(r.code == 1);
+    CHECK(has(r.err, "bad.txt"));
+    CHECK(has(r.err, "error[vpu]: line " + std::to_string(1 + std::count(bad.begin(), bad.begin() + std::ptrdiff_t(bad.find("\"many\"")), '\n')) +
+                         ", column "));
+    CHECK(has(r.err, "field /tiles/0/"));
+    r = run_tool("nnef-to-vpu", "--pass build-tables " + q(in) + " --simulate");
+    CHECK(r.code == 2);
+    CHECK(has(r.err, "--pass reads and writes IR text"));
+    r = run_tool("nnef-to-vpu", "--pass fold " + q(in));
+    CHECK(r.code == 2);
+    r = run_tool("nnef-to-vpu", "--pass tile " + q(nnef_test::scratch_dir() / "missing.txt"));
+    CHECK(r.code == 2);
+    CHECK(has(r.err, "cannot open"));
+}
+
+}  // namespace to_vpu_test

@@ -663,7 +663,7 @@ TEST_SUITE("vpu") {
         Diagnostics d{0};
         REQUIRE(vpu::compile(test_graph(16, 16), vpu::Target{}, co, d));
         CHECK(seen == std::vector<std::string>{"tile", "emit"});
-        CHECK(tiles.find("{\"layer\":0,\"exec\":\"nce\",\"nce_op\":\"conv\"") != std::string::npos);
+        CHECK(tiles.find("{\"layer\":0,\"exec\":\"NCE\",\"nce_op\":\"conv\"") != std::string::npos);
         CHECK(tiles.find("\"post_op\":\"relu\"") != std::string::npos);
         CHECK(tiles.find("{\"layer\":0,\"cluster\":1,") != std::string::npos);
     }
@@ -736,7 +736,7 @@ TEST_SUITE("vpu") {
         CHECK(ir_field(printed["assign-executors"], "promises") == "[\"layers\"]");
         CHECK(ir_field(printed["build-tables"], "promises") == "[\"layers\",\"weights-laid-out\",\"tiled\",\"tables-built\"]");
         CHECK(printed["schedule"].find("\"scheduled\",\"cmx-allocated\"]") != std::string::npos);
-        CHECK(printed["assign-executors"].find("\"exec\":\"shave\"") != std::string::npos);
+        CHECK(printed["assign-executors"].find("\"exec\":\"SHAVE\"") != std::string::npos);
         CHECK(printed["assign-executors"].find("\"name\":\"sigmoid\"") != std::string::npos);
     }
 }
