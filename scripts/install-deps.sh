@@ -2,14 +2,15 @@
 # Installs the Debian 12 packages the build needs, only when something is missing.
 #   scripts/install-deps.sh          the build and the tests
 #   scripts/install-deps.sh fuzz     also clang and libFuzzer (the fuzz targets, scripts/fuzz.sh)
-#   scripts/install-deps.sh mlir     also MLIR's tools (the tests that validate and run emitted TOSA)
+#   scripts/install-deps.sh mlir     also MLIR's tools (the tests that validate and run emitted TOSA) and
+#                                    LLVM's FileCheck (llvm-22-tools: the VPU passes' golden tests)
 set -euo pipefail
 packages=(g++ cmake make libboost-dev libboost-filesystem-dev libarchive-dev doctest-dev nlohmann-json3-dev)
 # The Python module (python/, docs/python.md): pybind11, Python headers, numpy; its tests (pytest) and
 # its pip install (setuptools, venv).
 packages+=(pybind11-dev python3-dev python3-numpy python3-pytest python3-setuptools python3-venv python3-pip)
 if [ "${1:-}" = fuzz ]; then packages+=(clang libclang-rt-14-dev); fi
-if [ "${1:-}" = mlir ]; then packages+=(mlir-22-tools); fi
+if [ "${1:-}" = mlir ]; then packages+=(mlir-22-tools llvm-22-tools); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

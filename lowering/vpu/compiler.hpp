@@ -27,6 +27,12 @@ struct CompileOptions {
 // build-tables, schedule (with the CMX allocation), barriers, emit.
 lowering::Pipeline<ir::Module> compile_pipeline();
 
+// Runs the one pass `name` (nnef-to-vpu --pass): the module must carry exactly the promises of the
+// passes before it (code "wrong-stage" otherwise; assign-executors also needs the TOSA graph);
+// verifies those promises, runs the pass, and verifies again with the pass's own. False after
+// reporting an error (code "unknown-pass" for a name that is none).
+bool run_pass(ir::Module& m, const std::string& name, Diagnostics& diags);
+
 // Compiles the main block of `graph`. Errors are stage vpu diagnostics; an operator that neither
 // the NCE nor a SHAVE kernel can run is named with its NNEF source range.
 std::optional<TaskList> compile(const tosa::Graph& graph, const Target& target, const CompileOptions& options,

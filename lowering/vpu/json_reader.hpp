@@ -128,10 +128,11 @@ private:
     std::string pointer_;
 };
 
-// Parses text; a syntax error becomes a JsonReadError whose message gives line and column.
-inline nlohmann::json parse_text(const std::string& text) {
+// Parses text; a syntax error becomes a JsonReadError whose message gives line and column. With
+// `comments`, // and /* */ comments are skipped.
+inline nlohmann::json parse_text(const std::string& text, bool comments = false) {
     try {
-        return nlohmann::json::parse(text);
+        return nlohmann::json::parse(text, nullptr, true, comments);
     } catch (const nlohmann::json::parse_error& e) {
         // Line and column of the byte nlohmann stopped at (1-based).
         std::size_t line = 1, col = 1;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -22,6 +23,7 @@
 #include "exec/executor.hpp"
 #include "lowering/tosa/from_nnef.hpp"
 #include "lowering/vpu/compiler.hpp"
+#include "lowering/vpu/ir_text.hpp"
 #include "lowering/vpu/sim_values.hpp"
 #include "lowering/vpu/simulator.hpp"
 #include "lowering/vpu/svg.hpp"
@@ -56,6 +58,7 @@ struct VpuOptions {
     std::string profile;
     bool verify_each = false;
     std::set<std::string> print_after_tosa, print_after_vpu;
+    std::string pass;  // --pass NAME: one VPU pass on the IR text (lowering/vpu/ir_text.hpp)
 };
 
 cli::Tool& tool() {
@@ -115,6 +118,10 @@ void declare_options(cli::Tool& t, VpuOptions& o) {
     opt.add({"--target", "", "FILE", "the target file (default: the task list's own target)", vpu, cli::set_text(o.target_file)});
     opt.add({"--simulate", "", "", "run the task list on the target and print the report", vpu, cli::set_flag(o.simulate)});
     opt.add({"--svg", "", "FILE", "with --simulate: the schedule as an SVG timeline", vpu, cli::set_text(o.svg)});
+    opt.add({"--pass", "", "NAME",
+             "read IR text (what --print-after writes) instead of a MODEL, run the one VPU pass NAME, verify\n"
+             "its promises and write the resulting IR text (stdout or -o)",
+             vpu, cli::set_choice(o.pass, vpu_passes)});
 }
 
 void print(const Diagnostics& d) { tool().report(d); }
@@ -324,12 +331,36 @@ cli::Json report_json(const vpu::TaskList& list, const vpu::Target& target, cons
             {"cmx", std::move(cmx)}};
 }
 
+// --pass NAME IN.txt: IR text in, one pass, IR text out.
+[[noreturn]] void run_one_pass(const std::string& path, const VpuOptions& o, cli::CommonOptions& opts) {
+    const bool values = !o.inputs.empty() || !o.output_dir.empty() || !o.compare.dir.empty();
+    opts.format = "ir-text";  // stdout is the IR text: no JSON document, messages as text
+    if (o.simulate || values || !o.svg.empty() || !o.target_file.empty() || o.random_weights || o.verify_each ||
+        !o.print_after_tosa.empty() || !o.print_after_vpu.empty() || !o.profile.empty() || o.output_codes || opts.format_given)
+        usage_error("--pass reads and writes IR text: it takes no other option of compiling or simulating (but -o)");
+    std::ifstream f(path, std::ios::binary);
+    if (!f) {
+        tool().error("io", "cannot open the IR text", path);
+        tool().finish(cli::usage);
+    }
+    std::ostringstream ss;
+    ss << f.rdbuf();
+    Diagnostics diags(0);
+    std::optional<vpu::ir::ReadModule> in = vpu::ir::read_text(ss.str(), path, diags);
+    if (!in) tool().fail(diags);
+    if (!vpu::run_pass(in->module, o.pass, diags)) tool().fail(diags);
+    print(diags);
+    if (!cli::write_output(opts.output, vpu::ir::write_text(in->module), tool())) tool().finish(cli::usage);
+    tool().finish(cli::ok);
+}
+
 int run(int argc, char** argv) {
     VpuOptions o;
     declare_options(tool(), o);
     tool().parse(argc, argv);
     cli::CommonOptions& opts = tool().common;
     const std::string& path = opts.paths.front();
+    if (!o.pass.empty()) run_one_pass(path, o, opts);
     const bool to_file = !opts.output.empty() && opts.output != "-";
     // --format json asks for the tool's document on stdout, unless stdout is the task list (no -o,
     // no --simulate); json is also the task list's default format, which asks for no document.

@@ -161,6 +161,8 @@ Box Scheduler::gather(const View& v, std::int64_t cluster, const std::string& so
 bool Scheduler::full_view(const View& v, View& full) const {
     const std::int64_t e = es(v);
     if (v.shape.size() != 4 || v.strides.size() != 4 || v.strides[3] != e) return false;
+    // (a view read from IR text may have any strides: no division by zero)
+    if (v.strides[0] <= 0 || v.strides[1] <= 0 || v.strides[2] <= 0) return false;
     const std::int64_t bytes = m.tensors[std::size_t(v.tensor)].bytes;
     full.tensor = v.tensor;
     full.offset = 0;
