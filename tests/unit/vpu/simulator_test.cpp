@@ -85,13 +85,17 @@ TEST_SUITE("vpu") {
         CHECK(r.result.times[4].end == doctest::Approx(x_end + 601 + 336 + 602));
         CHECK(r.result.makespan == doctest::Approx(2141.0 + 2.0 / 3.0));
         CHECK(r.result.makespan_us == doctest::Approx((2141.0 + 2.0 / 3.0) / 1300.0));
-        // Lower bounds: busiest queue DMA0 = 602 + 601 + 602; chain x -> table -> conv -> y = 2141;
-        // DDR 232 bytes / 48.
+        // The lower bound, each DMA at its shortest (600 + bytes / min(32, 48), unrounded): busiest
+        // queue DMA0 = x 602 + table 601 + y 602 (DMA1's w alone: 600 + 72 / 32 = 602.25); chain
+        // x -> table -> conv -> y = 602 + 601 + 336 + 602 = 2141; DDR 232 bytes / 48. The chain binds,
+        // and the run takes longer only by x's share of DDR with w (64 / 24 - 64 / 32 = 2/3).
         CHECK(r.result.bound.engine == 1805);
         CHECK(r.result.bound.engine_queue == "DMA0");
         CHECK(r.result.bound.chain == 2141);
         CHECK(r.result.bound.ddr == doctest::Approx(232.0 / 48.0));
         CHECK(r.result.bound.value() == 2141);
+        CHECK(std::string(r.result.bound.binding()) == "chain");
+        CHECK(r.result.makespan - r.result.bound.value() == doctest::Approx(2.0 / 3.0));
         REQUIRE(r.result.queues.size() == 8);
         CHECK(r.result.queues[0].name == "DMA0");
         CHECK(r.result.queues[0].busy == doctest::Approx(x_end + 601 + 602));
@@ -118,7 +122,8 @@ TEST_SUITE("vpu") {
         }
         const std::string report = report_text(l, l.target, r.result);
         CHECK(report.find("makespan: 2142 cycles, 1.65 us at 1300 MHz (5 tasks, 2 barriers)") == 0);
-        CHECK(report.find("lower bound: 2141 cycles (busiest engine DMA0 1805, DDR bandwidth 5, longest chain 2141); makespan / bound = 1.000") !=
+        CHECK(report.find("lower bound: 2141 cycles, chain binds (busiest engine DMA0 1805, DDR bandwidth 5, longest chain 2141); "
+                          "makespan / bound = 1.000") !=
               std::string::npos);
         CHECK(report.find("DDR traffic: 232 bytes (inputs 64, weights 104, spills 0, outputs 64)") != std::string::npos);
         const std::string svg = to_svg(l, l.target, r.result);
