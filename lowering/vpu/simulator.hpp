@@ -8,8 +8,8 @@
 // violation is a Diagnostic (stage vpu) naming the tasks, buffers and bytes involved.
 //
 // Timing: the cost model of section 4, with DMA transfers sharing the DDR bandwidth while they run;
-// makespan, busy share per queue, DDR traffic by kind, CMX occupancy per cluster over time, and
-// lower bounds (the busiest engine's work, DDR bandwidth, the longest dependency chain).
+// makespan, busy share per queue, DDR traffic by kind, CMX occupancy per cluster over time, and a
+// lower bound on the makespan of any run (LowerBound).
 //
 // Values: with inputs given, every task's results from its reads, writes and params in fp16 /
 // int8 as section 3 says (docs/vpu.md states the arithmetic of each task kind).
@@ -81,12 +81,19 @@ struct DdrTraffic {
     std::int64_t total() const { return inputs + weights + spills + outputs; }
 };
 
+// A lower bound on the makespan of any run of the task list on the target (docs/vpu.md, Lower
+// bound): the largest of three terms, each a lower bound by itself. Every term weighs a task by its
+// shortest possible duration: NCE and SHAVE tasks their cycles; a DMA its latency + bytes /
+// min(dma_bytes_per_cycle, ddr_bytes_per_cycle) when it touches DDR (dma_bytes_per_cycle
+// otherwise), unrounded, as if it never shared DDR.
 struct LowerBound {
-    double engine = 0.0;      // the busiest queue's total work (cycles alone)
+    double engine = 0.0;      // the busiest queue's total of shortest durations (a queue runs one task at a time)
     std::string engine_queue;
-    double ddr = 0.0;         // DDR bytes / ddr_bytes_per_cycle
-    double chain = 0.0;       // the longest happens-before chain, tasks weighted by cycles alone
+    double ddr = 0.0;         // DDR bytes / ddr_bytes_per_cycle (DDR never moves more per cycle)
+    double chain = 0.0;       // the longest chain of queue order and barrier waits, in shortest durations
     double value() const { return std::max(engine, std::max(ddr, chain)); }
+    // The term that binds: "engine", "ddr" or "chain" (the first of them, in that order, on a tie).
+    const char* binding() const { return engine >= ddr && engine >= chain ? "engine" : ddr >= chain ? "ddr" : "chain"; }
 };
 
 // CMX bytes in use on one cluster: a step function (time in cycles, bytes from then on). A buffer

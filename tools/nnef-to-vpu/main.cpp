@@ -305,6 +305,29 @@ void write_output_tensor(const fs::path& path, const tosa::ConstData& c, const t
     take(storage::write_tensor_file(path.string(), *tensor));
 }
 
+double max_magnitude(const std::vector<double>& values) {
+    double m = 0.0;
+    for (double v : values) m = std::max(m, std::fabs(v));
+    return m;
+}
+
+// fp16 represents magnitudes from its smallest normal (2^-14, about 6.1e-5) with full precision,
+// below it ever fewer bits down to 2^-24 and then only 0. An fp16 output whose reference (the
+// --compare file) or, without one, simulated values all lie below that is physics, not a fault of
+// the compiler: say so instead of leaving zeros unexplained.
+void fp16_range_warning(const std::string& output, double magnitude, bool reference) {
+    const double smallest_normal = std::ldexp(1.0, -14);
+    if (magnitude >= smallest_normal) return;
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "output '%s': the %s max |value| is %.3g, below fp16's smallest normal (%.3g; 0 below %.3g): fp16 cannot "
+                  "represent outputs this small, %s (physics, not a fault; e.g. deep models with random weights)",
+                  output.c_str(), reference ? "reference's" : "simulated", magnitude, smallest_normal, std::ldexp(1.0, -24),
+                  reference ? "so the VPU gives zeros or coarse subnormals here"
+                            : "so where the float model's outputs are this small the VPU gives zeros or coarse subnormals");
+    tool().warning("vpu", text);
+}
+
 // The simulation report as JSON (docs/json.md).
 cli::Json report_json(const vpu::TaskList& list, const vpu::Target& target, const vpu::SimulationResult& r) {
     cli::Json queues = cli::Json::array();
@@ -321,6 +344,7 @@ cli::Json report_json(const vpu::TaskList& list, const vpu::Target& target, cons
             {"tasks", list.tasks.size()},
             {"barriers", list.barriers.size()},
             {"lower_bound", {{"cycles", std::ceil(r.bound.value())},
+                             {"binding", r.bound.binding()},
                              {"engine_cycles", r.bound.engine},
                              {"engine_queue", r.bound.engine_queue},
                              {"ddr_cycles", r.bound.ddr},
@@ -461,6 +485,11 @@ int run(int argc, char** argv) {
     }
     std::vector<cli::Comparison> comparisons;
     for (const auto& [name, value] : result.outputs) {
+        const vpu::IoEntry* entry = nullptr;
+        for (const vpu::IoEntry& e : list.outputs)
+            if (e.name == name) entry = &e;
+        const bool fp16 = entry && entry->dtype == vpu::DataType::fp16 && value->type.dtype == tosa::DType::fp32;
+        if (fp16 && o.compare.dir.empty()) fp16_range_warning(name, max_magnitude(output_values(*value, nullptr)), false);
         const auto code_it = codes.find(name);
         const tosa::IntegerCodes* grid = code_it == codes.end() ? nullptr : &code_it->second;
         if (!o.output_dir.empty()) write_output_tensor(fs::path(o.output_dir) / (name + ".dat"), *value, grid, o.output_codes);
@@ -479,6 +508,7 @@ int run(int argc, char** argv) {
                         "them: compared as numbers");
         std::vector<double> reference(static_cast<std::size_t>(ref->volume()));
         for (std::int64_t i = 0; i < ref->volume(); ++i) reference[std::size_t(i)] = ref->as_double(i);
+        if (fp16) fp16_range_warning(name, max_magnitude(reference), true);
         comparisons.push_back(cli::compare(name, ref_path, output_values(*value, grid), reference, value->type.shape,
                                            grid ? &grid->params : nullptr, o.compare));
     }

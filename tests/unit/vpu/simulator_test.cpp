@@ -85,13 +85,17 @@ TEST_SUITE("vpu") {
         CHECK(r.result.times[4].end == doctest::Approx(x_end + 601 + 336 + 602));
         CHECK(r.result.makespan == doctest::Approx(2141.0 + 2.0 / 3.0));
         CHECK(r.result.makespan_us == doctest::Approx((2141.0 + 2.0 / 3.0) / 1300.0));
-        // Lower bounds: busiest queue DMA0 = 602 + 601 + 602; chain x -> table -> conv -> y = 2141;
-        // DDR 232 bytes / 48.
+        // The lower bound, each DMA at its shortest (600 + bytes / min(32, 48), unrounded): busiest
+        // queue DMA0 = x 602 + table 601 + y 602 (DMA1's w alone: 600 + 72 / 32 = 602.25); chain
+        // x -> table -> conv -> y = 602 + 601 + 336 + 602 = 2141; DDR 232 bytes / 48. The chain binds,
+        // and the run takes longer only by x's share of DDR with w (64 / 24 - 64 / 32 = 2/3).
         CHECK(r.result.bound.engine == 1805);
         CHECK(r.result.bound.engine_queue == "DMA0");
         CHECK(r.result.bound.chain == 2141);
         CHECK(r.result.bound.ddr == doctest::Approx(232.0 / 48.0));
         CHECK(r.result.bound.value() == 2141);
+        CHECK(std::string(r.result.bound.binding()) == "chain");
+        CHECK(r.result.makespan - r.result.bound.value() == doctest::Approx(2.0 / 3.0));
         REQUIRE(r.result.queues.size() == 8);
         CHECK(r.result.queues[0].name == "DMA0");
         CHECK(r.result.queues[0].busy == doctest::Approx(x_end + 601 + 602));
@@ -118,13 +122,45 @@ TEST_SUITE("vpu") {
         }
         const std::string report = report_text(l, l.target, r.result);
         CHECK(report.find("makespan: 2142 cycles, 1.65 us at 1300 MHz (5 tasks, 2 barriers)") == 0);
-        CHECK(report.find("lower bound: 2141 cycles (busiest engine DMA0 1805, DDR bandwidth 5, longest chain 2141); makespan / bound = 1.000") !=
+        CHECK(report.find("lower bound: 2141 cycles, chain binds (busiest engine DMA0 1805, DDR bandwidth 5, longest chain 2141); "
+                          "makespan / bound = 1.000") !=
               std::string::npos);
         CHECK(report.find("DDR traffic: 232 bytes (inputs 64, weights 104, spills 0, outputs 64)") != std::string::npos);
         const std::string svg = to_svg(l, l.target, r.result);
         CHECK(svg.find("<svg") == 0);
         CHECK(svg.find(">conv</text>") != std::string::npos);  // the NCE box is labelled with its operation
         CHECK(svg.find("#3 NCE0 conv: 1204..1540 cycles") != std::string::npos);
+    }
+
+    TEST_CASE("simulator: the lower bound weighs a DMA unrounded, so a run can meet it but never beat it") {
+        // The conv list with w's DMA on DMA0 too: one DMA at a time, never sharing DDR, so the run
+        // is exactly the chain x -> w -> t -> conv -> y = 602 + (600 + 72 / 32) + 601 + 336 + 602.
+        // Summing the rounded figures (w: 603) gave 2744, above the makespan.
+        TaskList l = vpu_test::conv_list();
+        l.tasks[1].queue = "DMA0";
+        Run r = simulate_list(l);
+        CAPTURE(r.messages());
+        REQUIRE(r.result.valid);
+        CHECK(r.result.makespan == doctest::Approx(2743.25));
+        CHECK(r.result.bound.chain == doctest::Approx(2743.25));
+        CHECK(r.result.bound.engine == doctest::Approx(602 + 602.25 + 601 + 602));
+        CHECK(r.result.bound.engine_queue == "DMA0");
+        CHECK(r.result.bound.ddr == doctest::Approx(232.0 / 48.0));
+        CHECK(std::string(r.result.bound.binding()) == "chain");
+        CHECK(r.result.bound.value() <= r.result.makespan * (1 + 1e-12));
+        CHECK(r.result.queues[0].work == 602 + 603 + 601 + 602);  // the figures alone, rounded as the list states them
+        // DDR binds when it is slow enough: the conv list (x and w on two queues) with DDR at 0.01
+        // bytes a cycle: ddr 232 / 0.01 = 23200 > chain x -> t -> conv -> y = 7000 + 3800 + 336 + 7000.
+        TaskList d = vpu_test::conv_list();
+        d.target.ddr_bytes_per_cycle = 0.01;
+        for (Task& task : d.tasks) task.cycles = *task_cycles(d, task, d.target);
+        r = simulate_list(d);
+        CAPTURE(r.messages());
+        REQUIRE(r.result.valid);
+        CHECK(r.result.bound.ddr == doctest::Approx(23200));
+        CHECK(r.result.bound.chain == doctest::Approx(18136));
+        CHECK(std::string(r.result.bound.binding()) == "ddr");
+        CHECK(r.result.bound.value() <= r.result.makespan * (1 + 1e-12));
     }
 
     TEST_CASE("simulator: values of pooling, eltwise and SHAVE kernels") {
