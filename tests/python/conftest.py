@@ -43,3 +43,15 @@ WEIGHTED = ['real/squeezenet1_0', 'real/mobilenet_v2', 'real/shufflenet_v2_x1_0'
 REAL = ['alexnet', 'convnext_tiny', 'densenet121', 'googlenet', 'gru_small_mirror', 'lstm_small', 'mobilenet_v2',
         'mobilenet_v3_small_mirror', 'resnet18', 'resnet18_bn', 'resnet50', 'shufflenet_v2_x1_0', 'squeezenet1_0',
         'vgg11']
+
+
+def pytest_runtest_logreport(report):
+    """A skipped test (a missing corpus or tool) goes into the run's skip log too (env NNEF_SKIP_LOG,
+    set by CTest), which tests/print_skips.sh prints at the end of the run, since CTest hides the
+    output of a test that passed."""
+    log = os.environ.get('NNEF_SKIP_LOG')
+    if not log or not report.skipped:
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    with open(log, 'a', encoding='utf-8') as f:
+        f.write('python: pytest: {}: skipped: {}\n'.format(report.nodeid, reason.replace('\n', ' ')))
