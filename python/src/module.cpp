@@ -284,7 +284,8 @@ py::dict quantization_dict(const Quantization& q, Converter& c) {
     return d;
 }
 
-py::object graph_object(const Graph& g) {
+// graph.tensors: {name: Tensor} in the graph's order.
+py::dict tensors_object(const Graph& g) {
     GcPause pause;
     Converter c;
     const Types& ty = types();
@@ -298,6 +299,14 @@ py::object graph_object(const Graph& g) {
         py::str name(t.name);
         tensors[name] = make_named(ty.tensor, name, dt ? py::object(py::str(dt)) : py::object(py::none()), shape, data, quant);
     }
+    return tensors;
+}
+
+// graph.operations: [Operation] in topological order.
+py::list operations_object(const Graph& g) {
+    GcPause pause;
+    Converter c;
+    const Types& ty = types();
     py::list ops(g.operations.size());
     for (std::size_t i = 0; i < g.operations.size(); ++i) {
         const Operation& op = g.operations[i];
@@ -305,7 +314,7 @@ py::object graph_object(const Graph& g) {
         ops[i] = make_named(ty.operation, op.name, c.named(op.attribs), c.named(op.inputs), c.named(op.outputs),
                             dt ? py::object(py::str(dt)) : py::object(py::none()));
     }
-    return make_named(ty.graph, g.name, tensors, ops, py::cast(g.inputs), py::cast(g.outputs));
+    return ops;
 }
 
 // ---- loading -------------------------------------------------------------------------------
@@ -338,16 +347,59 @@ void dispose(std::unique_ptr<Session> session) {
     }
 }
 
+// A loaded graph whose Python objects are made when first asked for (python/nnef/_graph.py): the
+// tensors and the operations each at once, from the C++ graph this keeps. A 100k-operation graph
+// makes some 400k Python objects (320 MiB) that a caller who converts the graph, or only infers
+// its shapes, may never need all of. Once the package has both, it releases the C++ graph.
+class LoadedGraph {
+public:
+    explicit LoadedGraph(std::unique_ptr<Session> s) : session_(std::move(s)) {}
+    ~LoadedGraph() { dispose(std::move(session_)); }
+    LoadedGraph(const LoadedGraph&) = delete;
+    LoadedGraph& operator=(const LoadedGraph&) = delete;
+
+    std::string name() const { return graph().name; }
+    std::vector<std::string> inputs() const { return graph().inputs; }
+    std::vector<std::string> outputs() const { return graph().outputs; }
+    py::dict tensors() const { return tensors_object(graph()); }
+    py::list operations() const { return operations_object(graph()); }
+    std::size_t operation_count() const { return graph().operations.size(); }
+
+    // The operations' names, each once, in order of first use.
+    std::vector<std::string> operation_names() const {
+        std::vector<std::string> names;
+        std::unordered_map<std::string_view, bool> seen;
+        for (const Operation& op : graph().operations)
+            if (seen.emplace(op.name, true).second) names.push_back(op.name);
+        return names;
+    }
+
+    // A tensor's shape (None: unknown); KeyError for a name the graph does not have.
+    py::object shape(const std::string& name) const {
+        const Tensor* t = graph().tensor(name);
+        if (!t) throw py::key_error(name);
+        return t->shape ? py::object(py::cast(*t->shape)) : py::object(py::none());
+    }
+
+    bool released() const { return !session_; }
+    void release() { dispose(std::move(session_)); }
+
+private:
+    const Graph& graph() const {
+        if (!session_) throw std::logic_error("the loaded graph was released");
+        return *session_->graph();
+    }
+    std::unique_ptr<Session> session_;
+};
+
 py::tuple load_graph(const std::string& source, bool text, const std::string& name,
                      const std::optional<std::string>& quant, const std::string& quant_name, const py::dict& options) {
     const FlattenOptions f = flatten_options(options);
     Loaded l = load(source, text, name, quant, quant_name, f);
     if (!l.ok || !l.session->graph()) fail(l.session->diagnostics(), l.session->sources());
-    py::object g = graph_object(*l.session->graph());
-    py::tuple result = py::make_tuple(g, render_all(l.session->diagnostics(), l.session->sources()),
-                                      py::cast(l.session->custom_operations()));
-    dispose(std::move(l.session));
-    return result;
+    std::string warnings = render_all(l.session->diagnostics(), l.session->sources());
+    py::object custom = py::cast(l.session->custom_operations());
+    return py::make_tuple(py::cast(std::make_unique<LoadedGraph>(std::move(l.session))), warnings, custom);
 }
 
 // validate(): every diagnostic as JSON text (the package parses it), plus counts.
@@ -699,6 +751,17 @@ PYBIND11_MODULE(_nnef, m) {
                            py::object ordered_dict) {
         types() = Types{identifier, tensor, operation, graph, ordered_dict};
     });
+    py::class_<LoadedGraph>(m, "LoadedGraph")
+        .def_property_readonly("name", &LoadedGraph::name)
+        .def_property_readonly("inputs", &LoadedGraph::inputs)
+        .def_property_readonly("outputs", &LoadedGraph::outputs)
+        .def_property_readonly("operation_count", &LoadedGraph::operation_count)
+        .def_property_readonly("released", &LoadedGraph::released)
+        .def("tensors", &LoadedGraph::tensors)
+        .def("operations", &LoadedGraph::operations)
+        .def("operation_names", &LoadedGraph::operation_names)
+        .def("shape", &LoadedGraph::shape)
+        .def("release", &LoadedGraph::release);
     m.def("load_graph", &load_graph, py::arg("source"), py::arg("text"), py::arg("name"), py::arg("quant"),
           py::arg("quant_name"), py::arg("options"));
     m.def("validate", &validate, py::arg("source"), py::arg("text"), py::arg("name"), py::arg("options"));
