@@ -146,14 +146,26 @@ public:
         return id;
     }
 
+    // An OrderedDict of the list, filled item by item (no list of pairs in between); the keys are
+    // made once per converter (a graph repeats a few parameter names; a key made before also
+    // carries its hash).
     py::object named(const NamedValues& list) {
-        py::list items(list.size());
-        for (std::size_t i = 0; i < list.size(); ++i) items[i] = py::make_tuple(list[i].first, value(list[i].second));
-        return types().ordered_dict(items);
+        py::object d = types().ordered_dict();
+        for (const auto& [name, v] : list)
+            if (PyObject_SetItem(d.ptr(), text(name).ptr(), value(v).ptr()) != 0) throw py::error_already_set();
+        return d;
+    }
+
+    // A str for a name that recurs (parameter and operation names, dtypes), made once.
+    const py::object& text(const std::string& s) {
+        auto it = texts_.find(s);
+        if (it == texts_.end()) it = texts_.emplace(s, py::str(s)).first;
+        return it->second;
     }
 
 private:
     std::unordered_map<std::string, py::object> ids_;
+    std::unordered_map<std::string, py::object> texts_;
 };
 
 // An instance of namedtuple class `cls` with these items, made by tuple's own constructor (the
@@ -297,7 +309,7 @@ py::dict tensors_object(const Graph& g) {
         py::dict quant = t.quantization ? quantization_dict(*t.quantization, c) : py::dict();
         const char* dt = dtype_name(t.dtype);
         py::str name(t.name);
-        tensors[name] = make_named(ty.tensor, name, dt ? py::object(py::str(dt)) : py::object(py::none()), shape, data, quant);
+        tensors[name] = make_named(ty.tensor, name, dt ? c.text(dt) : py::object(py::none()), shape, data, quant);
     }
     return tensors;
 }
@@ -311,8 +323,8 @@ py::list operations_object(const Graph& g) {
     for (std::size_t i = 0; i < g.operations.size(); ++i) {
         const Operation& op = g.operations[i];
         const char* dt = dtype_name(op.dtype);
-        ops[i] = make_named(ty.operation, op.name, c.named(op.attribs), c.named(op.inputs), c.named(op.outputs),
-                            dt ? py::object(py::str(dt)) : py::object(py::none()));
+        ops[i] = make_named(ty.operation, c.text(op.name), c.named(op.attribs), c.named(op.inputs),
+                            c.named(op.outputs), dt ? c.text(dt) : py::object(py::none()));
     }
     return ops;
 }
@@ -336,10 +348,13 @@ Loaded load(const std::string& source, bool text, const std::string& name, const
     return l;
 }
 
-// Frees a session on a thread of its own: a large graph's C++ objects (a quarter of a 100k-operation
-// load_graph) need not delay the return to Python. The thread touches no Python object.
+// Frees a session on a thread of its own when its graph is large: a large graph's C++ objects need
+// not delay the caller (for a small one, starting a thread costs more than freeing it here). The
+// thread touches no Python object.
 void dispose(std::unique_ptr<Session> session) {
     if (!session) return;
+    const Graph* g = session->graph();
+    if (!g || g->tensors.size() + g->operations.size() < 10000) return;
     try {
         std::thread([s = std::move(session)]() mutable { s.reset(); }).detach();
     } catch (const std::system_error&) {
