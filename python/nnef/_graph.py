@@ -6,7 +6,7 @@ objects (about 320 MiB); a caller that only infers shapes, or reads the tensors,
 it touches. Once both are made, the library's graph is released.
 
 Everything a tuple does goes through the made fields: indexing, iteration, unpacking, comparison,
-len, `in`, `_asdict`, `_replace` (which gives a plain Graph), copy and pickle (as a plain Graph).
+len, `in`, `_asdict`; `_replace`, `_make`, copy and pickle give a plain Graph.
 `graph.tensors_made` / `graph.operations_made` tell whether a field was made (infer_shapes uses
 it: a graph whose fields were never made is the library's, unchanged)."""
 from ._types import Graph
@@ -122,6 +122,10 @@ class LoadedGraph(Graph):
 
     def _asdict(self):
         return dict(zip(self._fields, self._items()))
+
+    @classmethod
+    def _make(cls, iterable):
+        return Graph._make(iterable)
 
     def _replace(self, **fields):
         return Graph(*self._items())._replace(**fields)

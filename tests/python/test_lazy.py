@@ -61,6 +61,8 @@ def test_behaves_as_a_graph():
     assert repr(g) == repr(plain) and repr(g).startswith('Graph(name=')
     replaced = g._replace(name='H')
     assert type(replaced) is nnef.Graph and replaced.name == 'H' and replaced.operations is g.operations
+    made = type(g)._make(tuple(plain))
+    assert type(made) is nnef.Graph and made == plain
     with pytest.raises(TypeError):
         hash(g)  # as a Graph: its fields are a dict and lists
     for other in (pickle.loads(pickle.dumps(g)), copy.deepcopy(g), copy.copy(g)):
