@@ -9,7 +9,11 @@ Everything a tuple does goes through the made fields: indexing, iteration, unpac
 len, `in`, `_asdict`; `_replace`, `_make`, copy and pickle give a plain Graph.
 `graph.tensors_made` / `graph.operations_made` tell whether a field was made (infer_shapes uses
 it: a graph whose fields were never made is the library's, unchanged)."""
+import threading
+
 from ._types import Graph
+
+_making = threading.Lock()  # held while a field of a loaded graph is made
 
 
 class LoadedGraph(Graph):
@@ -21,17 +25,19 @@ class LoadedGraph(Graph):
         self.__dict__['_source'] = source
         return self
 
-    # The made fields (each once; the source is released when both are made).
+    # The made fields (each once, also when threads ask at the same time; the source is released
+    # when both are made).
     def _field(self, field):
-        d = self.__dict__
-        value = d.get(field)
-        if value is None:
-            source = d['_source']
-            value = source.tensors() if field == '_tensors' else source.operations()
-            d[field] = value
-            if '_tensors' in d and '_operations' in d:
-                source.release()
-        return value
+        with _making:
+            d = self.__dict__
+            value = d.get(field)
+            if value is None:
+                source = d['_source']
+                value = source.tensors() if field == '_tensors' else source.operations()
+                d[field] = value
+                if '_tensors' in d and '_operations' in d:
+                    source.release()
+            return value
 
     @property
     def tensors(self):

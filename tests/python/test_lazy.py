@@ -6,6 +6,7 @@ import os
 import pickle
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -68,6 +69,18 @@ def test_behaves_as_a_graph():
     for other in (pickle.loads(pickle.dumps(g)), copy.deepcopy(g), copy.copy(g)):
         assert type(other) is nnef.Graph and other == g
     assert '%s' % (g.name,) == 'G'
+
+
+def test_fields_made_once_by_concurrent_threads():
+    g = nnef.parse_string(TEXT)
+    seen = []
+    threads = [threading.Thread(target=lambda: seen.append((id(g.operations), id(g.tensors)))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(seen) == 8 and set(seen) == {(id(g.operations), id(g.tensors))}
+    assert g._source.released
 
 
 def test_releases_the_library_graph():
