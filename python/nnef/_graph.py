@@ -1,8 +1,8 @@
 """The Graph that parse_string, parse_file and load_graph return: an nnef.Graph (the namedtuple)
 whose `tensors` dict and `operations` list are made from the library's graph when first asked
 for, each at once, and are then the plain dict and list that NNEF-Tools' module gives (the same
-objects on every access, so changes to them stay). A 100k-operation graph makes some 400k Python
-objects (about 320 MiB); a caller that only infers shapes, or reads the tensors, makes only what
+objects on every access, so changes to them stay). A 100k-operation graph makes some 500k Python
+objects (about 170 MiB); a caller that only infers shapes, or reads the tensors, makes only what
 it touches. Once both are made, the library's graph is released.
 
 Everything a tuple does goes through the made fields: indexing, iteration, unpacking, comparison,

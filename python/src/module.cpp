@@ -364,8 +364,8 @@ void dispose(std::unique_ptr<Session> session) {
 
 // A loaded graph whose Python objects are made when first asked for (python/nnef/_graph.py): the
 // tensors and the operations each at once, from the C++ graph this keeps. A 100k-operation graph
-// makes some 400k Python objects (320 MiB) that a caller who converts the graph, or only infers
-// its shapes, may never need all of. Once the package has both, it releases the C++ graph.
+// makes some 500k Python objects (about 170 MiB) that a caller who only infers its shapes, or
+// reads its tensors, never needs all of. Once the package has both, it releases the C++ graph.
 class LoadedGraph {
 public:
     explicit LoadedGraph(std::unique_ptr<Session> s) : session_(std::move(s)) {}
