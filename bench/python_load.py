@@ -8,7 +8,9 @@ NNEF-Tools' `nnef` module, measured pair by pair in one run (docs/python.md).
 python/ folder; theirs: a folder holding NNEF-Tools' nnef/ package and its _nnef extension, built
 as docs/python.md says). Every measurement runs in a fresh interpreter, the two modules
 alternating, and reports the whole call's wall time and the process's peak resident memory
-(ru_maxrss) and its growth over the interpreter with the module imported. Models: the synthetic
+(ru_maxrss) and its growth over the interpreter with the module imported; then the same with
+every operation and tensor visited after the call (what a converter does next: this module makes
+the Python objects of a loaded graph when they are first asked for). Models: the synthetic
 100k-operation graph (gen_flat.py --ops 100000, written to a temporary folder, loaded by its
 graph.nnef file since it has no tensor files) and a corpus model with weights (squeezenet1_0)."""
 import argparse
@@ -35,9 +37,20 @@ g = nnef.load_graph(path)
 nnef.infer_shapes(g, custom_shapes={})
 t1 = time.perf_counter()
 c1 = time.process_time()
-assert len(g.operations) > 0
-print(json.dumps({'seconds': t1 - t0, 'cpu': c1 - c0, 'peak_kib': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                  'base_kib': base, 'operations': len(g.operations), 'module': nnef.__file__}))
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+# Then every operation and tensor visited, as a converter does (nnef_tools' NNEF reader).
+seen = 0
+for op in g.operations:
+    seen += len(op.attribs) + len(op.inputs) + len(op.outputs)
+for t in g.tensors.values():
+    seen += len(t.shape or ())
+t2 = time.perf_counter()
+c2 = time.process_time()
+assert len(g.operations) > 0 and seen > 0
+print(json.dumps({'seconds': t1 - t0, 'cpu': c1 - c0, 'peak_kib': peak, 'base_kib': base,
+                  'walked_seconds': t2 - t0, 'walked_cpu': c2 - c0,
+                  'walked_peak_kib': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  'operations': len(g.operations), 'module': nnef.__file__}))
 '''
 
 
@@ -88,6 +101,15 @@ def main():
             c_o = statistics.median(r['cpu'] for r in ours)
             c_t = statistics.median(r['cpu'] for r in theirs)
             print('{:<38} {:>10.3f} {:>10.3f} {:>6.2f}x   (CPU seconds of the process, all threads)'.format('', c_o, c_t, c_t / c_o))
+            w_o = statistics.median(r['walked_seconds'] for r in ours)
+            w_t = statistics.median(r['walked_seconds'] for r in theirs)
+            wc_o = statistics.median(r['walked_cpu'] for r in ours)
+            wc_t = statistics.median(r['walked_cpu'] for r in theirs)
+            wm_o = statistics.median(r['walked_peak_kib'] for r in ours) / 1024
+            wm_t = statistics.median(r['walked_peak_kib'] for r in theirs) / 1024
+            print('{:<38} {:>10.3f} {:>10.3f} {:>6.2f}x   {:>16.1f} {:>16.1f} {:>6.2f}x  (then every operation and tensor '
+                  'visited)'.format('', w_o, w_t, w_t / w_o, wm_o, wm_t, wm_t / wm_o))
+            print('{:<38} {:>10.3f} {:>10.3f} {:>6.2f}x   (CPU seconds, visited too)'.format('', wc_o, wc_t, wc_t / wc_o))
             print('{:<38} operations: ours {}, theirs {}'.format('', ours[0]['operations'], theirs[0]['operations']))
 
 

@@ -40,9 +40,9 @@ struct FlattenOptions {
     // inputs and outputs but no operations, and operation_count() tells how many there were. A
     // model whose weights are loaded, or that has a graph.quant, keeps them regardless.
     bool keep_operations = true;
-    // Without operations kept (and nothing to expand, no input shape overridden, no graph.quant),
-    // a plain flat document (version 1.0, no extension, no fragment, `id = op(args);` statements
-    // of standard operations) is checked by a lean fast path with the same rules and results
+    // With nothing to expand and no input shape overridden, a plain flat document (version 1.0,
+    // no extension, no fragment, `id = op(args);` statements of standard operations) is checked
+    // by a lean fast path with the same rules and results, operations included
     // (semantics/plain_flat.hpp); anything it does not take, and any document on which there is
     // something to report, goes through the full front end. False: always the full front end.
     bool plain_fast_path = true;

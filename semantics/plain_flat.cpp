@@ -312,6 +312,8 @@ public:
             if (!g.tensor(n)) return false;  // never assigned
         if (!labels_.check(g)) return false;
         result_.expansion.operation_count = operations_;
+        // Every tensor of a flat document is assigned in its body: all are exported.
+        if (options_.collect_exports) result_.expansion.exported.assign(g.tensors.size(), true);
         return true;
     }
 
@@ -397,6 +399,7 @@ public:
     void reserve(std::size_t statements) {
         std::vector<Tensor>& tensors = result_.expansion.graph.tensors;
         result_.expansion.graph.reserve(statements);
+        if (options_.keep_operations) result_.expansion.graph.operations.reserve(statements);
         shape_ids_.reserve(statements);
         producers_.reserve(statements);
         detail::advise_huge_pages(tensors.data(), tensors.capacity() * sizeof(Tensor));
@@ -609,11 +612,33 @@ private:
                 ++info.memo_hits;
                 g.tensors[index].shape = shapes_[*id];
                 shape_ids_.back() = *id;
+                if (!options_.keep_operations) return true;
+                if (!make_operation(info, s, assigned, dtype, index)) return false;
+                g.operations.push_back(info.op);
                 return true;
             }
         }
 
-        // The arguments' values in declaration order, and the shape function.
+        // The operation's values, and the shape function.
+        if (!make_operation(info, s, assigned, dtype, index)) return false;
+        Operation& op = info.op;
+        InferReport report = infer_report(options_.options);
+        if (!infer_operation(g, producers_, op, info.def, report, known_.data(), known_.size())) return false;
+        if (!report.warnings.empty() || !report.errors.empty()) return false;
+        if (options_.keep_operations) g.operations.push_back(op);
+        const std::optional<Shape>& shape = g.tensors[index].shape;
+        if (!shape) return true;
+        shape_ids_.back() = intern(*shape);
+        if (memo && !report.asked_producer && memo_.size() < max_memo) memo_.insert(key_.data(), key_length_, key_hash, shape_ids_.back());
+        return true;
+    }
+
+    // The statement's operation in info.op, as the full front end makes it (semantics/expander.cpp,
+    // emit): the arguments' values in declaration order (defaults where not given), the result's
+    // identifier, the invocation's range; known_: the tensors its identifiers name.
+    bool make_operation(OpInfo& info, const plain::Statement& s, const int* assigned, PrimType dtype,
+                        std::size_t index) {
+        const std::vector<ast::Param>& params = info.decl->params;
         Operation& op = info.op;
         op.dtype = dtype;
         known_.clear();
@@ -630,13 +655,6 @@ private:
         known_.push_back(KnownTensor{&out.as_identifier(), static_cast<std::uint32_t>(index)});
         op.outputs[0].second = out;
         op.provenance.range = range(s.rhs_begin, s.rhs_end);
-        InferReport report = infer_report(options_.options);
-        if (!infer_operation(g, producers_, op, info.def, report, known_.data(), known_.size())) return false;
-        if (!report.warnings.empty() || !report.errors.empty()) return false;
-        const std::optional<Shape>& shape = g.tensors[index].shape;
-        if (!shape) return true;
-        shape_ids_.back() = intern(*shape);
-        if (memo && !report.asked_producer && memo_.size() < max_memo) memo_.insert(key_.data(), key_length_, key_hash, shape_ids_.back());
         return true;
     }
 
@@ -807,8 +825,7 @@ bool processor_free() {
 }  // namespace plain_flat_cpp
 
 bool plain_flat_applies(const ExpandOptions& options) {
-    return !options.keep_operations && !options.collect_exports && !options.expand_all && options.expand.empty() &&
-           options.input_shapes.empty();
+    return !options.expand_all && options.expand.empty() && options.input_shapes.empty();
 }
 
 std::optional<PlainFlatResult> check_plain_flat(const SourceManager& sm, std::uint32_t file, const Stdlib& stdlib,

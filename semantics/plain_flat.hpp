@@ -1,9 +1,11 @@
-// The front end's fast path for plain flat documents in check-only mode (what a validator runs).
+// The front end's fast path for plain flat documents.
 //
 // A plain flat document (grammar/plain_flat.hpp) whose every statement invokes a standard
 // operation that stays atomic is checked here in one lean pass: the scanner's compact statements
 // are matched to the standard declarations, typed, evaluated into the operation's arguments and
-// shape-inferred with the standard shape functions, and only the tensors are kept. The rules are
+// shape-inferred with the standard shape functions. The tensors are kept, and the operations when
+// ExpandOptions::keep_operations asks for them (as the full front end makes them: the same
+// arguments, defaults and invocation ranges); with collect_exports every tensor is exported. The rules are
 // those of the full front end (semantics/checker.cpp, semantics/expander.cpp); where a statement
 // needs more than this path does (user fragments, compounds to expand, `update`, generic deduction,
 // ...) or where the full front end would report anything at all, error or warning, the answer is
@@ -24,11 +26,10 @@ namespace nnef::sema {
 
 struct PlainFlatResult {
     ast::Document document;  // the version and the graph's header (the statements are not kept)
-    Expansion expansion;     // tensors, inputs, outputs and operation count; no operations
+    Expansion expansion;     // tensors, inputs, outputs, operation count; operations if kept
 };
 
-// True when the options allow the fast path: operations not kept, no exports to collect, nothing
-// to expand, no input shape overridden.
+// True when the options allow the fast path: nothing to expand, no input shape overridden.
 bool plain_flat_applies(const ExpandOptions& options);
 
 // Graph bodies from this size on are read on a second thread, ahead of the checks, when another

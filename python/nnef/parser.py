@@ -2,6 +2,7 @@
 import os
 
 from . import _nnef, _options
+from ._graph import LoadedGraph
 
 
 def _lowered(lowered):
@@ -21,7 +22,7 @@ def _stdlib(stdlib):
 def _load(source, text, name, quant, quant_name, lowered, limits, **more):
     graph, _warnings, _custom = _nnef.load_graph(source, text, name, quant, quant_name,
                                                  _options.options(limits, expand=lowered, **more))
-    return graph
+    return LoadedGraph(graph)
 
 
 def parse_string(graph_str, quant_str=None, stdlib=None, lowered=None, **limits):

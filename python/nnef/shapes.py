@@ -8,6 +8,7 @@ output). infer_shapes calls them for every operation in order; custom operations
 from custom_shapes."""
 import numpy as np
 
+from ._graph import LoadedGraph
 from ._types import Error, Identifier, Tensor
 
 
@@ -469,6 +470,24 @@ def _apply(func, input_shapes, attribs, results, name):
     return shapes
 
 
+def _inferred_by_library(graph, external_shapes):
+    """True when the shapes the library inferred as it loaded `graph` are what infer_shapes would
+    give: the graph as loaded (neither its tensors nor its operations made, so nothing of it can
+    have changed), every operation a standard one (the standard shape functions agree with the
+    library's: tests/python holds them to it), and every overridden external shape the one it
+    has. Then there is nothing to do, and no Python object to make."""
+    library = graph._library() if isinstance(graph, LoadedGraph) else None
+    if library is None:
+        return False
+    if not all(name in _StandardShapeFuncs for name in library.operation_names()):
+        return False
+    inputs = set(graph.inputs)  # the externals' results (a graph parameter exactly when external)
+    for name, shape in external_shapes.items():
+        if name in inputs and list(shape) != library.shape(name):
+            return False
+    return True
+
+
 def infer_shapes(graph, external_shapes=None, custom_shapes=None):
     """Infers the shape of every tensor of `graph` (in place: graph.tensors gets new Tensor
     tuples) by calling the shape function of each operation in order: the standard ones
@@ -476,6 +495,8 @@ def infer_shapes(graph, external_shapes=None, custom_shapes=None):
     overrides the shapes of external tensors by name. Raises nnef.Error naming the operation."""
     external_shapes = external_shapes or {}
     custom_shapes = custom_shapes or {}
+    if _inferred_by_library(graph, external_shapes):
+        return
     tensors = graph.tensors
     standard = _StandardShapeFuncs
     for op in graph.operations:

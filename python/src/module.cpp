@@ -146,14 +146,26 @@ public:
         return id;
     }
 
+    // An OrderedDict of the list, filled item by item (no list of pairs in between); the keys are
+    // made once per converter (a graph repeats a few parameter names; a key made before also
+    // carries its hash).
     py::object named(const NamedValues& list) {
-        py::list items(list.size());
-        for (std::size_t i = 0; i < list.size(); ++i) items[i] = py::make_tuple(list[i].first, value(list[i].second));
-        return types().ordered_dict(items);
+        py::object d = types().ordered_dict();
+        for (const auto& [name, v] : list)
+            if (PyObject_SetItem(d.ptr(), text(name).ptr(), value(v).ptr()) != 0) throw py::error_already_set();
+        return d;
+    }
+
+    // A str for a name that recurs (parameter and operation names, dtypes), made once.
+    const py::object& text(const std::string& s) {
+        auto it = texts_.find(s);
+        if (it == texts_.end()) it = texts_.emplace(s, py::str(s)).first;
+        return it->second;
     }
 
 private:
     std::unordered_map<std::string, py::object> ids_;
+    std::unordered_map<std::string, py::object> texts_;
 };
 
 // An instance of namedtuple class `cls` with these items, made by tuple's own constructor (the
@@ -284,7 +296,8 @@ py::dict quantization_dict(const Quantization& q, Converter& c) {
     return d;
 }
 
-py::object graph_object(const Graph& g) {
+// graph.tensors: {name: Tensor} in the graph's order.
+py::dict tensors_object(const Graph& g) {
     GcPause pause;
     Converter c;
     const Types& ty = types();
@@ -296,16 +309,24 @@ py::object graph_object(const Graph& g) {
         py::dict quant = t.quantization ? quantization_dict(*t.quantization, c) : py::dict();
         const char* dt = dtype_name(t.dtype);
         py::str name(t.name);
-        tensors[name] = make_named(ty.tensor, name, dt ? py::object(py::str(dt)) : py::object(py::none()), shape, data, quant);
+        tensors[name] = make_named(ty.tensor, name, dt ? c.text(dt) : py::object(py::none()), shape, data, quant);
     }
+    return tensors;
+}
+
+// graph.operations: [Operation] in topological order.
+py::list operations_object(const Graph& g) {
+    GcPause pause;
+    Converter c;
+    const Types& ty = types();
     py::list ops(g.operations.size());
     for (std::size_t i = 0; i < g.operations.size(); ++i) {
         const Operation& op = g.operations[i];
         const char* dt = dtype_name(op.dtype);
-        ops[i] = make_named(ty.operation, op.name, c.named(op.attribs), c.named(op.inputs), c.named(op.outputs),
-                            dt ? py::object(py::str(dt)) : py::object(py::none()));
+        ops[i] = make_named(ty.operation, c.text(op.name), c.named(op.attribs), c.named(op.inputs),
+                            c.named(op.outputs), dt ? c.text(dt) : py::object(py::none()));
     }
-    return make_named(ty.graph, g.name, tensors, ops, py::cast(g.inputs), py::cast(g.outputs));
+    return ops;
 }
 
 // ---- loading -------------------------------------------------------------------------------
@@ -327,10 +348,13 @@ Loaded load(const std::string& source, bool text, const std::string& name, const
     return l;
 }
 
-// Frees a session on a thread of its own: a large graph's C++ objects (a quarter of a 100k-operation
-// load_graph) need not delay the return to Python. The thread touches no Python object.
+// Frees a session on a thread of its own when its graph is large: a large graph's C++ objects need
+// not delay the caller (for a small one, starting a thread costs more than freeing it here). The
+// thread touches no Python object.
 void dispose(std::unique_ptr<Session> session) {
     if (!session) return;
+    const Graph* g = session->graph();
+    if (!g || g->tensors.size() + g->operations.size() < 10000) return;
     try {
         std::thread([s = std::move(session)]() mutable { s.reset(); }).detach();
     } catch (const std::system_error&) {
@@ -338,16 +362,59 @@ void dispose(std::unique_ptr<Session> session) {
     }
 }
 
+// A loaded graph whose Python objects are made when first asked for (python/nnef/_graph.py): the
+// tensors and the operations each at once, from the C++ graph this keeps. A 100k-operation graph
+// makes some 500k Python objects (about 170 MiB) that a caller who only infers its shapes, or
+// reads its tensors, never needs all of. Once the package has both, it releases the C++ graph.
+class LoadedGraph {
+public:
+    explicit LoadedGraph(std::unique_ptr<Session> s) : session_(std::move(s)) {}
+    ~LoadedGraph() { dispose(std::move(session_)); }
+    LoadedGraph(const LoadedGraph&) = delete;
+    LoadedGraph& operator=(const LoadedGraph&) = delete;
+
+    std::string name() const { return graph().name; }
+    std::vector<std::string> inputs() const { return graph().inputs; }
+    std::vector<std::string> outputs() const { return graph().outputs; }
+    py::dict tensors() const { return tensors_object(graph()); }
+    py::list operations() const { return operations_object(graph()); }
+    std::size_t operation_count() const { return graph().operations.size(); }
+
+    // The operations' names, each once, in order of first use.
+    std::vector<std::string> operation_names() const {
+        std::vector<std::string> names;
+        std::unordered_map<std::string_view, bool> seen;
+        for (const Operation& op : graph().operations)
+            if (seen.emplace(op.name, true).second) names.push_back(op.name);
+        return names;
+    }
+
+    // A tensor's shape (None: unknown); KeyError for a name the graph does not have.
+    py::object shape(const std::string& name) const {
+        const Tensor* t = graph().tensor(name);
+        if (!t) throw py::key_error(name);
+        return t->shape ? py::object(py::cast(*t->shape)) : py::object(py::none());
+    }
+
+    bool released() const { return !session_; }
+    void release() { dispose(std::move(session_)); }
+
+private:
+    const Graph& graph() const {
+        if (!session_) throw std::logic_error("the loaded graph was released");
+        return *session_->graph();
+    }
+    std::unique_ptr<Session> session_;
+};
+
 py::tuple load_graph(const std::string& source, bool text, const std::string& name,
                      const std::optional<std::string>& quant, const std::string& quant_name, const py::dict& options) {
     const FlattenOptions f = flatten_options(options);
     Loaded l = load(source, text, name, quant, quant_name, f);
     if (!l.ok || !l.session->graph()) fail(l.session->diagnostics(), l.session->sources());
-    py::object g = graph_object(*l.session->graph());
-    py::tuple result = py::make_tuple(g, render_all(l.session->diagnostics(), l.session->sources()),
-                                      py::cast(l.session->custom_operations()));
-    dispose(std::move(l.session));
-    return result;
+    std::string warnings = render_all(l.session->diagnostics(), l.session->sources());
+    py::object custom = py::cast(l.session->custom_operations());
+    return py::make_tuple(py::cast(std::make_unique<LoadedGraph>(std::move(l.session))), warnings, custom);
 }
 
 // validate(): every diagnostic as JSON text (the package parses it), plus counts.
@@ -699,6 +766,17 @@ PYBIND11_MODULE(_nnef, m) {
                            py::object ordered_dict) {
         types() = Types{identifier, tensor, operation, graph, ordered_dict};
     });
+    py::class_<LoadedGraph>(m, "LoadedGraph")
+        .def_property_readonly("name", &LoadedGraph::name)
+        .def_property_readonly("inputs", &LoadedGraph::inputs)
+        .def_property_readonly("outputs", &LoadedGraph::outputs)
+        .def_property_readonly("operation_count", &LoadedGraph::operation_count)
+        .def_property_readonly("released", &LoadedGraph::released)
+        .def("tensors", &LoadedGraph::tensors)
+        .def("operations", &LoadedGraph::operations)
+        .def("operation_names", &LoadedGraph::operation_names)
+        .def("shape", &LoadedGraph::shape)
+        .def("release", &LoadedGraph::release);
     m.def("load_graph", &load_graph, py::arg("source"), py::arg("text"), py::arg("name"), py::arg("quant"),
           py::arg("quant_name"), py::arg("options"));
     m.def("validate", &validate, py::arg("source"), py::arg("text"), py::arg("name"), py::arg("options"));

@@ -1,7 +1,8 @@
 // The plain flat fast path (semantics/plain_flat.hpp) against the full front end: on every
-// document at hand, and on plain documents each broken in one way, a check-only Session with the
-// fast path gives what one without it gives (verdict, diagnostics, tensors with dtypes and shapes,
-// inputs, outputs, operation count), and the fast path is taken exactly where it should be.
+// document at hand, and on plain documents each broken in one way, a Session with the fast path
+// gives what one without it gives (verdict, diagnostics, tensors with dtypes and shapes, inputs,
+// outputs, operation count; with operations kept, the operations value for value), and the fast
+// path is taken exactly where it should be.
 #include <doctest/doctest.h>
 
 #include <nnef/nnef.hpp>
@@ -26,12 +27,12 @@ struct Run {
     std::size_t operations = 0;
 };
 
-Run run(const std::string& name, const std::string& text, bool strict, bool fast_path,
-        const nnef::Limits& limits = {}) {
+Run run(const std::string& name, const std::string& text, bool strict, bool fast_path, const nnef::Limits& limits,
+        bool keep) {
     nnef::FlattenOptions opts;
     opts.options.strict = strict;
     opts.options.limits = limits;
-    opts.keep_operations = false;
+    opts.keep_operations = keep;
     opts.plain_fast_path = fast_path;
     nnef::Session s(opts);
     Run r;
@@ -43,12 +44,28 @@ Run run(const std::string& name, const std::string& text, bool strict, bool fast
     return r;
 }
 
+// An operation as text: name, dtype, each argument and result with its value's kind and text,
+// the invocation's range and call chain.
+std::string describe(const nnef::Operation& op) {
+    std::string out = op.name + "<" + nnef::to_string(op.dtype) + ">";
+    for (const nnef::NamedValues* list : {&op.attribs, &op.inputs, &op.outputs}) {
+        out += " |";
+        for (const auto& [n, v] : *list)
+            out += " " + n + "=" + std::to_string(static_cast<int>(v.kind())) + ":" + nnef::to_string(v);
+    }
+    const nnef::SourceRange& r = op.provenance.range;
+    out += " @" + std::to_string(r.file) + ":" + std::to_string(r.begin) + "-" + std::to_string(r.end);
+    for (const nnef::CallSite& c : op.provenance.chain) out += " in " + c.fragment;
+    return out;
+}
+
 // Empty when the fast path and the full front end agree; else what differs. `fast` tells whether
-// the fast path took the document.
-std::string compare(const std::string& name, const std::string& text, bool strict, bool& fast,
-                    const nnef::Limits& limits = {}) {
-    const Run a = run(name, text, strict, true, limits);
-    const Run b = run(name, text, strict, false, limits);
+// the fast path took the document. With `keep`, operations kept: they must be the same, value
+// for value; without, none may be kept.
+std::string compare_mode(const std::string& name, const std::string& text, bool strict, bool& fast,
+                         const nnef::Limits& limits, bool keep) {
+    const Run a = run(name, text, strict, true, limits, keep);
+    const Run b = run(name, text, strict, false, limits, keep);
     fast = a.fast;
     if (b.fast) return "the fast path ran although it was switched off";
     if (a.ok != b.ok) return std::string("fast path ") + (a.ok ? "accepts" : "rejects") + ", full front end does not";
@@ -60,7 +77,15 @@ std::string compare(const std::string& name, const std::string& text, bool stric
     const nnef::Graph& x = *a.graph;
     const nnef::Graph& y = *b.graph;
     if (x.name != y.name || x.inputs != y.inputs || x.outputs != y.outputs) return "graph headers differ";
-    if (!x.operations.empty() || !y.operations.empty()) return "operations were kept";
+    if (!keep && (!x.operations.empty() || !y.operations.empty())) return "operations were kept";
+    if (keep && x.operations.size() != y.operations.size()) return "kept operation counts differ";
+    if (keep && y.operations.size() != b.operations) return "not every operation was kept";
+    for (std::size_t i = 0; keep && i < x.operations.size(); ++i) {
+        const nnef::Operation& p = x.operations[i];
+        const nnef::Operation& q = y.operations[i];
+        if (describe(p) != describe(q) || p.attribs != q.attribs || p.inputs != q.inputs || p.outputs != q.outputs)
+            return "operation " + std::to_string(i) + " differs: " + describe(p) + " vs " + describe(q);
+    }
     if (x.tensors.size() != y.tensors.size()) return "tensor counts differ";
     for (std::size_t i = 0; i < x.tensors.size(); ++i) {
         const nnef::Tensor& p = x.tensors[i];
@@ -69,6 +94,19 @@ std::string compare(const std::string& name, const std::string& text, bool stric
     }
     for (const std::string& n : x.inputs)
         if (!x.tensor(n)) return "input " + n + " is not indexed";
+    return {};
+}
+
+// Both modes (operations kept and not) agree; `fast`: the fast path took the document in both
+// (it takes it in one exactly when in the other).
+std::string compare(const std::string& name, const std::string& text, bool strict, bool& fast,
+                    const nnef::Limits& limits = {}) {
+    bool kept_fast = false;
+    std::string diff = compare_mode(name, text, strict, fast, limits, false);
+    if (!diff.empty()) return diff;
+    diff = compare_mode(name, text, strict, kept_fast, limits, true);
+    if (!diff.empty()) return "operations kept: " + diff;
+    if (kept_fast != fast) return "the fast path took the document in one mode only";
     return {};
 }
 
@@ -205,6 +243,42 @@ TEST_SUITE("frontend") {
         few.max_operations = 5;
         CHECK(compare("plain.nnef", base, false, fast, few) == "");
         CHECK_FALSE(fast);
+    }
+
+    TEST_CASE("the plain flat fast path gives what the full front end gives with a graph.quant") {
+        using namespace plain_flat_test;
+        const std::string base = plain_graph(3);
+        const std::string good = "\"b1_relu\": linear_quantize(min = 0.0, max = 6.0, bits = 8);\n"
+                                 "\"v2a\": zero_point_linear_quantize(zero_point = 0, scale = 0.5, bits = 8, "
+                                 "signed = true, symmetric = true);\n";
+        const std::string unknown = "\"b9_relu\": linear_quantize(min = 0.0, max = 6.0, bits = 8);\n";
+        for (const std::string& quant : {good, unknown}) {
+            CAPTURE(quant);
+            std::string outcome[2];
+            bool fast[2] = {false, false};
+            for (int f = 0; f < 2; ++f) {
+                nnef::FlattenOptions opts;
+                opts.plain_fast_path = f == 1;
+                nnef::Session s(opts);
+                const bool ok = s.load_text("plain.nnef", base, "graph.quant", quant);
+                fast[f] = s.used_plain_fast_path();
+                std::string& o = outcome[f];
+                o = ok ? "ok" : "refused";
+                for (const nnef::Diagnostic& d : s.diagnostics()) o += "\n" + nnef::render(d, s.sources(), false);
+                if (!s.graph()) continue;
+                for (const nnef::Operation& op : s.graph()->operations) o += "\n" + describe(op);
+                for (const nnef::Tensor& t : s.graph()->tensors)
+                    if (t.quantization) {
+                        o += "\n" + t.name + ": " + t.quantization->algorithm;
+                        for (const auto& [n, v] : t.quantization->arguments) o += " " + n + "=" + nnef::to_string(v);
+                    }
+            }
+            CHECK(outcome[1] == outcome[0]);
+            CHECK(fast[1]);
+            CHECK_FALSE(fast[0]);
+            CHECK((outcome[0].rfind("ok", 0) == 0) == (quant == good));
+            if (quant == good) CHECK(outcome[0].find("v2a: zero_point_linear_quantize") != std::string::npos);
+        }
     }
 
     TEST_CASE("the plain flat fast path agrees with the full front end on every document at hand") {
