@@ -1,0 +1,222 @@
+// The sliding-window kernels of the NNAPI 1.0 interpreter (CONV_2D, DEPTHWISE_CONV_2D,
+// AVERAGE_POOL_2D, L2_POOL_2D, MAX_POOL_2D) and FULLY_CONNECTED, NHWC, float32 and quant8 as the
+// 1.0 CPU reference computes them: window positions outside the input are skipped (they add
+// nothing to a convolution; pools count and compare only the positions inside).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "lowering/nnapi/fixed_point.hpp"
+#include "lowering/nnapi/interpreter_ops.hpp"
+#include "lowering/nnapi/op_rules.hpp"
+
+namespace nnef::nnapi::detail {
+
+namespace {
+
+struct Geometry {
+    std::int64_t batches, in_h, in_w, in_c, out_h, out_w, out_c;
+    std::int64_t filter_h, filter_w, stride_h, stride_w, pad_top, pad_left;
+};
+
+std::optional<Geometry> geometry(Kernel& k, std::int64_t filter_h, std::int64_t filter_w) {
+    KnownValues kv;
+    kv.int32 = [&k](std::uint32_t operand) -> std::optional<std::int32_t> {
+        for (std::size_t p = 0; p < k.inputs(); ++p)
+            if (k.op().inputs[p] == operand) return k.int_at(p);
+        return std::nullopt;
+    };
+    auto p = window_params(k.op(), kv);
+    if (!p) return std::nullopt;
+    const Tensor& in = k.in(0);
+    const Tensor& out = k.out(0);
+    Geometry g;
+    g.batches = in.dimensions[0];
+    g.in_h = in.dimensions[1];
+    g.in_w = in.dimensions[2];
+    g.in_c = in.dimensions[3];
+    g.out_h = out.dimensions[1];
+    g.out_w = out.dimensions[2];
+    g.out_c = out.dimensions[3];
+    g.filter_h = filter_h ? filter_h : p->filter_h;
+    g.filter_w = filter_w ? filter_w : p->filter_w;
+    g.stride_h = p->stride_h;
+    g.stride_w = p->stride_w;
+    if (p->implicit) {
+        g.pad_top = implicit_window(std::int32_t(g.in_h), std::int32_t(g.filter_h), p->stride_h, p->scheme)->pad_head;
+        g.pad_left = implicit_window(std::int32_t(g.in_w), std::int32_t(g.filter_w), p->stride_w, p->scheme)->pad_head;
+    } else {
+        g.pad_top = p->pad_top;
+        g.pad_left = p->pad_left;
+    }
+    return g;
+}
+
+// CONV_2D (multiplier 0) and DEPTHWISE_CONV_2D.
+bool convolution(Kernel& k, bool depthwise) {
+    const Tensor& in = k.in(0);
+    const Tensor& filter = k.in(1);
+    const Tensor& bias = k.in(2);
+    auto g = geometry(k, filter.dimensions[1], filter.dimensions[2]);
+    if (!g) return k.fail("the window scalars are not known");
+    const std::int32_t act = k.activation();
+    const std::int64_t multiplier = depthwise ? g->out_c / g->in_c : 0;
+    bool quant = in.type == OperandType::TENSOR_QUANT8_ASYMM;
+    QuantizedMultiplier qm;
+    CodeRange range;
+    if (quant) {
+        qm = quantize_multiplier(double(in.scale) * double(filter.scale) / double(k.out(0).scale));
+        range = activation_range_uint8(act, k.out(0).scale, k.out(0).zeroPoint);
+    }
+    Tensor& out = k.out(0);
+    const std::int64_t fh = g->filter_h, fw = g->filter_w;
+    for (std::int64_t b = 0; b < g->batches; ++b)
+        for (std::int64_t oy = 0; oy < g->out_h; ++oy)
+            for (std::int64_t ox = 0; ox < g->out_w; ++ox)
+                for (std::int64_t oc = 0; oc < g->out_c; ++oc) {
+                    const std::int64_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
+                    // Input channels read, and the filter's layout: [O, H, W, I] or [1, H, W, O].
+                    const std::int64_t c_begin = depthwise ? oc / multiplier : 0;
+                    const std::int64_t c_end = depthwise ? c_begin + 1 : g->in_c;
+                    std::size_t o = std::size_t(((b * g->out_h + oy) * g->out_w + ox) * g->out_c + oc);
+                    if (!quant) {
+                        float acc = as<float>(bias)[oc];
+                        const float* x = as<float>(in);
+                        const float* w = as<float>(filter);
+                        for (std::int64_t dy = 0; dy < fh; ++dy) {
+                            std::int64_t iy = y0 + dy;
+                            if (iy < 0 || iy >= g->in_h) continue;
+                            for (std::int64_t dx = 0; dx < fw; ++dx) {
+                                std::int64_t ix = x0 + dx;
+                                if (ix < 0 || ix >= g->in_w) continue;
+                                const float* xp = x + ((b * g->in_h + iy) * g->in_w + ix) * g->in_c;
+                                if (depthwise) {
+                                    acc += xp[c_begin] * w[(dy * fw + dx) * g->out_c + oc];
+                                } else {
+                                    const float* wp = w + ((oc * fh + dy) * fw + dx) * g->in_c;
+                                    for (std::int64_t c = c_begin; c < c_end; ++c) acc += xp[c] * wp[c];
+                                }
+                            }
+                        }
+                        as<float>(out)[o] = apply_activation(acc, act);
+                    } else {
+                        std::int32_t acc = as<std::int32_t>(bias)[oc];
+                        const std::uint8_t* x = in.data.data();
+                        const std::uint8_t* w = filter.data.data();
+                        const std::int32_t xz = in.zeroPoint, wz = filter.zeroPoint;
+                        for (std::int64_t dy = 0; dy < fh; ++dy) {
+                            std::int64_t iy = y0 + dy;
+                            if (iy < 0 || iy >= g->in_h) continue;
+                            for (std::int64_t dx = 0; dx < fw; ++dx) {
+                                std::int64_t ix = x0 + dx;
+                                if (ix < 0 || ix >= g->in_w) continue;
+                                const std::uint8_t* xp = x + ((b * g->in_h + iy) * g->in_w + ix) * g->in_c;
+                                if (depthwise) {
+                                    acc += (std::int32_t(xp[c_begin]) - xz) * (std::int32_t(w[(dy * fw + dx) * g->out_c + oc]) - wz);
+                                } else {
+                                    const std::uint8_t* wp = w + ((oc * fh + dy) * fw + dx) * g->in_c;
+                                    for (std::int64_t c = c_begin; c < c_end; ++c)
+                                        acc += (std::int32_t(xp[c]) - xz) * (std::int32_t(wp[c]) - wz);
+                                }
+                            }
+                        }
+                        std::int32_t v = multiply_by_quantized_multiplier(acc, qm) + out.zeroPoint;
+                        out.data[o] = std::uint8_t(std::clamp(v, range.min, range.max));
+                    }
+                }
+    return true;
+}
+
+bool pooling(Kernel& k) {
+    auto g = geometry(k, 0, 0);
+    if (!g) return k.fail("the window scalars are not known");
+    const Tensor& in = k.in(0);
+    Tensor& out = k.out(0);
+    const std::int32_t act = k.activation();
+    const OperationType type = k.op().type;
+    const bool quant = in.type == OperandType::TENSOR_QUANT8_ASYMM;
+    CodeRange range;
+    if (quant) range = activation_range_uint8(act, out.scale, out.zeroPoint);
+    for (std::int64_t b = 0; b < g->batches; ++b)
+        for (std::int64_t oy = 0; oy < g->out_h; ++oy)
+            for (std::int64_t ox = 0; ox < g->out_w; ++ox) {
+                const std::int64_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
+                const std::int64_t y_begin = std::max<std::int64_t>(0, y0), y_end = std::min(g->in_h, y0 + g->filter_h);
+                const std::int64_t x_begin = std::max<std::int64_t>(0, x0), x_end = std::min(g->in_w, x0 + g->filter_w);
+                const std::int64_t count = std::max<std::int64_t>(0, y_end - y_begin) * std::max<std::int64_t>(0, x_end - x_begin);
+                if (count == 0) return k.fail("a pooling window lies wholly in the padding");
+                for (std::int64_t c = 0; c < g->in_c; ++c) {
+                    std::size_t o = std::size_t(((b * g->out_h + oy) * g->out_w + ox) * g->in_c + c);
+                    auto at = [&](std::int64_t y, std::int64_t x) { return std::size_t(((b * g->in_h + y) * g->in_w + x) * g->in_c + c); };
+                    if (!quant) {
+                        const float* x = as<float>(in);
+                        float acc = type == OperationType::MAX_POOL_2D ? -std::numeric_limits<float>::infinity() : 0.0f;
+                        for (std::int64_t y = y_begin; y < y_end; ++y)
+                            for (std::int64_t xx = x_begin; xx < x_end; ++xx) {
+                                float v = x[at(y, xx)];
+                                if (type == OperationType::MAX_POOL_2D) acc = std::max(acc, v);
+                                else if (type == OperationType::L2_POOL_2D) acc += v * v;
+                                else acc += v;
+                            }
+                        if (type == OperationType::AVERAGE_POOL_2D) acc /= float(count);
+                        if (type == OperationType::L2_POOL_2D) acc = std::sqrt(acc / float(count));
+                        as<float>(out)[o] = apply_activation(acc, act);
+                    } else {
+                        std::int32_t acc = 0;
+                        for (std::int64_t y = y_begin; y < y_end; ++y)
+                            for (std::int64_t xx = x_begin; xx < x_end; ++xx) {
+                                std::int32_t v = in.data[at(y, xx)];
+                                acc = type == OperationType::MAX_POOL_2D ? std::max(acc, v) : acc + v;
+                            }
+                        if (type == OperationType::AVERAGE_POOL_2D) acc = (acc + std::int32_t(count) / 2) / std::int32_t(count);
+                        out.data[o] = std::uint8_t(std::clamp(acc, range.min, range.max));
+                    }
+                }
+            }
+    return true;
+}
+
+}  // namespace
+
+bool run_window_operation(Kernel& k) {
+    switch (k.op().type) {
+        case OperationType::CONV_2D: return convolution(k, false);
+        case OperationType::DEPTHWISE_CONV_2D: return convolution(k, true);
+        default: return pooling(k);
+    }
+}
+
+bool run_fully_connected(Kernel& k) {
+    const Tensor& in = k.in(0);
+    const Tensor& weights = k.in(1);
+    const Tensor& bias = k.in(2);
+    Tensor& out = k.out(0);
+    const std::int32_t act = k.activation();
+    const std::int64_t units = weights.dimensions[0], size = weights.dimensions[1];
+    const std::int64_t batches = std::int64_t(in.element_count()) / size;
+    if (in.type == OperandType::TENSOR_FLOAT32) {
+        const float* x = as<float>(in);
+        const float* w = as<float>(weights);
+        for (std::int64_t b = 0; b < batches; ++b)
+            for (std::int64_t u = 0; u < units; ++u) {
+                float acc = as<float>(bias)[u];
+                for (std::int64_t i = 0; i < size; ++i) acc += x[b * size + i] * w[u * size + i];
+                as<float>(out)[b * units + u] = apply_activation(acc, act);
+            }
+        return true;
+    }
+    QuantizedMultiplier qm = quantize_multiplier(double(in.scale) * double(weights.scale) / double(out.scale));
+    CodeRange range = activation_range_uint8(act, out.scale, out.zeroPoint);
+    for (std::int64_t b = 0; b < batches; ++b)
+        for (std::int64_t u = 0; u < units; ++u) {
+            std::int32_t acc = as<std::int32_t>(bias)[u];
+            for (std::int64_t i = 0; i < size; ++i)
+                acc += (std::int32_t(in.data[std::size_t(b * size + i)]) - in.zeroPoint) *
+                       (std::int32_t(weights.data[std::size_t(u * size + i)]) - weights.zeroPoint);
+            std::int32_t v = multiply_by_quantized_multiplier(acc, qm) + out.zeroPoint;
+            out.data[std::size_t(b * units + u)] = std::uint8_t(std::clamp(v, range.min, range.max));
+        }
+    return true;
+}
+
+}  // namespace nnef::nnapi::detail
