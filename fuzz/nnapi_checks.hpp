@@ -76,6 +76,7 @@ inline std::string check_nnapi_json(const std::uint8_t* data, std::size_t size) 
     std::vector<Tensor> inputs;
     for (std::uint32_t i : model->inputIndexes) {
         const Operand& o = model->operands[i];
+        if (!byte_size(o)) return "";  // an OEM scalar: no size to give
         Tensor t;
         t.type = o.type;
         t.dimensions = o.dimensions;

@@ -4,6 +4,8 @@
 #include "lowering/nnapi/interpreter.hpp"
 
 #include <cstring>
+#include <new>
+#include <stdexcept>
 
 #include <nnef/diagnostics.hpp>
 
@@ -120,7 +122,24 @@ bool run_operation(detail::Kernel& k) {
 
 }  // namespace
 
+namespace {
+std::optional<std::vector<Tensor>> run_model(const Model& m, const std::vector<Tensor>& inputs, Diagnostics& diags);
+}  // namespace
+
 std::optional<std::vector<Tensor>> run(const Model& m, const std::vector<Tensor>& inputs, Diagnostics& diags) {
+    try {
+        return run_model(m, inputs, diags);
+    } catch (const std::bad_alloc&) {
+        run_error(diags, "out of memory for the values of the model");
+    } catch (const std::length_error&) {
+        run_error(diags, "a value of the model is too large to hold");
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+std::optional<std::vector<Tensor>> run_model(const Model& m, const std::vector<Tensor>& inputs, Diagnostics& diags) {
     if (!validate(m, diags)) return std::nullopt;
     if (inputs.size() != m.inputIndexes.size()) {
         run_error(diags, "the model has " + std::to_string(m.inputIndexes.size()) + " inputs; " +
@@ -214,6 +233,8 @@ std::optional<std::vector<Tensor>> run(const Model& m, const std::vector<Tensor>
     for (std::uint32_t i : m.outputIndexes) outputs.push_back(*values[i]);
     return outputs;
 }
+
+}  // namespace
 
 ErrorStatus execute(const Model& m, Request& r, Diagnostics& diags) {
     if (!validate(m, diags) || !validate_request(m, r, diags)) return ErrorStatus::INVALID_ARGUMENT;

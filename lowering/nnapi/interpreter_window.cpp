@@ -100,7 +100,7 @@ bool convolution(Kernel& k, bool depthwise) {
                         }
                         as<float>(out)[o] = apply_activation(acc, act);
                     } else {
-                        std::int32_t acc = as<std::int32_t>(bias)[oc];
+                        std::int64_t acc = as<std::int32_t>(bias)[oc];
                         const std::uint8_t* x = in.data.data();
                         const std::uint8_t* w = filter.data.data();
                         const std::int32_t xz = in.zeroPoint, wz = filter.zeroPoint;
@@ -120,8 +120,8 @@ bool convolution(Kernel& k, bool depthwise) {
                                 }
                             }
                         }
-                        std::int32_t v = multiply_by_quantized_multiplier(acc, qm) + out.zeroPoint;
-                        out.data[o] = std::uint8_t(std::clamp(v, range.min, range.max));
+                        std::int64_t v = std::int64_t{multiply_by_quantized_multiplier(saturate_int32(acc), qm)} + out.zeroPoint;
+                        out.data[o] = std::uint8_t(std::clamp<std::int64_t>(v, range.min, range.max));
                     }
                 }
     return true;
@@ -209,12 +209,12 @@ bool run_fully_connected(Kernel& k) {
     CodeRange range = activation_range_uint8(act, out.scale, out.zeroPoint);
     for (std::int64_t b = 0; b < batches; ++b)
         for (std::int64_t u = 0; u < units; ++u) {
-            std::int32_t acc = as<std::int32_t>(bias)[u];
+            std::int64_t acc = as<std::int32_t>(bias)[u];
             for (std::int64_t i = 0; i < size; ++i)
                 acc += (std::int32_t(in.data[std::size_t(b * size + i)]) - in.zeroPoint) *
                        (std::int32_t(weights.data[std::size_t(u * size + i)]) - weights.zeroPoint);
-            std::int32_t v = multiply_by_quantized_multiplier(acc, qm) + out.zeroPoint;
-            out.data[std::size_t(b * units + u)] = std::uint8_t(std::clamp(v, range.min, range.max));
+            std::int64_t v = std::int64_t{multiply_by_quantized_multiplier(saturate_int32(acc), qm)} + out.zeroPoint;
+            out.data[std::size_t(b * units + u)] = std::uint8_t(std::clamp<std::int64_t>(v, range.min, range.max));
         }
     return true;
 }

@@ -225,11 +225,15 @@ bool validate_request(const Model& m, const Request& r, Diagnostics& diags) {
                                                    std::to_string(o.dimensions.size()));
                     continue;
                 }
+                bool dims_ok = true;
                 for (std::size_t d = 0; d < a.dimensions.size(); ++d)
-                    if (a.dimensions[d] == 0 || (o.dimensions[d] != 0 && o.dimensions[d] != a.dimensions[d]))
+                    if (a.dimensions[d] == 0 || (o.dimensions[d] != 0 && o.dimensions[d] != a.dimensions[d])) {
                         fail("request-dimensions", name + " dimension " + std::to_string(d) + " is " +
                                                        std::to_string(a.dimensions[d]) + "; the model's is " +
                                                        std::to_string(o.dimensions[d]) + " (0: unspecified)");
+                        dims_ok = false;
+                    }
+                if (!dims_ok) continue;
                 actual.dimensions = a.dimensions;
             }
             auto size = byte_size(actual);
