@@ -261,6 +261,11 @@ ErrorStatus execute(const Model& m, Request& r, Diagnostics& diags) {
         const RequestArgument& a = r.outputs[k];
         const Tensor& t = (*outputs)[k];
         if (a.hasNoValue) continue;
+        if (!a.dimensions.empty() && a.dimensions != t.dimensions) {
+            run_error(diags, "request output " + std::to_string(k) + " has dimensions " + dims_text(a.dimensions) +
+                                 "; the model computes " + dims_text(t.dimensions));
+            return ErrorStatus::GENERAL_FAILURE;
+        }
         if (a.location.length < t.data.size()) {
             run_error(diags, "request output " + std::to_string(k) + " has " + std::to_string(a.location.length) +
                                  " bytes; the output " + dims_text(t.dimensions) + " needs " + std::to_string(t.data.size()));

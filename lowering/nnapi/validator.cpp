@@ -237,7 +237,7 @@ bool validate_request(const Model& m, const Request& r, Diagnostics& diags) {
                 actual.dimensions = a.dimensions;
             }
             auto size = byte_size(actual);
-            if (!size && side == 0) fail("request-dimensions", name + " has unspecified dimensions; the request must give them");
+            if (!size) fail("request-dimensions", name + " has unspecified dimensions; the request must give them");
             if (a.location.poolIndex >= r.pools.size()) {
                 fail("request-location", name + " is in pool " + std::to_string(a.location.poolIndex) + "; the request has " +
                                              std::to_string(r.pools.size()) + " pools");

@@ -306,6 +306,17 @@ TEST_CASE("validator: each rule catches its hand-broken model") {
              return m;
          },
          "operation 0 (HASHTABLE_LOOKUP), output 1 (operand 4): Hits must have scale 1.0 and zeroPoint 0 [output-quantization]"},
+        {"HASHTABLE_LOOKUP keys not sorted", [] {
+             Model m = input_model(I32T, {2});
+             std::uint32_t keys = int_constant(m, {3}, {1, 3, 2});
+             std::uint32_t values = float_constant(m, {3, 1}, {1, 2, 3});
+             std::uint32_t out = add_operand(m, F32, {2, 1});
+             std::uint32_t hits = add_operand(m, Q8, {2}, 1.0f, 0);
+             add_operation(m, OperationType::HASHTABLE_LOOKUP, {0, keys, values}, {out, hits});
+             set_inputs_and_outputs(m, {0}, {out, hits});
+             return m;
+         },
+         "operation 0 (HASHTABLE_LOOKUP), input 1 (operand 1): Keys must be sorted in ascending order [hashtable-keys]"},
         {"LSTM input gate group", [] {
              Model m = input_model(F32, {1, 2});
              std::vector<std::uint32_t> in = {0};
@@ -384,6 +395,17 @@ TEST_CASE("validator: requests") {
     Request dims = r;
     dims.inputs[0].dimensions = {1, 2, 2, 2};
     CHECK(errors_of(dims) == "request: input 0 (operand 0) dimension 3 is 2; the model's is 1 (0: unspecified) [request-dimensions]\n");
+    Model open_output = chain_model();
+    open_output.operands[4].dimensions = {1, 0, 2, 1};
+    nnef::Diagnostics d_open;
+    CHECK_FALSE(validate_request(open_output, r, d_open));
+    REQUIRE(d_open.size() == 1);
+    CHECK((*d_open.begin()).message ==
+          "request: output 0 (operand 4) has unspecified dimensions; the request must give them [request-dimensions]");
+    Request given = r;
+    given.outputs[0].dimensions = {1, 2, 2, 1};
+    nnef::Diagnostics d_given;
+    CHECK(validate_request(open_output, given, d_given));
     Request length = r;
     length.inputs[0].location.length = 12;
     CHECK(errors_of(length) == "request: input 0 (operand 0) has length 12; its value has 16 bytes [request-length]\n");
