@@ -75,15 +75,9 @@ inline std::string check_nnapi_json(const std::uint8_t* data, std::size_t size) 
     }
     std::vector<Tensor> inputs;
     for (std::uint32_t i : model->inputIndexes) {
-        const Operand& o = model->operands[i];
-        if (!byte_size(o)) return "";  // an OEM scalar: no size to give
-        Tensor t;
-        t.type = o.type;
-        t.dimensions = o.dimensions;
-        t.scale = o.scale;
-        t.zeroPoint = o.zeroPoint;
-        t.data.assign(std::size_t(*byte_size(o)), 0);
-        inputs.push_back(std::move(t));
+        auto t = filled_tensor(model->operands[i], 0);
+        if (!t) return "";  // an OEM scalar: no size to give
+        inputs.push_back(std::move(*t));
     }
     nnef::Diagnostics r;
     auto outputs = run(*model, inputs, r);

@@ -40,6 +40,26 @@ Tensor make_quant8_tensor(std::vector<std::uint32_t> dimensions, const std::vect
     return t;
 }
 
+namespace {
+// A tensor with the operand's type, dimensions and quantization, and no data yet.
+Tensor shell_of(const Operand& o) {
+    Tensor t;
+    t.type = o.type;
+    t.dimensions = o.dimensions;
+    t.scale = o.scale;
+    t.zeroPoint = o.zeroPoint;
+    return t;
+}
+}  // namespace
+
+std::optional<Tensor> filled_tensor(const Operand& o, std::uint8_t fill) {
+    auto size = byte_size(o);
+    if (!size) return std::nullopt;
+    Tensor t = shell_of(o);
+    t.data.assign(std::size_t(*size), fill);
+    return t;
+}
+
 std::vector<float> to_floats(const Tensor& t) {
     std::vector<float> out;
     switch (t.type) {
@@ -90,11 +110,7 @@ std::optional<Tensor> constant_tensor(const Model& m, std::uint32_t i) {
     const Operand& o = m.operands[i];
     auto bytes = constant_bytes(m, o);
     if (!bytes) return std::nullopt;
-    Tensor t;
-    t.type = o.type;
-    t.dimensions = o.dimensions;
-    t.scale = o.scale;
-    t.zeroPoint = o.zeroPoint;
+    Tensor t = shell_of(o);
     t.data.assign(bytes->begin(), bytes->end());
     return t;
 }
@@ -210,11 +226,8 @@ std::optional<std::vector<Tensor>> run_model(const Model& m, const std::vector<T
         for (std::size_t p = 0; p < op.outputs.size(); ++p) {
             std::uint32_t i = op.outputs[p];
             const Operand& o = m.operands[i];
-            Tensor t;
-            t.type = o.type;
+            Tensor t = shell_of(o);
             t.dimensions = dims[i];
-            t.scale = o.scale;
-            t.zeroPoint = o.zeroPoint;
             Operand actual = o;
             actual.dimensions = dims[i];
             auto size = byte_size(actual);
@@ -246,11 +259,8 @@ ErrorStatus execute(const Model& m, Request& r, Diagnostics& diags) {
             run_error(diags, "request input " + std::to_string(k) + " has no value; the model's inputs are not optional");
             return ErrorStatus::INVALID_ARGUMENT;
         }
-        Tensor t;
-        t.type = o.type;
-        t.dimensions = a.dimensions.empty() ? o.dimensions : a.dimensions;
-        t.scale = o.scale;
-        t.zeroPoint = o.zeroPoint;
+        Tensor t = shell_of(o);
+        if (!a.dimensions.empty()) t.dimensions = a.dimensions;
         const auto& pool = r.pools[a.location.poolIndex].data;
         t.data.assign(pool.begin() + a.location.offset, pool.begin() + a.location.offset + a.location.length);
         inputs.push_back(std::move(t));

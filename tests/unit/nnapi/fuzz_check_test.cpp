@@ -39,14 +39,9 @@ TEST_CASE("fuzz check: seed models read, validate and run") {
         CHECK(validate(*m, d));
         std::vector<Tensor> inputs;
         for (std::uint32_t i : m->inputIndexes) {
-            const Operand& o = m->operands[i];
-            Tensor t;
-            t.type = o.type;
-            t.dimensions = o.dimensions;
-            t.scale = o.scale;
-            t.zeroPoint = o.zeroPoint;
-            t.data.assign(std::size_t(*byte_size(o)), 1);
-            inputs.push_back(t);
+            auto t = filled_tensor(m->operands[i], 1);
+            REQUIRE(t.has_value());
+            inputs.push_back(*t);
         }
         auto out = run(*m, inputs, d);
         CHECK(out.has_value());
