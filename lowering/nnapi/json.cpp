@@ -339,8 +339,7 @@ std::optional<Model> model_from_json(const nlohmann::json& j, const PoolFileRead
         diags.error(Stage::nnapi, "bad-nnapi-json",
                     source + ": at " + (e.path.empty() ? std::string("/") : e.path) + ": " + e.message);
     } catch (const BadFile& e) {
-        Diagnostic& d = diags.error(Stage::nnapi, "bad-nnapi-pool", e.file + ": byte " + std::to_string(e.offset) + ": " +
-                                                                        e.message + " (named in " + source + ")");
+        Diagnostic& d = diags.error(Stage::nnapi, "bad-nnapi-pool", e.message + " (named in " + source + ")");
         d.path = e.file;
         d.byte_offset = e.offset;
     } catch (const nlohmann::json::exception& e) {

@@ -187,6 +187,16 @@ bool validate(const Model& m, Diagnostics& diags) {
     return diags.error_count() == errors_before;
 }
 
+bool validate(const Model& m, Diagnostics& diags, const std::string& source) {
+    Diagnostics own(diags.max_errors());
+    bool ok = validate(m, own);
+    for (Diagnostic d : own) {
+        d.path = source;
+        diags.add(std::move(d));
+    }
+    return ok;
+}
+
 bool validate_request(const Model& m, const Request& r, Diagnostics& diags) {
     std::size_t errors_before = diags.error_count();
     auto fail = [&diags](const std::string& rule, const std::string& message) {

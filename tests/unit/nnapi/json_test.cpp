@@ -139,7 +139,10 @@ TEST_CASE("json: bad input is a clear error") {
     CHECK_FALSE(model_from_json_text(pooled.dump(), short_file, d, "m.json").has_value());
     REQUIRE(d.size() == 1);
     const auto& e = *d.begin();
-    CHECK(e.message == "p.bin: byte 100: pool 0 (offset 0, length 512) ends at byte 512, past the end of the 100-byte file (named in m.json)");
+    CHECK(e.message == "pool 0 (offset 0, length 512) ends at byte 512, past the end of the 100-byte file (named in m.json)");
+    nnef::SourceManager sm;
+    CHECK(nnef::render(e, sm) == "p.bin:byte 100: error[nnapi]: pool 0 (offset 0, length 512) ends at byte 512, past the end "
+                                 "of the 100-byte file (named in m.json)\n");
     CHECK(e.path == "p.bin");
     CHECK(e.byte_offset == 100u);
 }
@@ -151,6 +154,10 @@ TEST_CASE("json: a model whose locations lie outside its pools reads, and the va
     nnef::Diagnostics d;
     auto m = model_from_json(j, reader, d, "m.json");
     REQUIRE(m.has_value());
+    nnef::Diagnostics v;
+    CHECK_FALSE(validate(*m, v, "m.json"));
+    REQUIRE(v.size() == 1);
+    CHECK((*v.begin()).path == "m.json");
     auto errors = validation_errors(*m);
     CHECK(has_message(errors, "operand 1 (TENSOR_FLOAT32[4,2,2,8]): location {poolIndex 0, offset 400, length 512} ends at "
                               "byte 912, past the 512 bytes of pool 0 [location]"));
