@@ -220,6 +220,11 @@ std::optional<std::vector<Tensor>> run_model(const Model& m, const std::vector<T
     for (std::size_t i = 0; i < m.operands.size(); ++i)
         dims[i] = values[i] ? values[i]->dimensions : m.operands[i].dimensions;
 
+    // A temporary's value is dropped after its last reader.
+    std::vector<std::size_t> last_read(m.operands.size(), 0);
+    for (std::size_t k = 0; k < m.operations.size(); ++k)
+        for (std::uint32_t i : m.operations[k].inputs) last_read[i] = k;
+
     for (std::size_t k = 0; k < m.operations.size(); ++k) {
         const Operation& op = m.operations[k];
         if (!detail::check_operation(m, k, known, dims, diags)) return std::nullopt;
@@ -241,6 +246,8 @@ std::optional<std::vector<Tensor>> run_model(const Model& m, const std::vector<T
         }
         detail::Kernel kernel(m, k, values, diags);
         if (!run_operation(kernel)) return std::nullopt;
+        for (std::uint32_t i : op.inputs)
+            if (last_read[i] == k && m.operands[i].lifetime == OperandLifeTime::TEMPORARY_VARIABLE) values[i].reset();
     }
     std::vector<Tensor> outputs;
     for (std::uint32_t i : m.outputIndexes) outputs.push_back(*values[i]);
