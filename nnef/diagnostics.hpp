@@ -12,8 +12,8 @@ namespace nnef {
 
 enum class Severity : std::uint8_t { error, warning, note };
 // Stages follow spec chapter 6, then the lowering stages; `io` is for files that cannot be read
-// and command-line usage problems.
-enum class Stage : std::uint8_t { syntax, semantic, shape, data, tosa, vpu, io };
+// and command-line usage problems; `nnapi` is for NNAPI models (lowering/nnapi).
+enum class Stage : std::uint8_t { syntax, semantic, shape, data, tosa, vpu, io, nnapi };
 
 const char* to_string(Severity);
 const char* to_string(Stage);

@@ -24,6 +24,7 @@ const char* to_string(Stage s) {
         case Stage::tosa: return "tosa";
         case Stage::vpu: return "vpu";
         case Stage::io: return "io";
+        case Stage::nnapi: return "nnapi";
     }
     return "io";
 }
