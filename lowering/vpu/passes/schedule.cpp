@@ -15,6 +15,7 @@
 // read as boxes by later layers stay in CMX until their last reader, exchanged between clusters
 // by CMX-to-CMX DMA (see `held`).
 #include "lowering/vpu/passes/scheduler.hpp"
+#include "lowering/vpu/passes/shave_parts.hpp"
 
 namespace nnef::vpu::ir {
 
@@ -292,17 +293,12 @@ void Scheduler::other_tile(const Tile& tl) {
         }
         return;
     }
-    auto part = [&](const View& v) {
-        if (tl.split_dim < 0 || v.shape[std::size_t(tl.split_dim)] == 1) return v;
-        return slice(v, std::size_t(tl.split_dim), tl.row0, tl.rows);
-    };
+    // what the tile reads and writes, and its kernel's parameters (a window split: its own padding)
+    const ShavePart part = shave_part(m, l, tl);
     std::vector<Box> reads;
-    for (const View& in : l.inputs) {
-        const View v = part(in);
-        reads.push_back(load_input(v, tl.cluster, l.source));
-    }
+    for (const View& v : part.inputs) reads.push_back(load_input(v, tl.cluster, l.source));
     flush(2);
-    const View out = part(l.output);
+    const View& out = part.output;
     if (l.exec == Exec::copy) {
         dma(reads[0], ddr_box(out), l.source);
         return;
@@ -315,7 +311,7 @@ void Scheduler::other_tile(const Tile& tl) {
     task.op = l.op_name();
     task.shave.kernel = l.shave.name;
     cost = double(shave_cycles(t, l.shave.name, out.elements()));
-    task.shave.attrs = l.shave.params_json();
+    task.shave.attrs = part.kernel.params_json();
     task.reads = reads;
     task.writes = {dense_box(ob, out.shape, es(out))};
     task.source = l.source;
