@@ -303,7 +303,19 @@ void Scheduler::other_tile(const Tile& tl) {
         dma(reads[0], ddr_box(out), l.source);
         return;
     }
-    const int ob = cmx(tl.cluster, out.elements() * es(out), dtype(out), Role::activation, m.tensors[std::size_t(out.tensor)].name);
+    // a held result (schedule_held.cpp) is written into its piece, else into a buffer of its own
+    // that is stored to DDR
+    Box result;
+    Tile bt;
+    if (held[std::size_t(tl.layer)] && box_tile(tl, bt)) {
+        const Piece& p = piece_for(bt);
+        result = dense_box(p.buffer, out.shape, es(out));
+        result.strides = dense_strides({1, p.shape[1], p.shape[2], p.shape[3]}, es(out));
+        result.offset = (bt.row0 - p.origin[1]) * result.strides[1] + (bt.ch0 - p.origin[3]) * es(out);
+    } else {
+        result = dense_box(cmx(tl.cluster, out.elements() * es(out), dtype(out), Role::activation, m.tensors[std::size_t(out.tensor)].name),
+                           out.shape, es(out));
+    }
     Task task;
     task.kind = TaskKind::SHAVE;
     const std::int64_t i = shave_next[std::size_t(tl.cluster)]++ % t.shave_per_cluster;
@@ -313,10 +325,11 @@ void Scheduler::other_tile(const Tile& tl) {
     cost = double(shave_cycles(t, l.shave.name, out.elements()));
     task.shave.attrs = part.kernel.params_json();
     task.reads = reads;
-    task.writes = {dense_box(ob, out.shape, es(out))};
+    task.writes = {result};
     task.source = l.source;
     add(std::move(task));
-    pending.push_back({dense_box(ob, out.shape, es(out)), ddr_box(out), l.source});
+    if (held[std::size_t(tl.layer)]) return;
+    pending.push_back({result, ddr_box(out), l.source});
 }
 
 bool Scheduler::run() {

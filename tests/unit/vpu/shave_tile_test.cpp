@@ -10,6 +10,7 @@
 
 #include "lowering/vpu/passes/shave_parts.hpp"
 #include "unit/vpu/compile_support.hpp"
+#include "unit/vpu/dma_count.hpp"
 
 namespace {
 
@@ -34,6 +35,22 @@ Graph pad_graph(std::int64_t H, std::int64_t W, std::int64_t C, const I& pad, fl
     const ValueId z = g.add_op(0, OpKind::SIGMOID, {y}, {f32({1, OH, OW, C})}).outputs[0];
     g.values[z].name = "z";
     g.main().outputs = {y, z};
+    return g;
+}
+
+// x [1,H,W,C] -> SIGMOID = s -> PAD (rows 1, 1; columns 2, 0) = p -> TANH: z. s and p are SHAVE
+// results read only by the next SHAVE kernel.
+Graph shave_chain_graph(std::int64_t H, std::int64_t W, std::int64_t C) {
+    Graph g;
+    g.name = "shave_chain";
+    const ValueId x = g.add_value(f32({1, H, W, C}), "x");
+    g.main().inputs = {x};
+    const ValueId s = g.add_op(0, OpKind::SIGMOID, {x}, {f32({1, H, W, C})}).outputs[0];
+    const ValueId padding = g.add_const_shape(0, {0, 0, 1, 1, 2, 0, 0, 0});
+    const ValueId p = g.add_op(0, OpKind::PAD, {s, padding, constant(g, {1}, 0, 0.0f)}, {f32({1, H + 2, W + 2, C})}).outputs[0];
+    const ValueId z = g.add_op(0, OpKind::TANH, {p}, {f32({1, H + 2, W + 2, C})}).outputs[0];
+    g.values[z].name = "z";
+    g.main().outputs = {z};
     return g;
 }
 
@@ -116,5 +133,31 @@ TEST_SUITE("vpu") {
             CHECK(rows == 18);
         }
         compile_and_check(g, t);
+    }
+
+    TEST_CASE("SHAVE results read by the next kernels stay in CMX (no store, no load), whole or in parts") {
+        // on the default target each kernel is one task and both intermediate results are held
+        Diagnostics d{0};
+        const auto list = vpu::compile(shave_chain_graph(20, 24, 32), vpu::Target{}, {}, d);
+        INFO(text(d));
+        REQUIRE(list);
+        CHECK(vpu_test::count_dma(*list).spills == 0);
+        compile_and_check(shave_chain_graph(20, 24, 32), vpu::Target{});
+        // on a 128 KiB CMX the kernels run in parts (the PAD's with halos); the results are held in
+        // pieces while they fit, and go through DDR on a smaller CMX; the values are right throughout
+        for (std::int64_t kb : {24, 48, 128}) {
+            vpu::Target t;
+            t.cmx_bytes = kb * 1024;
+            CAPTURE(kb);
+            compile_and_check(shave_chain_graph(20, 24, 32), t);
+        }
+        vpu::Target t;
+        t.cmx_bytes = 128 * 1024;
+        const auto parts = vpu::compile(shave_chain_graph(20, 24, 32), t, {}, d);
+        REQUIRE(parts);
+        int pads = 0;
+        for (const auto& task : parts->tasks) pads += task.op == "pad";
+        CHECK(pads > 1);
+        CHECK(vpu_test::count_dma(*parts).spills == 0);
     }
 }
