@@ -50,7 +50,7 @@ TEST_SUITE("tools") {
         CHECK(vpu.out.find("MISMATCH") == std::string::npos);
     }
 
-    TEST_CASE("nnef-to-tosa, nnef-to-vpu: a zero pad before a conv folds into its padding, the one before avg_pool stays; values as nnef-run") {
+    TEST_CASE("nnef-to-tosa, nnef-to-vpu: a zero pad before a conv folds into its padding, the one before avg_pool stays, values as nnef-run") {
         const fs::path model = nnef_test::source_dir() / "tests" / "unit" / "tools" / "models" / "pad_fold";
         const fs::path dir = nnef_test::scratch_dir() / "vpu-pad-fold";
         fs::remove_all(dir);
