@@ -103,6 +103,7 @@ std::vector<lowering::Pass<Graph>> layout_passes(const LowerOptions&) {
         {"push-transposes", "TRANSPOSEs move below element-wise operators and reductions", push_transposes},
         {"cancel-transposes", "inverse TRANSPOSE pairs cancel, unit-dimension TRANSPOSEs become RESHAPEs",
          cancel_transposes},
+        {"fold-pads", "a zero PAD before a convolution (or a least-value PAD before a max pool) becomes its padding", fold_pads},
         {"eliminate-dead-code", "operators whose results are unused are removed", eliminate_dead_code},
     };
 }

@@ -25,6 +25,11 @@ bool push_transposes(Graph& g, Diagnostics& diags);
 // identity); a TRANSPOSE that moves only extent-1 dimensions is a RESHAPE; RESHAPE of a RESHAPE is
 // one RESHAPE, and a RESHAPE to the same shape disappears.
 bool cancel_transposes(Graph& g, Diagnostics& diags);
+// fold-pads: a PAD of height and width that only a CONV2D, DEPTHWISE_CONV2D or MAX_POOL2D reads
+// becomes the reader's own padding where the result is provably the same (the pad value is the
+// convolution's input zero point, or the least value for a max pool; never for AVG_POOL2D, whose
+// divisor would change; fold_pads.cpp states the cases).
+bool fold_pads(Graph& g, Diagnostics& diags);
 // eliminate-dead-code: operators whose results nothing uses (and that have no effect) go.
 bool eliminate_dead_code(Graph& g, Diagnostics& diags);
 

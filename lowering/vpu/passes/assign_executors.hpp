@@ -265,6 +265,10 @@ struct Builder {
     // with its attributes and its shape operands as constants.
     bool int_shave(const tosa::Op& op);
 
+    // The TOSA kernel of the operator's mnemonic (computed by the TOSA interpreter): its attributes,
+    // its shape operands as constants, its other operands as reads (both paths).
+    bool tosa_kernel(const tosa::Op& op);
+
     // RESCALE i8 -> i8 (a requantization between two grids: relu's, concat's) on the NCE, as VPUX
     // runs its requantizations: a 1x1 `maxpool` with the input zero point computes in - input_zp,
     // and the table's requantization with the RESCALE's multiplier and shift (per tensor or per

@@ -280,6 +280,17 @@ bool Builder::int_shave(const tosa::Op& op) {
                                 " (the SHAVE kernel of that name computes the float form)");
         default: break;
     }
+    // the TOSA kernel takes its operands' types from the buffers: an i16 value (held in int32)
+    // would be read as i32
+    for (ValueId v : op.inputs)
+        if (g.type(v).dtype == tosa::DType::i16)
+            return fail(op, "an i16 operand (held in int32 buffers; the TOSA kernel " + std::string(tosa::op_info(op.kind).mnemonic) + " would read i32)");
+    if (g.type(op.outputs[0]).dtype == tosa::DType::i16)
+        return fail(op, "an i16 result (held in int32 buffers; the TOSA kernel " + std::string(tosa::op_info(op.kind).mnemonic) + " would not saturate it)");
+    return tosa_kernel(op);
+}
+
+bool Builder::tosa_kernel(const tosa::Op& op) {
     const tosa::OpInfo& info = tosa::op_info(op.kind);
     ShaveKernel k = kernel(info.mnemonic);
     for (const auto& [name, value] : op.attrs) {
@@ -287,16 +298,9 @@ bool Builder::int_shave(const tosa::Op& op) {
             !std::holds_alternative<std::vector<std::int64_t>>(value) && !std::holds_alternative<tosa::AccType>(value) &&
             !std::holds_alternative<tosa::NanMode>(value) && !std::holds_alternative<tosa::RoundingMode>(value) &&
             !std::holds_alternative<tosa::ResizeMode>(value))
-            return fail(op, std::string("attribute '") + tosa::to_string(name) + "' has no SHAVE kernel form on the int8 path");
+            return fail(op, std::string("attribute '") + tosa::to_string(name) + "' has no SHAVE kernel form" + std::string(m.int8 ? " on the int8 path" : ""));
         k.attributes.emplace_back(name, value);
     }
-    // the TOSA kernel takes its operands' types from the buffers: an i16 value (held in int32)
-    // would be read as i32
-    for (ValueId v : op.inputs)
-        if (g.type(v).dtype == tosa::DType::i16)
-            return fail(op, "an i16 operand (held in int32 buffers; the TOSA kernel " + std::string(info.mnemonic) + " would read i32)");
-    if (g.type(op.outputs[0]).dtype == tosa::DType::i16)
-        return fail(op, "an i16 result (held in int32 buffers; the TOSA kernel " + std::string(info.mnemonic) + " would not saturate it)");
     std::vector<ValueId> reads;
     for (std::size_t i = 0; i < op.inputs.size(); ++i) {
         const ValueId v = op.inputs[i];

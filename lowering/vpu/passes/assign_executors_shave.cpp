@@ -89,6 +89,10 @@ ShaveKernel Builder::kernel(std::string name, std::optional<std::int64_t> axis) 
 }
 
 bool Builder::shave(const tosa::Op& op, ShaveKernel k) {
+    // An operator with shape operands (PAD's padding, RESIZE's scale, TILE's multiples) has no
+    // native kernel: the TOSA kernel, with the shape operands as constants and its attributes.
+    for (ValueId v : op.inputs)
+        if (g.type(v).dtype == tosa::DType::shape) return tosa_kernel(op);
     std::size_t n_in = op.inputs.size();
     if (op.kind == OpKind::MUL) n_in = 2;  // the shift operand is integer-only
     if (op.kind == OpKind::MATMUL) n_in = 2;   // and the zero points (0 on the float path)

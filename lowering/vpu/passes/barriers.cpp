@@ -402,10 +402,17 @@ bool assign_barriers(Module& m, Diagnostics& diags) {
                     for (auto& t : set) t = at[std::size_t(t)];
                     std::sort(set.begin(), set.end());
                 }
-            for (CmxBuffer& c : m.cmx) {
-                c.first = at[std::size_t(c.first)];
-                c.last = at[std::size_t(c.last)];
-            }
+            // a buffer's lifetime: from the first to the last of its tasks in the new order (not
+            // the new places of its old first and last task: those need not be the extremes now)
+            for (CmxBuffer& c : m.cmx) c.first = c.last = -1;
+            for (std::size_t i = 0; i < m.tasks.size(); ++i)
+                for (const auto* boxes : {&m.tasks[i].reads, &m.tasks[i].writes})
+                    for (const Box& x : *boxes) {
+                        if (!x.ref.cmx) continue;
+                        CmxBuffer& c = m.cmx[std::size_t(x.ref.index)];
+                        if (c.first < 0) c.first = std::int64_t(i);
+                        c.last = std::int64_t(i);
+                    }
         }
     }
     // Barriers numbered by their first producer; tasks list them in that order.

@@ -15,6 +15,7 @@
 // read as boxes by later layers stay in CMX until their last reader, exchanged between clusters
 // by CMX-to-CMX DMA (see `held`).
 #include "lowering/vpu/passes/scheduler.hpp"
+#include "lowering/vpu/passes/shave_parts.hpp"
 
 namespace nnef::vpu::ir {
 
@@ -292,22 +293,29 @@ void Scheduler::other_tile(const Tile& tl) {
         }
         return;
     }
-    auto part = [&](const View& v) {
-        if (tl.split_dim < 0 || v.shape[std::size_t(tl.split_dim)] == 1) return v;
-        return slice(v, std::size_t(tl.split_dim), tl.row0, tl.rows);
-    };
+    // what the tile reads and writes, and its kernel's parameters (a window split: its own padding)
+    const ShavePart part = shave_part(m, l, tl);
     std::vector<Box> reads;
-    for (const View& in : l.inputs) {
-        const View v = part(in);
-        reads.push_back(load_input(v, tl.cluster, l.source));
-    }
+    for (const View& v : part.inputs) reads.push_back(load_input(v, tl.cluster, l.source));
     flush(2);
-    const View out = part(l.output);
+    const View& out = part.output;
     if (l.exec == Exec::copy) {
         dma(reads[0], ddr_box(out), l.source);
         return;
     }
-    const int ob = cmx(tl.cluster, out.elements() * es(out), dtype(out), Role::activation, m.tensors[std::size_t(out.tensor)].name);
+    // a held result (schedule_held.cpp) is written into its piece, else into a buffer of its own
+    // that is stored to DDR
+    Box result;
+    Tile bt;
+    if (held[std::size_t(tl.layer)] && box_tile(tl, bt)) {
+        const Piece& p = piece_for(bt);
+        result = dense_box(p.buffer, out.shape, es(out));
+        result.strides = dense_strides({1, p.shape[1], p.shape[2], p.shape[3]}, es(out));
+        result.offset = (bt.row0 - p.origin[1]) * result.strides[1] + (bt.ch0 - p.origin[3]) * es(out);
+    } else {
+        result = dense_box(cmx(tl.cluster, out.elements() * es(out), dtype(out), Role::activation, m.tensors[std::size_t(out.tensor)].name),
+                           out.shape, es(out));
+    }
     Task task;
     task.kind = TaskKind::SHAVE;
     const std::int64_t i = shave_next[std::size_t(tl.cluster)]++ % t.shave_per_cluster;
@@ -315,12 +323,13 @@ void Scheduler::other_tile(const Tile& tl) {
     task.op = l.op_name();
     task.shave.kernel = l.shave.name;
     cost = double(shave_cycles(t, l.shave.name, out.elements()));
-    task.shave.attrs = l.shave.params_json();
+    task.shave.attrs = part.kernel.params_json();
     task.reads = reads;
-    task.writes = {dense_box(ob, out.shape, es(out))};
+    task.writes = {result};
     task.source = l.source;
     add(std::move(task));
-    pending.push_back({dense_box(ob, out.shape, es(out)), ddr_box(out), l.source});
+    if (held[std::size_t(tl.layer)]) return;
+    pending.push_back({result, ddr_box(out), l.source});
 }
 
 bool Scheduler::run() {

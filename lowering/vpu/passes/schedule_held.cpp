@@ -203,10 +203,41 @@ void Scheduler::plan_aliases() {
     }
 }
 
+bool Scheduler::box_tile(const Tile& tl, Tile& out) const {
+    out = tl;
+    const Layer& l = m.layers[std::size_t(tl.layer)];
+    if (l.exec == Exec::nce) return true;
+    const auto& s = l.output.shape;
+    if (l.exec != Exec::shave || s.size() != 4) return false;
+    out.channel_tile = 0;
+    if (tl.split_dim < 0 || tl.split_dim == 1) {
+        if (tl.split_dim < 0) {
+            out.row0 = 0;
+            out.rows = s[1];
+        }
+        out.ch0 = 0;
+        out.chans = s[3];
+        return true;
+    }
+    if (tl.split_dim != 3) return false;
+    out.ch0 = tl.row0;
+    out.chans = tl.rows;
+    out.row0 = 0;
+    out.rows = s[1];
+    return true;
+}
+
 bool Scheduler::can_hold(std::size_t li, std::vector<std::vector<std::int64_t>>& live) {
     const Layer& p = m.layers[li];
     const int x = p.output.tensor;
-    if (p.exec != Exec::nce || resident[li] || p.output.shape.size() != 4 || p.output.shape[0] != 1) return false;
+    if ((p.exec != Exec::nce && p.exec != Exec::shave) || resident[li] || p.output.shape.size() != 4 || p.output.shape[0] != 1) return false;
+    // the layer's tiles as rows and channels of its result (a SHAVE kernel's parts too)
+    std::vector<Tile> tiles;
+    for (std::size_t ti : tiles_of[std::int64_t(li)]) {
+        Tile bt;
+        if (!box_tile(m.tiles[ti], bt)) return false;
+        tiles.push_back(bt);
+    }
     if (banned.count(x)) return false;
     if (std::find(m.output_tensors.begin(), m.output_tensors.end(), x) != m.output_tensors.end()) return false;
     const std::int64_t e = es(p.output);
@@ -243,16 +274,14 @@ bool Scheduler::can_hold(std::size_t li, std::vector<std::vector<std::int64_t>>&
     // grouped when every (rows) takes one cluster
     std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> cluster_of;
     bool g = true;
-    for (std::size_t ti : tiles_of[std::int64_t(li)]) {
-        const Tile& tl = m.tiles[ti];
+    for (const Tile& tl : tiles) {
         auto it = cluster_of.emplace(std::make_pair(tl.row0, tl.rows), tl.cluster).first;
         g = g && it->second == tl.cluster;
     }
     // shared: split only over channels, in equal chunks, chunk c on cluster c mod clusters
     const std::int64_t H = p.output.shape[1], C = p.output.shape[3];
-    std::int64_t cc = g || t.clusters < 2 ? 0 : m.tiles[tiles_of[std::int64_t(li)].front()].chans;
-    for (std::size_t ti : tiles_of[std::int64_t(li)]) {
-        const Tile& tl = m.tiles[ti];
+    std::int64_t cc = g || t.clusters < 2 ? 0 : tiles.front().chans;
+    for (const Tile& tl : tiles) {
         if (cc > 0 && (tl.row0 != 0 || tl.rows != H || tl.chans != cc || tl.ch0 != tl.channel_tile * cc || tl.cluster != tl.channel_tile % t.clusters)) cc = 0;
     }
     if (cc > 0 && C % cc != 0) cc = 0;
@@ -260,8 +289,7 @@ bool Scheduler::can_hold(std::size_t li, std::vector<std::vector<std::int64_t>>&
     std::vector<std::int64_t> bytes(std::size_t(t.clusters), 0);
     const std::int64_t a = t.cmx_alignment;
     std::set<std::pair<std::int64_t, std::int64_t>> seen;
-    for (std::size_t ti : tiles_of[std::int64_t(li)]) {
-        const Tile& tl = m.tiles[ti];
+    for (const Tile& tl : tiles) {
         if (g && !seen.insert({tl.row0, tl.rows}).second) continue;
         const std::int64_t rows = std::min(H, tl.row0 + tl.rows + mg[1]) - std::max<std::int64_t>(0, tl.row0 - mg[0]);
         bytes[std::size_t(tl.cluster)] += (rows * p.output.shape[2] * (g ? p.output.shape[3] : tl.chans) * e + a - 1) / a * a;

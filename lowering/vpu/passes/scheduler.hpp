@@ -138,6 +138,12 @@ struct Scheduler {
     // The piece that tile `tl` of a held layer writes (made by the first tile of its rows).
     const Piece& piece_for(const Tile& tl);
 
+    // Tile `tl` with the rows and channels it writes named as an NCE tile names them (row0, rows,
+    // ch0, chans of the NHWC result): a SHAVE kernel's part (whole, or split over rows or
+    // channels), whose result is then held in pieces like an NCE layer's. False for a part of
+    // another split or another rank.
+    bool box_tile(const Tile& tl, Tile& out) const;
+
     // Copies the box [a, z) of the held tensor from the rows the pieces' producers wrote into
     // buffer `b`, whose box starts at `base` with strides `to_strides`.
     void copy_in(int tensor, const std::array<std::int64_t, 4>& a, const std::array<std::int64_t, 4>& z, int b,

@@ -6,6 +6,7 @@
 #include <array>
 
 #include "lowering/vpu/ir.hpp"
+#include "lowering/vpu/passes/shave_parts.hpp"
 
 namespace nnef::vpu::ir {
 
@@ -132,49 +133,9 @@ bool tile(Module& m, Diagnostics& diags) {
         }
         prev_rows = 0;
         prev_chans = 0;
-        // SHAVE kernels and copies: whole, or split along the outermost dimension with extent > 1
-        // that is not reduced (`axis`) and that every operand has in full or as 1 (broadcast)
-        const std::int64_t budget = quarter;
-        auto es = [&](const View& v) { return element_size(m.tensors[std::size_t(v.tensor)].dtype); };
-        std::int64_t bytes = l.output.elements() * es(l.output);
-        for (const View& v : l.inputs) bytes += v.elements() * es(v);
-        Tile tl;
-        tl.layer = std::int64_t(li);
-        tl.cluster = std::int64_t(li) % t.clusters;
-        if (bytes <= budget) {
-            m.tiles.push_back(tl);
-            continue;
-        }
-        const std::int64_t axis = l.shave.axis.value_or(-1);
-        int dim = -1;
-        for (std::size_t d = 0; d < l.output.shape.size() && dim < 0; ++d) {
-            if (l.output.shape[d] == 1 || std::int64_t(d) == axis) continue;
-            if (l.shave.name == "matmul" && d != 0) continue;  // rows of A are not rows of B: only the batch splits
-            bool ok = true;
-            for (const View& v : l.inputs)
-                ok = ok && v.shape.size() == l.output.shape.size() && (v.shape[d] == l.output.shape[d] || v.shape[d] == 1);
-            if (ok) dim = int(d);
-        }
-        const std::int64_t extent = dim < 0 ? 1 : l.output.shape[std::size_t(dim)];
-        std::int64_t fixed = 0, per = l.output.elements() * es(l.output) / extent;
-        for (const View& v : l.inputs) {
-            if (dim >= 0 && v.shape[std::size_t(dim)] == extent) per += v.elements() * es(v) / extent;
-            else fixed += v.elements() * es(v);
-        }
-        if (dim < 0 || fixed + per > budget) {
-            diags.error(Stage::vpu, "does-not-fit",
-                        "layer '" + l.source + "' (SHAVE " + l.shave.name + ") needs " + std::to_string(dim < 0 ? bytes : fixed + per) +
-                            " bytes of CMX for its smallest part, more than the " + std::to_string(budget) + " a tile may take");
-            return false;
-        }
-        const std::int64_t rows = std::max<std::int64_t>(1, (budget - fixed) / per);
-        for (std::int64_t r = 0, k = 0; r < extent; r += rows, ++k) {
-            tl.split_dim = dim;
-            tl.row0 = r;
-            tl.rows = std::min(rows, extent - r);
-            tl.cluster = (std::int64_t(li) + k) % t.clusters;
-            m.tiles.push_back(tl);
-        }
+        // SHAVE kernels and copies: whole, or split along the outermost dimension that may be split
+        // (shave_parts.hpp: plain, or a window with halos and per-tile padding) in parts that fit
+        if (!tile_shave(m, li, quarter, diags)) return false;
     }
     return true;
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <nnef/diagnostics.hpp>
 
+#include "lowering/tosa/interpreter.hpp"
 #include "lowering/tosa/json.hpp"
 #include "lowering/tosa/passes/passes.hpp"
 #include "lowering/tosa/validator.hpp"
@@ -98,6 +99,49 @@ block ^0 "main"(%0:fp32[1,2,3,4]) %0='x' {
   return %2
 }
 )");
+    }
+
+    TEST_CASE("pass golden: fold-pads folds zero PADs into a CONV2D's padding, not into AVG_POOL2D or MAX_POOL2D, values unchanged") {
+        // x -> PAD (rows 1, 1) -> PAD (columns 1, 1) -> CONV2D 3x3 (pad 0): y. x -> PAD (both) -> AVG_POOL2D 3x3: z,
+        // and the same PAD -> MAX_POOL2D 3x3: m. Zero pads: the convolution's zero point is 0, so
+        // both fold (the second one after the first); an average pool would divide by fewer
+        // elements, and a max pool's own padding never wins while a padded zero can.
+        const std::string in = R"({"format": "nnef-tosa-graph", "version": 1, "name": "g", "profile": "PRO-FP", "values": [{"type": "fp32", "shape": [1, 4, 4, 2], "name": "x"}, {"type": "shape", "shape": [8]}, {"type": "fp32", "shape": [1]}, {"type": "fp32", "shape": [1, 6, 4, 2]}, {"type": "shape", "shape": [8]}, {"type": "fp32", "shape": [1, 6, 6, 2]}, {"type": "fp32", "shape": [1, 3, 3, 2]}, {"type": "fp32", "shape": [1]}, {"type": "fp32", "shape": [1, 4, 4, 1], "name": "y"}, {"type": "shape", "shape": [8]}, {"type": "fp32", "shape": [1, 6, 6, 2]}, {"type": "fp32", "shape": [1, 4, 4, 2], "name": "z"}, {"type": "fp32", "shape": [1, 4, 4, 2], "name": "m"}], "blocks": [{"name": "main", "inputs": [0], "outputs": [8, 11, 12], "ops": [{"op": "CONST_SHAPE", "inputs": [], "outputs": [1], "attributes": {"values": [0, 0, 1, 1, 0, 0, 0, 0]}}, {"op": "CONST", "inputs": [], "outputs": [2], "attributes": {"values": {"type": "fp32", "shape": [1], "data": "00000000"}}}, {"op": "PAD", "inputs": [0, 1, 2], "outputs": [3]}, {"op": "CONST_SHAPE", "inputs": [], "outputs": [4], "attributes": {"values": [0, 0, 0, 0, 1, 1, 0, 0]}}, {"op": "PAD", "inputs": [3, 4, 2], "outputs": [5]}, {"op": "CONST", "inputs": [], "outputs": [6], "attributes": {"values": {"type": "fp32", "shape": [1, 3, 3, 2], "data": "000080bf000000000000803f000000bf0000003f000080bf000000000000803f000000bf0000003f000080bf000000000000803f000000bf0000003f000080bf000000000000803f"}}}, {"op": "CONST", "inputs": [], "outputs": [7], "attributes": {"values": {"type": "fp32", "shape": [1], "data": "0000803e"}}}, {"op": "CONV2D", "inputs": [5, 6, 7, 2, 2], "outputs": [8], "attributes": {"acc_type": "FP32", "dilation": [1, 1], "pad": [0, 0, 0, 0], "stride": [1, 1]}}, {"op": "CONST_SHAPE", "inputs": [], "outputs": [9], "attributes": {"values": [0, 0, 1, 1, 1, 1, 0, 0]}}, {"op": "PAD", "inputs": [0, 9, 2], "outputs": [10]}, {"op": "AVG_POOL2D", "inputs": [10, 2, 2], "outputs": [11], "attributes": {"acc_type": "FP32", "kernel": [3, 3], "pad": [0, 0, 0, 0], "stride": [1, 1]}}, {"op": "MAX_POOL2D", "inputs": [10], "outputs": [12], "attributes": {"kernel": [3, 3], "pad": [0, 0, 0, 0], "stride": [1, 1], "nan_mode": "PROPAGATE"}}]}]})";
+        const std::string out = after_pass("fold-pads", in);
+        // CONV2D reads x with pad [1,1,1,1]; the two PADs before it are dead (eliminate-dead-code)
+        CHECK(out == R"(tosa.graph "g" profile PRO-FP
+block ^0 "main"(%0:fp32[1,4,4,2]) %0='x' {
+  %1:shape[8] = CONST_SHAPE() {values=[0,0,1,1,0,0,0,0]}
+  %2:fp32[1] = CONST() {values=fp32[1] [0]}
+  %3:fp32[1,6,4,2] = PAD(%0, %1, %2)
+  %4:shape[8] = CONST_SHAPE() {values=[0,0,0,0,1,1,0,0]}
+  %5:fp32[1,6,6,2] = PAD(%3, %4, %2)
+  %6:fp32[1,3,3,2] = CONST() {values=fp32[1,3,3,2]}
+  %7:fp32[1] = CONST() {values=fp32[1] [0.25]}
+  %8:fp32[1,4,4,1] = CONV2D(%0, %6, %7, %2, %2) {pad=[1,1,1,1], stride=[1,1], dilation=[1,1], acc_type=FP32}
+  %9:shape[8] = CONST_SHAPE() {values=[0,0,1,1,1,1,0,0]}
+  %10:fp32[1,6,6,2] = PAD(%0, %9, %2)
+  %11:fp32[1,4,4,2] = AVG_POOL2D(%10, %2, %2) {kernel=[3,3], stride=[1,1], pad=[0,0,0,0], acc_type=FP32}
+  %12:fp32[1,4,4,2] = MAX_POOL2D(%10) {kernel=[3,3], stride=[1,1], pad=[0,0,0,0], nan_mode=PROPAGATE}
+  return %8, %11, %12
+}
+)");
+        // the same values as before the fold (interpreter on both graphs)
+        nnef::Diagnostics d;
+        auto before = graph_from_json(nlohmann::json::parse(in), d, "input.json");
+        auto after = graph_from_json(nlohmann::json::parse(in), d, "input.json");
+        REQUIRE(before);
+        REQUIRE(after);
+        REQUIRE(passes::fold_pads(*after, d));
+        auto x = ConstData::allocate({DType::fp32, {1, 4, 4, 2}});
+        for (std::int64_t i = 0; i < 32; ++i) x->mutable_items<float>()[i] = float((i * 5) % 11) - 6.5f;
+        const auto want = interpret(*before, {x}, {}, d), got = interpret(*after, {x}, {}, d);
+        REQUIRE(want);
+        REQUIRE(got);
+        for (std::size_t k = 0; k < want->size(); ++k) {
+            REQUIRE((*got)[k]->type.volume() == (*want)[k]->type.volume());
+            for (std::int64_t i = 0; i < (*want)[k]->type.volume(); ++i) CHECK((*got)[k]->items<float>()[i] == (*want)[k]->items<float>()[i]);
+        }
     }
 
     TEST_CASE("pass golden: eliminate-dead-code removes operators whose results are unused") {

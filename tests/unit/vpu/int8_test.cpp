@@ -407,6 +407,73 @@ TEST_SUITE("vpu") {
     }
 }
 
+namespace {
+
+// x i8 [1,24,20,16] -> CONV2D 3x3 to 32 channels, stride 2, padding top and left only -> y1 (i32), and
+// x -> DEPTHWISE_CONV2D 3x3, dilation 2, padding 2 -> y2 (i32): no RESCALE to int8 follows, so both
+// are SHAVE TOSA kernels, too large for a tile of a 96 KiB CMX.
+Graph windowed_graph() {
+    Graph g;
+    g.name = "windowed";
+    g.profile = Profile::pro_int;
+    const ValueId x = g.add_value({DType::i8, {1, 24, 20, 16}}, "x");
+    g.main().inputs = {x};
+    using I = std::vector<std::int64_t>;
+    const ValueId w = g.add_const(0, codes({DType::i8, {32, 3, 3, 16}}, 11));
+    const ValueId b = g.add_const(0, codes({DType::i32, {32}}, 12));
+    const ValueId y1 = g.add_op(0, OpKind::CONV2D, {x, w, b, scalar(g, DType::i8, -3), scalar(g, DType::i8, 0)}, {{DType::i32, {1, 12, 10, 32}}},
+                                {{AttrName::pad, I{1, 0, 1, 0}}, {AttrName::stride, I{2, 2}}, {AttrName::dilation, I{1, 1}},
+                                 {AttrName::acc_type, AccType::INT32}})
+                          .outputs[0];
+    g.values[y1].name = "y1";
+    const ValueId dw = g.add_const(0, codes({DType::i8, {3, 3, 16, 1}}, 13));
+    const ValueId db = g.add_const(0, codes({DType::i32, {16}}, 14));
+    const ValueId y2 = g.add_op(0, OpKind::DEPTHWISE_CONV2D, {x, dw, db, scalar(g, DType::i8, 5), scalar(g, DType::i8, 0)},
+                                {{DType::i32, {1, 24, 20, 16}}},
+                                {{AttrName::pad, I{2, 2, 2, 2}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{2, 2}},
+                                 {AttrName::acc_type, AccType::INT32}})
+                          .outputs[0];
+    g.values[y2].name = "y2";
+    g.main().outputs = {y1, y2};
+    return g;
+}
+
+}  // namespace
+
+TEST_SUITE("vpu") {
+    TEST_CASE("int8: SHAVE conv2d and depthwise_conv2d too large for a tile split over rows with halo rows, with the interpreter's codes") {
+        const Graph g = windowed_graph();
+        vpu::Target t;
+        t.cmx_bytes = 98304;  // a tile takes 24 KiB; the depthwise reads 7680 and writes 30720 bytes, the conv 15360 (and its weights)
+        nnef::Diagnostics d{0};
+        vpu::CompileOptions co;
+        co.verify_each = true;
+        const auto list = vpu::compile(g, t, co, d);
+        INFO(text(d));
+        REQUIRE(list);
+        // each kernel in several parts, each reading the input rows its window needs
+        std::map<std::string, int> parts;
+        for (const auto& task : list->tasks) {
+            if (task.kind != vpu::TaskKind::SHAVE) continue;
+            ++parts[task.op];
+            REQUIRE(task.reads.size() >= 2);
+            const std::int64_t rows = task.writes[0].shape[1], in_rows = task.reads[0].shape[1];
+            if (task.op == "conv2d") CHECK((in_rows == 2 * rows || in_rows == 2 * rows + 1));  // stride 2, 3 rows: halo of one row
+            if (task.op == "depthwise_conv2d") CHECK(in_rows <= rows + 4);
+            CHECK(task.reads[0].shape[2] == 20);  // whole rows
+        }
+        CHECK(parts["conv2d"] > 1);
+        CHECK(parts["depthwise_conv2d"] > 1);
+        for (unsigned seed : {1u, 2u}) {
+            CAPTURE(seed);
+            const Compared r = compare(g, *list, random_inputs(g, seed));
+            CHECK(r.elements == 12 * 10 * 32 + 24 * 20 * 16);
+            CHECK(r.distinct.size() > 100);
+            CHECK(r.mismatches == 0);
+        }
+    }
+}
+
 TEST_SUITE("vpu") {
     TEST_CASE("int8: conformance quant/01: a SHAVE conv2d (its result requantized to i16, held in int32) gives the interpreter's codes") {
         NNEF_REQUIRE_CORPUS();

@@ -1,0 +1,42 @@
+// How the SHAVE kernels and copies of the VPU IR split into tiles (lowering/vpu/passes/shave_parts.cpp):
+// which output dimensions a layer may be split along, and what one tile reads, writes and computes.
+// `tile` chooses the tiles with it, `schedule` emits each tile's task from it, so both agree.
+//
+// A dimension of the output is split in one of two ways:
+//  - plain: every operand that has the dimension in full is sliced like the output (element-wise
+//    kernels, reductions along another axis, channels of a pool);
+//  - window: the kernel reads a window of its input along the dimension (PAD, and the TOSA kernels
+//    CONV2D, DEPTHWISE_CONV2D, AVG_POOL2D, MAX_POOL2D over height and width). A tile of output
+//    indices [o0, o1) reads the input indices its window covers (the halo with them), and its own
+//    padding (the part of the layer's padding that falls inside the tile) replaces the layer's.
+// Operands of one element (PAD's pad value, zero points) and the weights and bias of a
+// convolution are read whole by every tile.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "lowering/vpu/ir.hpp"
+
+namespace nnef::vpu::ir {
+
+enum class SplitUse : std::uint8_t { sliced, whole, window };
+
+// How each operand of layer `l` (SHAVE or copy) is read when the output is split along `dim`, or
+// empty when it may not be split there.
+std::vector<SplitUse> split_uses(const Layer& l, int dim);
+
+// One tile's task: the boxes it reads (DDR views) and writes, and the kernel with the tile's own
+// parameters (a window split changes the padding).
+struct ShavePart {
+    std::vector<View> inputs;
+    View output;
+    ShaveKernel kernel;
+};
+ShavePart shave_part(const Module& m, const Layer& l, const Tile& tl);
+
+// The tiles of SHAVE or copy layer `li` (SHAVE kernels and copies), appended to m.tiles: whole when
+// its operands and result fit `budget`, else split along the outermost dimension that may be split
+// and gives parts that fit. False after reporting `does-not-fit`.
+bool tile_shave(Module& m, std::size_t li, std::int64_t budget, Diagnostics& diags);
+
+}  // namespace nnef::vpu::ir

@@ -1,0 +1,84 @@
+// Helpers of the VPU compiler's unit tests on hand-built TOSA graphs (compile_test.cpp,
+// shave_tile_test.cpp): pseudo-random constants, and compile_and_check, which compiles a graph,
+// simulates the task list with values and compares each output with the TOSA interpreter's.
+#pragma once
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/compare.hpp"
+#include "lowering/tosa/interpreter.hpp"
+#include "lowering/vpu/compiler.hpp"
+#include "lowering/vpu/simulator.hpp"
+
+namespace vpu_compile_support {
+
+using nnef::Diagnostics;
+namespace vpu = nnef::vpu;
+using namespace nnef::tosa;
+
+inline ConstPtr filled(std::vector<std::int64_t> shape, unsigned seed, float scale) {
+    auto c = ConstData::allocate({DType::fp32, shape});
+    std::uint32_t s = seed * 2654435761u + 1;
+    for (std::int64_t i = 0; i < c->type.volume(); ++i) {
+        s = s * 1664525u + 1013904223u;
+        c->mutable_items<float>()[i] = scale * (float((s >> 8) % 2001) / 1000.0f - 1.0f);
+    }
+    return c;
+}
+
+inline ValueId constant(Graph& g, std::vector<std::int64_t> shape, unsigned seed, float scale = 1.0f) {
+    return g.add_const(0, filled(std::move(shape), seed, scale));
+}
+inline ValueId zero(Graph& g) { return constant(g, {1}, 0, 0.0f); }
+
+inline TensorType f32(std::vector<std::int64_t> s) { return {DType::fp32, std::move(s)}; }
+
+// The float32 items of an output, as a comparison helper reads them.
+inline std::vector<float> floats(const ConstData& c) {
+    const float* p = c.items<float>();
+    return std::vector<float>(p, p + c.type.volume());
+}
+
+inline std::string text(const Diagnostics& d) {
+    std::string s;
+    for (const auto& x : d) s += x.code + ": " + x.message + "\n";
+    return s;
+}
+
+// Compiles, simulates with values, and compares each output with the interpreter's.
+inline void compile_and_check(const Graph& g, const vpu::Target& target, std::int64_t* tasks = nullptr, vpu::TaskList* out = nullptr) {
+    Diagnostics d{0};
+    vpu::CompileOptions co;
+    const auto list = vpu::compile(g, target, co, d);
+    INFO(text(d));
+    REQUIRE(list);
+    if (tasks) *tasks = std::int64_t(list->tasks.size());
+    if (out) *out = *list;
+    const ConstPtr x = filled(g.type(g.main().inputs[0]).shape, 9, 1.0f);
+    InterpretOptions io;
+    const auto want = interpret(g, {x}, io, d);
+    REQUIRE(want);
+    vpu::SimulateOptions so;
+    so.values = true;
+    so.inputs["x"] = x;
+    const auto r = vpu::simulate(*list, target, so, d);
+    INFO(text(d));
+    REQUIRE(r.valid);
+    for (std::int64_t c = 0; c < target.clusters; ++c) CHECK(r.cmx[std::size_t(c)].peak <= target.cmx_bytes);
+    // the lower bound is one (docs/vpu.md): the float rounding of the event times aside
+    CHECK(r.bound.value() <= r.makespan * (1 + 1e-12));
+    for (std::size_t k = 0; k < g.main().outputs.size(); ++k) {
+        const std::string name = g.value(g.main().outputs[k]).name;
+        REQUIRE(r.outputs.count(name));
+        CHECK(r.outputs.at(name)->type.shape == g.type(g.main().outputs[k]).shape);
+        const nnef_test::Comparison c = nnef_test::compare(floats(*r.outputs.at(name)), floats(*(*want)[k]));
+        INFO(name << ": " << c.summary());
+        CHECK(c.rel_l2_within(1e-2));
+    }
+}
+
+
+}  // namespace vpu_compile_support

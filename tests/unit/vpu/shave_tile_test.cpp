@@ -1,0 +1,163 @@
+// Issue 21: SHAVE kernels too large for a tile's CMX split like NCE layers, over a dimension they
+// read a window of (PAD: halo rows and each part's own padding) or one they do not (channels). The
+// tiles cover every output element once, each part reads the input rows its window covers, and the
+// simulated values equal the TOSA interpreter's.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "lowering/vpu/passes/shave_parts.hpp"
+#include "unit/vpu/compile_support.hpp"
+#include "unit/vpu/dma_count.hpp"
+
+namespace {
+
+using namespace vpu_compile_support;
+namespace ir = nnef::vpu::ir;
+using I = std::vector<std::int64_t>;
+
+// x [1,H,W,C] (NHWC) -> PAD (top, bottom, left, right; value `fill`) -> y, then sigmoid(y) -> z (so
+// that the padded result is read by another SHAVE kernel, not only stored).
+Graph pad_graph(std::int64_t H, std::int64_t W, std::int64_t C, const I& pad, float fill) {
+    Graph g;
+    g.name = "pad";
+    const ValueId x = g.add_value(f32({1, H, W, C}), "x");
+    g.main().inputs = {x};
+    const std::int64_t OH = H + pad[0] + pad[1], OW = W + pad[2] + pad[3];
+    const ValueId padding = g.add_const_shape(0, {0, 0, pad[0], pad[1], pad[2], pad[3], 0, 0});
+    auto vc = ConstData::allocate({DType::fp32, {1}});
+    vc->mutable_items<float>()[0] = fill;
+    const ValueId fillv = g.add_const(0, vc);
+    const ValueId y = g.add_op(0, OpKind::PAD, {x, padding, fillv}, {f32({1, OH, OW, C})}).outputs[0];
+    g.values[y].name = "y";
+    const ValueId z = g.add_op(0, OpKind::SIGMOID, {y}, {f32({1, OH, OW, C})}).outputs[0];
+    g.values[z].name = "z";
+    g.main().outputs = {y, z};
+    return g;
+}
+
+// x [1,H,W,C] -> SIGMOID = s -> PAD (rows 1, 1; columns 2, 0) = p -> TANH: z. s and p are SHAVE
+// results read only by the next SHAVE kernel.
+Graph shave_chain_graph(std::int64_t H, std::int64_t W, std::int64_t C) {
+    Graph g;
+    g.name = "shave_chain";
+    const ValueId x = g.add_value(f32({1, H, W, C}), "x");
+    g.main().inputs = {x};
+    const ValueId s = g.add_op(0, OpKind::SIGMOID, {x}, {f32({1, H, W, C})}).outputs[0];
+    const ValueId padding = g.add_const_shape(0, {0, 0, 1, 1, 2, 0, 0, 0});
+    const ValueId p = g.add_op(0, OpKind::PAD, {s, padding, constant(g, {1}, 0, 0.0f)}, {f32({1, H + 2, W + 2, C})}).outputs[0];
+    const ValueId z = g.add_op(0, OpKind::TANH, {p}, {f32({1, H + 2, W + 2, C})}).outputs[0];
+    g.values[z].name = "z";
+    g.main().outputs = {z};
+    return g;
+}
+
+// The module after `tile` for graph `g` on `target`.
+ir::Module tiled(const Graph& g, const vpu::Target& target) {
+    ir::Module m;
+    m.graph = &g;
+    m.target = target;
+    m.name = g.name;
+    Diagnostics d{0};
+    for (const char* pass : {"assign-executors", "layout-and-types", "tile"}) REQUIRE_MESSAGE(vpu::run_pass(m, pass, d), text(d));
+    return m;
+}
+
+}  // namespace
+
+TEST_SUITE("vpu") {
+    TEST_CASE("SHAVE tiling: a PAD too large for a tile splits over rows with halos and its own padding per part") {
+        const I pad{2, 3, 1, 4};
+        const Graph g = pad_graph(40, 30, 16, pad, 0.25f);
+        vpu::Target t;
+        t.cmx_bytes = 65536;  // a tile takes 16 KiB; the PAD reads 38400 and writes 55080 bytes
+        const ir::Module m = tiled(g, t);
+        std::int64_t li = -1;
+        for (std::size_t k = 0; k < m.layers.size(); ++k)
+            if (m.layers[k].exec == ir::Exec::shave && m.layers[k].shave.name == "pad") li = std::int64_t(k);
+        REQUIRE(li >= 0);
+        const ir::Layer& l = m.layers[std::size_t(li)];
+        const std::int64_t OH = 45, H = 40;
+        std::vector<int> covered(std::size_t(OH), 0);
+        int parts = 0;
+        for (const ir::Tile& tl : m.tiles) {
+            if (tl.layer != li) continue;
+            ++parts;
+            REQUIRE(tl.split_dim == 1);  // the outermost dimension: rows, a window (padded)
+            for (std::int64_t r = tl.row0; r < tl.row0 + tl.rows; ++r) ++covered[std::size_t(r)];
+            const ir::ShavePart p = ir::shave_part(m, l, tl);
+            // the input rows the part reads: its output rows shifted by the top padding, within the input
+            const std::int64_t start = tl.row0 - pad[0], end = tl.row0 + tl.rows - pad[0];
+            const std::int64_t a = std::clamp<std::int64_t>(start, 0, H), b = std::clamp<std::int64_t>(end, 0, H);
+            CAPTURE(tl.row0);
+            CAPTURE(tl.rows);
+            CHECK(b > a);  // no part is padding only
+            CHECK(p.inputs[0].shape == I{1, b - a, 30, 16});
+            CHECK(p.inputs[0].offset == l.inputs[0].offset + a * l.inputs[0].strides[1]);
+            CHECK(p.inputs[1].elements() == 1);  // the pad value, whole
+            CHECK(p.output.shape == I{1, tl.rows, 35, 16});
+            REQUIRE(p.kernel.shape_constants.size() == 1);
+            CHECK(p.kernel.shape_constants[0].second == I{0, 0, a - start, end - b, 1, 4, 0, 0});
+            // every part fits a tile's share of CMX
+            CHECK((p.inputs[0].elements() + 1 + p.output.elements()) * 2 <= ir::tile_budget(t));
+        }
+        CHECK(parts > 2);
+        CHECK(std::count(covered.begin(), covered.end(), 1) == OH);
+        // and the values through the simulator equal the interpreter's (the padding value, the
+        // halo rows), on the small CMX and on the default one (a single part)
+        compile_and_check(g, t);
+        compile_and_check(g, vpu::Target{});
+    }
+
+    TEST_CASE("SHAVE tiling: a part of a padded dimension that would be padding only joins its neighbour") {
+        // 8 rows of padding above 4 input rows, 6 below: parts of few rows would read no input row
+        const Graph g = pad_graph(4, 32, 16, I{8, 6, 0, 0}, -1.0f);
+        vpu::Target t;
+        t.cmx_bytes = 65536;
+        const ir::Module m = tiled(g, t);
+        for (std::size_t li = 0; li < m.layers.size(); ++li) {
+            if (m.layers[li].shave.name != "pad" || m.layers[li].exec != ir::Exec::shave) continue;
+            std::int64_t rows = 0, parts = 0;
+            for (const ir::Tile& tl : m.tiles)
+                if (tl.layer == std::int64_t(li)) {
+                    CHECK(tl.split_dim == 1);
+                    CHECK(ir::shave_part(m, m.layers[li], tl).inputs[0].shape[1] > 0);
+                    // the first part takes the 8 rows of padding and at least one input row
+                    if (tl.row0 == 0) CHECK(tl.rows > 8);
+                    rows += tl.rows;
+                    ++parts;
+                }
+            CHECK(parts > 1);
+            CHECK(rows == 18);
+        }
+        compile_and_check(g, t);
+    }
+
+    TEST_CASE("SHAVE results read by the next kernels stay in CMX (no store, no load), whole or in parts") {
+        // on the default target each kernel is one task and both intermediate results are held
+        Diagnostics d{0};
+        const auto list = vpu::compile(shave_chain_graph(20, 24, 32), vpu::Target{}, {}, d);
+        INFO(text(d));
+        REQUIRE(list);
+        CHECK(vpu_test::count_dma(*list).spills == 0);
+        compile_and_check(shave_chain_graph(20, 24, 32), vpu::Target{});
+        // on a 128 KiB CMX the kernels run in parts (the PAD's with halos); the results are held in
+        // pieces while they fit, and go through DDR on a smaller CMX; the values are right throughout
+        for (std::int64_t kb : {24, 48, 128}) {
+            vpu::Target t;
+            t.cmx_bytes = kb * 1024;
+            CAPTURE(kb);
+            compile_and_check(shave_chain_graph(20, 24, 32), t);
+        }
+        vpu::Target t;
+        t.cmx_bytes = 128 * 1024;
+        const auto parts = vpu::compile(shave_chain_graph(20, 24, 32), t, {}, d);
+        REQUIRE(parts);
+        int pads = 0;
+        for (const auto& task : parts->tasks) pads += task.op == "pad";
+        CHECK(pads > 1);
+        CHECK(vpu_test::count_dma(*parts).spills == 0);
+    }
+}
