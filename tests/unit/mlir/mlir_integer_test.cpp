@@ -1,6 +1,7 @@
-// PRO-INT lowerings (lowering/tosa/from_nnef/integer.cpp) checked by MLIR 22: mlir-opt's strict
-// validation at pro_int accepts them (and refuses them at pro_fp), and MLIR's execution of an
-// emitted file gives the same i8 codes as our TOSA interpreter, bit for bit.
+// PRO-INT lowerings (lowering/tosa/from_nnef/integer.hpp, each operation's integer form in its
+// family file) checked by MLIR 22: mlir-opt's strict validation at pro_int accepts them (and
+// refuses them at pro_fp), and MLIR's execution of an emitted file gives the same i8 codes as our
+// TOSA interpreter, bit for bit.
 #include <doctest/doctest.h>
 
 #include <filesystem>

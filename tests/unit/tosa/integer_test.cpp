@@ -1,7 +1,8 @@
-// PRO-INT: quantized graphs lowered to i8/i32 TOSA (lowering/tosa/from_nnef/integer.cpp), run by
-// the TOSA interpreter on the input's codes, and compared with nnef-run's simulated quantization
-// (docs/exec.md) on the same input: per element in steps of the output's grid on small graphs, in
-// relative L2 of the dequantized outputs on the corpus's int8 models.
+// PRO-INT: quantized graphs lowered to i8/i32 TOSA (lowering/tosa/from_nnef/integer.hpp, each
+// operation's integer form in its family file), run by the TOSA interpreter on the input's codes,
+// and compared with nnef-run's simulated quantization (docs/exec.md) on the same input: per element
+// in steps of the output's grid on small graphs, in relative L2 of the dequantized outputs on the
+// corpus's int8 models.
 #include "legalize_support.hpp"
 #include "integer_support.hpp"
 
