@@ -42,7 +42,10 @@ struct Grid {
     double real(std::int64_t code) const { return (double(code) - double(zp) - frac) * scale; }
     // The code of real value v (NNEF's round half up, saturated).
     std::int64_t code(double v) const {
-        return std::clamp<std::int64_t>(std::int64_t(storage::round_half_up(v / scale + frac)) + zp, lo, hi);
+        double c = storage::round_half_up(v / scale + frac);
+        if (!(c > -1e15)) c = -1e15;  // saturated before the conversion (infinities, NaN: the lowest)
+        if (c > 1e15) c = 1e15;
+        return std::clamp<std::int64_t>(std::int64_t(c) + zp, lo, hi);
     }
 };
 
