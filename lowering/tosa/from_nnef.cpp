@@ -19,6 +19,7 @@ std::vector<Legalization> make_registry() {
     from_nnef::add_tensor_intro(r);
     from_nnef::add_elementwise(r);
     from_nnef::add_activation(r);
+    from_nnef::add_convolution(r);
     from_nnef::add_sliding_window(r);
     from_nnef::add_matmul(r);
     from_nnef::add_shape_ops(r);

@@ -59,9 +59,10 @@ lowering::Pipeline<Graph> layout_pipeline(const LowerOptions& options);
 // ---- quantized graphs (PRO-INT) ---------------------------------------------------------------
 
 // At PRO-INT a quantized graph (graph.quant entries or quantize fragments) is lowered in integers
-// (lowering/tosa/from_nnef/integer.cpp): its function takes and returns the i8 codes of the graph
-// inputs' and outputs' graph.quant entries. The i8 code of a tensor's entry is the entry's code plus
-// `offset` (-128 for unsigned 8-bit codes, 0 otherwise); real = params.dequantize(code - offset).
+// (lowering/tosa/from_nnef/integer.hpp; each operation by its registry entry's `lower_integer`): its
+// function takes and returns the i8 codes of the graph inputs' and outputs' graph.quant entries.
+// The i8 code of a tensor's entry is the entry's code plus `offset` (-128 for unsigned 8-bit codes, 0
+// otherwise); real = params.dequantize(code - offset).
 struct IntegerCodes {
     storage::QuantParams params;
     std::int64_t offset = 0;
@@ -77,7 +78,10 @@ bool is_quantized(const nnef::Graph& model);
 
 namespace from_nnef {
 class Context;
+namespace integer {
+class Lowering;
 }
+}  // namespace from_nnef
 
 // One NNEF operation: how it becomes TOSA operators, or why it does not.
 struct Legalization {
@@ -87,6 +91,10 @@ struct Legalization {
     // false after reporting an error. Null for a refusal.
     std::function<bool(from_nnef::Context&)> lower;
     std::string refusal;  // a refusal: why there is no TOSA form (set exactly when `lower` is null)
+    // The integer form (PRO-INT, a quantized graph: lowering/tosa/from_nnef/integer.hpp): emits the
+    // operators on the codes of the operation's quantized tensors. Null: the operation has no integer
+    // form, which is an error in a quantized graph at PRO-INT.
+    std::function<bool(from_nnef::integer::Lowering&)> lower_integer = {};
 };
 
 // Every entry, sorted by operation name.

@@ -64,6 +64,7 @@
 #include "lowering/tosa/from_nnef.cpp"
 #include "lowering/tosa/from_nnef/activation.cpp"
 #include "lowering/tosa/from_nnef/context.cpp"
+#include "lowering/tosa/from_nnef/convolution.cpp"
 #include "lowering/tosa/from_nnef/elementwise.cpp"
 #include "lowering/tosa/from_nnef/integer.cpp"
 #include "lowering/tosa/from_nnef/matmul.cpp"

@@ -1,8 +1,10 @@
 // Activation functions (NNEF spec 4.9.1 and the later revisions' compounds), each computing its
 // fragment's formula with TOSA operators.
+#include <cmath>
 #include <limits>
 
 #include "lowering/tosa/from_nnef/context.hpp"
+#include "lowering/tosa/from_nnef/integer.hpp"
 
 namespace nnef::tosa::from_nnef {
 
@@ -77,19 +79,70 @@ bool softabs(Context& c) {
     return c.bind("y", c.binary(OpKind::POW, s, lit(c, x, 0.5)));
 }
 
+using integer::Act;
+
+// relu: with a result entry, RESCALE to its grid, then CLAMP at the code of 0 (RESCALE is monotone
+// and maps the reals below 0 at or below it); else CLAMP at the input's zero point.
+bool relu_integer(integer::Lowering& q) {
+    const Act* x = q.act(q.arg_id("x"));
+    if (!x) return q.fail("its input is not an integer activation");
+    const std::string name = q.c.result("y").name;
+    bool bad = false;
+    const auto og = q.entry_grid(name, bad);
+    if (bad) return false;
+    if (!og && x->grid.frac != 0.0) return q.fail("its input's grid has no code for 0 and its result '" + name + "' no graph.quant entry");
+    Act y = og ? q.requantize(*x, *og) : *x;
+    const std::int64_t zero = y.grid.code(0.0);
+    if (zero > y.grid.lo) y.v = q.c.clamp(y.v, double(zero), double(y.grid.hi));
+    return q.set(name, y);
+}
+
+// Activation functions at PRO-INT: TABLEs of the function in double (integer::Lowering::unary).
+double sigmoid_of(double v) { return 1.0 / (1.0 + std::exp(-v)); }
+double elu_of(double v, double alpha) { return v < 0.0 ? alpha * (std::exp(v) - 1.0) : v; }
+
+bool sigmoid_integer(integer::Lowering& q) { return q.unary(sigmoid_of); }
+
+bool leaky_relu_integer(integer::Lowering& q) {
+    const double alpha = q.c.scalar_attr("alpha", 0.0);
+    return q.unary([alpha](double v) { return v < 0.0 ? alpha * v : v; });
+}
+
+bool elu_integer(integer::Lowering& q) {
+    const double alpha = q.c.scalar_attr("alpha", 1.0);
+    return q.unary([alpha](double v) { return elu_of(v, alpha); });
+}
+
+bool selu_integer(integer::Lowering& q) {
+    const double alpha = q.c.scalar_attr("alpha", 1.67326319), lambda = q.c.scalar_attr("lambda", 1.05070102);
+    return q.unary([alpha, lambda](double v) { return elu_of(v, alpha) * lambda; });
+}
+
+bool gelu_integer(integer::Lowering& q) {
+    return q.unary([](double v) { return v * sigmoid_of(1.702 * v); });
+}
+
+bool silu_integer(integer::Lowering& q) {
+    return q.unary([](double v) { return v * sigmoid_of(v); });
+}
+
+bool softplus_integer(integer::Lowering& q) {
+    return q.unary([](double v) { return std::log(std::exp(v) + 1.0); });
+}
+
 }  // namespace tosa_from_nnef_activation_cpp
 
 void add_activation(Registry& r) {
     using namespace tosa_from_nnef_activation_cpp;
-    r.push_back({"relu", "activation", relu, {}});
-    r.push_back({"sigmoid", "activation", sigmoid, {}});
+    r.push_back({"relu", "activation", relu, {}, relu_integer});
+    r.push_back({"sigmoid", "activation", sigmoid, {}, sigmoid_integer});
     r.push_back({"prelu", "activation", prelu_op, {}});
-    r.push_back({"leaky_relu", "activation", leaky_relu, {}});
-    r.push_back({"elu", "activation", elu_op, {}});
-    r.push_back({"selu", "activation", selu, {}});
-    r.push_back({"gelu", "activation", gelu, {}});
-    r.push_back({"silu", "activation", silu, {}});
-    r.push_back({"softplus", "activation", softplus, {}});
+    r.push_back({"leaky_relu", "activation", leaky_relu, {}, leaky_relu_integer});
+    r.push_back({"elu", "activation", elu_op, {}, elu_integer});
+    r.push_back({"selu", "activation", selu, {}, selu_integer});
+    r.push_back({"gelu", "activation", gelu, {}, gelu_integer});
+    r.push_back({"silu", "activation", silu, {}, silu_integer});
+    r.push_back({"softplus", "activation", softplus, {}, softplus_integer});
     r.push_back({"softabs", "activation", softabs, {}});
 }
 

@@ -179,7 +179,7 @@ ValueId matmul_value(Context& c, ValueId a, ValueId b, bool transpose_a, bool tr
 ValueId strided(Context& c, ValueId x, std::size_t axis, std::int64_t begin, std::int64_t count, std::int64_t stride);
 
 // A quantized graph (graph.quant entries or quantize fragments), and its integer legalization for
-// PRO-INT (integer.cpp), which replaces the per-operation registry for such graphs.
+// PRO-INT (integer.cpp), which lowers each operation by the `lower_integer` of its registry entry.
 bool is_quantized(const nnef::Graph& model);
 // Appends v as the next output of the main block, named `name` (through an IDENTITY when v is an
 // input, another output, or a value named otherwise).
@@ -192,7 +192,8 @@ using Registry = std::vector<Legalization>;
 void add_tensor_intro(Registry& r);    // external, variable, constant, update
 void add_elementwise(Registry& r);     // unary, binary, select, clamp, copy, cast, add_n, copy_n
 void add_activation(Registry& r);      // relu, sigmoid, elu, gelu, ... (compounds)
-void add_sliding_window(Registry& r);  // conv, deconv, pools, box, separable_*, sample, ...
+void add_convolution(Registry& r);     // conv, deconv, separable_conv, separable_deconv
+void add_sliding_window(Registry& r);  // pools, box, local normalizations, sample, ...
 void add_matmul(Registry& r);          // matmul, linear
 void add_shape_ops(Registry& r);       // reshape, squeeze, transpose, concat, split, slice, pad, ...
 void add_reduce(Registry& r);          // *_reduce, moments, softmax

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "lowering/tosa/from_nnef/context.hpp"
+#include "lowering/tosa/from_nnef/integer.hpp"
 
 namespace nnef::tosa::from_nnef {
 
@@ -119,33 +120,314 @@ bool copy_n(Context& c) {
 
 ValueId op1(Context& c, OpKind k, ValueId x) { return c.unary(k, x); }
 
+using integer::Act;
+using integer::Real;
+
+// The number a literal argument holds; nullopt for a tensor.
+std::optional<double> literal(const nnef::Value& v) {
+    if (v.is_scalar()) return v.as_scalar();
+    if (v.is_integer()) return double(v.as_integer());
+    return std::nullopt;
+}
+
+// The items of argument `name` known at compile time: a literal as one item of shape [1, ...] (rank
+// `rank`), a compile-time tensor as it is; nullopt for an activation.
+std::optional<Real> constant_operand(integer::Lowering& q, std::string_view name, std::size_t rank) {
+    if (const auto n = literal(q.c.argument(name))) return Real{Shape(rank, 1), {*n}, std::nullopt};
+    if (const Real* r = q.real(q.arg_id(name))) return *r;
+    return std::nullopt;
+}
+
+// A number of argument `name` of the current operation known at compile time and the same for every
+// item: a literal, or a compile-time tensor of equal items that broadcasts within `like` (the other
+// operand's shape). nullopt otherwise.
+std::optional<double> uniform_number(integer::Lowering& q, std::string_view name, const Shape& like) {
+    const nnef::Value& v = q.c.argument(name);
+    if (const auto n = literal(v)) return n;
+    const Real* r = v.is_identifier() ? q.real(v.as_identifier()) : nullptr;
+    if (!r || r->items.empty() || Context::broadcast_shape(like, r->shape) != like) return std::nullopt;
+    for (double item : r->items)
+        if (item != r->items[0]) return std::nullopt;
+    return r->items[0];
+}
+
+// An operand of add/sub as i32 in units `unit` (finer than its grid): RESCALE of (code - zp) by
+// scale / unit, its zero point fraction into `offset` (in units); a literal or a compile-time tensor
+// as an i32 constant of its items in units (of rank `rank` for a literal). no_value when it is
+// neither, or a constant does not fit.
+ValueId wide_operand(integer::Lowering& q, std::string_view name, double unit, double& offset, std::size_t rank) {
+    const std::string id = q.arg_id(name);
+    if (const Act* a = q.act(id)) {
+        if (a->grid.dtype != DType::i8) return no_value;
+        offset -= a->grid.frac * a->grid.scale / unit;
+        return q.rescale(a->v, a->grid.zp, a->grid.scale / unit, 0, DType::i32);
+    }
+    const auto r = constant_operand(q, name, rank);
+    if (!r) return no_value;
+    auto c = ConstData::allocate(TensorType{DType::i32, r->shape});
+    for (std::size_t i = 0; i < r->items.size(); ++i) {
+        const double code = storage::round_half_up(r->items[i] / unit);
+        if (!(std::fabs(code) <= double(1 << 30))) return no_value;
+        c->mutable_items<std::int32_t>()[i] = static_cast<std::int32_t>(code);
+    }
+    return q.c.constant(std::move(c));
+}
+
+// add / sub: both operands RESCALEd to i32 on a common grid 2^19 times finer than the coarser one
+// (the specification's pattern, 1.12.1 and 1.12.4; a literal or compile-time operand an i32
+// constant on it), ADD/SUB in i32, one RESCALE to the result's grid (its entry needed).
+bool add_sub_integer(integer::Lowering& q, bool sub) {
+    const std::string x = q.arg_id("x"), y = q.arg_id("y");
+    const Tensor& out = q.c.result("z");
+    bool bad = false;
+    const auto og = q.entry_grid(out.name, bad);
+    if (bad) return false;
+    if (!og) return q.fail("its result '" + out.name + "' has no graph.quant entry");
+    double coarse = 0.0;
+    for (const std::string& id : {x, y})
+        if (const Act* a = q.act(id)) coarse = std::max(coarse, a->grid.scale);
+    if (coarse == 0.0) return q.fail("neither operand is an integer activation");
+    const double unit = coarse / double(1 << 19);
+    double offset = og->frac * og->scale / unit;
+    const ValueId a = wide_operand(q, "x", unit, offset, out.shape->size());
+    double offset_b = 0.0;
+    const ValueId b = wide_operand(q, "y", unit, offset_b, out.shape->size());
+    if (a == no_value || b == no_value)
+        return q.fail("its operands must be i8 activations, literals or compile-time tensors (within 2^30 steps of "
+                      "2^-19 of the coarser operand's scale)");
+    offset += sub ? -offset_b : offset_b;
+    ValueId sum = q.c.binary(sub ? OpKind::SUB : OpKind::ADD, a, b);
+    if (storage::round_half_up(offset) != 0.0)
+        sum = q.c.binary(OpKind::ADD, sum, q.c.scalar(DType::i32, storage::round_half_up(offset), q.c.rank(sum)));
+    Act r;
+    r.grid = *og;
+    r.v = q.clamp_to(q.rescale(q.c.reshape(sum, *out.shape), 0, unit / og->scale, og->zp, og->dtype), *og);
+    return q.set(out.name, r);
+}
+
+// x * k for a number k: the codes of x read on a grid |k| times as coarse (negated in i32 first for
+// k < 0), requantized to `to`: one RESCALE by scale_x * |k| / scale_to, as exact as RESCALE's
+// multiplier. k = 0: the code of 0 everywhere.
+Act scaled(integer::Lowering& q, const Act& x, double k, const integer::Grid& to, const Shape& out) {
+    if (k == 0.0) return Act{q.c.splat(to.dtype, out, double(to.code(0.0))), to};
+    Act a = x;
+    if (k < 0.0) {  // (zp - code) in i32 as 0 - (code - zp) (the VPU's int8 path has SUB, not NEGATE)
+        const ValueId wide = q.rescale(x.v, x.grid.zp, 1.0, 0, DType::i32);
+        a.v = q.c.binary(OpKind::SUB, q.c.scalar(DType::i32, 0.0, q.c.rank(wide)), wide);
+        a.grid.lo = x.grid.zp - x.grid.hi;
+        a.grid.hi = x.grid.zp - x.grid.lo;
+        a.grid.zp = 0;
+        a.grid.frac = -x.grid.frac;
+        a.grid.dtype = DType::i32;
+    }
+    a.grid.scale = x.grid.scale * std::fabs(k);
+    return q.requantize(a, to);
+}
+
+// x * C for a compile-time tensor C of unequal items: (code - zp - frac) in i32 (at 64 times the
+// resolution with a zero point fraction) times the i32 codes of C on a grid of max|C| / 2^15, so
+// the product stays within 2^30; one RESCALE to `to`. C's rounding is at most 2^-16 of its largest
+// item: the result is within one step, and exact but for rare ties.
+std::optional<Act> times_tensor(integer::Lowering& q, const Act& x, const Shape& shape, const std::vector<double>& items,
+                                const integer::Grid& to, const Shape& out) {
+    if (x.grid.dtype != DType::i8) return std::nullopt;
+    double largest = 0.0;
+    for (double v : items) largest = std::max(largest, std::fabs(v));
+    if (!(largest > 0.0) || !std::isfinite(largest)) return std::nullopt;
+    const double u = largest / 32768.0;
+    auto codes = ConstData::allocate(TensorType{DType::i32, shape});
+    for (std::size_t i = 0; i < items.size(); ++i)
+        codes->mutable_items<std::int32_t>()[i] = static_cast<std::int32_t>(storage::round_half_up(items[i] / u));
+    const double k = x.grid.frac == 0.0 ? 1.0 : 64.0;
+    ValueId w = q.rescale(x.v, x.grid.zp, k, 0, DType::i32);
+    if (x.grid.frac != 0.0)
+        w = q.c.binary(OpKind::ADD, w, q.c.scalar(DType::i32, storage::round_half_up(-x.grid.frac * k), q.c.rank(w)));
+    ValueId p = q.c.reshape(q.c.mul(w, q.c.constant(std::move(codes))), out);
+    const double m = x.grid.scale * u / k / to.scale;
+    const double offset = storage::round_half_up(to.frac / m);
+    if (std::fabs(offset) > double(1 << 30)) return std::nullopt;
+    if (offset != 0.0) p = q.c.binary(OpKind::ADD, p, q.c.scalar(DType::i32, offset, q.c.rank(p)));
+    return Act{q.clamp_to(q.rescale(p, 0, m, to.zp, to.dtype), to), to};
+}
+
+// x * C or x / C for the current operation's compile-time operand `name` (a literal or a tensor):
+// scaled() for one number, times_tensor() for a tensor of several.
+bool by_constant(integer::Lowering& q, const Act& x, std::string_view name, bool divide, const Tensor& out) {
+    bool bad = false;
+    const auto og = q.entry_grid(out.name, bad);
+    if (bad) return false;
+    if (!og) return q.fail("its result '" + out.name + "' has no graph.quant entry");
+    if (const auto k = uniform_number(q, name, q.c.shape(x.v))) {
+        if (!std::isfinite(*k) || (divide && *k == 0.0)) return q.fail("its constant operand is " + std::to_string(*k));
+        return q.set(out.name, scaled(q, x, divide ? 1.0 / *k : *k, *og, *out.shape));
+    }
+    const Real* r = q.real(q.arg_id(name));
+    if (!r)
+        return q.fail(divide ? "its divisor is an activation (only division by a literal or a compile-time tensor is lowered)"
+                             : "its operands must be i8 activations, literals or compile-time tensors");
+    std::vector<double> items = r->items;
+    if (divide)
+        for (double& v : items) {
+            if (v == 0.0) return q.fail("its divisor '" + q.arg_id(name) + "' has an item 0");
+            v = 1.0 / v;
+        }
+    const auto y = times_tensor(q, x, r->shape, items, *og, *out.shape);
+    if (!y) return q.fail("its constant operand '" + q.arg_id(name) + "' has no integer form with an i8 activation here");
+    return q.set(out.name, *y);
+}
+
+// mul of two activations: (code - zp) products in i32, one RESCALE by scale_x * scale_y / scale_z;
+// of an activation and a constant: by_constant().
+bool mul_integer(integer::Lowering& q) {
+    const Act* a = q.act(q.arg_id("x"));
+    const Act* b = q.act(q.arg_id("y"));
+    const Tensor& out = q.c.result("z");
+    if (a && !b) return by_constant(q, *a, "y", false, out);
+    if (b && !a) return by_constant(q, *b, "x", false, out);
+    if (!a || !b || a->grid.dtype != DType::i8 || b->grid.dtype != DType::i8)
+        return q.fail("only the product of two i8 activations, or of an activation and a constant, is lowered");
+    if (a->grid.frac != 0.0 || b->grid.frac != 0.0) return q.fail("grids whose zero point falls between codes are not lowered here");
+    bool bad = false;
+    const auto og = q.entry_grid(out.name, bad);
+    if (bad) return false;
+    if (!og) return q.fail("its result '" + out.name + "' has no graph.quant entry");
+    const ValueId p = q.c.mul(q.rescale(a->v, a->grid.zp, 1.0, 0, DType::i32), q.rescale(b->v, b->grid.zp, 1.0, 0, DType::i32));
+    const double unit = a->grid.scale * b->grid.scale;
+    ValueId prod = q.c.reshape(p, *out.shape);
+    const double offset = storage::round_half_up(og->frac * og->scale / unit);
+    if (offset != 0.0) prod = q.c.binary(OpKind::ADD, prod, q.c.scalar(DType::i32, offset, q.c.rank(prod)));
+    Act r;
+    r.grid = *og;
+    r.v = q.clamp_to(q.rescale(prod, 0, unit / og->scale, og->zp, og->dtype), *og);
+    return q.set(out.name, r);
+}
+
+// div of an activation by a constant: by_constant() with the reciprocal.
+bool div_integer(integer::Lowering& q) {
+    const Act* x = q.act(q.arg_id("x"));
+    if (!x) return q.fail("its dividend is not an integer activation");
+    return by_constant(q, *x, "y", true, q.c.result("z"));
+}
+
+// An operand of min / max / clamp as (code - zp) in i32 on the grid g: an activation requantized to
+// g, a literal or compile-time tensor as the codes of its items on g. Rounding to a grid is
+// monotone, so the codes of a min or max are the min or max of the codes: exact. no_value when it
+// is none of these.
+ValueId minmax_operand(integer::Lowering& q, std::string_view name, const integer::Grid& g, std::size_t rank) {
+    const std::string id = q.arg_id(name);
+    if (const Act* a = q.act(id)) return q.rescale(q.requantize(*a, g).v, g.zp, 1.0, 0, DType::i32);
+    const auto r = constant_operand(q, name, rank);
+    if (!r) return no_value;
+    auto c = ConstData::allocate(TensorType{DType::i32, r->shape});
+    for (std::size_t i = 0; i < r->items.size(); ++i) {
+        if (std::isnan(r->items[i])) return no_value;
+        c->mutable_items<std::int32_t>()[i] = static_cast<std::int32_t>(g.code(r->items[i]) - g.zp);
+    }
+    return q.c.constant(std::move(c));
+}
+
+// The grid of a min / max / clamp result: its entry, else that of its activation operands (which
+// must agree). nullopt after reporting why not.
+std::optional<integer::Grid> minmax_grid(integer::Lowering& q, const std::string& result, std::initializer_list<const char*> args) {
+    bool bad = false;
+    const auto og = q.entry_grid(result, bad);
+    if (bad) return std::nullopt;
+    if (og) return og;
+    std::optional<integer::Grid> g;
+    for (const char* arg : args)
+        if (const Act* a = q.act(q.arg_id(arg))) {
+            if (g && !integer::same_grid(*g, a->grid)) {
+                q.fail("its operands have different grids and its result '" + result + "' has no graph.quant entry");
+                return std::nullopt;
+            }
+            g = a->grid;
+        }
+    if (!g) q.fail("none of its operands is an integer activation");
+    return g;
+}
+
+// The value v (i32, code - zp on g) back as codes on g.
+ValueId from_wide(integer::Lowering& q, ValueId v, const integer::Grid& g, const Shape& out) {
+    return q.rescale(q.c.reshape(v, out), 0, 1.0, g.zp, g.dtype);
+}
+
+// min / max: both operands on the result's grid (minmax_operand), MINIMUM / MAXIMUM in i32 (TOSA's
+// integer MINIMUM and MAXIMUM are i32 only), back to the codes.
+bool min_max_integer(integer::Lowering& q, bool max) {
+    const Tensor& out = q.c.result("z");
+    const auto g = minmax_grid(q, out.name, {"x", "y"});
+    if (!g) return false;
+    const ValueId a = minmax_operand(q, "x", *g, out.shape->size()), b = minmax_operand(q, "y", *g, out.shape->size());
+    if (a == no_value || b == no_value) return q.fail("its operands must be integer activations, literals or compile-time tensors");
+    return q.set(out.name, Act{from_wide(q, max ? q.c.maximum(a, b) : q.c.minimum(a, b), *g, *out.shape), *g});
+}
+
+// clamp with literal bounds: RESCALE to the result's grid (if any), CLAMP at the codes of the bounds
+// (quantizing is monotone, so this is exact); with tensor bounds: max(min(x, b), a) as min_max_integer.
+bool clamp_integer(integer::Lowering& q) {
+    const Act* x = q.act(q.arg_id("x"));
+    if (!x) return q.fail("its input is not an integer activation");
+    const std::string name = q.c.result("y").name;
+    const auto a = literal(q.c.argument("a")), b = literal(q.c.argument("b"));
+    if (!a || !b) {
+        const auto g = minmax_grid(q, name, {"x", "a", "b"});
+        if (!g) return false;
+        const std::size_t rank = q.c.result("y").shape->size();
+        const ValueId xv = minmax_operand(q, "x", *g, rank), lo = minmax_operand(q, "a", *g, rank), hi = minmax_operand(q, "b", *g, rank);
+        if (xv == no_value || lo == no_value || hi == no_value)
+            return q.fail("its bounds must be integer activations, literals or compile-time tensors");
+        return q.set(name, Act{from_wide(q, q.c.maximum(q.c.minimum(xv, hi), lo), *g, *q.c.result("y").shape), *g});
+    }
+    if (std::isnan(*a) || std::isnan(*b)) return q.fail("a bound is NaN");
+    bool bad = false;
+    const auto og = q.entry_grid(name, bad);
+    if (bad) return false;
+    Act y = og ? q.requantize(*x, *og) : *x;
+    // monotone: the codes of the bounds on the result's grid bound the codes
+    const std::int64_t l = std::isinf(*a) ? y.grid.lo : y.grid.code(*a), h = std::isinf(*b) ? y.grid.hi : y.grid.code(*b);
+    if (l > y.grid.lo || h < y.grid.hi) y.v = q.c.clamp(y.v, double(std::max(l, y.grid.lo)), double(std::min(h, y.grid.hi)));
+    return q.set(name, y);
+}
+
+// Element-wise functions of one activation at PRO-INT: TABLEs (integer::Lowering::unary).
+using Function = double (*)(double);
+IntegerForm table_form(Function f) {
+    return [f](integer::Lowering& q) { return q.unary(f); };
+}
+
 }  // namespace tosa_from_nnef_elementwise_cpp
 
 void add_elementwise(Registry& r) {
     using namespace tosa_from_nnef_elementwise_cpp;
-    auto u = [&](const char* name, OpKind k) {
-        r.push_back({name, "elementwise", unary([k](Context& c, ValueId x) { return op1(c, k, x); }), {}});
+    auto u = [&](const char* name, OpKind k, IntegerForm integer = {}) {
+        r.push_back({name, "elementwise", unary([k](Context& c, ValueId x) { return op1(c, k, x); }), {},
+                     std::move(integer)});
     };
-    auto uf = [&](const char* name, Unary f) { r.push_back({name, "elementwise", unary(std::move(f)), {}}); };
-    auto b = [&](const char* name, OpKind k) {
-        r.push_back({name, "elementwise", binary([k](Context& c, ValueId x, ValueId y) { return c.binary(k, x, y); }), {}});
+    auto uf = [&](const char* name, Unary f, IntegerForm integer = {}) {
+        r.push_back({name, "elementwise", unary(std::move(f)), {}, std::move(integer)});
     };
-    auto bf = [&](const char* name, Binary f) { r.push_back({name, "elementwise", binary(std::move(f)), {}}); };
+    auto b = [&](const char* name, OpKind k, IntegerForm integer = {}) {
+        r.push_back({name, "elementwise", binary([k](Context& c, ValueId x, ValueId y) { return c.binary(k, x, y); }), {},
+                     std::move(integer)});
+    };
+    auto bf = [&](const char* name, Binary f, IntegerForm integer = {}) {
+        r.push_back({name, "elementwise", binary(std::move(f)), {}, std::move(integer)});
+    };
 
-    r.push_back({"copy", "elementwise", copy, {}});
-    uf("neg", [](Context& c, ValueId x) { return c.negate(x); });
+    r.push_back({"copy", "elementwise", copy, {}, integer::layout_integer});
+    uf("neg", [](Context& c, ValueId x) { return c.negate(x); }, table_form([](double v) { return -v; }));
     u("rcp", OpKind::RECIPROCAL);
-    u("exp", OpKind::EXP);
-    u("log", OpKind::LOG);
-    u("abs", OpKind::ABS);
+    u("exp", OpKind::EXP, table_form([](double v) { return std::exp(v); }));
+    u("log", OpKind::LOG, table_form([](double v) { return std::log(v); }));
+    u("abs", OpKind::ABS, table_form([](double v) { return std::fabs(v); }));
     uf("sign", sign);
     u("not", OpKind::LOGICAL_NOT);
     u("floor", OpKind::FLOOR);
     u("ceil", OpKind::CEIL);
     uf("round", round_half_up);
-    u("tanh", OpKind::TANH);
-    u("sin", OpKind::SIN);
-    u("cos", OpKind::COS);
+    u("tanh", OpKind::TANH, table_form([](double v) { return std::tanh(v); }));
+    u("sin", OpKind::SIN, table_form([](double v) { return std::sin(v); }));
+    u("cos", OpKind::COS, table_form([](double v) { return std::cos(v); }));
     uf("tan", tan);
     uf("sinh", sinh);
     uf("cosh", cosh);
@@ -153,15 +435,15 @@ void add_elementwise(Registry& r) {
     uf("acosh", acosh);
     uf("atanh", atanh);
     uf("sqr", [](Context& c, ValueId x) { return c.mul(x, x); });
-    uf("sqrt", [](Context& c, ValueId x) { return pow_const(c, x, 0.5); });
+    uf("sqrt", [](Context& c, ValueId x) { return pow_const(c, x, 0.5); }, table_form([](double v) { return std::sqrt(v); }));
     uf("rsqr", [](Context& c, ValueId x) { return c.unary(OpKind::RECIPROCAL, c.mul(x, x)); });
-    u("rsqrt", OpKind::RSQRT);
+    u("rsqrt", OpKind::RSQRT, table_form([](double v) { return 1.0 / std::sqrt(v); }));
     uf("log2", [](Context& c, ValueId x) { return c.mul(c.unary(OpKind::LOG, x), one(c, x, 1.0 / std::log(2.0))); });
 
-    b("add", OpKind::ADD);
-    b("sub", OpKind::SUB);
-    bf("mul", [](Context& c, ValueId x, ValueId y) { return c.mul(x, y); });
-    bf("div", [](Context& c, ValueId x, ValueId y) { return c.div(x, y); });
+    b("add", OpKind::ADD, [](integer::Lowering& q) { return add_sub_integer(q, false); });
+    b("sub", OpKind::SUB, [](integer::Lowering& q) { return add_sub_integer(q, true); });
+    bf("mul", [](Context& c, ValueId x, ValueId y) { return c.mul(x, y); }, mul_integer);
+    bf("div", [](Context& c, ValueId x, ValueId y) { return c.div(x, y); }, div_integer);
     b("pow", OpKind::POW);
     bf("lt", [](Context& c, ValueId x, ValueId y) { return c.compare(OpKind::GREATER, y, x); });
     b("gt", OpKind::GREATER);
@@ -171,15 +453,17 @@ void add_elementwise(Registry& r) {
     bf("ne", [](Context& c, ValueId x, ValueId y) { return c.unary(OpKind::LOGICAL_NOT, c.compare(OpKind::EQUAL, x, y)); });
     b("and", OpKind::LOGICAL_AND);
     b("or", OpKind::LOGICAL_OR);
-    bf("min", [](Context& c, ValueId x, ValueId y) { return c.nnef_min(x, y); });
-    bf("max", [](Context& c, ValueId x, ValueId y) { return c.nnef_max(x, y); });
+    bf("min", [](Context& c, ValueId x, ValueId y) { return c.nnef_min(x, y); },
+       [](integer::Lowering& q) { return min_max_integer(q, false); });
+    bf("max", [](Context& c, ValueId x, ValueId y) { return c.nnef_max(x, y); },
+       [](integer::Lowering& q) { return min_max_integer(q, true); });
 
     const std::string inverse_trig =
         "TOSA 1.0.1 has no inverse trigonometric operator, and no composition of its operators computes it to "
         "fp32 accuracy";
     for (const char* name : {"asin", "acos", "atan"}) r.push_back({name, "elementwise", nullptr, inverse_trig});
     r.push_back({"select", "elementwise", select_op, {}});
-    r.push_back({"clamp", "elementwise", clamp, {}});
+    r.push_back({"clamp", "elementwise", clamp, {}, clamp_integer});
     r.push_back({"cast", "elementwise", cast, {}});
     r.push_back({"add_n", "elementwise", add_n, {}});
     r.push_back({"copy_n", "elementwise", copy_n, {}});

@@ -1,7 +1,9 @@
 // Matrix multiplication (NNEF spec 4.7) and `linear` (4.9.2). matmul becomes TOSA's batched MATMUL
 // ([N,H,C] x [N,C,W]); linear becomes a 1x1 CONV2D, whose weight layout OHWI is the NNEF filter
 // [O, C] as it is (no transpose) and which adds the bias.
+#include <cmath>
 #include "lowering/tosa/from_nnef/context.hpp"
+#include "lowering/tosa/from_nnef/integer.hpp"
 
 namespace nnef::tosa::from_nnef {
 
@@ -49,6 +51,36 @@ bool linear(Context& c) {
     return c.bind("output", c.reshape(y, out.shape));
 }
 
+using integer::Act;
+using integer::Real;
+
+// matmul: MATMUL of i8 codes with their zero points (a compile-time operand as codes), i32, one
+// RESCALE by scale_a * scale_b / scale_c.
+bool matmul_integer(integer::Lowering& q) {
+    const std::string ids[2] = {q.arg_id("A"), q.arg_id("B")};
+    Act ops[2];
+    for (int k = 0; k < 2; ++k) {
+        if (const Act* a = q.act(ids[k])) ops[k] = *a;
+        else if (const Real* r = q.real(ids[k])) ops[k] = q.codes_of(*r);
+        else return q.fail("its operands must be activations or compile-time tensors");
+        if (ops[k].grid.dtype != DType::i8 || ops[k].grid.frac != 0.0)
+            return q.fail("its operand '" + ids[k] + "' is not on an i8 grid with an integer zero point");
+    }
+    const Tensor& out = q.c.result("C");
+    bool bad = false;
+    const auto og = q.entry_grid(out.name, bad);
+    if (bad) return false;
+    if (!og) return q.fail("its result '" + out.name + "' has no graph.quant entry");
+    const double unit = ops[0].grid.scale * ops[1].grid.scale;
+    ValueId acc = matmul_value(q.c, ops[0].v, ops[1].v, q.c.logical_attr("transposeA"), q.c.logical_attr("transposeB"),
+                               *out.shape, q.c.splat(DType::i8, {1}, double(ops[0].grid.zp)),
+                               q.c.splat(DType::i8, {1}, double(ops[1].grid.zp)));
+    const double offset = storage::round_half_up(og->frac * og->scale / unit);
+    if (offset != 0.0) acc = q.c.binary(OpKind::ADD, acc, q.c.scalar(DType::i32, offset, q.c.rank(acc)));
+    Act y{q.clamp_to(q.rescale(acc, 0, unit / og->scale, og->zp, og->dtype), *og), *og};
+    return q.set(out.name, y);
+}
+
 }  // namespace tosa_from_nnef_matmul_cpp
 
 ValueId matmul_value(Context& c, ValueId a, ValueId b, bool transpose_a, bool transpose_b, const Shape& out_shape,
@@ -92,8 +124,8 @@ ValueId matmul_value(Context& c, ValueId a, ValueId b, bool transpose_a, bool tr
 
 void add_matmul(Registry& r) {
     using namespace tosa_from_nnef_matmul_cpp;
-    r.push_back({"matmul", "matmul", matmul, {}});
-    r.push_back({"linear", "matmul", linear, {}});
+    r.push_back({"matmul", "matmul", matmul, {}, matmul_integer});
+    r.push_back({"linear", "matmul", linear, {}, [](integer::Lowering& q) { return integer::conv_integer(q, true); }});
 }
 
 }  // namespace nnef::tosa::from_nnef

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "lowering/tosa/from_nnef/context.hpp"
+#include "lowering/tosa/from_nnef/integer.hpp"
 
 namespace nnef::tosa::from_nnef {
 
@@ -71,14 +72,53 @@ bool logarithmic_quantize(Context& c) {
     return c.bind("y", c.mul(sign(c, x), c.binary(OpKind::POW, lit(c, q, 2.0), q)));
 }
 
+using integer::Act;
+using integer::Grid;
+using integer::Real;
+using integer::fragment_params_of;
+using integer::grid_of;
+
+// The quantize fragments on an activation: the linear ones RESCALE to the fragment's grid, the
+// logarithmic one is a TABLE from the input's codes to the logarithmic codes (offset by -128; spec
+// 5.2: the code holds the magnitude, so the input's reals must not be negative); on a compile-time
+// tensor: computed.
+bool quantize_integer(integer::Lowering& q) {
+    const Operation& op = q.c.op();
+    const std::string x = q.arg_id("x");
+    const Tensor& out = q.c.result("y");
+    const auto p = fragment_params_of(op);
+    if (!p) return q.fail("its parameters must be compile-time numbers (" + std::string(op.name) + " of '" + x + "')");
+    if (const Real* r = q.real(x)) {
+        Real y = *r;
+        storage::fake_quantize(*p, y.shape, y.items.data(), y.items.data());
+        return q.bind_real(out.name, std::move(y));
+    }
+    const Act* a = q.act(x);
+    if (!a) return q.fail("its input is neither an integer activation nor known at compile time");
+    if (p->algorithm == storage::QuantAlgorithm::logarithmic) {
+        if (p->channels() != 1 || p->bits > 8 || a->grid.dtype != DType::i8)
+            return q.fail("only per-tensor logarithmic codes of at most 8 bits of an i8 input are lowered");
+        if (a->grid.real(a->grid.lo) < 0.0)
+            return q.fail("logarithmic codes hold magnitudes only (spec 5.2), and the input '" + x + "' has negative values");
+        const Act y{q.table(*a, [&](double v) { return double(p->quantize(v) - 128); }), Grid{}};
+        q.logarithmic.insert(out.name);
+        return q.set(out.name, y);
+    }
+    std::string why;
+    std::int64_t offset = 0;
+    const auto g = grid_of(*p, offset, why);
+    if (!g) return q.fail(why);
+    return q.bind_act(out.name, q.requantize(*a, *g));
+}
+
 }  // namespace tosa_from_nnef_quantization_cpp
 
 void add_quantization(Registry& r) {
     using namespace tosa_from_nnef_quantization_cpp;
-    r.push_back({"linear_quantize", "quantization", linear_quantize, {}});
-    r.push_back({"min_max_linear_quantize", "quantization", min_max_linear_quantize, {}});
-    r.push_back({"zero_point_linear_quantize", "quantization", zero_point_linear_quantize, {}});
-    r.push_back({"logarithmic_quantize", "quantization", logarithmic_quantize, {}});
+    r.push_back({"linear_quantize", "quantization", linear_quantize, {}, quantize_integer});
+    r.push_back({"min_max_linear_quantize", "quantization", min_max_linear_quantize, {}, quantize_integer});
+    r.push_back({"zero_point_linear_quantize", "quantization", zero_point_linear_quantize, {}, quantize_integer});
+    r.push_back({"logarithmic_quantize", "quantization", logarithmic_quantize, {}, quantize_integer});
 }
 
 }  // namespace nnef::tosa::from_nnef

@@ -3,9 +3,11 @@
 // reciprocal of the reduction volume. The arg- reductions give the row-major position within the
 // reduced axes: those axes are moved last, merged and reduced by ARGMAX (argmin as the ARGMAX of
 // the negation; both take the first extreme item).
+#include <cmath>
 #include <algorithm>
 
 #include "lowering/tosa/from_nnef/context.hpp"
+#include "lowering/tosa/from_nnef/integer.hpp"
 
 namespace nnef::tosa::from_nnef {
 
@@ -85,12 +87,52 @@ bool softmax(Context& c) {
     return c.bind("y", c.mul(e, c.unary(OpKind::RECIPROCAL, s)));
 }
 
+using integer::Act;
+using integer::Grid;
+
+// mean_reduce / sum_reduce: the codes minus the zero point summed in i32, one RESCALE to the
+// result's grid (a single rounding, as the simulation's).
+bool mean_reduce_integer(integer::Lowering& q, bool mean) {
+    const Act* x = q.act(q.arg_id("input"));
+    if (!x) return q.fail("its input is not an integer activation");
+    const Tensor& out = q.c.result("output");
+    Ints axes = q.c.ints_attr("axes");
+    const Shape& is = q.c.shape(x->v);
+    std::int64_t count = 1;
+    for (std::int64_t& a : axes) {
+        if (a < 0) a += std::int64_t(is.size());
+        count *= is[std::size_t(a)];
+    }
+    if (count >= (std::int64_t(1) << 23)) return q.fail("it reduces too many items for an i32 sum");
+    bool bad = false;
+    const auto og = q.entry_grid(out.name, bad);
+    if (bad) return false;
+    const Grid g = og ? *og : x->grid;
+    if (!og && mean && count > 1) return q.fail("its result '" + out.name + "' has no graph.quant entry");
+    if (x->grid.dtype != DType::i8) return q.fail("reductions of i16 inputs are not lowered here");
+    // code = round(m * (sum - frac_in * count) + frac_out) + zp = round(m * (sum + shift)) + zp, with the
+    // sum at k times the resolution when there is a fraction to add
+    const double scale = x->grid.scale / g.scale / (mean ? double(count) : 1.0);
+    const double shift = -x->grid.frac * double(count) + g.frac / scale;
+    const double k = shift == 0.0 ? 1.0 : std::ldexp(1.0, std::min(16, int(std::floor(std::log2(std::ldexp(1.0, 29) / (double(count) * 256.0 + std::fabs(shift)))))));
+    if (k < 1.0) return q.fail("it reduces too many items for an i32 sum");
+    const ValueId wide = q.rescale(x->v, x->grid.zp, k, 0, DType::i32);
+    ValueId sum = q.c.reduce(OpKind::REDUCE_SUM, wide, axes);
+    if (shift != 0.0) sum = q.c.binary(OpKind::ADD, sum, q.c.scalar(DType::i32, storage::round_half_up(shift * k), q.c.rank(sum)));
+    Act y;
+    y.grid = g;
+    y.v = q.clamp_to(q.rescale(q.c.reshape(sum, *out.shape), 0, scale / k, g.zp, g.dtype), g);
+    return q.set(out.name, y);
+}
+
 }  // namespace tosa_from_nnef_reduce_cpp
 
 void add_reduce(Registry& r) {
     using namespace tosa_from_nnef_reduce_cpp;
-    r.push_back({"sum_reduce", "reduce", reduce(OpKind::REDUCE_SUM, false), {}});
-    r.push_back({"mean_reduce", "reduce", reduce(OpKind::REDUCE_SUM, true), {}});
+    r.push_back({"sum_reduce", "reduce", reduce(OpKind::REDUCE_SUM, false), {},
+                 [](integer::Lowering& q) { return mean_reduce_integer(q, false); }});
+    r.push_back({"mean_reduce", "reduce", reduce(OpKind::REDUCE_SUM, true), {},
+                 [](integer::Lowering& q) { return mean_reduce_integer(q, true); }});
     r.push_back({"max_reduce", "reduce", reduce(OpKind::REDUCE_MAX, false), {}});
     r.push_back({"min_reduce", "reduce", reduce(OpKind::REDUCE_MIN, false), {}});
     r.push_back({"any_reduce", "reduce", reduce(OpKind::REDUCE_ANY, false), {}});

@@ -2,7 +2,10 @@
 // RESHAPE, TRANSPOSE, CONCAT, SLICE, TILE, PAD (with the border modes of Context::pad_border),
 // GATHER. The result shapes are the front end's (shape inference), so reshape-like operations need
 // no shape arithmetic here.
+#include <cmath>
+#include <algorithm>
 #include "lowering/tosa/from_nnef/context.hpp"
+#include "lowering/tosa/from_nnef/integer.hpp"
 
 namespace nnef::tosa::from_nnef {
 
@@ -151,21 +154,150 @@ bool gather(Context& c) {
     return c.bind("output", c.reshape(y, out.shape));
 }
 
+using integer::Act;
+using integer::Real;
+
+// split: slices of the codes (each result RESCALEd to its entry if it has another grid).
+bool split_integer(integer::Lowering& q) {
+    const Act* x = q.act(q.arg_id("value"));
+    if (!x) return q.fail("its input is not an integer activation");
+    std::int64_t axis = q.c.int_attr("axis");
+    if (axis < 0) axis += std::int64_t(q.c.rank(x->v));
+    std::int64_t begin = 0;
+    for (std::size_t i = 0; i < q.c.result_count("values"); ++i) {
+        const Tensor& t = q.c.result("values", i);
+        const std::int64_t end = begin + (*t.shape)[std::size_t(axis)];
+        if (!q.bind_act(t.name, Act{q.c.slice_axis(x->v, std::size_t(axis), begin, end), x->grid})) return false;
+        begin = end;
+    }
+    return true;
+}
+
+// pad: every border mode on the codes ('constant': the code of the value on the input's grid).
+bool pad_integer(integer::Lowering& q) {
+    const Act* x = q.act(q.arg_id("input"));
+    if (!x) return q.fail("its input is not an integer activation");
+    const std::string border = q.c.string_attr("border", "constant");
+    if (border == "ignore") return q.fail("border 'ignore' is not defined for pad");
+    const double value = q.c.scalar_attr("value", 0.0);
+    const std::int64_t code = x->grid.code(value);
+    if (border == "constant" && std::fabs(x->grid.real(code) - value) > 1e-9 * x->grid.scale)
+        return q.fail("its value " + std::to_string(value) + " is not on its input's grid");
+    const Pairs padding = q.c.pairs_attr("padding");
+    ValueId v = x->v;
+    for (std::size_t i = 0; i < padding.size(); ++i)
+        v = q.c.pad_border(v, i, padding[i].first, padding[i].second, border, double(code));
+    return q.bind_act(q.c.result("output").name, Act{v, x->grid});
+}
+
+// concat: every input RESCALEd to the result's grid (or their common grid).
+bool concat_integer(integer::Lowering& q) {
+    const nnef::Value& vs = q.c.argument("values");
+    std::vector<const Act*> in;
+    for (const nnef::Value& v : vs.items()) {
+        const Act* a = v.is_identifier() ? q.act(v.as_identifier()) : nullptr;
+        if (!a) return q.fail("an input is not an integer activation");
+        in.push_back(a);
+    }
+    const Tensor& out = q.c.result("value");
+    bool bad = false;
+    auto og = q.entry_grid(out.name, bad);
+    if (bad) return false;
+    if (!og) {
+        for (const Act* a : in)
+            if (!same_grid(a->grid, in[0]->grid))
+                return q.fail("its inputs have different grids and its result '" + out.name + "' has no graph.quant entry");
+        og = in[0]->grid;
+    }
+    std::vector<ValueId> parts;
+    for (const Act* a : in) parts.push_back(q.requantize(*a, *og).v);
+    std::int64_t axis = q.c.int_attr("axis");
+    if (axis < 0) axis += std::int64_t(out.shape->size());
+    Act y{q.c.concat(parts, axis), *og};
+    return q.set(out.name, y);
+}
+
 }  // namespace tosa_from_nnef_shape_ops_cpp
+
+namespace integer {
+
+// copy, reshape, squeeze, unsqueeze, transpose, slice: the same codes (compile-time items moved).
+bool layout_integer(Lowering& q) {
+    const Operation& op = q.c.op();
+    // the first argument and result (copy's are x and y)
+    const std::string x = op.inputs.empty() || !op.inputs[0].second.is_identifier() ? std::string()
+                                                                                    : op.inputs[0].second.as_identifier();
+    const Tensor& out = q.c.result(op.outputs.at(0).first);
+    const Shape& os = *out.shape;
+    Ints perm;
+    if (op.name == "transpose") {
+        perm = q.c.ints_attr("axes");
+        const Tensor* in = q.model.tensor(x);
+        for (std::size_t i = perm.size(); in && in->shape && i < in->shape->size(); ++i) perm.push_back(std::int64_t(i));
+    }
+    Ints start;
+    if (op.name == "slice") {
+        const Tensor* in = q.model.tensor(x);
+        if (!in || !in->shape) return q.fail("its input has no known shape");
+        const Ints axes = q.c.ints_attr("axes"), begin = q.c.ints_attr("begin");
+        const Ints stride = q.c.ints_attr("stride");
+        for (std::int64_t s : stride)
+            if (s != 1) return q.fail("strided slices have no integer form here");
+        start.assign(in->shape->size(), 0);
+        for (std::size_t i = 0; i < axes.size() && i < begin.size(); ++i) {
+            const std::size_t a = std::size_t(axes[i] < 0 ? axes[i] + std::int64_t(in->shape->size()) : axes[i]);
+            const std::int64_t e = (*in->shape)[a];
+            start[a] = std::clamp<std::int64_t>(begin[i] < 0 ? begin[i] + e : begin[i], 0, e);
+        }
+    }
+    if (const Real* r = q.real(x)) {
+        Real y;
+        y.shape = os;
+        if (op.name == "transpose" || op.name == "slice") {
+            const Shape& is = r->shape;
+            const std::size_t rank = is.size();
+            std::vector<std::int64_t> istride(rank, 1);
+            for (std::size_t i = rank; i-- > 1;) istride[i - 1] = istride[i] * is[i];
+            y.items.resize(std::size_t(items_of(os)));
+            std::vector<std::int64_t> idx(rank, 0);
+            for (std::size_t k = 0; k < y.items.size(); ++k) {
+                std::int64_t src = 0;
+                for (std::size_t d = 0; d < rank; ++d)
+                    src += op.name == "transpose" ? idx[d] * istride[std::size_t(perm[d])] : (idx[d] + start[d]) * istride[d];
+                y.items[k] = r->items[std::size_t(src)];
+                for (std::size_t d = rank; d-- > 0;)
+                    if (++idx[d] < os[d]) break;
+                    else idx[d] = 0;
+            }
+        } else {
+            y.items = r->items;
+        }
+        return q.bind_real(out.name, std::move(y));
+    }
+    const Act* a = q.act(x);
+    if (!a) return q.fail("its input is neither an integer activation nor known at compile time");
+    Act y = *a;
+    if (op.name == "transpose") y.v = q.c.transpose(a->v, perm);
+    else if (op.name == "slice") y.v = q.c.slice(a->v, start, os);
+    else y.v = q.c.reshape(a->v, os);
+    return q.bind_act(out.name, y);
+}
+
+}  // namespace integer
 
 void add_shape_ops(Registry& r) {
     using namespace tosa_from_nnef_shape_ops_cpp;
-    r.push_back({"reshape", "shape_ops", reshape_like, {}});
-    r.push_back({"squeeze", "shape_ops", reshape_like, {}});
-    r.push_back({"unsqueeze", "shape_ops", reshape_like, {}});
-    r.push_back({"transpose", "shape_ops", transpose, {}});
-    r.push_back({"concat", "shape_ops", concat, {}});
+    r.push_back({"reshape", "shape_ops", reshape_like, {}, integer::layout_integer});
+    r.push_back({"squeeze", "shape_ops", reshape_like, {}, integer::layout_integer});
+    r.push_back({"unsqueeze", "shape_ops", reshape_like, {}, integer::layout_integer});
+    r.push_back({"transpose", "shape_ops", transpose, {}, integer::layout_integer});
+    r.push_back({"concat", "shape_ops", concat, {}, concat_integer});
     r.push_back({"stack", "shape_ops", stack, {}});
-    r.push_back({"split", "shape_ops", split, {}});
+    r.push_back({"split", "shape_ops", split, {}, split_integer});
     r.push_back({"unstack", "shape_ops", unstack, {}});
-    r.push_back({"slice", "shape_ops", slice, {}});
+    r.push_back({"slice", "shape_ops", slice, {}, integer::layout_integer});
     r.push_back({"tile", "shape_ops", tile, {}});
-    r.push_back({"pad", "shape_ops", pad, {}});
+    r.push_back({"pad", "shape_ops", pad, {}, pad_integer});
     r.push_back({"gather", "shape_ops", gather, {}});
     r.push_back({"_unsqueeze_shape", "shape_ops", nullptr,
                  "a compile-time helper of unsqueeze on integer arrays, evaluated by the front end; it never is an "

@@ -1,6 +1,7 @@
-// Sliding-window operations (NNEF spec 4.3, 4.9.3): conv (groups, depthwise, dilation, padding
-// including the automatic one, every border mode), pooling and box filters, on TOSA's NHWC
-// CONV2D / DEPTHWISE_CONV2D / AVG_POOL2D / MAX_POOL2D.
+// Sliding-window operations (NNEF spec 4.3, 4.9.3) other than the convolutions (convolution.cpp):
+// pooling and box filters on TOSA's NHWC AVG_POOL2D / MAX_POOL2D (and DEPTHWISE_CONV2D), the local
+// normalizations over box filters; max_pool / avg_pool of quantized graphs at PRO-INT; and the
+// windows themselves (window.hpp), which the convolutions, sampling and normalization share.
 //
 // Padding: TOSA operators pad with zeros (convolutions) or not at all (pooling ignores padded
 // positions), need non-negative padding, and need the window to end exactly at the padded input's
@@ -10,11 +11,13 @@
 // counts the padded items), 'replicate', 'reflect' and 'reflect-even' (Context::pad_border).
 // 'ignore' pooling is TOSA's own (AVG_POOL2D's divisor counts only the input items).
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <stdexcept>
 
 #include "lowering/tosa/from_nnef/context.hpp"
+#include "lowering/tosa/from_nnef/integer.hpp"
 #include "lowering/tosa/from_nnef/window.hpp"
 
 namespace nnef::tosa::from_nnef {
@@ -86,190 +89,6 @@ ValueId pad_window(Context& c, ValueId x, Window& w, const Shape& out, const std
 }
 
 namespace tosa_from_nnef_sliding_window_cpp {
-
-// The TOSA bias of a conv: [OC] from an NNEF bias [1,OC] (or [OC]), [1] from a literal or [1,1].
-ValueId conv_bias(Context& c, std::int64_t oc) {
-    if (c.input_is_literal("bias")) {
-        const nnef::Value& b = c.argument("bias");
-        return c.splat(DType::fp32, {1}, b.is_scalar() ? b.as_scalar() : b.is_integer() ? double(b.as_integer()) : 0.0);
-    }
-    const ValueId b = c.input("bias");
-    const std::int64_t n = c.type(b).volume();
-    return c.reshape(b, {n == oc ? oc : 1});
-}
-
-// A convolution of x (NCHW, rank 3 or 4) by filter (OIHW) with a TOSA bias ([O] or [1]), the window
-// w (over dimensions from 2), NNEF's groups (0: depthwise) and border, to the NCHW shape out_type.
-std::optional<ValueId> conv_value(Context& c, ValueId x, ValueId filter, ValueId bias, const Shape& out_type,
-                                  const std::string& border, std::int64_t groups, Window w,
-                                  const ConvZeroPoints* zp = nullptr) {
-    const std::size_t rank = c.rank(x);
-    if (rank < 3 || rank > 4) {
-        c.refuse("only 1-D and 2-D convolutions (rank-3 and rank-4 inputs) have a TOSA form here; this input has rank " +
-                 std::to_string(rank));
-        return std::nullopt;
-    }
-    if (border == "ignore") {
-        c.refuse("border 'ignore' is not defined for conv");
-        return std::nullopt;
-    }
-    Shape out = out_type;
-    if (rank == 3) {
-        // 1-D: a 2-D convolution over [N, C, 1, W]
-        const Shape xs = c.shape(x), fs = c.shape(filter);
-        x = c.reshape(x, {xs[0], xs[1], 1, xs[2]});
-        filter = c.reshape(filter, {fs[0], fs[1], 1, fs[2]});
-        out = {out[0], out[1], 1, out[2]};
-        w.size.insert(w.size.begin(), 1);
-        w.stride.insert(w.stride.begin(), 1);
-        w.dilation.insert(w.dilation.begin(), 1);
-        w.padding.insert(w.padding.begin(), {0, 0});
-    }
-    // the window in NHWC: spatial dimensions from 1
-    ValueId xn = c.to_channels_last(x);
-    const Shape on_full{out[0], out[2], out[3], out[1]};
-    w.offset = 1;
-    xn = border == "constant" ? fit_window(c, xn, w, on_full) : pad_window(c, xn, w, on_full, border, 0.0);
-    const Shape fs = c.shape(filter);
-    const std::int64_t C = c.shape(xn)[3], O = fs[0];
-    if (groups == 0) groups = C;
-    const Ints pad{w.padding[0].first, w.padding[0].second, w.padding[1].first, w.padding[1].second};
-    const std::vector<std::pair<AttrName, Attr>> attrs{{AttrName::pad, pad},
-                                                       {AttrName::stride, w.stride},
-                                                       {AttrName::dilation, w.dilation},
-                                                       {AttrName::acc_type, zp ? AccType::INT32 : AccType::FP32}};
-    const Shape on{out[0], out[2], out[3], O};
-    const DType out_t = zp ? DType::i32 : DType::fp32;
-    const ValueId izp = zp ? zp->input : c.zero_point(DType::fp32), wzp = zp ? zp->weight : c.zero_point(DType::fp32);
-    ValueId y;
-    if (groups == 1) {
-        const ValueId wt = c.transpose(filter, {0, 2, 3, 1});  // OIHW -> OHWI
-        y = c.add(OpKind::CONV2D, {xn, wt, bias, izp, wzp}, TensorType{out_t, on}, attrs);
-    } else if (groups == C && fs[1] == 1 && O % C == 0) {
-        // depthwise: output channel c * M + m reads input channel c; weight [KH, KW, C, M]
-        const std::int64_t M = O / C;
-        const ValueId wt = c.transpose(c.reshape(filter, {C, M, fs[2], fs[3]}), {2, 3, 0, 1});
-        y = c.add(OpKind::DEPTHWISE_CONV2D, {xn, wt, bias, izp, wzp}, TensorType{out_t, on}, attrs);
-    } else {
-        // grouped: one CONV2D per group on its slice of channels and filters, concatenated
-        const std::int64_t cg = C / groups, og = O / groups;
-        const bool per_channel_bias = c.type(bias).volume() == O;
-        std::vector<ValueId> parts;
-        for (std::int64_t g = 0; g < groups; ++g) {
-            const ValueId xg = c.slice_axis(xn, 3, g * cg, (g + 1) * cg);
-            const ValueId fg = c.transpose(c.slice_axis(filter, 0, g * og, (g + 1) * og), {0, 2, 3, 1});
-            const ValueId bg = per_channel_bias ? c.slice_axis(bias, 0, g * og, (g + 1) * og) : bias;
-            parts.push_back(c.add(OpKind::CONV2D, {xg, fg, bg, izp, wzp}, TensorType{out_t, {on[0], on[1], on[2], og}}, attrs));
-        }
-        y = c.concat(parts, 3);
-    }
-    return c.reshape(c.to_channels_first(y), out_type);
-}
-
-bool conv(Context& c) {
-    const ValueId x = c.input("input"), filter = c.input("filter");
-    const Shape out = c.result_type("output").shape, fs = c.shape(filter);
-    const Window w = make_window(c, c.shape(x), out, Ints(fs.begin() + 2, fs.end()), 2);
-    const auto y = conv_value(c, x, filter, conv_bias(c, fs[0]), out, c.string_attr("border", "constant"),
-                              c.int_attr("groups", 1), w);
-    return y && c.bind("output", *y);
-}
-
-// separable_conv: conv(input, plane_filter, groups = 0, window...) then the 1x1
-// conv(filtered, point_filter, bias, groups = groups).
-bool separable_conv(Context& c) {
-    const ValueId x = c.input("input"), plane = c.input("plane_filter"), point = c.input("point_filter");
-    const Shape out = c.result_type("output").shape, xs = c.shape(x), ps = c.shape(plane);
-    // the plane-wise result: down-scaled extents (automatic padding: ceil(X / s))
-    const Ints stride = c.ints_attr("stride"), dilation = c.ints_attr("dilation");
-    const Pairs padding = c.pairs_attr("padding");
-    Shape mid{xs[0], ps[0]};
-    for (std::size_t k = 2; k < xs.size(); ++k) {
-        const std::int64_t s = k - 2 < stride.size() ? stride[k - 2] : 1, d = k - 2 < dilation.size() ? dilation[k - 2] : 1;
-        const std::int64_t fd = (ps[k] - 1) * d + 1;
-        if (padding.empty()) mid.push_back((xs[k] + s - 1) / s);
-        else {
-            const auto pq = k - 2 < padding.size() ? padding[k - 2] : std::make_pair<std::int64_t, std::int64_t>(0, 0);
-            mid.push_back((xs[k] + pq.first + pq.second - fd) / s + 1);
-        }
-    }
-    const Window w = make_window(c, xs, mid, Ints(ps.begin() + 2, ps.end()), 2);
-    const auto filtered = conv_value(c, x, plane, c.zero_point(DType::fp32), mid, c.string_attr("border", "constant"), 0, w);
-    if (!filtered) return false;
-    Window unit;
-    unit.offset = 2;
-    for (std::size_t k = 2; k < xs.size(); ++k) {
-        unit.size.push_back(1);
-        unit.stride.push_back(1);
-        unit.dilation.push_back(1);
-        unit.padding.emplace_back(0, 0);
-    }
-    const auto y = conv_value(c, *filtered, point, conv_bias(c, c.shape(point)[0]), out, "constant",
-                              c.int_attr("groups", 1), unit);
-    return y && c.bind("output", *y);
-}
-
-// deconv (the reverse of conv): TRANSPOSE_CONV2D, where output oy = iy * s + out_pad_top + ky and
-// NNEF's output i = ii * s + j * d - p: out_pad_top = -p. Padding that TOSA cannot express (p at
-// least the kernel) is computed with a larger output and sliced; a dilated kernel is the kernel
-// with d - 1 zeros between taps (a constant filter). Filters (C, O / groups, KH, KW) become OHWI.
-bool deconv(Context& c) {
-    ValueId x = c.input("input");
-    const ValueId filter = c.input("filter");
-    const TensorType out_type = c.result_type("output");
-    const std::string border = c.string_attr("border", "constant");
-    if (c.rank(x) != 4) return c.refuse("only 2-D deconvolutions (rank-4 inputs) have a TOSA form here");
-    if (border != "constant")
-        return c.refuse("TRANSPOSE_CONV2D adds nothing outside the input, which is border 'constant' only");
-    const Shape xs = c.shape(x), fs = c.shape(filter), out = out_type.shape;
-    Window w = make_window(c, out, xs, Ints(fs.begin() + 2, fs.end()), 2);
-    const std::int64_t C = xs[1], O = out[1];
-    std::int64_t groups = c.int_attr("groups", 1);
-    if (groups == 0) groups = C;
-    const std::int64_t cg = C / groups, og = O / groups;
-    // the kernel, dilated: [C, O / groups, K'H, K'W]
-    ValueId kernel = filter;
-    Ints k{fs[2], fs[3]};
-    if (w.dilation[0] != 1 || w.dilation[1] != 1) {
-        const ConstPtr f = c.constant_of(filter);
-        if (!f) return c.refuse("a dilated deconvolution needs a constant filter here (its kernel is spread with zeros)");
-        k = {(fs[2] - 1) * w.dilation[0] + 1, (fs[3] - 1) * w.dilation[1] + 1};
-        auto spread = ConstData::allocate(TensorType{DType::fp32, {fs[0], fs[1], k[0], k[1]}});
-        for (std::int64_t a = 0; a < fs[0] * fs[1]; ++a)
-            for (std::int64_t y = 0; y < fs[2]; ++y)
-                for (std::int64_t z = 0; z < fs[3]; ++z)
-                    spread->mutable_items<float>()[(a * k[0] + y * w.dilation[0]) * k[1] + z * w.dilation[1]] =
-                        f->items<float>()[(a * fs[2] + y) * fs[3] + z];
-        kernel = c.constant(std::move(spread));
-    }
-    Ints out_pad(4), start(2);
-    Shape full{out[0], 0, 0, O};
-    for (std::size_t d = 0; d < 2; ++d) {
-        const std::int64_t p = w.padding[d].first, base = (xs[2 + d] - 1) * w.stride[d] + k[d];
-        const std::int64_t top = std::max<std::int64_t>(-p, 0);
-        start[d] = std::max<std::int64_t>(p, 0);
-        const std::int64_t bottom = std::max<std::int64_t>(start[d] + out[2 + d] - (base + top), 0);
-        out_pad[2 * d] = top;
-        out_pad[2 * d + 1] = bottom;
-        full[1 + d] = base + top + bottom;
-    }
-    const ValueId bias = conv_bias(c, O);
-    const bool per_channel_bias = c.type(bias).volume() == O;
-    const ValueId xn = c.to_channels_last(x);
-    std::vector<ValueId> parts;
-    for (std::int64_t g = 0; g < groups; ++g) {
-        const ValueId xg = groups == 1 ? xn : c.slice_axis(xn, 3, g * cg, (g + 1) * cg);
-        const ValueId kg = groups == 1 ? kernel : c.slice_axis(kernel, 0, g * cg, (g + 1) * cg);
-        const ValueId wt = c.transpose(kg, {1, 2, 3, 0});  // [IC, OC, KH, KW] -> [OC, KH, KW, IC]
-        const ValueId bg = per_channel_bias && groups > 1 ? c.slice_axis(bias, 0, g * og, (g + 1) * og) : bias;
-        parts.push_back(c.add(OpKind::TRANSPOSE_CONV2D, {xg, wt, bg, c.zero_point(DType::fp32), c.zero_point(DType::fp32)},
-                              TensorType{DType::fp32, {full[0], full[1], full[2], og}},
-                              {{AttrName::out_pad, out_pad}, {AttrName::stride, w.stride}, {AttrName::acc_type, AccType::FP32}}));
-    }
-    ValueId y = c.concat(parts, 3);
-    y = c.slice(y, {0, start[0], start[1], 0}, {out[0], out[2], out[3], O});
-    return c.bind("output", c.to_channels_first(y));
-}
 
 // The pooling window of a rank-3 or rank-4 input as TOSA's [kernel_y, kernel_x] over NCHW: the
 // batch and channel dimensions must have size 1, stride 1 and no padding.
@@ -454,14 +273,99 @@ bool local_contrast_normalization(Context& c) {
 bool max_pool(Context& c) { return pool(c, true, "output"); }
 bool avg_pool(Context& c) { return pool(c, false, "output"); }
 
-}  // namespace tosa_from_nnef_sliding_window_cpp
+using integer::Act;
+using integer::Grid;
 
-std::optional<ValueId> conv_nchw(Context& c, ValueId x, ValueId filter, ValueId bias, const Shape& out,
-                                 const std::string& border, std::int64_t groups, const ConvZeroPoints* zp) {
-    const Shape fs = c.shape(filter);
-    const Window w = make_window(c, c.shape(x), out, Ints(fs.begin() + 2, fs.end()), 2);
-    return tosa_from_nnef_sliding_window_cpp::conv_value(c, x, filter, bias, out, border, groups, w, zp);
+// avg_pool of rank 4 whose padding TOSA can take as it is: the window sums (code - zp) in i32 by a
+// DEPTHWISE_CONV2D with a filter of ones (padding contributes 0), then one RESCALE to the result's
+// grid: by 1 / (window volume) for 'constant' (padding counted) or without padding; for 'ignore'
+// with padding, a MUL by round(2^22 / items inside) per output position first. Zero point
+// fractions are added at that resolution. nullopt: not this form (the caller's AVG_POOL2D then).
+std::optional<bool> window_mean(integer::Lowering& q, const Act& x, const std::string& border) {
+    const Tensor& out = q.c.result("output");
+    const Shape xs = q.c.shape(x.v), os = *out.shape;
+    if (xs.size() != 4 || x.grid.dtype != DType::i8 || (border != "constant" && border != "ignore")) return std::nullopt;
+    const Window w = make_window(q.c, xs, os, q.c.ints_attr("size"), 0);
+    for (std::size_t k = 0; k < 4; ++k) {
+        if (w.dilation[k] != 1) return std::nullopt;
+        if (k < 2 && (w.size[k] != 1 || w.stride[k] != 1 || w.padding[k] != std::pair<std::int64_t, std::int64_t>(0, 0)))
+            return std::nullopt;
+        if (k >= 2 && (w.padding[k].first < 0 || w.padding[k].second < 0 ||
+                       (xs[k] + w.padding[k].first + w.padding[k].second - w.size[k]) != (os[k] - 1) * w.stride[k]))
+            return std::nullopt;
+    }
+    bool bad = false;
+    const auto og = q.entry_grid(out.name, bad);
+    if (bad) return false;
+    const Grid g = og ? *og : x.grid;
+    const std::int64_t C = xs[1], KH = w.size[2], KW = w.size[3], OH = os[2], OW = os[3];
+    const bool padded = w.padding[2] != std::pair<std::int64_t, std::int64_t>(0, 0) ||
+                        w.padding[3] != std::pair<std::int64_t, std::int64_t>(0, 0);
+    const bool uniform = !padded || border == "constant";
+    const double volume = double(KH * KW);
+    // sums of (code - zp) over each window, NHWC
+    auto ones = ConstData::allocate(TensorType{DType::i8, {KH, KW, C, 1}});
+    std::fill(ones->mutable_items<std::int8_t>(), ones->mutable_items<std::int8_t>() + KH * KW * C, std::int8_t(1));
+    const Ints pad{w.padding[2].first, w.padding[2].second, w.padding[3].first, w.padding[3].second};
+    ValueId sum = q.c.add(OpKind::DEPTHWISE_CONV2D,
+                         {q.c.to_channels_last(x.v), q.c.constant(std::move(ones)), q.c.splat(DType::i32, {1}, 0.0),
+                          q.c.splat(DType::i8, {1}, double(x.grid.zp)), q.c.splat(DType::i8, {1}, 0.0)},
+                         TensorType{DType::i32, {os[0], OH, OW, C}},
+                         {{AttrName::pad, pad},
+                          {AttrName::stride, Ints{w.stride[2], w.stride[3]}},
+                          {AttrName::dilation, Ints{1, 1}},
+                          {AttrName::acc_type, AccType::INT32}});
+    // code = round((sum - frac_in * inside) / divisor * m + frac_out) + zp with m = scale_in / scale_out,
+    // inside: the window's items within the input, divisor: the window volume ('constant') or inside
+    const double m = x.grid.scale / g.scale;
+    double unit;  // of the value RESCALEd, in input codes
+    if (uniform && x.grid.frac == 0.0 && g.frac == 0.0) {
+        unit = 1.0 / volume;
+    } else {
+        const double k = std::ldexp(1.0, 22);
+        if ((255.0 + std::fabs(g.frac / m) + 1.0) * k >= std::ldexp(1.0, 31)) return std::nullopt;
+        auto factor = ConstData::allocate(TensorType{DType::i32, {1, OH, OW, 1}});
+        auto offset = ConstData::allocate(TensorType{DType::i32, {1, OH, OW, 1}});
+        for (std::int64_t oy = 0; oy < OH; ++oy)
+            for (std::int64_t ox = 0; ox < OW; ++ox) {
+                const std::int64_t y0 = oy * w.stride[2] - w.padding[2].first, x0 = ox * w.stride[3] - w.padding[3].first;
+                const double inside = double((std::min(y0 + KH, xs[2]) - std::max<std::int64_t>(y0, 0)) *
+                                             (std::min(x0 + KW, xs[3]) - std::max<std::int64_t>(x0, 0)));
+                const double divisor = uniform ? volume : inside;
+                factor->mutable_items<std::int32_t>()[oy * OW + ox] = static_cast<std::int32_t>(storage::round_half_up(k / divisor));
+                offset->mutable_items<std::int32_t>()[oy * OW + ox] = static_cast<std::int32_t>(
+                    storage::round_half_up(k * (-x.grid.frac * inside / divisor + g.frac / m)));
+            }
+        sum = q.c.binary(OpKind::ADD, q.c.mul(sum, q.c.constant(std::move(factor))), q.c.constant(std::move(offset)));
+        unit = 1.0 / k;
+    }
+    Act y;
+    y.grid = g;
+    y.v = q.c.reshape(q.c.to_channels_first(q.clamp_to(q.rescale(sum, 0, unit * m, g.zp, g.dtype), g)), os);
+    return q.set(out.name, y);
 }
+
+// max_pool on the codes; avg_pool as window_mean, or else ('ignore' border: the mean of the input
+// items) with AVG_POOL2D, whose zero points may stay 0 (the integer zero point commutes with the
+// rounded mean), then a RESCALE to the result's grid (two roundings).
+bool pool_integer(integer::Lowering& q, bool max) {
+    const Act* x = q.act(q.arg_id("input"));
+    if (!x) return q.fail("its input is not an integer activation");
+    const std::string border = q.c.string_attr("border", "constant");
+    if (!max)
+        if (const auto y = window_mean(q, *x, border)) return *y;
+    bool padded = false;
+    for (const auto& [p, after] : q.c.pairs_attr("padding")) padded = padded || p != 0 || after != 0;
+    if (q.c.pairs_attr("padding").empty()) padded = true;  // automatic padding may pad
+    if (padded && border != "ignore" && !(max && border == "constant" && x->grid.zp <= x->grid.lo))
+        return q.fail("border '" + border + "' has no integer form here (use 'ignore')");
+    const Tensor& out = q.c.result("output");
+    const auto y = pool_nchw(q.c, x->v, max, *out.shape, max ? "ignore" : border, q.c.ints_attr("size"));
+    if (!y) return false;
+    return q.bind_act(out.name, Act{*y, x->grid});
+}
+
+}  // namespace tosa_from_nnef_sliding_window_cpp
 
 std::optional<ValueId> pool_nchw(Context& c, ValueId x, bool max, const Shape& out, const std::string& border,
                                  const Ints& size) {
@@ -470,9 +374,10 @@ std::optional<ValueId> pool_nchw(Context& c, ValueId x, bool max, const Shape& o
 
 void add_sliding_window(Registry& r) {
     using namespace tosa_from_nnef_sliding_window_cpp;
-    r.push_back({"conv", "sliding_window", conv, {}});
-    r.push_back({"max_pool", "sliding_window", max_pool, {}});
-    r.push_back({"avg_pool", "sliding_window", avg_pool, {}});
+    r.push_back({"max_pool", "sliding_window", max_pool, {},
+                 [](integer::Lowering& q) { return pool_integer(q, true); }});
+    r.push_back({"avg_pool", "sliding_window", avg_pool, {},
+                 [](integer::Lowering& q) { return pool_integer(q, false); }});
     r.push_back({"rms_pool", "sliding_window", rms_pool, {}});
     r.push_back({"box", "sliding_window", box, {}});
     r.push_back({"local_response_normalization", "sliding_window", local_response_normalization, {}});
@@ -488,10 +393,6 @@ void add_sliding_window(Registry& r) {
     r.push_back({"desample", "sliding_window", nullptr, positions});
     r.push_back({"debox", "sliding_window", nullptr,
                  "the reverse box filter is not lowered (its TRANSPOSE_CONV2D form with a ones filter is not written)"});
-    r.push_back({"deconv", "sliding_window", deconv, {}});
-    r.push_back({"separable_conv", "sliding_window", separable_conv, {}});
-    r.push_back({"separable_deconv", "sliding_window", nullptr,
-                 "not lowered as one operation; expand it (--expand separable_deconv) into its deconvolutions"});
 }
 
 }  // namespace nnef::tosa::from_nnef

@@ -1,6 +1,7 @@
 // Tensor introducing operations (NNEF spec 4.1): external (a block input, made by the driver),
 // variable (its weights as a CONST that views the loaded tensor data, or pseudo-random weights),
 // constant (a CONST). Variables that an `update` writes are TOSA variables (variable_update.cpp).
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -8,6 +9,7 @@
 #include <nnef/tensor_data.hpp>
 
 #include "lowering/tosa/from_nnef/context.hpp"
+#include "lowering/tosa/from_nnef/integer.hpp"
 #include "storage/random_data.hpp"
 
 namespace nnef::tosa::from_nnef {
@@ -138,13 +140,61 @@ bool constant(Context& c) {
     return c.bind("output", c.constant(std::move(data)));
 }
 
+using integer::Real;
+using integer::items_of;
+
+bool variable_integer(integer::Lowering& q) {
+    const Tensor& t = q.c.result("output");
+    if (q.c.updated_variables().count(t.name)) return q.fail("variables that an update writes have no integer form here");
+    Real r;
+    r.shape = *t.shape;
+    const std::uint64_t n = std::uint64_t(items_of(r.shape));
+    r.items.resize(n);
+    if (q.c.options().random_weights) {
+        std::vector<float> f(n);
+        const std::string label = q.c.string_attr("label");
+        storage::random_weights(f.data(), r.shape, storage::variable_seed(lower_case(label), *q.c.options().random_weights),
+                                q.c.positive_variables().count(t.name) > 0);
+        std::copy(f.begin(), f.end(), r.items.begin());
+    } else if (!t.data || !t.data->has_values()) {
+        return q.c.error("missing-weights", "variable '" + t.name + "' has no usable tensor data");
+    } else if (storage::holds_codes(*t.data) && t.quantization) {
+        // stored codes: their entry dequantizes them (no second rounding)
+        bool bad = false;
+        const auto p = q.params_of(t.name, bad);
+        if (!p) return false;
+        std::vector<std::int64_t> codes(n);
+        for (std::uint64_t i = 0; i < n; ++i) codes[i] = t.data->as_int64(i);
+        r.items = storage::dequantize(*p, r.shape, codes);
+        r.params = p;
+        q.reals[t.name] = std::move(r);
+        return true;
+    } else {
+        for (std::uint64_t i = 0; i < n; ++i) r.items[i] = t.data->as_double(i);
+    }
+    return q.bind_real(t.name, std::move(r));
+}
+
+bool constant_integer(integer::Lowering& q) {
+    const Tensor& t = q.c.result("output");
+    Real r;
+    r.shape = *t.shape;
+    const std::vector<double> items = q.c.scalars_attr("value");
+    const std::size_t n = std::size_t(items_of(r.shape));
+    if (items.size() != 1 && items.size() != n) return q.fail("its value does not match its shape");
+    r.items.resize(n);
+    for (std::size_t i = 0; i < n; ++i) r.items[i] = items.size() == 1 ? items[0] : items[i];
+    return q.bind_real(t.name, std::move(r));
+}
+
 }  // namespace tosa_from_nnef_tensor_intro_cpp
 
 void add_tensor_intro(Registry& r) {
     using namespace tosa_from_nnef_tensor_intro_cpp;
-    r.push_back({"external", "tensor_intro", external, {}});
-    r.push_back({"variable", "tensor_intro", variable, {}});
-    r.push_back({"constant", "tensor_intro", constant, {}});
+    r.push_back({"external", "tensor_intro", external, {},
+                 [](integer::Lowering&) { return true; }});  // made with the inputs
+    r.push_back({"variable", "tensor_intro", variable, {}, variable_integer});
+    r.push_back({"constant", "tensor_intro", constant, {}, constant_integer});
 }
 
 }  // namespace nnef::tosa::from_nnef

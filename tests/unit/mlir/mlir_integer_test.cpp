@@ -1,6 +1,7 @@
-// PRO-INT lowerings (lowering/tosa/from_nnef/integer.cpp) checked by MLIR 22: mlir-opt's strict
-// validation at pro_int accepts them (and refuses them at pro_fp), and MLIR's execution of an
-// emitted file gives the same i8 codes as our TOSA interpreter, bit for bit.
+// PRO-INT lowerings (lowering/tosa/from_nnef/integer.hpp, each operation's integer form in its
+// family file) checked by MLIR 22: mlir-opt's strict validation at pro_int accepts them (and
+// refuses them at pro_fp), and MLIR's execution of an emitted file gives the same i8 codes as our
+// TOSA interpreter, bit for bit.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -71,6 +72,8 @@ TEST_SUITE("mlir") {
         models.emplace_back(integer_support::write_model("mlir_binary", integer_support::binary_graph, integer_support::binary_quant), 3);
         models.emplace_back(integer_support::write_model("mlir_matmul", integer_support::matmul_graph, integer_support::matmul_quant), 1);
         models.emplace_back(integer_support::write_model("mlir_avg", integer_support::avg_graph, integer_support::avg_quant), 1);
+        for (const char* m : {"hard_swish", "squeeze_excite", "constants"})  // constant operands
+            models.emplace_back(source_dir() / "tests" / "data" / "pro_int" / m, std::nullopt);
         if (have_corpus()) {
             for (const char* m : {"shufflenet_v2_x1_0_int8", "squeezenet1_0_int8"})
                 models.emplace_back(corpus_dir() / "quantized" / m, std::nullopt);
@@ -92,7 +95,7 @@ TEST_SUITE("mlir") {
         }
     }
 
-    TEST_CASE("mlir-runner and our TOSA interpreter give the same i8 codes for the quantized sample, a CNN, add/sub/mul, matmul and avg_pool") {
+    TEST_CASE("mlir-runner and our TOSA interpreter give the same i8 codes for the quantized sample, a CNN, add/sub/mul, matmul, avg_pool and constant operands") {
         NNEF_REQUIRE_MLIR_RUNNER();
         auto cnn = lower_model(integer_support::write_model("mlir_cnn_run", integer_support::cnn_graph, integer_support::cnn_quant), 5, Profile::pro_int);
         REQUIRE_MESSAGE(cnn->graph.has_value(), rendered(*cnn));
@@ -109,6 +112,12 @@ TEST_SUITE("mlir") {
         auto avg = lower_model(integer_support::write_model("mlir_avg_run", integer_support::avg_graph, integer_support::avg_quant), 1, Profile::pro_int);
         REQUIRE_MESSAGE(avg->graph.has_value(), rendered(*avg));  // window sums, MUL by per-position factors
         CHECK(differing_codes(*avg->graph, input_codes(*avg, nullptr)) == 0);
+        for (const char* m : {"hard_swish", "squeeze_excite", "constants"}) {  // constant operands: MINIMUM/MAXIMUM, NEGATE
+            CAPTURE(m);
+            auto l = lower_model(source_dir() / "tests" / "data" / "pro_int" / m, std::nullopt, Profile::pro_int);
+            REQUIRE_MESSAGE(l->graph.has_value(), rendered(*l));
+            CHECK(differing_codes(*l->graph, input_codes(*l, nullptr)) == 0);
+        }
     }
 
     // The corpus's int8 models through mlir-runner on their reference inputs: 19 s for both on this

@@ -173,6 +173,36 @@ TEST_CASE("nnef-to-tosa: --profile pro-int lowers the quantized sample to i8 cod
     CHECK(has(r.err, "graph.nnef:5"));
 }
 
+TEST_CASE("nnef-to-tosa --profile pro-int: constant operands (tests/data/pro_int) lower to integers") {
+    // mul / div / add / sub by literals and tensors, min / max / clamp with constants: i8 in and out,
+    // no floating point, validated (nnef-to-tosa verifies by default)
+    for (const std::string name : {"hard_swish", "squeeze_excite", "constants"}) {
+        CAPTURE(name);
+        const fs::path m = nnef_test::source_dir() / "tests" / "data" / "pro_int" / name;
+        auto r = run_tool("nnef-to-tosa", quoted(m) + " --profile pro-int");
+        REQUIRE_MESSAGE(r.code == 0, r.err);
+        CHECK(has(r.out, "profiles [pro_int]"));
+        CHECK(has(r.out, "\"tosa.rescale\""));
+        CHECK(!has(r.out, "f32"));
+        if (name == "constants") {  // min / max on (code - zp) in i32; x * -0.75 as 0 - (code - zp)
+            CHECK(has(r.out, "\"tosa.maximum\""));
+            CHECK(has(r.out, "\"tosa.minimum\""));
+            CHECK(has(r.out, "\"tosa.sub\""));
+        }
+    }
+    // division by an activation has no integer form: an error naming it and its line
+    const fs::path div = model("pro_int_div", "version 1.0;\ngraph G( x, y ) -> ( z )\n{\n    x = external(shape = [1, 4]);\n"
+                                              "    y = external(shape = [1, 4]);\n    z = div(x, y);\n}\n");
+    nnef_test::write_scratch("to_tosa/pro_int_div/graph.quant",
+                             "\"x\": zero_point_linear_quantize(zero_point = 0, scale = 0.1, bits = 8, signed = true, symmetric = false);\n"
+                             "\"y\": zero_point_linear_quantize(zero_point = 0, scale = 0.1, bits = 8, signed = true, symmetric = false);\n"
+                             "\"z\": zero_point_linear_quantize(zero_point = 0, scale = 0.1, bits = 8, signed = true, symmetric = false);\n");
+    auto r = run_tool("nnef-to-tosa", quoted(div) + " --profile pro-int");
+    CHECK(r.code == 1);
+    CHECK(has(r.err, "operation 'div' cannot be lowered to TOSA: its divisor is an activation"));
+    CHECK(has(r.err, "graph.nnef:6"));
+}
+
 TEST_CASE("nnef-to-tosa picks PRO-INT for a quantized model unless --profile says otherwise, and says which") {
     const fs::path quantized = nnef_test::source_dir() / "samples" / "quantized";
     auto r = run_tool("nnef-to-tosa", quoted(quantized) + " --random-weights 1");

@@ -163,6 +163,18 @@ TEST_SUITE("tools") {
         CHECK(!fs::exists(dir / "model.txt.bin"));
     }
 
+    TEST_CASE("nnef-to-vpu --profile pro-int: constant operands (tests/data/pro_int) compile and simulate") {
+        // their codes against the TOSA interpreter's: tests/unit/vpu/int8_test.cpp
+        for (const std::string name : {"hard_swish", "squeeze_excite", "constants"}) {
+            CAPTURE(name);
+            const fs::path m = fs::path(NNEF_SOURCE_DIR) / "tests" / "data" / "pro_int" / name;
+            const auto r = run_tool("nnef-to-vpu", q(m) + " --profile pro-int --simulate");
+            CAPTURE(r.err);
+            CHECK(r.code == 0);
+            CHECK(has(r.out, "makespan:"));
+        }
+    }
+
     TEST_CASE("nnef-to-vpu --profile pro-int: the quantized sample's output codes are the TOSA interpreter's") {
         // The real binary compiles samples/quantized on the int8 path and simulates it; its output
         // file (--output-codes) holds the codes of the output's quantization, which must equal, one

@@ -5,6 +5,7 @@
 #define NNEF_EXEC_FLOAT64 1
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -27,6 +28,21 @@ std::string rendered(const nnef::Diagnostics& d, const nnef::SourceManager& sm) 
     return s;
 }
 
+// A model loaded twice: its compounds expanded as nnef-run --float64 runs them (session), and as
+// the lowering takes them (kept).
+struct Loaded {
+    nnef::Session session, kept;
+    explicit Loaded(const fs::path& model) : session(expanded()), kept(nnef::FlattenOptions{}) {
+        REQUIRE(session.load_path(model.string()));
+        REQUIRE(kept.load_path(model.string()));
+    }
+    static nnef::FlattenOptions expanded() {
+        nnef::FlattenOptions fo;
+        fo.expand = nnef::exec64::compounds_without_kernel();
+        return fo;
+    }
+};
+
 TEST_SUITE("tosa") {
 
 TEST_CASE("integer: the corpus's int8 models give nnef-run --float64's codes exactly") {
@@ -34,12 +50,8 @@ TEST_CASE("integer: the corpus's int8 models give nnef-run --float64's codes exa
     for (const std::string name : {"shufflenet_v2_x1_0_int8", "squeezenet1_0_int8"}) {
         CAPTURE(name);
         const fs::path model = nnef_test::corpus_dir() / "quantized" / name;
-        nnef::FlattenOptions fo;
-        fo.expand = nnef::exec64::compounds_without_kernel();
-        nnef::Session session(fo);
-        REQUIRE(session.load_path(model.string()));
-        nnef::Session kept{nnef::FlattenOptions{}};
-        REQUIRE(kept.load_path(model.string()));
+        Loaded loaded(model);
+        nnef::Session &session = loaded.session, &kept = loaded.kept;
         const nnef::Graph& g = *session.graph();
         auto in = nnef::storage::read_tensor_file((model / "reference" / "input.dat").string());
         REQUIRE(in);
@@ -71,6 +83,60 @@ TEST_CASE("integer: the corpus's int8 models give nnef-run --float64's codes exa
             differ += integer_support::code_at(o, std::int64_t(k)) - out_codes->offset != expected[k];
         MESSAGE(name << ": " << differ << " of " << expected.size() << " output codes differ from nnef-run --float64's");
         CHECK(differ == 0);
+    }
+}
+
+TEST_CASE("integer: constant operands give nnef-run --float64's codes within one step") {
+    // tests/data/pro_int (integer_test.cpp compares the same graphs with the float32 executor)
+    struct Case {
+        std::string name;
+        double lo, hi;
+    };
+    for (const Case& k : {Case{"hard_swish", -5.5, 5.5}, Case{"squeeze_excite", -3.5, 3.5}, Case{"constants", -1.3, 1.3}}) {
+        CAPTURE(k.name);
+        const fs::path model = nnef_test::source_dir() / "tests" / "data" / "pro_int" / k.name;
+        Loaded loaded(model);
+        nnef::Session &session = loaded.session, &kept = loaded.kept;
+        const nnef::Graph& g = *session.graph();
+        nnef::tosa::LowerOptions lo;
+        lo.profile = nnef::tosa::Profile::pro_int;
+        nnef::Diagnostics d;
+        const auto t = nnef::tosa::lower_to_tosa(*kept.graph(), lo, d);
+        REQUIRE_MESSAGE(t.has_value(), rendered(d, kept.sources()));
+        std::size_t differ = 0, total = 0;
+        std::int64_t worst = 0;
+        for (double phase : {0.0, 0.25, 0.5}) {
+            const auto xs = integer_support::spread_inputs<nnef::exec64::TensorValue, double>(g, k.lo, k.hi, phase);
+            auto ex = nnef::exec64::Executor::create(g, nnef::exec64::ExecOptions{});
+            REQUIRE_MESSAGE(ex, rendered(ex.diagnostics, session.sources()));
+            std::vector<nnef::tosa::ConstPtr> ins;
+            for (std::size_t i = 0; i < xs.size(); ++i) {
+                REQUIRE((*ex.value)->set_input(g.inputs[i], xs[i], d));
+                const auto codes = nnef::tosa::integer_codes(*kept.graph(), g.inputs[i]);
+                REQUIRE(codes.has_value());
+                ins.push_back(integer_support::input_codes(*codes, xs[i]));
+            }
+            REQUIRE_MESSAGE((*ex.value)->run(d), rendered(d, session.sources()));
+            const auto outs = nnef::tosa::interpret(*t, ins, {}, d);
+            REQUIRE_MESSAGE(outs.has_value(), rendered(d, kept.sources()));
+            for (std::size_t o = 0; o < g.outputs.size(); ++o) {
+                const auto codes = nnef::tosa::integer_codes(*kept.graph(), g.outputs[o]);
+                REQUIRE(codes.has_value());
+                const nnef::tosa::ConstData& got = *outs->at(o);
+                const std::vector<std::int64_t> want =
+                    nnef::storage::quantize(codes->params, got.type.shape, (*ex.value)->tensor(g.outputs[o])->to_doubles());
+                REQUIRE(want.size() == std::size_t(got.type.volume()));
+                for (std::size_t i = 0; i < want.size(); ++i) {
+                    const std::int64_t delta = integer_support::code_at(got, std::int64_t(i)) - codes->offset - want[i];
+                    differ += delta != 0;
+                    worst = std::max<std::int64_t>(worst, delta < 0 ? -delta : delta);
+                    ++total;
+                }
+            }
+        }
+        MESSAGE(k.name << ": " << differ << " of " << total << " output codes differ from nnef-run --float64's, by at most "
+                       << worst);
+        CHECK(worst <= 1);
     }
 }
 

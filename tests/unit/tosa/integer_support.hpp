@@ -2,10 +2,12 @@
 // quantized CNN with its graph.quant, written to a temporary model folder, and the i8 codes of an
 // input for a PRO-INT function.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "lowering/tosa/from_nnef.hpp"
 #include "lowering/tosa/ir.hpp"
@@ -137,6 +139,24 @@ nnef::tosa::ConstPtr input_codes(const nnef::tosa::IntegerCodes& codes, const Te
         else c->mutable_items<std::int8_t>()[k] = std::int8_t(q[k] + codes.offset);
     }
     return c;
+}
+
+// Inputs of graph g spread over [lo, hi] in a scrambled order (a golden-ratio sequence from
+// `phase`), so that every code range of a graph's grids, saturation included, is met. TensorValue
+// and Real: either executor's (float32 or float64).
+template <class TensorValue, class Real>
+std::vector<TensorValue> spread_inputs(const nnef::Graph& g, double lo, double hi, double phase) {
+    std::vector<TensorValue> ins;
+    for (const std::string& name : g.inputs) {
+        TensorValue v(nnef::PrimType::scalar, *g.tensor(name)->shape);
+        for (std::int64_t i = 0; i < v.volume(); ++i) {
+            const double f = std::fmod(double(i) * 0.6180339887 + phase, 1.0);
+            v.template data<Real>()[i] = Real(lo + (hi - lo) * f);
+        }
+        ins.push_back(std::move(v));
+        phase += 0.37;
+    }
+    return ins;
 }
 
 // Item k of i8 or i16 codes.

@@ -562,6 +562,22 @@ TEST_SUITE("vpu") {
             }
         }
     }
+
+    TEST_CASE("int8: constant operands (tests/data/pro_int: hard-swish, squeeze-excitation, every form) give the interpreter's codes") {
+        for (const std::string name : {"hard_swish", "squeeze_excite", "constants"}) {
+            CAPTURE(name);
+            const Compiled c = compile_int8(nnef_test::source_dir() / "tests" / "data" / "pro_int" / name, 1);
+            const Graph& g = *c.lowered->graph;
+            for (unsigned seed : {1u, 2u, 3u}) {
+                const Compared r = compare(g, *c.list, random_inputs(g, seed));
+                MESSAGE(name << ": " << r.mismatches << " of " << r.elements << " output codes differ from the interpreter's ("
+                             << r.distinct.size() << " distinct codes)");
+                CHECK(r.elements > 0);
+                CHECK(r.distinct.size() > 16);
+                CHECK(r.mismatches == 0);
+            }
+        }
+    }
 }
 
 TEST_SUITE("vpu") {
