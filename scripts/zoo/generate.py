@@ -53,11 +53,37 @@ def rel_l2(a, b):
     return float(d / n) if n > 0 else float(d)
 
 
+def primitive_hard_activations(model):
+    """Replaces nn.Hardsigmoid and nn.Hardswish by the same functions written with primitives
+    (clamp(x + 3, 0, 6) * (1/6), times x): opset 13 exports them as ONNX HardSigmoid, which
+    NNEF-Tools' converter does not map ("Conversion of operator 'HardSigmoid' is not implemented").
+    Returns how many modules were replaced."""
+    import torch
+
+    class HardSigmoid(torch.nn.Module):
+        def forward(self, x):
+            return torch.clamp(x + 3.0, 0.0, 6.0) * (1.0 / 6.0)
+
+    class HardSwish(HardSigmoid):
+        def forward(self, x):
+            return x * super().forward(x)
+
+    count = 0
+    for parent in list(model.modules()):
+        for key, child in list(parent.named_children()):
+            kind = {torch.nn.Hardsigmoid: HardSigmoid, torch.nn.Hardswish: HardSwish}.get(type(child))
+            if kind:
+                setattr(parent, key, kind())
+                count += 1
+    return count
+
+
 def export_onnx(spec, path):
     import numpy as np
     import torch
     torch.manual_seed(0)
     model = spec.build().eval()
+    primitive_hard_activations(model)
     rng = np.random.default_rng(0)
     x = rng.standard_normal((1, 3, spec.size, spec.size)).astype(np.float32)
     with torch.no_grad():
