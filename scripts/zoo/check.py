@@ -250,6 +250,10 @@ def write_doc(results, doc, build, zoo):
         f.write('\n## Seconds per stage (wall, 2 loaded cores, tools under nice)\n\n')
         f.write('| model | %s | total |\n|%s\n' % (' | '.join(t for k, t in COLUMNS if k != 'makespan'), '---|' * (len(COLUMNS) + 1)))
         f.write('\n'.join(times) + '\n')
+        footer = os.path.join(HERE, 'zoo_footer.md')
+        if os.path.exists(footer):
+            with open(footer) as g:
+                f.write('\n' + g.read())
 
 
 def main():
@@ -291,8 +295,9 @@ def main():
             results[variant] = {'stages': {k: vars(v) for k, v in stages.items()}, 'checked': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}
             print('%s (%.0f s): %s' % (variant, time.time() - t, '; '.join('%s %s' % (k, v.cell) for k, v in stages.items())))
             sys.stdout.flush()
-            with open(results_file, 'w') as f:
+            with open(results_file + '.tmp', 'w') as f:  # whole or not at all (a full disk)
                 json.dump(results, f, indent=1)
+            os.replace(results_file + '.tmp', results_file)
             write_doc(results, args.doc, args.build, args.zoo)
     write_doc(results, args.doc, args.build, args.zoo)
     return 0
