@@ -8,7 +8,8 @@ Per model, the float model M and its int8 version M_int8, each on its reference/
              --tosa-validate=strict-op-spec-alignment on that file, as tests/unit/mlir does
   via-tosa   nnef-run --via tosa against nnef-run: relative L2 of the outputs
   ref        nnef-run against NNEF-Tools' interpreter (reference/output.dat): relative L2
-             (int8: nnef-run --quant-like nnef-tools, which reproduces that interpreter's rounding)
+             (int8: nnef-run --quant-like nnef-tools, which reproduces that interpreter's rounding,
+             --compare: in quanta of the output's grid)
   vpu        nnef-to-vpu compile (fp16; --profile pro-int for int8): tasks in the task list
   simulate   nnef-to-vpu --simulate with the input: exit status 0 = no violation
   values     fp16: relative L2 of the VPU's output against nnef-run's (and a note when nnef-run's
@@ -139,17 +140,21 @@ class Checker:
             r['via_tosa'] = Stage(False, e or 'nnef-run failed', s)
 
         if int8:
-            q_dir = os.path.join(work, 'run-nnef-tools')
+            # in quanta: nnef-run --compare's verdict (at most 2 quanta off, at most 2 % of the
+            # items more than one) and figures
             code, out, err, s, e = self.tool([self.bin('nnef-run'), path, '--quant-like', 'nnef-tools', '--input', inp,
-                                              '--output-dir', q_dir])
-            got = read(one_output(q_dir)) if e is None and one_output(q_dir) else None
+                                              '--compare', os.path.dirname(ref)])
+            m = re.search(r'max (\d+) quanta off .*?, (\d+) of (\d+) items .*relative L2 error ([0-9.e+-]+|nan)', out)
+            if m:
+                r['ref'] = Stage(code == 0, 'max %s quanta off, %s of %s items more than one (rel L2 %s)'
+                                 % (m.group(1), m.group(2), m.group(3), fmt(float(m.group(4)))), s)
+            else:
+                r['ref'] = Stage(False, e or first_error(out, 'no comparison'), s)
+        elif y is not None:
+            d = rel_l2(y, read(ref))
+            r['ref'] = Stage(d is not None and d <= 1e-4, fmt(d) if d is not None else 'shapes differ', r['run'].seconds)
         else:
-            got, s, e = y, r['run'].seconds, (None if y is not None else r['run'].cell)
-        if got is not None:
-            d = rel_l2(got, read(ref))
-            r['ref'] = Stage(d is not None and d <= (1e-2 if int8 else 1e-4), fmt(d) if d is not None else 'shapes differ', s)
-        else:
-            r['ref'] = Stage(False, e, s)
+            r['ref'] = Stage(False, r['run'].cell, r['run'].seconds)
 
         tasks = os.path.join(work, 'tasks.json')
         cmd = [self.bin('nnef-to-vpu'), path, '-o', tasks] + (['--profile', 'pro-int'] if int8 else [])

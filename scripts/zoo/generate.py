@@ -110,6 +110,11 @@ def export_onnx(spec, path):
     torch.manual_seed(0)
     model = spec.build().eval()
     primitive_hard_activations(model)
+    for layer in model.modules():
+        # torchvision zero-initializes ViT's classifier (heads.head): its output would be 0 for
+        # every input. Such a layer gets nn.Linear's own random initialization instead.
+        if isinstance(layer, torch.nn.Linear) and not bool(layer.weight.detach().any()):
+            layer.reset_parameters()
     if spec.name.startswith('shufflenet'):
         static_shufflenet()
     rng = np.random.default_rng(0)
