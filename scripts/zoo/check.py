@@ -261,6 +261,27 @@ def write_doc(results, doc, build, zoo):
                 f.write('\n' + g.read())
 
 
+def load(results_file):
+    if not os.path.exists(results_file):
+        return {}
+    with open(results_file) as f:
+        return json.load(f)
+
+
+def save(results_file, variant, entry):
+    """Adds one model's results to the file, under a lock (runs on other models may be writing)
+    and whole or not at all (a full disk); all results."""
+    import fcntl
+    with open(results_file + '.lock', 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        results = load(results_file)
+        results[variant] = entry
+        with open(results_file + '.tmp', 'w') as f:
+            json.dump(results, f, indent=1)
+        os.replace(results_file + '.tmp', results_file)
+    return results
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--zoo', default=os.environ.get('NNEF_ZOO_DIR') or os.path.join(os.path.dirname(ROOT), 'zoo-models'))
@@ -268,6 +289,7 @@ def main():
     ap.add_argument('--mlir-dir', default=os.environ.get('NNEF_MLIR_DIR', '/usr/lib/llvm-22/bin'))
     ap.add_argument('--models', default=None, help='comma-separated (default: every generated model)')
     ap.add_argument('--doc', default=os.path.join(ROOT, 'docs', 'zoo.md'))
+    ap.add_argument('--variant', choices=('both', 'fp', 'int8'), default='both', help='which models of each name')
     ap.add_argument('--timeout', type=int, default=1800, help='seconds per tool run')
     args = ap.parse_args()
     args.build = os.path.abspath(args.build)
@@ -284,27 +306,24 @@ def main():
     state = os.path.join(args.zoo, 'check')
     os.makedirs(state, exist_ok=True)
     results_file = os.path.join(state, 'results.json')
-    results = {}
-    if os.path.exists(results_file):
-        with open(results_file) as f:
-            results = json.load(f)
+    results = load(results_file)
     checker = Checker(args)
     for name in names:
         for variant, int8 in ((name, False), (name + '_int8', True)):
+            if args.variant != 'both' and int8 != (args.variant == 'int8'):
+                continue
             path = os.path.join(args.zoo, variant)
             if not os.path.exists(os.path.join(path, 'reference', 'output.dat')):
                 print('%s: not generated (no %s/reference/output.dat)' % (variant, path))
                 continue
             t = time.time()
             stages = checker.model(path, int8, os.path.join(state, 'work-' + variant))
-            results[variant] = {'stages': {k: vars(v) for k, v in stages.items()}, 'checked': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}
+            results = save(results_file, variant, {'stages': {k: vars(v) for k, v in stages.items()},
+                                                   'checked': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})
             print('%s (%.0f s): %s' % (variant, time.time() - t, '; '.join('%s %s' % (k, v.cell) for k, v in stages.items())))
             sys.stdout.flush()
-            with open(results_file + '.tmp', 'w') as f:  # whole or not at all (a full disk)
-                json.dump(results, f, indent=1)
-            os.replace(results_file + '.tmp', results_file)
             write_doc(results, args.doc, args.build, args.zoo)
-    write_doc(results, args.doc, args.build, args.zoo)
+    write_doc(load(results_file), args.doc, args.build, args.zoo)
     return 0
 
 

@@ -93,6 +93,8 @@ def fold(model):
         inferred = shape_inference.infer_shapes(model)
         shapes = {}
         for vi in list(inferred.graph.value_info) + list(inferred.graph.input) + list(inferred.graph.output):
+            if not vi.type.tensor_type.HasField('shape'):
+                continue  # rank unknown
             dims = vi.type.tensor_type.shape.dim
             if all(d.HasField('dim_value') for d in dims):
                 shapes[vi.name] = [d.dim_value for d in dims]
@@ -103,7 +105,10 @@ def fold(model):
         kept, folded = [], 0
         for node in model.graph.node:
             if node.op_type in FOLDABLE and node.op_type != 'Constant':
-                outs = _evaluate(node, [consts.get(i) if i else None for i in node.input], shapes)
+                try:
+                    outs = _evaluate(node, [consts.get(i) if i else None for i in node.input], shapes)
+                except (ValueError, IndexError, TypeError) as e:
+                    raise ValueError('%s node %s: %s' % (node.op_type, node.name, e))
                 if outs is not None:
                     for name, value in zip(node.output, outs):
                         consts[name] = np.asarray(value)

@@ -220,10 +220,13 @@ def main():
             import onnx
             import fold_shapes
             folded = onnx.load(onnx_file)
-            fold_shapes.fold(folded)
-            onnx.save(folded, onnx_file)
-            subprocess.run(['rm', '-rf', fp])
-            ok, last = run(convert, env, log)
+            try:
+                fold_shapes.fold(folded)
+                onnx.save(folded, onnx_file)
+                subprocess.run(['rm', '-rf', fp])
+                ok, last = run(convert, env, log)
+            except ValueError as e:
+                last = 'fold_shapes.py: %s' % e
         times['convert'] = time.time() - t
         if not ok or not os.path.exists(os.path.join(fp, 'graph.nnef')):
             failed.append(name)
