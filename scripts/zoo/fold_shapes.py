@@ -30,7 +30,7 @@ def _evaluate(node, ins, shapes):
     from onnx.mapping import TENSOR_TYPE_TO_NP_TYPE
     op, a = node.op_type, _attrs(node)
     if op == 'Shape':
-        shape = shapes.get(node.input[0])
+        shape = list(ins[0].shape) if ins[0] is not None else shapes.get(node.input[0])
         return [np.array(shape, np.int64)] if shape is not None else None
     if any(x is None for x in ins):
         return None
