@@ -228,9 +228,10 @@ COLUMNS = [('validate', 'validate'), ('tosa', 'TOSA'), ('mlir', 'MLIR 22 strict'
 
 
 def cell(st):
-    text = st['cell'].replace('|', '\\|')
-    if len(text) > 160:
-        text = text[:157] + '...'
+    # the model's folder is the row's: graph.nnef:LINE:COL says enough
+    text = re.sub(r'\S*/graph\.nnef', 'graph.nnef', st['cell']).replace('|', '\\|')
+    if len(text) > 300:
+        text = text[:297] + '...'
     return text if st['ok'] else '**' + text + '**'
 
 

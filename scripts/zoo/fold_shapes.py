@@ -16,7 +16,7 @@ import numpy as np
 
 FOLDABLE = {'Shape', 'Gather', 'Unsqueeze', 'Squeeze', 'Concat', 'Slice', 'Cast', 'Add', 'Sub', 'Mul', 'Div',
             'Equal', 'Where', 'ConstantOfShape', 'Expand', 'Reshape', 'Range', 'Mod', 'Neg', 'Identity', 'Floor',
-            'Less', 'Greater', 'Not', 'And', 'Or', 'Max', 'Min', 'Transpose'}
+            'Less', 'Greater', 'Not', 'And', 'Or', 'Max', 'Min', 'Transpose', 'ScatterND'}
 
 
 def _attrs(node):
@@ -80,6 +80,13 @@ def _evaluate(node, ins, shapes):
         return [ins[0].reshape(shape)]
     if op == 'Range':
         return [np.arange(ins[0], ins[1], ins[2]).astype(ins[0].dtype)]
+    if op == 'ScatterND':  # Swin's attention mask, built by assignments into a constant
+        data, indices, updates = ins
+        out = data.copy()
+        k = indices.shape[-1]
+        for index, update in zip(indices.reshape(-1, k), updates.reshape((-1,) + data.shape[k:])):
+            out[tuple(int(i) for i in index)] = update
+        return [out]
     if op == 'Transpose':
         return [np.transpose(ins[0], a.get('perm'))]
     return None
