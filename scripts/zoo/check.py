@@ -255,6 +255,12 @@ def write_doc(results, doc, build, zoo):
         f.write('\n## The table\n\n')
         f.write('| model | %s |\n|%s\n' % (' | '.join(t for _, t in COLUMNS), '---|' * (len(COLUMNS) + 1)))
         f.write('\n'.join(rows) + '\n')
+        # how many rows pass each column, float and int8 apart
+        for label, int8 in (('float', False), ('int8', True)):
+            names = [v for v in results if v.endswith('_int8') == int8]
+            f.write('\n%s: %d models; passing per column: %s.\n' % (label, len(names), ', '.join(
+                '%s %d' % (title, sum(1 for v in names if results[v]['stages'].get(k, {}).get('ok')))
+                for k, title in COLUMNS)))
         if missing:
             f.write('\nNot in the table (not generated: see "Generation" above): %s.\n' % ', '.join(missing))
         f.write('\n## Seconds per stage (wall, 2 loaded cores, tools under nice)\n\n')
