@@ -139,6 +139,37 @@ def fold(model):
     return removed
 
 
+def clamp_slice_ends(model):
+    """Writes the constant ends of Slice nodes beyond their axis (torch's INT64_MAX for `x[a:]`)
+    as the axis's extent: NNEF-Tools writes them as 2147483647, which NNEF's slice does not take
+    (ends in (-extent, extent]). The same function; the number of Slice nodes changed."""
+    from onnx import numpy_helper, shape_inference
+    inferred = shape_inference.infer_shapes(model)
+    shapes = {}
+    for vi in list(inferred.graph.value_info) + list(inferred.graph.input):
+        if vi.type.tensor_type.HasField('shape') and all(d.HasField('dim_value') for d in vi.type.tensor_type.shape.dim):
+            shapes[vi.name] = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+    inits = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    for node in model.graph.node:
+        if node.op_type == 'Constant' and 'value' in _attrs(node):
+            inits[node.output[0]] = numpy_helper.to_array(_attrs(node)['value'])
+    changed = 0
+    for node in model.graph.node:
+        if node.op_type != 'Slice' or len(node.input) < 4 or node.input[0] not in shapes:
+            continue
+        ends, axes = inits.get(node.input[2]), inits.get(node.input[3])
+        if ends is None or axes is None:
+            continue
+        shape = shapes[node.input[0]]
+        clamped = np.array([min(int(e), shape[int(a)]) for e, a in zip(ends, axes)], ends.dtype)
+        if not np.array_equal(clamped, ends):
+            name = (node.name or node.output[0]) + '_ends'
+            model.graph.initializer.append(numpy_helper.from_array(clamped, name))
+            node.input[2] = name
+            changed += 1
+    return changed
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
