@@ -1,0 +1,175 @@
+// The driver's vpu device (lowering/nnapi/driver_vpu.cpp): NNAPI -> TOSA -> VPU compiler -> VPU
+// simulator, against the cpu device on the same requests (the VPU computes in fp16), its
+// capabilities and its refusals.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "common/compare.hpp"
+#include "lowering/nnapi/driver.hpp"
+#include "test_support.hpp"
+#include "unit/nnapi/nnapi_fixtures.hpp"
+
+using namespace nnapi_test;
+
+namespace {
+
+std::string messages(const nnef::Diagnostics& d) {
+    std::string s;
+    for (const auto& e : d) s += e.message + "\n";
+    return s;
+}
+
+// Prepares `m` on `device` and executes one request whose inputs are deterministic mixed-sign
+// values; returns the outputs' items, one vector per model output.
+std::vector<std::vector<float>> execute_on(const Device& device, const Model& m) {
+    nnef::Diagnostics d(100);
+    auto [status, prepared] = device.prepareModel(m, d);
+    CAPTURE(device.name());
+    CAPTURE(messages(d));
+    REQUIRE(status == ErrorStatus::NONE);
+    REQUIRE(prepared);
+    Request r;
+    for (std::size_t k = 0; k < m.inputIndexes.size(); ++k) {
+        const std::uint64_t n = *element_count(m.operands[m.inputIndexes[k]]);
+        std::vector<float> v(n);
+        for (std::size_t i = 0; i < n; ++i) v[i] = 1.5f * std::sin(0.37f * float(i) + float(k)) - 0.2f;
+        Memory pool{std::vector<std::uint8_t>(n * 4)};
+        std::memcpy(pool.data.data(), v.data(), n * 4);
+        r.inputs.push_back(RequestArgument{false, {std::uint32_t(r.pools.size()), 0, std::uint32_t(n * 4)}, {}});
+        r.pools.push_back(std::move(pool));
+    }
+    for (std::uint32_t o : m.outputIndexes) {
+        const std::uint64_t n = *element_count(m.operands[o]);
+        r.outputs.push_back(RequestArgument{false, {std::uint32_t(r.pools.size()), 0, std::uint32_t(n * 4)}, {}});
+        r.pools.push_back(Memory{std::vector<std::uint8_t>(n * 4)});
+    }
+    const ErrorStatus e = prepared->execute(r, d);
+    CAPTURE(messages(d));
+    REQUIRE(e == ErrorStatus::NONE);
+    std::vector<std::vector<float>> outputs;
+    for (const RequestArgument& a : r.outputs) {
+        std::vector<float> v(a.location.length / 4);
+        std::memcpy(v.data(), r.pools[a.location.poolIndex].data.data(), a.location.length);
+        outputs.push_back(std::move(v));
+    }
+    return outputs;
+}
+
+// The vpu device's outputs against the cpu device's: fp16 arithmetic on the VPU (its relative L2
+// error on these models is about 5e-4).
+void check_against_cpu(const Model& m) {
+    auto cpu = execute_on(*make_cpu_device(), m);
+    auto vpu = execute_on(*make_vpu_device(), m);
+    REQUIRE(cpu.size() == vpu.size());
+    for (std::size_t k = 0; k < cpu.size(); ++k) {
+        nnef_test::Comparison c;
+        c.add(vpu[k], cpu[k]);
+        CHECK_MESSAGE(c.rel_l2_within(2e-3), c.summary());
+    }
+}
+
+}  // namespace
+
+TEST_SUITE("nnapi") {
+TEST_CASE("driver: the vpu device runs float models as the cpu device does (within fp16)") {
+    SUBCASE("CONV_2D") { check_against_cpu(conv_model(false)); }
+    SUBCASE("RELU then ADD") { check_against_cpu(chain_model()); }
+    SUBCASE("DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, FULLY_CONNECTED, SOFTMAX") {
+        Model m;
+        const std::uint32_t in = add_operand(m, F32, {1, 6, 6, 4});
+        std::vector<float> w(3 * 3 * 4), fc(5 * 36);
+        for (std::size_t i = 0; i < w.size(); ++i) w[i] = 0.2f * std::sin(1.1f * float(i));
+        for (std::size_t i = 0; i < fc.size(); ++i) fc[i] = 0.1f * std::cos(0.3f * float(i));
+        const std::uint32_t dw = add_operand(m, F32, {1, 6, 6, 4});
+        add_operation(m, OperationType::DEPTHWISE_CONV_2D,
+                      {in, float_constant(m, {1, 3, 3, 4}, w), float_constant(m, {4}, {0.1f, 0.2f, -0.1f, 0.0f}),
+                       add_int32_scalar(m, 1), add_int32_scalar(m, 1), add_int32_scalar(m, 1), add_int32_scalar(m, 1),
+                       add_int32_scalar(m, 1)},
+                      {dw});
+        const std::uint32_t pool = add_operand(m, F32, {1, 3, 3, 4});
+        add_operation(m, OperationType::AVERAGE_POOL_2D,
+                      {dw, add_int32_scalar(m, 2), add_int32_scalar(m, 2), add_int32_scalar(m, 2), add_int32_scalar(m, 2),
+                       add_int32_scalar(m, 2), add_int32_scalar(m, 0)},
+                      {pool});
+        const std::uint32_t logits = add_operand(m, F32, {1, 5});
+        add_operation(m, OperationType::FULLY_CONNECTED,
+                      {pool, float_constant(m, {5, 36}, fc), float_constant(m, {5}, {0, 0.1f, 0.2f, 0.3f, 0.4f}),
+                       add_int32_scalar(m, 0)},
+                      {logits});
+        const std::uint32_t out = add_operand(m, F32, {1, 5});
+        add_operation(m, OperationType::SOFTMAX, {logits, add_float32_scalar(m, 1.0f)}, {out});
+        set_inputs_and_outputs(m, {in}, {out});
+        check_against_cpu(m);
+    }
+    SUBCASE("CONV_2D SAME stride 2 with RELU6, then MAX_POOL_2D") {
+        Model m;
+        const std::uint32_t in = add_operand(m, F32, {1, 9, 9, 8});
+        std::vector<float> w(16 * 3 * 3 * 8), b(16);
+        for (std::size_t i = 0; i < w.size(); ++i) w[i] = 0.1f * std::cos(0.9f * float(i));
+        for (std::size_t i = 0; i < b.size(); ++i) b[i] = 0.05f * float(i) - 0.3f;
+        const std::uint32_t mid = add_operand(m, F32, {1, 5, 5, 16});
+        add_operation(m, OperationType::CONV_2D,
+                      {in, float_constant(m, {16, 3, 3, 8}, w), float_constant(m, {16}, b), add_int32_scalar(m, 1),
+                       add_int32_scalar(m, 2), add_int32_scalar(m, 2), add_int32_scalar(m, 3)},
+                      {mid});
+        const std::uint32_t out = add_operand(m, F32, {1, 3, 3, 16});
+        add_operation(m, OperationType::MAX_POOL_2D,
+                      {mid, add_int32_scalar(m, 1), add_int32_scalar(m, 2), add_int32_scalar(m, 2), add_int32_scalar(m, 2),
+                       add_int32_scalar(m, 2), add_int32_scalar(m, 0)},
+                      {out});
+        set_inputs_and_outputs(m, {in}, {out});
+        check_against_cpu(m);
+    }
+}
+
+TEST_CASE("driver: the vpu device's capabilities and supported operations") {
+    auto device = make_device("vpu");
+    REQUIRE(device);
+    CHECK(device->name() == "vpu");
+    auto [status, caps] = device->getCapabilities();
+    REQUIRE(status == ErrorStatus::NONE);
+    // a ratio of two measured times: positive and finite (its value depends on the host CPU)
+    CHECK(std::isfinite(caps.float32Performance.execTime));
+    CHECK(caps.float32Performance.execTime > 0.0f);
+    MESSAGE("vpu float32 execTime " << caps.float32Performance.execTime);
+    CHECK(caps.float32Performance.powerUsage == caps.float32Performance.execTime);
+    CHECK(caps.quantized8Performance.execTime == std::numeric_limits<float>::max());
+
+    nnef::Diagnostics d;
+    Model m = One(F32, {1, 2, 2, 4}).i32(1).f32(1.0f).f32(1.0f).f32(0.5f)
+                  .done(OperationType::LOCAL_RESPONSE_NORMALIZATION, F32, {1, 2, 2, 4});
+    auto [s1, supported] = device->getSupportedOperations(m, d);
+    CHECK(s1 == ErrorStatus::NONE);
+    CHECK(supported == std::vector<bool>{false});
+    auto [s2, conv_supported] = device->getSupportedOperations(conv_model(false), d);
+    CHECK(conv_supported == std::vector<bool>{true});
+    auto [s3, quant_supported] = device->getSupportedOperations(conv_model(true), d);
+    CHECK(quant_supported == std::vector<bool>{false});
+}
+
+TEST_CASE("driver: the vpu device refuses what it cannot run, naming the operation") {
+    auto device = make_vpu_device();
+    nnef::Diagnostics d;
+    auto [status, none] = device->prepareModel(conv_model(true), d);
+    CHECK(status == ErrorStatus::GENERAL_FAILURE);
+    CHECK_FALSE(none);
+    REQUIRE(d.size() >= 1);
+    CHECK((*d.begin()).message.find("operation 0 (CONV_2D)") != std::string::npos);
+
+    // what the VPU compiler refuses (a depthwise multiplier other than 1): its message names the operation
+    nnef::Diagnostics d1;
+    auto m = read_model((nnef_test::source_dir() / "tests/unit/nnapi/models/depthwise-pool-softmax.json").string(), d1);
+    REQUIRE(m.has_value());
+    CHECK(device->prepareModel(*m, d1).first == ErrorStatus::GENERAL_FAILURE);
+    CHECK(messages(d1).find("DEPTHWISE_CONV_2D") != std::string::npos);
+    CHECK(messages(d1).find("depthwise multiplier 2") != std::string::npos);
+
+    Model broken = conv_model(false);
+    broken.outputIndexes.clear();
+    nnef::Diagnostics d2;
+    CHECK(device->prepareModel(broken, d2).first == ErrorStatus::INVALID_ARGUMENT);
+}
+}
