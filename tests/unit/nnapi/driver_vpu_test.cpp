@@ -22,6 +22,27 @@ std::string messages(const nnef::Diagnostics& d) {
     return s;
 }
 
+// A model of float32 operations one after another: each reads the previous result, then the given
+// operands, then INT32 scalars of the given values.
+struct Chain {
+    Model m;
+    std::uint32_t input, last;
+    explicit Chain(std::vector<std::uint32_t> dims) { input = last = add_operand(m, F32, std::move(dims)); }
+    Chain& then(OperationType type, const std::vector<std::uint32_t>& operands, const std::vector<std::int32_t>& scalars,
+                std::vector<std::uint32_t> out_dims) {
+        std::vector<std::uint32_t> inputs{last};
+        inputs.insert(inputs.end(), operands.begin(), operands.end());
+        for (std::int32_t v : scalars) inputs.push_back(add_int32_scalar(m, v));
+        last = add_operand(m, F32, std::move(out_dims));
+        add_operation(m, type, inputs, {last});
+        return *this;
+    }
+    Model done() {
+        set_inputs_and_outputs(m, {input}, {last});
+        return m;
+    }
+};
+
 // Prepares `m` on `device` and executes one request whose inputs are deterministic mixed-sign
 // values; returns the outputs' items, one vector per model output.
 std::vector<std::vector<float>> execute_on(const Device& device, const Model& m) {
@@ -78,50 +99,29 @@ TEST_CASE("driver: the vpu device runs float models as the cpu device does (with
     SUBCASE("CONV_2D") { check_against_cpu(conv_model(false)); }
     SUBCASE("RELU then ADD") { check_against_cpu(chain_model()); }
     SUBCASE("DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, FULLY_CONNECTED, SOFTMAX") {
-        Model m;
-        const std::uint32_t in = add_operand(m, F32, {1, 6, 6, 4});
+        Chain c({1, 6, 6, 4});
         std::vector<float> w(3 * 3 * 4), fc(5 * 36);
         for (std::size_t i = 0; i < w.size(); ++i) w[i] = 0.2f * std::sin(1.1f * float(i));
         for (std::size_t i = 0; i < fc.size(); ++i) fc[i] = 0.1f * std::cos(0.3f * float(i));
-        const std::uint32_t dw = add_operand(m, F32, {1, 6, 6, 4});
-        add_operation(m, OperationType::DEPTHWISE_CONV_2D,
-                      {in, float_constant(m, {1, 3, 3, 4}, w), float_constant(m, {4}, {0.1f, 0.2f, -0.1f, 0.0f}),
-                       add_int32_scalar(m, 1), add_int32_scalar(m, 1), add_int32_scalar(m, 1), add_int32_scalar(m, 1),
-                       add_int32_scalar(m, 1)},
-                      {dw});
-        const std::uint32_t pool = add_operand(m, F32, {1, 3, 3, 4});
-        add_operation(m, OperationType::AVERAGE_POOL_2D,
-                      {dw, add_int32_scalar(m, 2), add_int32_scalar(m, 2), add_int32_scalar(m, 2), add_int32_scalar(m, 2),
-                       add_int32_scalar(m, 2), add_int32_scalar(m, 0)},
-                      {pool});
-        const std::uint32_t logits = add_operand(m, F32, {1, 5});
-        add_operation(m, OperationType::FULLY_CONNECTED,
-                      {pool, float_constant(m, {5, 36}, fc), float_constant(m, {5}, {0, 0.1f, 0.2f, 0.3f, 0.4f}),
-                       add_int32_scalar(m, 0)},
-                      {logits});
-        const std::uint32_t out = add_operand(m, F32, {1, 5});
-        add_operation(m, OperationType::SOFTMAX, {logits, add_float32_scalar(m, 1.0f)}, {out});
-        set_inputs_and_outputs(m, {in}, {out});
-        check_against_cpu(m);
+        // SAME, strides 1, multiplier 1, RELU; then a 2x2 window, stride 2
+        c.then(OperationType::DEPTHWISE_CONV_2D,
+               {float_constant(c.m, {1, 3, 3, 4}, w), float_constant(c.m, {4}, {0.1f, 0.2f, -0.1f, 0.0f})}, {1, 1, 1, 1, 1},
+               {1, 6, 6, 4});
+        c.then(OperationType::AVERAGE_POOL_2D, {}, {2, 2, 2, 2, 2, 0}, {1, 3, 3, 4});
+        c.then(OperationType::FULLY_CONNECTED,
+               {float_constant(c.m, {5, 36}, fc), float_constant(c.m, {5}, {0, 0.1f, 0.2f, 0.3f, 0.4f})}, {0}, {1, 5});
+        c.then(OperationType::SOFTMAX, {add_float32_scalar(c.m, 1.0f)}, {}, {1, 5});
+        check_against_cpu(c.done());
     }
     SUBCASE("CONV_2D SAME stride 2 with RELU6, then MAX_POOL_2D") {
-        Model m;
-        const std::uint32_t in = add_operand(m, F32, {1, 9, 9, 8});
+        Chain c({1, 9, 9, 8});
         std::vector<float> w(16 * 3 * 3 * 8), b(16);
         for (std::size_t i = 0; i < w.size(); ++i) w[i] = 0.1f * std::cos(0.9f * float(i));
         for (std::size_t i = 0; i < b.size(); ++i) b[i] = 0.05f * float(i) - 0.3f;
-        const std::uint32_t mid = add_operand(m, F32, {1, 5, 5, 16});
-        add_operation(m, OperationType::CONV_2D,
-                      {in, float_constant(m, {16, 3, 3, 8}, w), float_constant(m, {16}, b), add_int32_scalar(m, 1),
-                       add_int32_scalar(m, 2), add_int32_scalar(m, 2), add_int32_scalar(m, 3)},
-                      {mid});
-        const std::uint32_t out = add_operand(m, F32, {1, 3, 3, 16});
-        add_operation(m, OperationType::MAX_POOL_2D,
-                      {mid, add_int32_scalar(m, 1), add_int32_scalar(m, 2), add_int32_scalar(m, 2), add_int32_scalar(m, 2),
-                       add_int32_scalar(m, 2), add_int32_scalar(m, 0)},
-                      {out});
-        set_inputs_and_outputs(m, {in}, {out});
-        check_against_cpu(m);
+        c.then(OperationType::CONV_2D, {float_constant(c.m, {16, 3, 3, 8}, w), float_constant(c.m, {16}, b)}, {1, 2, 2, 3},
+               {1, 5, 5, 16});
+        c.then(OperationType::MAX_POOL_2D, {}, {1, 2, 2, 2, 2, 0}, {1, 3, 3, 16});
+        check_against_cpu(c.done());
     }
 }
 
