@@ -51,7 +51,7 @@ bool interpreter_runs(OperationType);
 std::unique_ptr<Device> make_cpu_device();
 
 // The VPU device: prepareModel = NNAPI -> TOSA -> the VPU compiler (target npu-2c), execute = the VPU
-// simulator with values (fp16 arithmetic). It runs the operations tosa_lowers() accepts (float32);
+// simulator with values (fp16 arithmetic). It runs the float32 operations tosa_lowers() accepts;
 // its float32 capabilities are the simulated makespan of a fixed workload over the cpu device's time
 // for it (docs/nnapi.md, "The vpu device").
 std::unique_ptr<Device> make_vpu_device();

@@ -22,6 +22,15 @@ namespace {
 
 std::string io_name(std::uint32_t operand) { return "operand " + std::to_string(operand); }
 
+// What the vpu device runs: what to_tosa lowers, float32 only (the VPU compiler takes no unsigned
+// RESCALE, which the quantized graphs' uint8 inputs and outputs need). Empty, or why not.
+std::string vpu_refusal(const Model& m, const Operation& op) {
+    if (!tosa_lowers(m, op)) return "it has no TOSA lowering here";
+    if (m.operands[op.inputs[0]].type != OperandType::TENSOR_FLOAT32)
+        return "TENSOR_QUANT8_ASYMM: the VPU compiler takes no RESCALE of the graph's uint8 inputs and outputs";
+    return {};
+}
+
 // Runs a compiled model on the simulator: inputs by graph input name, outputs read back as floats.
 std::optional<std::vector<Tensor>> simulate_values(const vpu::TaskList& list, const vpu::Target& target, const Model& m,
                                                    const std::vector<Tensor>& inputs, Diagnostics& diags) {
@@ -119,7 +128,7 @@ public:
     std::pair<ErrorStatus, std::vector<bool>> getSupportedOperations(const Model& m, Diagnostics& diags) const override {
         if (!validate(m, diags)) return {ErrorStatus::INVALID_ARGUMENT, {}};
         std::vector<bool> supported;
-        for (const Operation& op : m.operations) supported.push_back(tosa_lowers(m, op));
+        for (const Operation& op : m.operations) supported.push_back(vpu_refusal(m, op).empty());
         return {ErrorStatus::NONE, supported};
     }
 
@@ -136,9 +145,9 @@ private:
     std::optional<vpu::TaskList> compile(const Model& m, Diagnostics& diags) const {
         bool all = true;
         for (std::size_t k = 0; k < m.operations.size(); ++k) {
-            if (tosa_lowers(m, m.operations[k])) continue;
-            detail::report(diags, m, k, "", "unsupported-operation",
-                           "the vpu device does not run this operation (it has no TOSA lowering here)");
+            const std::string why = vpu_refusal(m, m.operations[k]);
+            if (why.empty()) continue;
+            detail::report(diags, m, k, "", "unsupported-operation", "the vpu device does not run this operation (" + why + ")");
             all = false;
         }
         if (!all) return std::nullopt;

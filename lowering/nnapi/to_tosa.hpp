@@ -3,7 +3,8 @@
 // DEPTHWISE_CONV_2D filters [1,H,W,C*M] reshape to TOSA's [H,W,C,M]; implicit padding schemes are
 // resolved to explicit pads (trimmed, or the input sliced, so that TOSA's exact-division rule
 // holds); fused activation codes become CLAMP; FULLY_CONNECTED a 1x1 CONV2D between reshapes.
-// float32 models lower to PRO-FP graphs.
+// float32 models lower to PRO-FP graphs; TENSOR_QUANT8_ASYMM models to PRO-INT graphs of i8 codes (the
+// uint8 code minus 128), their inputs and outputs uint8 codes held in i8 (to_tosa_quant.cpp).
 #pragma once
 #include <optional>
 
@@ -16,7 +17,7 @@ class Diagnostics;
 
 namespace nnef::nnapi {
 
-// Whether to_tosa lowers an operation of this type (its operands' types included).
+// Whether to_tosa lowers this operation (its type and its operands' types).
 bool tosa_lowers(const Model&, const Operation&);
 
 // Lowers a model: the graph's inputs and outputs are Model.inputIndexes and Model.outputIndexes in

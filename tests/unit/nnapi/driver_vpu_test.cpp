@@ -157,7 +157,9 @@ TEST_CASE("driver: the vpu device refuses what it cannot run, naming the operati
     CHECK(status == ErrorStatus::GENERAL_FAILURE);
     CHECK_FALSE(none);
     REQUIRE(d.size() >= 1);
+    CAPTURE(messages(d));
     CHECK((*d.begin()).message.find("operation 0 (CONV_2D)") != std::string::npos);
+    CHECK((*d.begin()).message.find("TENSOR_QUANT8_ASYMM") != std::string::npos);
 
     // what the VPU compiler refuses (a depthwise multiplier other than 1): its message names the operation
     nnef::Diagnostics d1;

@@ -3,6 +3,7 @@
 // interpreter's (relative L2 <= 1e-5); then the refusals, each naming the operation.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -37,19 +38,22 @@ std::size_t volume(const std::vector<std::uint32_t>& d) {
     return n;
 }
 
-// Lowers `m`, validates the TOSA graph (PRO-FP, level 8K), runs it on the wave inputs and compares
-// its outputs with the NNAPI interpreter's.
-void check_lowering(const Model& m) {
-    std::vector<Tensor> inputs;
+struct BothRuns {
+    std::vector<Tensor> want;            // the NNAPI interpreter's outputs
+    std::vector<tosa::ConstPtr> got;     // the TOSA interpreter's
+};
+
+// Runs `m` on the NNAPI interpreter and, lowered to TOSA, on the TOSA interpreter after checking that
+// the graph has `profile` and passes the TOSA validator (level 8K). The TOSA inputs are the NNAPI
+// inputs' bytes (float32 as fp32, uint8 codes as the i8 inputs' bits).
+BothRuns run_both(const Model& m, const std::vector<Tensor>& inputs, tosa::Profile profile) {
     std::vector<tosa::ConstPtr> tosa_inputs;
-    for (std::size_t k = 0; k < m.inputIndexes.size(); ++k) {
-        const Operand& o = m.operands[m.inputIndexes[k]];
-        const std::vector<float> v = wave(volume(o.dimensions), float(k));
-        inputs.push_back(make_float_tensor(o.dimensions, v));
-        tosa::TensorType t{tosa::DType::fp32, {}};
-        for (std::uint32_t d : o.dimensions) t.shape.push_back(d);
-        auto data = tosa::ConstData::allocate(t);
-        std::memcpy(data->mutable_items<float>(), v.data(), v.size() * 4);
+    for (const Tensor& t : inputs) {
+        tosa::TensorType type{t.type == Q8 ? tosa::DType::i8 : tosa::DType::fp32, {}};
+        for (std::uint32_t d : t.dimensions) type.shape.push_back(d);
+        auto data = tosa::ConstData::allocate(type);
+        REQUIRE(data->byte_size() == t.data.size());
+        std::memcpy(data->mutable_items<std::uint8_t>(), t.data.data(), t.data.size());
         tosa_inputs.push_back(data);
     }
     nnef::Diagnostics d(100);
@@ -59,8 +63,9 @@ void check_lowering(const Model& m) {
     auto g = to_tosa(m, d);
     CAPTURE(messages(d));
     REQUIRE(g.has_value());
+    CHECK(g->profile == profile);
     tosa::ValidateOptions vo;
-    vo.profile = tosa::Profile::pro_fp;
+    vo.profile = profile;
     const bool valid = tosa::validate(*g, vo, d);
     CAPTURE(messages(d));
     CAPTURE(tosa::to_text(*g));
@@ -70,14 +75,53 @@ void check_lowering(const Model& m) {
     REQUIRE(got.has_value());
     REQUIRE(got->size() == want->size());
     for (std::size_t k = 0; k < got->size(); ++k) {
-        const tosa::ConstData& c = *(*got)[k];
-        const std::vector<float> w = to_floats((*want)[k]);
         std::vector<std::int64_t> want_shape((*want)[k].dimensions.begin(), (*want)[k].dimensions.end());
-        CHECK(c.type.shape == want_shape);
+        CHECK((*got)[k]->type.shape == want_shape);
+    }
+    return {std::move(*want), std::move(*got)};
+}
+
+// Float32: the TOSA outputs equal the NNAPI interpreter's (relative L2 <= 1e-5) on the wave inputs.
+void check_lowering(const Model& m) {
+    std::vector<Tensor> inputs;
+    for (std::size_t k = 0; k < m.inputIndexes.size(); ++k) {
+        const Operand& o = m.operands[m.inputIndexes[k]];
+        inputs.push_back(make_float_tensor(o.dimensions, wave(volume(o.dimensions), float(k))));
+    }
+    const BothRuns r = run_both(m, inputs, tosa::Profile::pro_fp);
+    for (std::size_t k = 0; k < r.got.size(); ++k) {
+        const tosa::ConstData& c = *r.got[k];
         std::vector<float> items(c.items<float>(), c.items<float>() + c.type.volume());
         nnef_test::Comparison cmp;
-        cmp.add(items, w);
+        cmp.add(items, to_floats(r.want[k]));
         CHECK_MESSAGE(cmp.rel_l2_within(1e-5), cmp.summary());
+    }
+}
+
+// TENSOR_QUANT8_ASYMM: uint8 codes in and out; every output code within 1 of the NNAPI
+// interpreter's (RESCALE rounds once where the 1.0 reference rounds twice), and most equal.
+void check_quant_lowering(const Model& m) {
+    std::vector<Tensor> inputs;
+    for (std::size_t k = 0; k < m.inputIndexes.size(); ++k) {
+        const Operand& o = m.operands[m.inputIndexes[k]];
+        std::vector<std::uint8_t> codes(volume(o.dimensions));
+        for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = std::uint8_t((i * 37 + k * 11 + (i * i) % 23) % 256);
+        inputs.push_back(make_quant8_tensor(o.dimensions, codes, o.scale, o.zeroPoint));
+    }
+    const BothRuns r = run_both(m, inputs, tosa::Profile::pro_int);
+    for (std::size_t k = 0; k < r.got.size(); ++k) {
+        const tosa::ConstData& c = *r.got[k];
+        REQUIRE(c.type.dtype == tosa::DType::i8);
+        std::vector<int> items, wanted(r.want[k].data.begin(), r.want[k].data.end());
+        for (std::int64_t i = 0; i < c.type.volume(); ++i) items.push_back(c.items<std::uint8_t>()[i]);
+        nnef_test::Comparison cmp;
+        cmp.add(items, wanted);
+        std::size_t equal = 0;
+        for (std::size_t i = 0; i < std::min(items.size(), wanted.size()); ++i) equal += items[i] == wanted[i];
+        CHECK_MESSAGE(cmp.max_abs_within(1.0), cmp.summary());
+        CHECK_MESSAGE(equal * 10 >= wanted.size() * 9, equal << " of " << wanted.size() << " codes equal");
+        // not a constant output: the test inputs reach it
+        CHECK(*std::max_element(wanted.begin(), wanted.end()) != *std::min_element(wanted.begin(), wanted.end()));
     }
 }
 
@@ -184,6 +228,56 @@ TEST_CASE("nnapi to_tosa: a model of several operations (the depthwise-pool-soft
     check_lowering(*m);
 }
 
+TEST_CASE("nnapi to_tosa: TENSOR_QUANT8_ASYMM (PRO-INT, uint8 codes in and out)") {
+    SUBCASE("CONV_2D, SAME stride 2, RELU6 (the activation range a clamp of codes)") {
+        std::vector<std::uint8_t> w(4 * 3 * 3 * 3);
+        for (std::size_t i = 0; i < w.size(); ++i) w[i] = std::uint8_t((i * 29) % 256);
+        check_quant_lowering(One(Q8, {1, 5, 6, 3}, 0.05f, 120)
+                                 .codes({4, 3, 3, 3}, w, 0.01f, 130)
+                                 .ints({4}, {100, -200, 0, 50}, 0.0005f)
+                                 .i32(1).i32(2).i32(2).i32(3)
+                                 .done(OperationType::CONV_2D, Q8, {1, 3, 3, 4}, 0.05f, 10));
+    }
+    SUBCASE("DEPTHWISE_CONV_2D with multiplier 2, explicit padding, RELU") {
+        std::vector<std::uint8_t> w(3 * 3 * 4);
+        for (std::size_t i = 0; i < w.size(); ++i) w[i] = std::uint8_t((i * 53 + 7) % 256);
+        check_quant_lowering(One(Q8, {1, 5, 5, 2}, 0.1f, 128)
+                                 .codes({1, 3, 3, 4}, w, 0.02f, 128)
+                                 .ints({4}, {10, 20, -30, 0}, 0.002f)
+                                 .i32(1).i32(1).i32(1).i32(1).i32(1).i32(1).i32(2).i32(1)
+                                 .done(OperationType::DEPTHWISE_CONV_2D, Q8, {1, 5, 5, 4}, 0.1f, 100));
+    }
+    SUBCASE("FULLY_CONNECTED") {
+        std::vector<std::uint8_t> w(3 * 8);
+        for (std::size_t i = 0; i < w.size(); ++i) w[i] = std::uint8_t((i * 71 + 3) % 256);
+        check_quant_lowering(One(Q8, {2, 8}, 0.05f, 128)
+                                 .codes({3, 8}, w, 0.01f, 127)
+                                 .ints({3}, {5, -5, 100}, 0.0005f)
+                                 .i32(0)
+                                 .done(OperationType::FULLY_CONNECTED, Q8, {2, 3}, 0.02f, 128));
+    }
+    SUBCASE("AVERAGE_POOL_2D, MAX_POOL_2D with RELU") {
+        check_quant_lowering(One(Q8, {1, 5, 5, 2}, 0.1f, 100).i32(1).i32(2).i32(2).i32(3).i32(3).i32(0)
+                                 .done(OperationType::AVERAGE_POOL_2D, Q8, {1, 3, 3, 2}, 0.1f, 100));
+        check_quant_lowering(One(Q8, {1, 4, 4, 2}, 0.1f, 100).i32(2).i32(2).i32(2).i32(2).i32(2).i32(1)
+                                 .done(OperationType::MAX_POOL_2D, Q8, {1, 2, 2, 2}, 0.1f, 100));
+    }
+    SUBCASE("ADD and MUL of differently quantized operands, broadcast") {
+        std::vector<std::uint8_t> c{10, 200, 128};
+        check_quant_lowering(One(Q8, {1, 2, 2, 3}, 0.1f, 120).codes({3}, c, 0.05f, 128).i32(0)
+                                 .done(OperationType::ADD, Q8, {1, 2, 2, 3}, 0.15f, 128));
+        check_quant_lowering(One(Q8, {1, 2, 2, 3}, 0.1f, 120).codes({3}, c, 0.05f, 128).i32(1)
+                                 .done(OperationType::MUL, Q8, {1, 2, 2, 3}, 0.5f, 0));
+    }
+    SUBCASE("RELU1, RESHAPE, CONCATENATION, SPACE_TO_DEPTH") {
+        check_quant_lowering(One(Q8, {1, 3, 3, 2}, 0.02f, 128).done(OperationType::RELU1, Q8, {1, 3, 3, 2}, 0.02f, 128));
+        check_quant_lowering(One(Q8, {1, 2, 2, 3}, 0.02f, 128).ints({2}, {1, 12}).done(OperationType::RESHAPE, Q8, {1, 12}, 0.02f, 128));
+        check_quant_lowering(One(Q8, {1, 2, 2, 1}, 0.02f, 128).codes({1, 2, 2, 1}, {1, 2, 3, 4}, 0.02f, 128).i32(3)
+                                 .done(OperationType::CONCATENATION, Q8, {1, 2, 2, 2}, 0.02f, 128));
+        check_quant_lowering(One(Q8, {1, 4, 4, 2}, 0.02f, 128).i32(2).done(OperationType::SPACE_TO_DEPTH, Q8, {1, 2, 2, 8}, 0.02f, 128));
+    }
+}
+
 TEST_CASE("nnapi to_tosa: what is not lowered is an error naming the operation and its index") {
     SUBCASE("an operation without a lowering") {
         Model m = One(F32, {1, 2, 2, 4}).i32(1).f32(1.0f).f32(1.0f).f32(0.5f)
@@ -203,9 +297,10 @@ TEST_CASE("nnapi to_tosa: what is not lowered is an error naming the operation a
         const std::string e = lowering_error(m);
         CHECK(e.find("operation 1 (RESIZE_BILINEAR)") != std::string::npos);
     }
-    SUBCASE("quantized operands") {
-        const std::string e = lowering_error(conv_model(true));
-        CHECK(e.find("TENSOR_QUANT8_ASYMM") != std::string::npos);
+    SUBCASE("a quantized operation without a lowering") {
+        Model m = One(Q8, {1, 4}, 0.5f, 128).f32(1.0f).done(OperationType::SOFTMAX, Q8, {1, 4}, 1.0f / 256, 0);
+        const std::string e = lowering_error(m);
+        CHECK(e.find("operation 0 (SOFTMAX)") != std::string::npos);
     }
     SUBCASE("an invalid model is the validator's error") {
         Model m = conv_model(false);
