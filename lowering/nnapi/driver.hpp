@@ -51,8 +51,8 @@ bool interpreter_runs(OperationType);
 std::unique_ptr<Device> make_cpu_device();
 
 // The VPU device: prepareModel = NNAPI -> TOSA -> the VPU compiler (target npu-2c), execute = the VPU
-// simulator with values (fp16 arithmetic). It runs the float32 operations tosa_lowers() accepts;
-// its float32 capabilities are the simulated makespan of a fixed workload over the cpu device's time
+// simulator with values (fp16 arithmetic, int8 for quant8). It runs the operations tosa_lowers()
+// accepts; its capabilities are the simulated makespan of a fixed workload over the cpu device's time
 // for it (docs/nnapi.md, "The vpu device").
 std::unique_ptr<Device> make_vpu_device();
 

@@ -102,7 +102,8 @@ bool ToTosa::run() {
         const ValueId v = g_.add_value(type_of(i), "operand " + std::to_string(i));
         g_.main().inputs.push_back(v);
         // uint8 codes (as i8 bits) -> i8 codes c - 128
-        values_[i] = o.type == OperandType::TENSOR_FLOAT32 ? v : rescale(v, 1.0, o.zeroPoint, o.zeroPoint - 128, DType::i8, true);
+        const bool convert = o.type == OperandType::TENSOR_QUANT8_ASYMM && uint8_io_;
+        values_[i] = convert ? rescale(v, 1.0, o.zeroPoint, o.zeroPoint - 128, DType::i8, true) : v;
     }
     for (k_ = 0; k_ < m_.operations.size(); ++k_) {
         const Operation& o = op();
@@ -119,7 +120,7 @@ bool ToTosa::run() {
         ValueId v = values_[i];
         if (v == tosa::no_value) return refuse("model output operand " + std::to_string(i) + " was not computed");
         const Operand& o = m_.operands[i];
-        if (o.type == OperandType::TENSOR_QUANT8_ASYMM)  // i8 codes -> uint8 codes (as i8 bits)
+        if (o.type == OperandType::TENSOR_QUANT8_ASYMM && uint8_io_)  // i8 codes -> uint8 codes (as i8 bits)
             v = rescale(v, 1.0, o.zeroPoint - 128, o.zeroPoint, DType::i8, false, true);
         if (v == tosa::no_value) return false;
         tosa::from_nnef::add_graph_output(g_, v, "operand " + std::to_string(i));
@@ -426,14 +427,14 @@ bool tosa_lowers(const Model& m, const Operation& op) {
     return true;
 }
 
-std::optional<tosa::Graph> to_tosa(const Model& m, Diagnostics& diags) {
+std::optional<tosa::Graph> to_tosa(const Model& m, Diagnostics& diags, const ToTosaOptions& options) {
     if (!validate(m, diags)) return std::nullopt;
     tosa::Graph g;
     g.name = "nnapi";
     bool quant = false;
     for (const Operand& o : m.operands) quant = quant || o.type == OperandType::TENSOR_QUANT8_ASYMM;
     g.profile = quant ? tosa::Profile::pro_int : tosa::Profile::pro_fp;
-    ToTosa l(m, g, diags);
+    ToTosa l(m, g, diags, options.uint8_io);
     if (!l.run()) return std::nullopt;
     return g;
 }

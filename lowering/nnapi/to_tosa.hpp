@@ -24,6 +24,12 @@ bool tosa_lowers(const Model&, const Operation&);
 // order (values named "operand N"). The model is validated first. An invalid model, a model input
 // with unspecified dimensions, or an operation not lowered is reported (stage nnapi, code
 // "to-tosa"; the message names the operation index and type) and gives nothing.
-std::optional<tosa::Graph> to_tosa(const Model&, Diagnostics&);
+struct ToTosaOptions {
+    // The graph's quantized inputs and outputs hold NNAPI's uint8 codes (as i8 bits, converted by
+    // unsigned RESCALEs); false: the i8 codes c - 128 themselves (the caller converts; the vpu
+    // device, whose compiler takes no unsigned RESCALE).
+    bool uint8_io = true;
+};
+std::optional<tosa::Graph> to_tosa(const Model&, Diagnostics&, const ToTosaOptions& options = {});
 
 }  // namespace nnef::nnapi

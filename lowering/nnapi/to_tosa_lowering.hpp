@@ -41,13 +41,14 @@ struct WindowPlan {
 
 class ToTosa {
 public:
-    ToTosa(const Model& m, tosa::Graph& g, Diagnostics& diags) : m_(m), g_(g), diags_(diags) {}
+    ToTosa(const Model& m, tosa::Graph& g, Diagnostics& diags, bool uint8_io) : m_(m), g_(g), diags_(diags), uint8_io_(uint8_io) {}
     bool run();
 
     // ---- shared by the families ----
     const Model& m_;
     tosa::Graph& g_;
     Diagnostics& diags_;
+    bool uint8_io_;  // ToTosaOptions::uint8_io
     std::vector<std::vector<std::uint32_t>> dims_;
     KnownValues known_;
     std::vector<tosa::ValueId> values_;
