@@ -66,9 +66,10 @@ std::unique_ptr<Device> make_cpu_device() { return std::make_unique<CpuDevice>()
 
 std::unique_ptr<Device> make_device(const std::string& name) {
     if (name == "cpu") return make_cpu_device();
+    if (name == "vpu") return make_vpu_device();
     return nullptr;
 }
 
-std::vector<std::string> device_names() { return {"cpu"}; }
+std::vector<std::string> device_names() { return {"cpu", "vpu"}; }
 
 }  // namespace nnef::nnapi

@@ -3,7 +3,9 @@
 // answering with an ErrorStatus. The HAL's asynchronous callbacks become return values; problems are
 // also reported as diagnostics (stage nnapi).
 //
-// Devices: "cpu" runs the reference interpreter (interpreter.hpp).
+// Devices: "cpu" runs the reference interpreter (interpreter.hpp); "vpu" lowers the model to TOSA
+// (to_tosa.hpp), compiles it for the VPU (lowering/vpu/compiler.hpp) and runs it on the VPU simulator
+// (driver_vpu.cpp).
 #pragma once
 #include <memory>
 #include <string>
@@ -48,7 +50,13 @@ bool interpreter_runs(OperationType);
 // the HAL's PerformanceInfo ratios are taken against.
 std::unique_ptr<Device> make_cpu_device();
 
-// The device of that name ("cpu"), or nothing.
+// The VPU device: prepareModel = NNAPI -> TOSA -> the VPU compiler (target npu-2c), execute = the VPU
+// simulator with values (fp16 arithmetic, int8 for quant8). It runs the operations tosa_lowers()
+// accepts; its capabilities are the simulated makespan of a fixed workload over the cpu device's time
+// for it (docs/nnapi.md, "The vpu device").
+std::unique_ptr<Device> make_vpu_device();
+
+// The device of that name ("cpu", "vpu"), or nothing.
 std::unique_ptr<Device> make_device(const std::string& name);
 // The names make_device knows.
 std::vector<std::string> device_names();

@@ -257,6 +257,11 @@ std::optional<std::vector<Tensor>> run_model(const Model& m, const std::vector<T
 }  // namespace
 
 ErrorStatus execute(const Model& m, Request& r, Diagnostics& diags) {
+    return execute_request(
+        m, r, [](const Model& model, const std::vector<Tensor>& in, Diagnostics& d) { return run(model, in, d); }, diags);
+}
+
+ErrorStatus execute_request(const Model& m, Request& r, const Runner& runner, Diagnostics& diags) {
     if (!validate(m, diags) || !validate_request(m, r, diags)) return ErrorStatus::INVALID_ARGUMENT;
     std::vector<Tensor> inputs;
     for (std::size_t k = 0; k < r.inputs.size(); ++k) {
@@ -272,7 +277,7 @@ ErrorStatus execute(const Model& m, Request& r, Diagnostics& diags) {
         t.data.assign(pool.begin() + a.location.offset, pool.begin() + a.location.offset + a.location.length);
         inputs.push_back(std::move(t));
     }
-    auto outputs = run(m, inputs, diags);
+    auto outputs = runner(m, inputs, diags);
     if (!outputs) return ErrorStatus::GENERAL_FAILURE;
     for (std::size_t k = 0; k < outputs->size(); ++k) {
         const RequestArgument& a = r.outputs[k];

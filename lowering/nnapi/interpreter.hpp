@@ -4,6 +4,7 @@
 // saturation to [0, 255]). docs/nnapi.md describes each operation's arithmetic.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -47,5 +48,12 @@ std::optional<std::vector<Tensor>> run(const Model&, const std::vector<Tensor>& 
 // for a model or request that fails validation, OUTPUT_INSUFFICIENT_SIZE when an output location is
 // shorter than the output, GENERAL_FAILURE when an operation fails at run time.
 ErrorStatus execute(const Model&, Request&, Diagnostics&);
+
+// The HAL form around any way of running the model (`run` for the cpu device, the VPU simulator for
+// the vpu device): validates the model and request, reads the inputs from the request's pools, runs
+// `runner`, and writes its outputs (which must have the model outputs' types) into the pools, with
+// the error statuses of execute().
+using Runner = std::function<std::optional<std::vector<Tensor>>(const Model&, const std::vector<Tensor>& inputs, Diagnostics&)>;
+ErrorStatus execute_request(const Model&, Request&, const Runner&, Diagnostics&);
 
 }  // namespace nnef::nnapi

@@ -7,6 +7,7 @@
 // hardware that does not check).
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -66,6 +67,27 @@ inline std::optional<std::int32_t> apply_lookup_s(const std::int16_t* table, std
     const std::int32_t slope = next - base;
     if (slope < -32768 || slope > 32767) return std::nullopt;
     return base * 128 + slope * fraction;  // (base << 7) + slope * fraction
+}
+
+// RESCALE's scale32 form (multiplier, shift) of a positive real factor: scale = m * 2^e with
+// 0.5 <= m < 1 gives multiplier round(m * 2^31) and shift 31 - e (a multiplier rounded up to 2^31 is
+// halved; a shift above 62 shrinks the multiplier instead). Nothing when the factor is outside
+// RESCALE's range (shift < 2, or a multiplier of 0).
+inline std::optional<std::pair<std::int32_t, std::int32_t>> scale32_multiplier(double scale) {
+    int exp = 0;
+    const double m = std::frexp(scale, &exp);
+    std::int64_t multiplier = std::llround(std::ldexp(m, 31));
+    std::int64_t shift = 31 - exp;
+    if (multiplier == (std::int64_t(1) << 31)) {
+        multiplier >>= 1;
+        --shift;
+    }
+    while (shift > 62) {
+        multiplier = (multiplier + 1) >> 1;
+        --shift;
+    }
+    if (shift < 2 || multiplier == 0) return std::nullopt;
+    return std::make_pair(static_cast<std::int32_t>(multiplier), static_cast<std::int32_t>(shift));
 }
 
 }  // namespace nnef::tosa

@@ -8,6 +8,8 @@
 #include <exception>
 #include <stdexcept>
 
+#include "lowering/tosa/scale.hpp"
+
 namespace nnef::tosa::from_nnef {
 
 namespace integer {
@@ -159,22 +161,10 @@ ValueId Lowering::rescale(ValueId x, std::int64_t in_zp, const std::vector<doubl
     auto shifts = ConstData::allocate(TensorType{DType::i8, {n}});
     for (std::int64_t k = 0; k < n; ++k) {
         const double scale = scales[std::size_t(k)];
-        int exp = 0;
-        const double m = std::frexp(scale, &exp);  // scale = m * 2^exp, 0.5 <= m < 1
-        std::int64_t multiplier = std::llround(std::ldexp(m, 31));
-        std::int64_t shift = 31 - exp;
-        if (multiplier == (std::int64_t(1) << 31)) {
-            multiplier >>= 1;
-            --shift;
-        }
-        while (shift > 62) {  // tiny scales: a smaller multiplier
-            multiplier = (multiplier + 1) >> 1;
-            --shift;
-        }
-        if (shift < 2 || multiplier == 0)
-            throw std::runtime_error("the rescaling factor " + std::to_string(scale) + " is outside RESCALE's range");
-        multipliers->mutable_items<std::int32_t>()[k] = static_cast<std::int32_t>(multiplier);
-        shifts->mutable_items<std::int8_t>()[k] = static_cast<std::int8_t>(shift);
+        const auto ms = scale32_multiplier(scale);
+        if (!ms) throw std::runtime_error("the rescaling factor " + std::to_string(scale) + " is outside RESCALE's range");
+        multipliers->mutable_items<std::int32_t>()[k] = ms->first;
+        shifts->mutable_items<std::int8_t>()[k] = static_cast<std::int8_t>(ms->second);
     }
     const DType in_t = c.type(x).dtype;
     const ValueId izp = c.splat(in_t, {1}, in_t == DType::i8 ? double(in_zp) : 0.0);  // others: 0 (grid_of)

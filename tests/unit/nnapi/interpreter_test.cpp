@@ -12,34 +12,6 @@ using namespace nnapi_test;
 
 namespace {
 
-// A model of one operation: operand 0 is the input (`in`), `extra` builds the other inputs, and the
-// output has `out_dims`.
-struct One {
-    Model m;
-    std::vector<std::uint32_t> inputs;
-    explicit One(OperandType t, std::vector<std::uint32_t> dims, float scale = 0, std::int32_t zp = 0) {
-        inputs.push_back(add_operand(m, t, std::move(dims), scale, zp));
-    }
-    One& i32(std::int32_t v) { return inputs.push_back(add_int32_scalar(m, v)), *this; }
-    One& f32(float v) { return inputs.push_back(add_float32_scalar(m, v)), *this; }
-    One& floats(std::vector<std::uint32_t> dims, const std::vector<float>& v) {
-        return inputs.push_back(float_constant(m, std::move(dims), v)), *this;
-    }
-    One& ints(std::vector<std::uint32_t> dims, const std::vector<std::int32_t>& v, float scale = 0) {
-        return inputs.push_back(int_constant(m, std::move(dims), v, scale)), *this;
-    }
-    One& codes(std::vector<std::uint32_t> dims, const std::vector<std::uint8_t>& v, float scale, std::int32_t zp) {
-        return inputs.push_back(quant_constant(m, std::move(dims), v, scale, zp)), *this;
-    }
-    Model done(OperationType type, OperandType out_type, std::vector<std::uint32_t> out_dims, float scale = 0,
-               std::int32_t zp = 0) {
-        std::uint32_t out = add_operand(m, out_type, std::move(out_dims), scale, zp);
-        add_operation(m, type, inputs, {out});
-        set_inputs_and_outputs(m, {0}, {out});
-        return m;
-    }
-};
-
 Tensor run_one(const Model& m, const Tensor& input) {
     nnef::Diagnostics d;
     auto out = run(m, {input}, d);
