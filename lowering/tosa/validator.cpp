@@ -249,8 +249,8 @@ private:
         s += b == 0 ? std::string(" of the main graph") : " of block ^" + std::to_string(b) + " '" + g_.blocks[b].name + "'";
         if (op.origin != no_origin && op.origin < g_.origins.size()) {
             const Origin& o = g_.origins[op.origin];
-            s += ", from NNEF " + o.operation;
-            if (!o.tensor.empty()) s += " '" + o.tensor + "'";
+            if (!o.operation.empty()) s += ", from NNEF " + o.operation;  // empty: read from MLIR (its range says where)
+            if (!o.operation.empty() && !o.tensor.empty()) s += " '" + o.tensor + "'";
         }
         return s + ")";
     }
