@@ -214,6 +214,7 @@ public:
         ParsedOp p;
         p.at = (c.ws(), c.p);
         const std::vector<Def> defs = results();
+        if (!defs.empty()) p.result = defs[0].name;
         const std::size_t name_at = (c.ws(), c.p);
         const bool generic = c.peek() == '"';
         p.name = generic ? c.string_literal() : std::string(c.bare_id("an operation name"));

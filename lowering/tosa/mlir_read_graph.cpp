@@ -227,7 +227,9 @@ std::vector<ValueId> add_operator(Graph& g, std::uint32_t block, OpKind kind, co
         if (t.dtype == DType::shape && kind != OpKind::CONST_SHAPE)
             fail_at(p.at, p.name + " cannot have a result of type " + type_text(t));
     Origin origin;
-    // No NNEF operation: the range in the MLIR file is where the operator comes from.
+    // No NNEF operation: the range in the MLIR file is where the operator comes from, and its
+    // result's SSA name what it computes (the VPU compiler names buffers after it).
+    origin.tensor = p.result;
     origin.provenance.range = SourceRange{file, static_cast<std::uint32_t>(p.at), static_cast<std::uint32_t>(p.end)};
     const std::uint32_t o = g.add_origin(std::move(origin));
     Op& op = g.add_op(block, kind, p.operands, p.result_types, std::move(attrs), o);

@@ -17,6 +17,7 @@ namespace nnef::tosa::mlir_read {
 struct ParsedOp {
     std::size_t at = 0, end = 0;   // its text
     std::string name;              // "tosa.conv2d"
+    std::string result;            // the SSA name of its first result, without % (the origin's tensor)
     std::vector<ValueId> operands;
     std::vector<std::size_t> operand_at;  // where each operand is written
     std::vector<std::pair<std::string, AttrNode>> attrs;  // properties and attribute dictionary

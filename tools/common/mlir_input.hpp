@@ -13,7 +13,10 @@
 
 namespace nnef::cli {
 
-// Reads `path` into `sources`. `profile` ("pro-fp", "pro-int" or empty) overrides the file's.
-tosa::MlirModule read_mlir_input(Tool& tool, const std::string& path, const std::string& profile, SourceManager& sources);
+// Reads `path` into `sources`. `profile` ("pro-fp", "pro-int" or empty) overrides the file's. With
+// `name_interface`, graph inputs and outputs without a name (`%0`) are named `input<i>` and
+// `output<i>` (what --input, --compare and output files go by).
+tosa::MlirModule read_mlir_input(Tool& tool, const std::string& path, const std::string& profile, SourceManager& sources,
+                                 bool name_interface = false);
 
 }  // namespace nnef::cli
