@@ -557,11 +557,13 @@ public:
             const std::string_view rest = c.text.substr(c.p, 20);
             if (rest.rfind("{-#", 0) == 0) {
                 resources_section();
-            } else if (rest[0] == '#') {  // #alias = attribute
+            } else if (rest[0] == '#') {  // #alias = attribute, or = loc(...)
                 ++c.p;
                 c.bare_id("an attribute alias");
                 c.expect('=', "after the alias name");
-                parse_attr(c, 1);
+                c.ws();
+                if (c.text.substr(c.p, 4) == "loc(") c.skip_location();
+                else parse_attr(c, 1);
             } else if (rest[0] == '!') {
                 c.fail("type aliases are not read");
             } else {
