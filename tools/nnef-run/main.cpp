@@ -52,7 +52,12 @@ const char* const description =
     "one kernel per operation, written from the formulas of the specification (scalar as float32 or with\n"
     "--float64 float64, integer as int64, logical as bool). Standard compounds without a dedicated kernel\n"
     "run through their expansion. Prints each output's data type, shape, minimum, maximum and mean (of the\n"
-    "last cycle).";
+    "last cycle).\n"
+    "\n"
+    "FILE.mlir (TOSA 1.0 MLIR text of any producer, generic or pretty form; docs/tosa.md) runs on the TOSA\n"
+    "interpreter, as --via tosa: its inputs and outputs are the function's arguments and results, by their\n"
+    "SSA names (unnamed ones input<i>, output<i>); --input, --compare, --output-dir, --dump and --cycles work\n"
+    "as for a model.";
 
 const char* const epilogue =
     "Quantization (graph.quant): variables whose tensor files hold integer codes are dequantized by their\n"
@@ -82,7 +87,7 @@ struct RunOptions {
 };
 
 cli::Tool& tool() {
-    static cli::Tool t({"nnef-run", "MODEL", description, false,
+    static cli::Tool t({"nnef-run", "MODEL|FILE.mlir", description, false,
                         "0 success (and every output matches), 1 invalid model or data, failed execution or an\n"
                         "output that does not match, 2 usage or I/O error",
                         epilogue});

@@ -166,6 +166,11 @@ public:
             }
             tensors[name] = std::move(*v);
         }
+        // A kept graph input is the value fed.
+        for (std::size_t i = 0; i < model.inputs.size(); ++i)
+            if (keep.count(model.inputs[i]) && !tensors.count(model.inputs[i]))
+                if (const Tensor* t = model.tensor(model.inputs[i]))
+                    if (std::optional<TensorValue> v = to_nnef(*feeds[i], *t)) tensors[model.inputs[i]] = std::move(*v);
         for (const std::string& name : keep)
             if (!tensors.count(name)) {
                 diags.error(Stage::tosa, "dump-not-lowered",
