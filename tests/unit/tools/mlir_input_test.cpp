@@ -17,15 +17,10 @@ namespace mlir_input_test {
 namespace fs = std::filesystem;
 using nnef_test::contains;
 using nnef_test::run_tool;
-using nnef_test::shell_quote;
 
-std::string q(const fs::path& p) { return shell_quote(p.string()); }
-fs::path sample(const char* name) { return nnef_test::source_dir() / "samples" / name; }
-fs::path fresh(const std::string& name) {
-    fs::path p = nnef_test::scratch_dir() / name;
-    fs::remove_all(p);
-    return p;
-}
+const auto q = nnef_test::quoted;
+const auto fresh = nnef_test::fresh_scratch;
+const auto sample = nnef_test::sample_dir;
 std::string bytes(const fs::path& p) { return nnef_test::read_text(p); }
 
 // Our MLIR of the classifier sample (pseudo-random weights, seed 1).
