@@ -10,6 +10,8 @@
 
 #include <nnef/source.hpp>
 
+#include "fuzz/mlir_checks.hpp"
+#include "fuzz_replay.hpp"
 #include "lowering/tosa/mlir.hpp"
 #include "lowering/tosa/mlir_read.hpp"
 #include "test_support.hpp"
@@ -257,6 +259,26 @@ TEST_CASE("mlir-read: every prefix of a valid file is an error, never a crash") 
         CHECK(!r->module);
         CHECK(r->diags.has_errors());
     }
+}
+
+TEST_CASE("mlir-read: fuzz_mlir's properties hold on its seed files and on every one-byte change of one") {
+    const auto dir = nnef_test::source_dir() / "tests" / "mlir-in";
+    CHECK(nnef_test::replay_fuzz_inputs(dir, {{"", nnef_fuzz::check_mlir_text}}) >= 4);
+    const std::string text = nnef_test::read_text(dir / "generic_forms.mlir");
+    std::size_t accepted = 0;
+    for (std::size_t i = 0; i < text.size(); i += 3) {
+        for (const char ch : {'\0', '}', '"', '9', '%', 'x', '<'}) {
+            std::string changed = text;
+            changed[i] = ch;
+            CAPTURE(i);
+            CAPTURE(ch);
+            CHECK(nnef_fuzz::check_mlir_text(reinterpret_cast<const std::uint8_t*>(changed.data()), changed.size()) == "");
+            nnef_fuzz::MlirRead r;
+            nnef_fuzz::read_checked(r, changed);
+            accepted += r.module.has_value();
+        }
+    }
+    CHECK(accepted > 0);  // some changes keep a valid file (a digit in a number, ...)
 }
 
 }  // namespace mlir_read_test
