@@ -15,19 +15,16 @@
 
 #include "lowering/tosa/mlir.hpp"
 #include "lowering/tosa/mlir_read.hpp"
+#include "text_checks.hpp"
 
 namespace nnef_fuzz {
 
-// Tight limits, so that no input costs more than milliseconds (docs/fuzzing.md).
+// The text targets' tight limits (text_options()), so that no input costs more than milliseconds
+// (docs/fuzzing.md); tensors of at most 2^20 items, splats of at most 4 MiB.
 inline nnef::tosa::MlirReadOptions mlir_options() {
     nnef::tosa::MlirReadOptions o;
-    nnef::Limits& l = o.limits;
-    l.max_errors = 8;
-    l.max_nesting = 64;
-    l.max_value_items = 4096;
-    l.max_string_length = 4096;
-    l.max_rank = 8;
-    l.max_volume = std::uint64_t(1) << 20;
+    o.limits = text_options().limits;
+    o.limits.max_volume = std::uint64_t(1) << 20;
     o.max_splat_bytes = std::uint64_t(1) << 22;
     return o;
 }
