@@ -165,6 +165,14 @@ std::optional<std::vector<TensorType>> infer_output_types(const Graph& g, const 
     return c.out;
 }
 
+std::optional<RuleFailure> operator_rules(const Graph& g, const Op& op, const std::vector<const Op*>* producers) {
+    using namespace checks;
+    OpCheck c(g, op, nullptr, ProducerLookup{g, producers});
+    if (check_structure(c)) check_operator(c);
+    if (!c.failed()) return std::nullopt;
+    return RuleFailure{c.failure->code, c.failure->rule + (c.failure->detail.empty() ? "" : ": " + c.failure->detail)};
+}
+
 // ---- validate --------------------------------------------------------------------------------
 
 namespace checks {
