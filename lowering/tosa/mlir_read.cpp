@@ -26,6 +26,13 @@ public:
     bool have_function = false;
     std::string target_env;  // the inner text of #tosa.target_env<...>, if any
     std::vector<std::unordered_map<std::string, std::vector<ValueId>>> scopes;
+    // Per scope: its block, and (regions) the values of enclosing scopes it uses: MLIR lets a
+    // region capture them, TOSA's graphs are isolated, so each becomes a block argument of the
+    // region and an operand of its operator (close_over).
+    using Captures = std::vector<std::pair<ValueId, ValueId>>;  // outer value -> block argument
+    std::vector<std::uint32_t> scope_blocks;
+    std::vector<Captures> scope_captures;
+    std::unordered_map<std::uint32_t, Captures> region_captures;  // by block, once parsed
     std::vector<std::optional<std::uint64_t>> numbers;  // per value: the number of its SSA name
     std::vector<PendingResource> pending;
     std::unordered_map<std::string, std::pair<std::string_view, std::size_t>> resources;  // name -> hex, offset
@@ -62,13 +69,58 @@ public:
             if (!n || n->is_float || n->is_hex || n->text[0] == '-') c.fail("expected a result number after #");
             index = static_cast<std::size_t>(std::min<std::int64_t>(Cursor::to_int(*n), 1 << 30));
         }
-        for (auto s = scopes.rbegin(); s != scopes.rend(); ++s) {
-            auto it = s->find(name);
-            if (it == s->end()) continue;
+        for (std::size_t k = scopes.size(); k-- > 0;) {
+            auto it = scopes[k].find(name);
+            if (it == scopes[k].end()) continue;
             if (index >= it->second.size()) Cursor::fail_at(at, "%" + name + " has no result #" + std::to_string(index));
-            return it->second[index];
+            ValueId v = it->second[index];
+            for (std::size_t j = k + 1; j < scopes.size(); ++j) v = capture(j, v);  // through each region between
+            return v;
         }
         Cursor::fail_at(at, "%" + name + " is not defined here");
+    }
+
+    // The block argument of scope j's region that stands for `outer` (made on its first use).
+    ValueId capture(std::size_t j, ValueId outer) {
+        for (const auto& [o, inner] : scope_captures[j])
+            if (o == outer) return inner;
+        const ValueId inner = g.add_value(g.type(outer));
+        g.blocks[scope_blocks[j]].inputs.push_back(inner);
+        scope_captures[j].emplace_back(outer, inner);
+        return inner;
+    }
+
+    // The values p's regions captured become operands of p (in the order of first capture) and
+    // arguments of every region, after its own; a WHILE_LOOP carries them (the body passes them on,
+    // the loop returns them as extra results, unnamed).
+    void close_over(ParsedOp& p, OpKind kind) {
+        std::vector<ValueId> outer;
+        for (std::uint32_t r : p.regions)
+            for (const auto& [o, inner] : region_captures[r])
+                if (std::find(outer.begin(), outer.end(), o) == outer.end()) outer.push_back(o);
+        if (outer.empty()) return;
+        for (std::uint32_t r : p.regions) {
+            Captures& caps = region_captures[r];
+            std::vector<ValueId>& inputs = g.blocks[r].inputs;
+            inputs.resize(inputs.size() - caps.size());
+            for (ValueId o : outer) {
+                auto found = std::find_if(caps.begin(), caps.end(), [o](const auto& c) { return c.first == o; });
+                inputs.push_back(found != caps.end() ? found->second : g.add_value(g.type(o)));
+            }
+        }
+        for (ValueId o : outer) {
+            p.operands.push_back(o);
+            p.operand_at.push_back(p.at);
+            p.operand_types.push_back(g.type(o));
+        }
+        if (kind == OpKind::WHILE_LOOP && p.regions.size() == 2) {
+            const Block& body = g.blocks[p.regions[1]];
+            const std::size_t first = body.inputs.size() - outer.size();
+            for (std::size_t i = 0; i < outer.size(); ++i) {
+                p.result_types.push_back(g.type(outer[i]));
+                g.blocks[p.regions[1]].outputs.push_back(body.inputs[first + i]);
+            }
+        }
     }
 
     std::vector<ValueId> uses_until(char close) {
@@ -167,9 +219,14 @@ public:
         c.expect('{', "to begin a region");
         const std::uint32_t b = g.add_block(name + "." + std::to_string(g.blocks.size()));
         scopes.emplace_back();
+        scope_blocks.push_back(b);
+        scope_captures.emplace_back();
         block_header(b, implicit);
         block_body(b, false, depth);
+        region_captures[b] = std::move(scope_captures.back());
         scopes.pop_back();
+        scope_blocks.pop_back();
+        scope_captures.pop_back();
         c.expect('}', "to end the region");
         return b;
     }
@@ -273,7 +330,10 @@ public:
         }
         c.skip_location();
         p.end = c.p;
-        const std::vector<ValueId> ids = add_operator(g, block, *kind, p, file, pending);
+        const std::size_t written_results = p.result_types.size();
+        close_over(p, *kind);
+        std::vector<ValueId> ids = add_operator(g, block, *kind, p, file, pending);
+        ids.resize(std::min(ids.size(), written_results));  // results a WHILE_LOOP adds for captures: unnamed
         define_all(defs, ids, p.at);
         (void)function;
         return false;
@@ -399,6 +459,8 @@ public:
             Cursor::fail_at(at, "a second function: the reader takes a module of one function (the graph)");
         have_function = true;
         scopes.emplace_back();
+        scope_blocks.push_back(0);
+        scope_captures.emplace_back();
         std::vector<TensorType> result_types;
         if (generic) {
             c.string_literal();
@@ -461,6 +523,8 @@ public:
                 Cursor::fail_at(at, "result " + std::to_string(i + 1) + " is " + type_text(result_types[i]) + ", the return gives " +
                                         type_text(g.type(g.main().outputs[i])));
         scopes.pop_back();
+        scope_blocks.pop_back();
+        scope_captures.pop_back();
     }
 
     // `: () -> ()` after a generic function or module.

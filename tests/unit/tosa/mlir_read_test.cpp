@@ -12,6 +12,7 @@
 
 #include "fuzz/mlir_checks.hpp"
 #include "fuzz_replay.hpp"
+#include "lowering/tosa/interpreter.hpp"
 #include "lowering/tosa/mlir.hpp"
 #include "lowering/tosa/mlir_read.hpp"
 #include "test_support.hpp"
@@ -150,8 +151,41 @@ TEST_CASE("mlir-read: every TOSA 1.0 element type, literal and hexadecimal") {
     CHECK(items(values_of(op_at(g, 8))) == std::vector<double>{7, 7});
 }
 
+TEST_CASE("mlir-read: values a region captures become operands and block arguments (TOSA's graphs are isolated)") {
+    auto r = read_file("captures.mlir");
+    INFO(r->errors);
+    REQUIRE(r->module);
+    const Graph& g = r->module->graph;
+    const Op& cond = op_at(g, 3);
+    REQUIRE(cond.kind == OpKind::COND_IF);
+    REQUIRE(cond.inputs.size() == 3);  // the condition, then %arg1 and %0 as first captured
+    CHECK(cond.inputs[1] == g.main().inputs[1]);
+    CHECK(cond.inputs[2] == op_at(g, 0).outputs[0]);
+    for (AttrName branch : {AttrName::then_graph, AttrName::else_graph})
+        CHECK(g.blocks.at(cond.get<BlockRef>(branch).block).inputs.size() == 2);
+    const Op& loop = op_at(g, 5);
+    REQUIRE(loop.kind == OpKind::WHILE_LOOP);
+    CHECK(loop.inputs.size() == 3);   // %4, then %2 (the condition's capture) and %1 (the body's)
+    CHECK(loop.outputs.size() == 3);  // the captured values are carried through, unnamed
+    const Block& body = g.blocks.at(loop.get<BlockRef>(AttrName::body_graph).block);
+    CHECK(body.outputs.size() == 3);
+    CHECK(body.outputs[1] == body.inputs[1]);
+    for (const bool take : {true, false}) {
+        auto c = ConstData::allocate({DType::bool_, {}});
+        c->mutable_items<std::uint8_t>()[0] = take;
+        auto x = ConstData::allocate({DType::fp32, {2}});
+        x->mutable_items<float>()[0] = 10;
+        x->mutable_items<float>()[1] = 20;
+        nnef::Diagnostics d;
+        const auto out = interpret(g, {c, x}, {}, d);
+        REQUIRE(out);
+        CHECK(items(*(*out)[0]) == (take ? std::vector<double>{11, 22} : std::vector<double>{-9, -18}));
+        CHECK(items(*(*out)[1]) == std::vector<double>{5});
+    }
+}
+
 TEST_CASE("mlir-read: what the writer makes reads back to the same text") {
-    for (const std::string name : {"pretty_forms.mlir", "generic_forms.mlir"}) {
+    for (const std::string name : {"pretty_forms.mlir", "generic_forms.mlir", "captures.mlir"}) {
         CAPTURE(name);
         auto r = read_file(name);
         INFO(r->errors);
