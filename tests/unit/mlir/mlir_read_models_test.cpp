@@ -90,7 +90,7 @@ std::vector<Model> models() {
 }  // namespace
 
 TEST_SUITE("mlir") {
-    TEST_CASE("mlir-read: our MLIR of every sample and corpus model reads back to the same text; mlir-opt's generic and pretty prints of it read to the same graph") {
+    TEST_CASE("mlir-read: our MLIR of every sample and corpus model reads back to the same text, and mlir-opt's generic and pretty prints of it read to the same graph") {
         if (!have_corpus()) NNEF_SKIP_PART("corpus not found at " << corpus_dir().string() << ": samples only");
         const bool opt = have_mlir_opt();
         if (!opt) NNEF_SKIP_PART("mlir-opt not found at " << mlir_opt().string() << ": our own files only");

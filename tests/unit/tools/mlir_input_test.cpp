@@ -111,7 +111,7 @@ TEST_CASE("the tools read what mlir-opt-22 prints from our MLIR (pretty and gene
     }
 }
 
-TEST_CASE("a malformed MLIR file: exit 1 and FILE:LINE:COL: error in every tool; a missing one: exit 2") {
+TEST_CASE("a malformed MLIR file: exit 1 and FILE:LINE:COL: error in every tool, a missing one: exit 2") {
     const fs::path bad = nnef_test::write_scratch("bad.mlir",
                                                   "func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
                                                   "  %0 = tosa.conv9d %a : (tensor<2xf32>) -> tensor<2xf32>\n"

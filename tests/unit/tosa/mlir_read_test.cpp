@@ -105,7 +105,7 @@ TEST_CASE("mlir-read: the pretty form mlir-opt prints") {
     CHECK(lc.col == 5);
 }
 
-TEST_CASE("mlir-read: the generic form, dense_resource blobs, packed i1 data, locations; the profile guessed") {
+TEST_CASE("mlir-read: the generic form, dense_resource blobs, packed i1 data, locations, the profile guessed") {
     auto r = read_file("generic_forms.mlir");
     INFO(r->errors);
     REQUIRE(r->module);
