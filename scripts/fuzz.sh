@@ -4,7 +4,7 @@
 #
 #   scripts/fuzz.sh [--no-build | --no-run] [--runs N] [SECONDS] [TARGET...]
 #
-#   targets      fuzz_tensor_file fuzz_archive fuzz_document fuzz_quant fuzz_nnapi_json (default: all five)
+#   targets      fuzz_tensor_file fuzz_archive fuzz_document fuzz_quant fuzz_nnapi_json fuzz_mlir (default: all six)
 #   --no-build   use the binaries already in the build folder (what `ctest -L fuzz-smoke` does)
 #   --no-run     only configure and build (scripts/test.sh, before `ctest -L fuzz-smoke`)
 #   --runs N     also stop a target after N executions (-runs=N)
@@ -17,7 +17,9 @@
 #   fuzz_quant        samples/*/graph.quant, the corpus' conformance graph.quant files and a few
 #                     written for the target's fixed graph (fuzz/text_checks.hpp)
 #   fuzz_nnapi_json   the NNAPI models of tests/unit/nnapi/models/ (their JSON form)
-# The text targets use the dictionary fuzz/nnef.dict. Each target's corpus grows in
+#   fuzz_mlir         tests/mlir-in/*.mlir (hand-written TOSA MLIR in MLIR's printed forms) and the
+#                     MLIR of the samples (nnef-to-tosa of this build's tools, when built)
+# The NNEF text targets use the dictionary fuzz/nnef.dict, fuzz_mlir fuzz/mlir.dict. Each target's corpus grows in
 # $build/fuzz-corpus/TARGET and is reused by later runs. Inputs that crash are written to
 # $build/fuzz-artifacts/; add each as a regression file (tests/unit/storage/regressions/ for the
 # binary targets, tests/unit/frontend/regressions/ for the text targets).
@@ -27,7 +29,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${NNEF_FUZZ_BUILD_DIR:-$root/build-fuzz}
-all_targets=(fuzz_tensor_file fuzz_archive fuzz_document fuzz_quant fuzz_nnapi_json)
+all_targets=(fuzz_tensor_file fuzz_archive fuzz_document fuzz_quant fuzz_nnapi_json fuzz_mlir)
 do_build=1
 do_run=1
 runs=()
@@ -155,6 +157,22 @@ seeds_fuzz_nnapi_json() {
   cp "$root"/tests/unit/nnapi/models/*.json "$1/"
 }
 
+seeds_fuzz_mlir() {
+  local dir=$1 s tool
+  cp "$root"/tests/mlir-in/*.mlir "$dir/"
+  # The samples' MLIR (pseudo-random weights: elided ones the reader refuses), when a build of the
+  # tools is at hand.
+  for tool in "$root/build/nnef-to-tosa" "$build/nnef-to-tosa"; do
+    [ -x "$tool" ] || continue
+    for s in classifier composite recurrent; do
+      "$tool" "$root/samples/$s" --random-weights 1 --quiet -o "$dir/$s.mlir" 2>/dev/null || rm -f "$dir/$s.mlir"
+    done
+    "$tool" "$root/samples/quantized" --profile pro-int --random-weights 1 --quiet -o "$dir/quantized.mlir" 2>/dev/null ||
+      rm -f "$dir/quantized.mlir"
+    break
+  done
+}
+
 # ---- runs --------------------------------------------------------------------------------------
 status=0
 mkdir -p "$build/fuzz-artifacts"
@@ -165,6 +183,7 @@ for t in "${targets[@]}"; do
     # real graphs 0.2 to 0.3 s under the sanitizers), so 2 s is a finding. Inputs up to 64 KiB.
     fuzz_document | fuzz_quant) options=(-dict="$root/fuzz/nnef.dict" -timeout=2 -max_len=65536) ;;
     fuzz_nnapi_json) options=(-dict="$root/fuzz/nnapi.dict" -timeout=2 -max_len=65536) ;;
+    fuzz_mlir) options=(-dict="$root/fuzz/mlir.dict" -timeout=2 -max_len=65536) ;;
     *) echo "fuzz.sh: unknown target $t" >&2; exit 2 ;;
   esac
   [ -x "$build/fuzz/$t" ] || { echo "fuzz.sh: $build/fuzz/$t is not built" >&2; exit 2; }

@@ -14,6 +14,7 @@
 
 #include "lowering/tosa/ops/kernel.hpp"
 #include "lowering/tosa/ops/registry.hpp"
+#include "lowering/tosa/validator.hpp"
 
 namespace nnef::tosa {
 
@@ -187,6 +188,17 @@ std::unique_ptr<Interpreter> Interpreter::create(const Graph& graph, InterpretOp
             }
         }
     }
+    if (diags.error_count() > before) return nullptr;
+    // Every operator's own rules (ERROR_IF, REQUIRE, argument tables) as the validator checks and
+    // words them: the one source of those rules; the kernels check only what depends on the data.
+    std::vector<const Op*> producers(graph.values.size(), nullptr);
+    for (const Block& blk : graph.blocks)
+        for (const Op& op : blk.ops)
+            for (ValueId v : op.outputs)
+                if (!producers[v]) producers[v] = &op;
+    for (const Block& blk : graph.blocks)
+        for (const Op& op : blk.ops)
+            if (const std::optional<RuleFailure> f = operator_rules(graph, op, &producers)) impl->report(op, f->code, f->message, diags);
     if (diags.error_count() > before) return nullptr;
     impl->plan();
     return std::unique_ptr<Interpreter>(new Interpreter(std::move(impl)));

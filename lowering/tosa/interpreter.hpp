@@ -8,7 +8,11 @@
 // computed in fp32 (convolutions, MATMUL and TRANSPOSE_CONV2D with the GEMM of exec/gemm.hpp, as
 // nnef-run does), fp16 and bf16 items in fp32 or fp64 and then rounded to nearest, ties to even.
 //
-// A condition the spec marks ERROR_IF stops the run with an error (code `error-if`); so does a
+// Before a graph runs, every operator's own rules (ERROR_IF, REQUIRE and argument tables that its
+// attributes, shapes and constant operands decide) are checked by the validator's family checks,
+// with the validator's codes and wording (operator_rules, validator.hpp): Interpreter::create refuses
+// a graph that breaks one. A condition the spec marks ERROR_IF that depends on the data stops the
+// run with an error (code `tosa-error-if`, the validator's); so does a
 // failed REQUIRE that this interpreter detects (code `unpredictable`: integer overflow of an
 // accumulator or an apply_*_s helper, out-of-range shifts, scale arguments, GATHER / SCATTER
 // indices, variables used before they are declared or written, ...), except in POW, whose result

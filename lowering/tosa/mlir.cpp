@@ -252,7 +252,9 @@ struct Emitter {
     // The properties dictionary `<{...}>` of an operator (graph attributes excluded), or "".
     // Appends the properties dictionary ` <{...}>` of an operator (graph attributes excluded), if
     // any, to `o` (constants go straight into it: they may be large).
-    void append_properties(std::string& o, const Op& op, ValueId first_value) {
+    // `resource` names the constant's blob (with resource_blobs): "c" + its result's value id, or
+    // "v" + the index of a VARIABLE (whose initial value has no result to name it by).
+    void append_properties(std::string& o, const Op& op, const std::string& resource) {
         bool first = true;
         for (const AttrSpec& spec : op.info().attributes) {
             if (spec.kind == AttrKind::graph) continue;
@@ -269,7 +271,7 @@ struct Emitter {
             if (spec.kind == AttrKind::tensor) {
                 const ConstPtr& c = std::get<ConstPtr>(*a);
                 if (!c) throw std::logic_error(std::string("TOSA to MLIR: ") + to_string(op.kind) + " without data");
-                append_dense(o, *c, "c" + std::to_string(first_value));
+                append_dense(o, *c, resource);
             } else {
                 o += attr_text(op, spec, *a);
             }
@@ -400,7 +402,7 @@ struct Emitter {
         out += op.info().mnemonic;
         out += "\"";
         out += args;
-        append_properties(out, op, op.outputs.empty() ? 0 : op.outputs[0]);
+        append_properties(out, op, "c" + std::to_string(op.outputs.empty() ? 0 : op.outputs[0]));
         if (op.kind == OpKind::COND_IF || op.kind == OpKind::WHILE_LOOP) {
             const bool cond = op.kind == OpKind::COND_IF;
             const BlockRef first = op.get<BlockRef>(cond ? AttrName::then_graph : AttrName::cond_graph);
@@ -444,12 +446,13 @@ struct Emitter {
     }
 
     void emit_variables(int depth) {
+        std::size_t variables = 0;
         for (const Block& b : g.blocks) {
             for (const Op& op : b.ops) {
                 if (op.kind != OpKind::VARIABLE) continue;
                 indent(depth);
                 out += "\"tosa.variable\"()";
-                append_properties(out, op, 0);
+                append_properties(out, op, "v" + std::to_string(variables++));
                 out += " : () -> ()" + location(op) + "\n";
             }
         }

@@ -165,6 +165,14 @@ std::optional<std::vector<TensorType>> infer_output_types(const Graph& g, const 
     return c.out;
 }
 
+std::optional<RuleFailure> operator_rules(const Graph& g, const Op& op, const std::vector<const Op*>* producers) {
+    using namespace checks;
+    OpCheck c(g, op, nullptr, ProducerLookup{g, producers});
+    if (check_structure(c)) check_operator(c);
+    if (!c.failed()) return std::nullopt;
+    return RuleFailure{c.failure->code, c.failure->rule + (c.failure->detail.empty() ? "" : ": " + c.failure->detail)};
+}
+
 // ---- validate --------------------------------------------------------------------------------
 
 namespace checks {
@@ -249,8 +257,8 @@ private:
         s += b == 0 ? std::string(" of the main graph") : " of block ^" + std::to_string(b) + " '" + g_.blocks[b].name + "'";
         if (op.origin != no_origin && op.origin < g_.origins.size()) {
             const Origin& o = g_.origins[op.origin];
-            s += ", from NNEF " + o.operation;
-            if (!o.tensor.empty()) s += " '" + o.tensor + "'";
+            if (!o.operation.empty()) s += ", from NNEF " + o.operation;  // empty: read from MLIR (its range says where)
+            if (!o.operation.empty() && !o.tensor.empty()) s += " '" + o.tensor + "'";
         }
         return s + ")";
     }

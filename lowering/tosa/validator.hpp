@@ -79,4 +79,16 @@ bool validate_after_pass(const Graph& g, const ValidateOptions& options, const s
 // implementation defined. On failure returns nullopt and says why in `why`.
 std::optional<std::vector<TensorType>> infer_output_types(const Graph& g, const Op& op, std::string* why = nullptr);
 
+// The first of an operator's own rules that it breaks (the structure, the argument tables, the
+// ERROR_IFs and REQUIREs its attributes, shapes and constant operands decide; no level, no
+// data-type table): its code ("tosa-error-if", "tosa-require", "tosa-argument", ...) and message
+// (`ERROR_IF(rule): what was found`), as the validator reports them; nullopt when they hold. The
+// interpreter checks every operator so before it runs a graph: one source for these rules.
+// `producers` (value -> the operator defining it) speeds up constant look-ups when given.
+struct RuleFailure {
+    std::string code;
+    std::string message;
+};
+std::optional<RuleFailure> operator_rules(const Graph& g, const Op& op, const std::vector<const Op*>* producers = nullptr);
+
 }  // namespace nnef::tosa

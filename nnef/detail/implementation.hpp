@@ -104,6 +104,9 @@
 #include "lowering/tosa/json.cpp"
 #include "lowering/tosa/mlir.cpp"
 #include "lowering/tosa/mlir_hex.cpp"
+#include "lowering/tosa/mlir_read.cpp"
+#include "lowering/tosa/mlir_read_graph.cpp"
+#include "lowering/tosa/mlir_read_syntax.cpp"
 
 #include "lowering/vpu/target.cpp"
 #include "lowering/vpu/task_list.cpp"

@@ -20,6 +20,7 @@
 
 #include "../common/cli.hpp"
 #include "../common/compare.hpp"
+#include "../common/mlir_input.hpp"
 #include "../common/tensors.hpp"
 #include "engine.hpp"
 #include "exec/executor.hpp"
@@ -51,7 +52,12 @@ const char* const description =
     "one kernel per operation, written from the formulas of the specification (scalar as float32 or with\n"
     "--float64 float64, integer as int64, logical as bool). Standard compounds without a dedicated kernel\n"
     "run through their expansion. Prints each output's data type, shape, minimum, maximum and mean (of the\n"
-    "last cycle).";
+    "last cycle).\n"
+    "\n"
+    "FILE.mlir (TOSA 1.0 MLIR text of any producer, generic or pretty form; docs/tosa.md) runs on the TOSA\n"
+    "interpreter, as --via tosa: its inputs and outputs are the function's arguments and results, by their\n"
+    "SSA names (unnamed ones input<i>, output<i>); --input, --compare, --output-dir, --dump and --cycles work\n"
+    "as for a model.";
 
 const char* const epilogue =
     "Quantization (graph.quant): variables whose tensor files hold integer codes are dequantized by their\n"
@@ -81,7 +87,7 @@ struct RunOptions {
 };
 
 cli::Tool& tool() {
-    static cli::Tool t({"nnef-run", "MODEL", description, false,
+    static cli::Tool t({"nnef-run", "MODEL|FILE.mlir", description, false,
                         "0 success (and every output matches), 1 invalid model or data, failed execution or an\n"
                         "output that does not match, 2 usage or I/O error",
                         epilogue});
@@ -145,7 +151,7 @@ void declare_options(cli::Tool& t, RunOptions& r) {
            cli::set_choice(r.via, {"tosa"})});
 }
 
-void print(const Diagnostics& d, const Session& s) { tool().report(d, s.sources()); }
+void print(const Diagnostics& d, const SourceManager& sources) { tool().report(d, sources); }
 
 // The width integer tensors are written at: 64-bit signed, or that of the integer tensor files they
 // derive from (the widest of them; signed and unsigned ones together give a signed width that holds
@@ -217,7 +223,7 @@ std::map<std::string, Width> integer_widths(const Graph& g, std::map<std::string
 // One --input item as the value of graph input `name` in cycle `cycle` (0-based): a tensor file
 // (its integer width is merged into `width`), random:SEED or random:SEED+ (seed SEED + cycle).
 exec::TensorValue read_input(const std::string& name, const std::string& item, std::uint64_t cycle, const Tensor& t,
-                             const Session& s, Width& width) {
+                             const SourceManager& sources, Width& width) {
     const std::string random = "random:";
     if (item.rfind(random, 0) == 0) {
         std::string seed_text = item.substr(random.size());
@@ -230,7 +236,7 @@ exec::TensorValue read_input(const std::string& name, const std::string& item, s
     }
     auto r = storage::read_tensor_file(item);
     if (!r) {
-        tool().fail(r.diagnostics, s.sources());
+        tool().fail(r.diagnostics, sources);
     }
     std::optional<exec::TensorValue> v = exec::from_tensor_data(**r.value, t.dtype);
     if (!v) {
@@ -252,7 +258,7 @@ std::vector<double> values(const exec::TensorValue& t) {
 // integer at `width`, logical with 1-bit items. Exits on an integer that does not fit the width
 // (1) or an I/O error (2).
 void write_tensor(const fs::path& path, const std::string& name, const exec::TensorValue& t, const Width& width,
-                  const Session& s, const storage::QuantParams* codes = nullptr) {
+                  const SourceManager& sources, const storage::QuantParams* codes = nullptr) {
     Result<storage::TensorDataPtr> data;
     const std::int64_t n = t.volume();
     if (codes && t.dtype() == PrimType::scalar) {
@@ -283,14 +289,14 @@ void write_tensor(const fs::path& path, const std::string& name, const exec::Ten
         data = storage::make_logical_tensor(t.shape(), std::vector<bool>(t.data<bool>(), t.data<bool>() + n));
     }
     if (!data) {
-        print(data.diagnostics, s);
+        print(data.diagnostics, sources);
         tool().finish(cli::usage);
     }
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
     auto w = storage::write_tensor_file(path.string(), **data.value);
     if (!w) {
-        print(w.diagnostics, s);
+        print(w.diagnostics, sources);
         tool().finish(cli::usage);
     }
 }
@@ -345,9 +351,29 @@ int run(int argc, char** argv) {
     if (r.random_weights) opts.flatten.load_weights = false;
     Session session(opts.flatten);
     const std::string& path = opts.paths.front();
-    if (!session.load_path(path)) tool().fail(session.diagnostics(), session.sources());
-    print(session.diagnostics(), session);
-    const Graph& g = *session.graph();
+    // FILE.mlir: a TOSA graph, run by the TOSA interpreter (as --via tosa); the NNEF graph `g` is
+    // then only its interface (inputs and outputs with their types).
+    const bool mlir_file = tosa::is_mlir_path(path);
+    SourceManager mlir_sources;
+    std::optional<tosa::MlirModule> mlir;
+    Graph interface;
+    if (mlir_file) {
+        if (r.random_weights || !r.quant_like.empty() || r.no_quant || r.output_codes)
+            usage_error("FILE.mlir is a TOSA graph with its constants: --random-weights, --quant-like, --no-quant and "
+                        "--output-codes apply to NNEF models");
+        r.via = "tosa";
+#ifdef NNEF_EXEC_FLOAT64
+        usage_error("FILE.mlir runs on the TOSA interpreter, which computes as the TOSA graph says; it does not combine with --float64");
+#else
+        mlir = cli::read_mlir_input(tool(), path, "", mlir_sources, true);
+        interface = run_engine::interface_of(mlir->graph);
+#endif
+    } else {
+        if (!session.load_path(path)) tool().fail(session.diagnostics(), session.sources());
+        print(session.diagnostics(), session.sources());
+    }
+    const SourceManager& sources = mlir_file ? mlir_sources : session.sources();
+    const Graph& g = mlir_file ? interface : *session.graph();
 
     // inputs
     std::map<std::string, std::vector<std::string>> given;
@@ -403,14 +429,14 @@ int run(int argc, char** argv) {
         usage_error("--via tosa computes as the TOSA graph says (float32 here); it does not combine with --float64");
 #else
         Diagnostics d;
-        engine = run_engine::make_tosa_engine(g, eo, d);
-        print(d, session);
+        engine = mlir_file ? run_engine::make_tosa_engine(std::move(mlir->graph), g, eo, d) : run_engine::make_tosa_engine(g, eo, d);
+        print(d, sources);
         if (!engine) tool().finish(cli::invalid);
 #endif
     } else {
         auto created = exec::Executor::create(g, eo);
         if (!created) {
-            print(created.diagnostics, session);
+            print(created.diagnostics, sources);
             tool().finish(cli::invalid);
         }
         engine = std::make_unique<run_engine::ExecutorEngine<exec::Executor, exec::TensorValue>>(std::move(*created.value));
@@ -422,7 +448,7 @@ int run(int argc, char** argv) {
     for (const auto& [name, items] : given)
         for (const std::string& item : items)
             if (item.rfind("random:", 0) != 0 && !files.count({name, item})) {
-                exec::TensorValue v = read_input(name, item, 0, *g.tensor(name), session, input_widths[name]);
+                exec::TensorValue v = read_input(name, item, 0, *g.tensor(name), sources, input_widths[name]);
                 files.emplace(std::make_pair(name, item), std::move(v));
             }
     // Feeds the inputs of cycle c (0-based) that change from the previous cycle.
@@ -433,10 +459,10 @@ int run(int argc, char** argv) {
             if (c > 0 && items.size() == 1 && !(random && item.back() == '+')) continue;
             Width unused;
             Diagnostics d;
-            if (!executor.set_input(name, random ? read_input(name, item, c, *g.tensor(name), session, unused)
+            if (!executor.set_input(name, random ? read_input(name, item, c, *g.tensor(name), sources, unused)
                                                  : files.at({name, item}), d)) {
                 tool().error("data", "input '" + name + "' from '" + item + "' does not fit the graph:");
-                print(d, session);
+                print(d, sources);
                 tool().finish(cli::invalid);
             }
         }
@@ -485,7 +511,7 @@ int run(int argc, char** argv) {
         const auto start = std::chrono::steady_clock::now();
         const bool ok = executor.run(d);
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        print(d, session);
+        print(d, sources);
         if (!ok) tool().finish(cli::invalid);
         if (r.time)
             tool().note("cycle " + std::to_string(c + 1) + ": " + number(ms) + " ms (" + std::to_string(g.operations.size()) +
@@ -493,13 +519,13 @@ int run(int argc, char** argv) {
         if (!r.output_dir.empty() && r.cycles > 1)
             for (const std::string& n : shown)
                 write_tensor(fs::path(r.output_dir) / (n + ".cycle" + std::to_string(c + 1) + ".dat"), n,
-                             *executor.tensor(n), width(n), session, codes(n));
+                             *executor.tensor(n), width(n), sources, codes(n));
     }
 
     // outputs and dumps of the last cycle, variables after it
     if (!r.output_dir.empty())
         for (const std::string& n : shown)
-            write_tensor(fs::path(r.output_dir) / (n + ".dat"), n, *executor.tensor(n), width(n), session, codes(n));
+            write_tensor(fs::path(r.output_dir) / (n + ".dat"), n, *executor.tensor(n), width(n), sources, codes(n));
     if (!r.save_variables.empty()) {
         std::set<std::string> saved;  // labels, compared case-insensitively as the executor does
         for (const Operation& op : g.operations) {
@@ -515,7 +541,7 @@ int run(int argc, char** argv) {
                 tool().finish(cli::invalid);
             }
             write_tensor(fs::path(r.save_variables) / (label->as_string() + ".dat"), n, *executor.variable(n), width(n),
-                         session);
+                         sources);
         }
     }
 
@@ -524,7 +550,7 @@ int run(int argc, char** argv) {
         for (const std::string& n : g.outputs) {
             const std::string ref = cli::reference_path(r.compare.dir, n, g.outputs.size() == 1);
             auto data = storage::read_tensor_file(ref);
-            if (!data) tool().fail(data.diagnostics, session.sources());
+            if (!data) tool().fail(data.diagnostics, sources);
             const exec::TensorValue& out = *executor.tensor(n);
             std::optional<exec::TensorValue> v = exec::from_tensor_data(**data.value, out.dtype());
             if (!v || v->shape() != out.shape()) {

@@ -166,6 +166,11 @@ public:
             }
             tensors[name] = std::move(*v);
         }
+        // A kept graph input is the value fed.
+        for (std::size_t i = 0; i < model.inputs.size(); ++i)
+            if (keep.count(model.inputs[i]) && !tensors.count(model.inputs[i]))
+                if (const Tensor* t = model.tensor(model.inputs[i]))
+                    if (std::optional<TensorValue> v = to_nnef(*feeds[i], *t)) tensors[model.inputs[i]] = std::move(*v);
         for (const std::string& name : keep)
             if (!tensors.count(name)) {
                 diags.error(Stage::tosa, "dump-not-lowered",
@@ -261,14 +266,11 @@ public:
 
 }  // namespace run_via_tosa_cpp
 
-std::unique_ptr<Engine<exec::TensorValue>> make_tosa_engine(const Graph& g, const exec::ExecOptions& options, Diagnostics& diags) {
+std::unique_ptr<Engine<exec::TensorValue>> make_tosa_engine(tosa::Graph graph, const Graph& g, const exec::ExecOptions& options,
+                                                            Diagnostics& diags) {
     using run_via_tosa_cpp::TosaEngine;
     auto engine = std::make_unique<TosaEngine>(g);
-    tosa::LowerOptions lo;
-    lo.random_weights = options.random_weights;
-    std::optional<tosa::Graph> lowered = tosa::lower_to_tosa(g, lo, diags);
-    if (!lowered) return nullptr;
-    engine->graph = std::move(*lowered);
+    engine->graph = std::move(graph);
     if (engine->graph.main().inputs.size() != g.inputs.size() || engine->graph.main().outputs.size() != g.outputs.size()) {
         diags.error(Stage::tosa, "lowered-interface", "the TOSA graph has " + std::to_string(engine->graph.main().inputs.size()) + " inputs and " +
                                                           std::to_string(engine->graph.main().outputs.size()) + " outputs, the NNEF graph " +
@@ -287,6 +289,31 @@ std::unique_ptr<Engine<exec::TensorValue>> make_tosa_engine(const Graph& g, cons
     engine->interpreter = tosa::Interpreter::create(engine->graph, io, diags);
     if (!engine->interpreter) return nullptr;
     return engine;
+}
+
+std::unique_ptr<Engine<exec::TensorValue>> make_tosa_engine(const Graph& g, const exec::ExecOptions& options, Diagnostics& diags) {
+    tosa::LowerOptions lo;
+    lo.random_weights = options.random_weights;
+    std::optional<tosa::Graph> lowered = tosa::lower_to_tosa(g, lo, diags);
+    if (!lowered) return nullptr;
+    return make_tosa_engine(std::move(*lowered), g, options, diags);
+}
+
+Graph interface_of(const tosa::Graph& tg) {
+    Graph g;
+    g.name = tg.name;
+    auto add = [&](tosa::ValueId v, std::vector<std::string>& list) {
+        const tosa::TensorType& t = tg.type(v);
+        const PrimType dtype = t.dtype == tosa::DType::bool_ ? PrimType::logical
+                               : tosa::is_float(t.dtype)     ? PrimType::scalar
+                                                             : PrimType::integer;
+        const std::string& name = tg.value(v).name;
+        list.push_back(name);
+        if (!g.tensor(name)) g.add_tensor(name, dtype, t.shape);
+    };
+    for (tosa::ValueId v : tg.main().inputs) add(v, g.inputs);
+    for (tosa::ValueId v : tg.main().outputs) add(v, g.outputs);
+    return g;
 }
 
 }  // namespace nnef::run_engine

@@ -1,5 +1,6 @@
-// nnef-run --via tosa: the model lowered to TOSA 1.0.1 (lower_to_tosa, PRO-FP) and run by the
-// TOSA interpreter (lowering/tosa/interpreter.hpp), with the executor's interface (engine.hpp).
+// nnef-run --via tosa: the model lowered to TOSA 1.0.1 (lower_to_tosa, PRO-FP), or a TOSA graph read
+// from an MLIR file, run by the TOSA interpreter (lowering/tosa/interpreter.hpp), with the
+// executor's interface (engine.hpp).
 //
 // Inputs and outputs are the NNEF graph's (the lowered graph keeps NNEF's shapes and layout at its
 // boundary). --dump finds a tensor by the names of the TOSA values (Value::name): a value with
@@ -12,6 +13,7 @@
 #include <nnef/graph.hpp>
 
 #include "exec/executor.hpp"
+#include "lowering/tosa/ir.hpp"
 #include "engine.hpp"
 
 namespace nnef::run_engine {
@@ -19,5 +21,13 @@ namespace nnef::run_engine {
 // Lowers `g` (errors: stage tosa diagnostics) and prepares the interpreter; null after an error.
 // Uses the options' threads, random_weights, keep and keep_all.
 std::unique_ptr<Engine<exec::TensorValue>> make_tosa_engine(const Graph& g, const exec::ExecOptions& options, Diagnostics& diags);
+
+// A TOSA graph read from MLIR (FILE.mlir), run with `interface` as its NNEF graph (interface_of):
+// prepares the interpreter; null after an error. Uses the options' threads, keep and keep_all.
+std::unique_ptr<Engine<exec::TensorValue>> make_tosa_engine(tosa::Graph graph, const Graph& interface, const exec::ExecOptions& options,
+                                                            Diagnostics& diags);
+// The NNEF graph a TOSA graph's main block stands for at its boundary: inputs and outputs named
+// after their values, with their element kinds (scalar, integer, logical) and shapes.
+Graph interface_of(const tosa::Graph& g);
 
 }  // namespace nnef::run_engine

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../common/cli.hpp"
+#include "../common/mlir_input.hpp"
 #include "lowering/tosa/from_nnef.hpp"
 #include "lowering/tosa/json.hpp"
 #include "lowering/tosa/mlir.hpp"
@@ -23,10 +24,42 @@ const char* const description =
     "(docs/tosa.md; with the tool's schema_version and diagnostics, docs/json.md), or as a readable text\n"
     "dump. The graph is checked after every lowering step (--verify-each), and validated at the end (the\n"
     "profile's data types, the level's limits, every ERROR_IF of the specification). A quantized model\n"
-    "(graph.quant) is lowered at PRO-INT unless --profile says otherwise; a note on stderr says which.";
+    "(graph.quant) is lowered at PRO-INT unless --profile says otherwise; a note on stderr says which.\n"
+    "\n"
+    "FILE.mlir (TOSA 1.0 MLIR text of any producer, generic or pretty form; docs/tosa.md) is read instead\n"
+    "of lowered, validated, and written back in the chosen format (its profile: the file's tosa.target_env,\n"
+    "else PRO-INT for a graph with RESCALE or 8/16-bit integer tensors; --profile overrides it).";
+
+// FILE.mlir: read, validated, written back (without locations: the file's lines are not NNEF's).
+[[noreturn]] void write_mlir_input(cli::Tool& tool, const std::string& profile, const std::string& level, bool no_weights,
+                                   bool resource_blobs) {
+    const cli::CommonOptions& opts = tool.common;
+    SourceManager sources;
+    tosa::MlirModule m = cli::read_mlir_input(tool, opts.paths.front(), profile, sources);
+    if (opts.format == "mlir") {
+        tosa::MlirOptions mo;
+        mo.level = level == "none" ? tosa::Level::none() : m.level;
+        mo.elide_weights = no_weights;
+        mo.resource_blobs = resource_blobs;
+        const bool written = cli::write_output(opts.output, [&](std::ostream& os) { tosa::write_mlir(os, m.graph, mo); }, tool);
+        tool.finish(written ? cli::ok : cli::usage);
+    }
+    if (opts.format == "text") {
+        const bool written = cli::write_output(opts.output, tosa::to_text(m.graph, &sources, no_weights ? 0 : 8), tool);
+        tool.finish(written ? cli::ok : cli::usage);
+    }
+    tosa::JsonOptions jo;
+    jo.elide_weights = no_weights;
+    jo.sources = &sources;
+    cli::Json graph = tosa::to_json(m.graph, jo);
+    for (auto it = graph.begin(); it != graph.end(); ++it) tool.document[it.key()] = std::move(it.value());
+    if (!cli::write_output(opts.output, tool.full_document(cli::ok).dump(1) + "\n", tool)) tool.finish(cli::usage);
+    tool.document_written();
+    tool.finish(cli::ok);
+}
 
 int run(int argc, char** argv) {
-    cli::Tool tool({"nnef-to-tosa", "MODEL", description, false,
+    cli::Tool tool({"nnef-to-tosa", "MODEL|FILE.mlir", description, false,
                     "0 success, 1 invalid model or a model without a TOSA form (diagnostics printed), 2 usage or\n"
                     "I/O error"});
     cli::FrontEnd front;
@@ -62,6 +95,7 @@ int run(int argc, char** argv) {
            "dialect_resources section instead of inline dense<\"0x...\"> data", lowering, cli::set_flag(resource_blobs)});
     tool.parse(argc, argv);
     const cli::CommonOptions& opts = tool.common;
+    if (tosa::is_mlir_path(opts.paths.front())) write_mlir_input(tool, profile, level, no_weights, resource_blobs);
 
     // Without stored weights the lowering still needs values for the variables: pseudo-random ones
     // (elided from the output with --no-weights).

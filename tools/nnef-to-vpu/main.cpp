@@ -20,6 +20,7 @@
 
 #include "../common/cli.hpp"
 #include "../common/compare.hpp"
+#include "../common/mlir_input.hpp"
 #include "exec/executor.hpp"
 #include "lowering/tosa/from_nnef.hpp"
 #include "lowering/vpu/compiler.hpp"
@@ -42,6 +43,8 @@ const char* const description =
     "lower bound, busy share per queue, DDR traffic and peak CMX.\n"
     "\n"
     "MODEL (a graph.nnef, folder or archive) is compiled first: lowered to TOSA, then to a task list.\n"
+    "FILE.mlir (TOSA 1.0 MLIR text of any producer, generic or pretty form; docs/tosa.md) is read,\n"
+    "validated and compiled the same way; its inputs and outputs are the function's arguments and results.\n"
     "\n"
     "The task list is written as JSON (-o FILE.json of a compiled MODEL also writes its constants to\n"
     "FILE.bin; on stdout they are not written, and a note says so) or with --format text as a readable\n"
@@ -62,7 +65,7 @@ struct VpuOptions {
 };
 
 cli::Tool& tool() {
-    static cli::Tool t({"nnef-to-vpu", "MODEL|TASKS.json", description, false,
+    static cli::Tool t({"nnef-to-vpu", "MODEL|FILE.mlir|TASKS.json", description, false,
                         "0 success (no violation, every output matches), 1 invalid task list, a violation or a\n"
                         "mismatch, 2 usage or I/O error"});
     return t;
@@ -141,6 +144,16 @@ using InitialState = std::map<std::string, tosa::ConstPtr>;
 // The graph.quant codes of a compiled model's quantized inputs or outputs (at pro-int), by name.
 using OutputCodes = std::map<std::string, tosa::IntegerCodes>;
 
+// The variables' initial values (the graph's state inputs), by name.
+void initial_state(const tosa::Graph& g, InitialState& state) {
+    for (const tosa::Op& op : g.main().ops) {
+        if (op.kind != tosa::OpKind::VARIABLE) continue;
+        const tosa::Attr* init = op.attr(tosa::AttrName::initial_value);
+        if (init && std::holds_alternative<tosa::ConstPtr>(*init) && std::get<tosa::ConstPtr>(*init))
+            state[op.get<std::string>(tosa::AttrName::name)] = std::get<tosa::ConstPtr>(*init);
+    }
+}
+
 // MODEL -> TOSA -> task list for `target`.
 vpu::TaskList compile_model(const std::string& path, const vpu::Target& target, const VpuOptions& o,
                             const FlattenOptions& flatten, InitialState& state, OutputCodes& codes, OutputCodes& input_codes) {
@@ -178,12 +191,7 @@ vpu::TaskList compile_model(const std::string& path, const vpu::Target& target, 
     Diagnostics diags(0);
     std::optional<tosa::Graph> g = tosa::lower_to_tosa(*session.graph(), lo, diags);
     if (!g) fail(diags);
-    for (const tosa::Op& op : g->main().ops) {
-        if (op.kind != tosa::OpKind::VARIABLE) continue;
-        const tosa::Attr* init = op.attr(tosa::AttrName::initial_value);
-        if (init && std::holds_alternative<tosa::ConstPtr>(*init) && std::get<tosa::ConstPtr>(*init))
-            state[op.get<std::string>(tosa::AttrName::name)] = std::get<tosa::ConstPtr>(*init);
-    }
+    initial_state(*g, state);
     vpu::CompileOptions co;
     co.verify_each = o.verify_each;
     co.print_after = o.print_after_vpu;
@@ -191,6 +199,23 @@ vpu::TaskList compile_model(const std::string& path, const vpu::Target& target, 
     std::optional<vpu::TaskList> list = vpu::compile(*g, target, co, diags);
     if (!list) fail(diags);
     tool().report(diags, session.sources());
+    return std::move(*list);
+}
+
+// FILE.mlir -> TOSA (read and validated) -> task list for `target`.
+vpu::TaskList compile_mlir(const std::string& path, const vpu::Target& target, const VpuOptions& o, InitialState& state) {
+    SourceManager sources;
+    tosa::MlirModule m = cli::read_mlir_input(tool(), path, o.profile, sources, true);
+    initial_state(m.graph, state);
+    auto print = [](const std::string& pass, const std::string& text) { std::cerr << "// after " << pass << "\n" << text << "\n"; };
+    vpu::CompileOptions co;
+    co.verify_each = o.verify_each;
+    co.print_after = o.print_after_vpu;
+    co.print = print;
+    Diagnostics diags(0);
+    std::optional<vpu::TaskList> list = vpu::compile(m.graph, target, co, diags);
+    if (!list) tool().fail(diags, sources);
+    tool().report(diags, sources);
     return std::move(*list);
 }
 
@@ -395,13 +420,17 @@ int run(int argc, char** argv) {
     if (!o.simulate && (values || !o.svg.empty()))
         usage_error("--input, --output-dir, --compare and --svg need --simulate");
 
-    const bool model = !is_task_list_path(path);
+    const bool mlir = tosa::is_mlir_path(path);
+    const bool model = !is_task_list_path(path) && !mlir;
+    if (mlir && (o.random_weights || !o.print_after_tosa.empty() || o.output_codes))
+        usage_error("--random-weights, --output-codes and the TOSA passes' --print-after apply to compiling a MODEL; "
+                    "FILE.mlir is TOSA already (its constants are its weights)");
     if (model && values && !opts.flatten.load_weights && !o.random_weights)
         usage_error("--no-weights: --input, --output-dir and --compare simulate values, which need the model's "
                     "weights; for a model stored without weights use --random-weights SEED");
     // Without values to simulate, a model stored graph-only compiles for its schedule and timing.
     opts.flatten.weights_optional = !values;
-    if (!model && (o.random_weights || o.verify_each || !o.print_after_tosa.empty() || !o.print_after_vpu.empty() ||
+    if (!model && !mlir && (o.random_weights || o.verify_each || !o.print_after_tosa.empty() || !o.print_after_vpu.empty() ||
                    !o.profile.empty() || o.output_codes))
         usage_error("--random-weights, --profile, --output-codes, --verify-each and --print-after apply to compiling a MODEL, "
                     "not to a task list");
@@ -409,8 +438,9 @@ int run(int argc, char** argv) {
         o.target_file.empty() ? std::nullopt : std::optional<vpu::Target>(take(vpu::read_target_file(o.target_file)));
     InitialState state;
     OutputCodes codes, input_codes;
-    vpu::TaskList list = model ? compile_model(path, given.value_or(vpu::Target{}), o, opts.flatten, state, codes, input_codes)
-                               : load_task_list(path, values);
+    vpu::TaskList list = model  ? compile_model(path, given.value_or(vpu::Target{}), o, opts.flatten, state, codes, input_codes)
+                         : mlir ? compile_mlir(path, given.value_or(vpu::Target{}), o, state)
+                                : load_task_list(path, values);
     const vpu::Target target = given.value_or(list.target);
     tool().document["path"] = path;
 
@@ -426,7 +456,7 @@ int run(int argc, char** argv) {
             Diagnostics d;
             if (!vpu::write_constants_file(list, vpu::constants_path(opts.output), d)) tool().fail(d);
             written["constants_file"] = vpu::constants_path(opts.output);
-        } else if (list_format == "json" && !to_file && constants && model) {
+        } else if (list_format == "json" && !to_file && constants && (model || mlir)) {
             tool().note("the task list on stdout refers to its constant data, which is not written (a .bin file beside "
                         "the .json holds it): use -o FILE.json to write FILE.bin too");
         }

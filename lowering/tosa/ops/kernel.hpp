@@ -29,8 +29,11 @@ struct Failure {
     std::string message;
 };
 
+// An ERROR_IF that depends on the data (an index, a divisor, an extent the kernel derives): the
+// rules its attributes, shapes and constant operands decide are the family's check, which the
+// interpreter runs before the graph (operator_rules, validator.hpp); one code for both.
 inline void error_if(bool condition, const std::string& rule) {
-    if (condition) throw Failure{"error-if", "ERROR_IF(" + rule + ")"};
+    if (condition) throw Failure{"tosa-error-if", "ERROR_IF(" + rule + ")"};
 }
 inline void require(bool condition, const std::string& rule) {
     if (!condition) throw Failure{"unpredictable", "REQUIRE(" + rule + ") fails: the result is unpredictable"};

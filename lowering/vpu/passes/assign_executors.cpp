@@ -72,7 +72,8 @@ bool Builder::fail(const tosa::Op& op, const std::string& why) {
     if (op.origin != tosa::no_origin) {
         const tosa::Origin& o = g.origins[op.origin];
         range = o.provenance.range;
-        from = " (from NNEF operation '" + o.operation + "'" + (o.tensor.empty() ? "" : " computing '" + o.tensor + "'") + ")";
+        if (!o.operation.empty())  // empty: read from MLIR (the range says where)
+            from = " (from NNEF operation '" + o.operation + "'" + (o.tensor.empty() ? "" : " computing '" + o.tensor + "'") + ")";
     }
     diags.error(Stage::vpu, "unsupported-operation",
                 std::string("TOSA ") + tosa::to_string(op.kind) + from + " cannot run on the VPU: " + why, range);

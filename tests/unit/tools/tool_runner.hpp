@@ -59,6 +59,15 @@ inline std::size_t occurrences(const std::string& text, const std::string& part)
     return n;
 }
 
+// A path quoted for the shell; a scratch path removed first; a sample's folder.
+inline std::string quoted(const std::filesystem::path& p) { return shell_quote(p.string()); }
+inline std::filesystem::path fresh_scratch(const std::string& name) {
+    std::filesystem::path p = scratch_dir() / name;
+    std::filesystem::remove_all(p);
+    return p;
+}
+inline std::filesystem::path sample_dir(const std::string& name) { return source_dir() / "samples" / name; }
+
 inline std::filesystem::path write_scratch(const std::string& name, const std::string& text) {
     auto p = scratch_dir() / name;
     std::filesystem::create_directories(p.parent_path());

@@ -808,7 +808,7 @@ TEST_SUITE("tosa interpreter") {
         nnef::Diagnostics d;
         CHECK_FALSE(interpret(g, {f32({2}, {1, 2})}, {}, d).has_value());
         REQUIRE(d.error_count() == 1);
-        CHECK(d.list()[0].code == "error-if");
+        CHECK(d.list()[0].code == "tosa-error-if");
         CHECK(d.list()[0].range.begin == 70);
         CHECK(d.list()[0].range.file == 1);
         CHECK(d.list()[0].message.find("REDUCE_SUM %1: ERROR_IF(shape[axis] != 1)") == 0);
