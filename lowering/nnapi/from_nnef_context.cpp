@@ -221,10 +221,14 @@ std::optional<std::uint32_t> Context::materialize(const std::string& tensor, con
                 for (std::int64_t hw = 0; channels && hw < H * W; ++hw)
                     channels = (*r.map)[std::size_t((n * s[1] + k) * H * W + hw)] == (n * C + ch) * H * W + hw;
             }
+        if (!channels && s.size() > 4) {
+            refuse("'" + tensor + "' (made by '" + r.made_by + "') has rank " + std::to_string(s.size()) +
+                   " (NNAPI 1.0 tensors have rank 4 at most) and is read other than as a step of a rearrangement that picks channels");
+            return std::nullopt;
+        }
         if (!channels) {
-            refuse("its argument '" + tensor + "' (made by '" + r.made_by +
-                   "') rearranges an activation other than by picking channels, which NNAPI 1.0 (no transpose, no slice) "
-                   "cannot express");
+            refuse("'" + tensor + "' (made by '" + r.made_by +
+                   "') rearranges an activation other than by picking channels, which NNAPI 1.0 (no transpose, no slice) cannot express");
             return std::nullopt;
         }
         const std::optional<std::uint32_t> out = new_operand(*t);
