@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "lowering/attributes.hpp"
 #include "lowering/tosa/from_nnef.hpp"
 
 namespace nnef::nnapi::from_nnef {
@@ -45,10 +46,7 @@ Context::Context(const nnef::Graph& graph, const ExportOptions& options, Diagnos
 void Context::begin(const nnef::Operation& op) { op_ = &op; }
 
 bool Context::error(const std::string& code, const std::string& message) {
-    Diagnostic& d = diags_.error(Stage::nnapi, code, message, op_ ? op_->provenance.range : SourceRange{});
-    if (op_)
-        for (const CallSite& site : op_->provenance.chain)
-            d.notes.push_back(Note{"in expansion of '" + site.fragment + "'", site.range});
+    lowering::operation_error(diags_, Stage::nnapi, code, message, op_);
     return false;
 }
 
@@ -57,34 +55,10 @@ bool Context::refuse(const std::string& why) {
     return error("unsupported-operation", "operation '" + op_->name + "' cannot be expressed in NNAPI 1.0: " + why);
 }
 
-std::int64_t Context::int_attr(std::string_view name, std::int64_t fallback) const {
-    const nnef::Value* v = op_->attrib(name);
-    return v && v->is_integer() ? v->as_integer() : fallback;
-}
-
-std::string Context::string_attr(std::string_view name) const {
-    const nnef::Value* v = op_->attrib(name);
-    return v && v->is_string() ? v->as_string() : std::string();
-}
-
-Ints Context::ints_attr(std::string_view name) const {
-    Ints out;
-    const nnef::Value* v = op_->attrib(name);
-    if (v && v->is_list())
-        for (const nnef::Value& item : v->items())
-            if (item.is_integer()) out.push_back(item.as_integer());
-    return out;
-}
-
-Pairs Context::pairs_attr(std::string_view name) const {
-    Pairs out;
-    const nnef::Value* v = op_->attrib(name);
-    if (v && v->is_list())
-        for (const nnef::Value& item : v->items())
-            if (item.is_list() && item.size() == 2 && item[0].is_integer() && item[1].is_integer())
-                out.emplace_back(item[0].as_integer(), item[1].as_integer());
-    return out;
-}
+std::int64_t Context::int_attr(std::string_view name, std::int64_t fallback) const { return lowering::int_attr(*op_, name, fallback); }
+std::string Context::string_attr(std::string_view name) const { return lowering::string_attr(*op_, name); }
+Ints Context::ints_attr(std::string_view name) const { return lowering::ints_attr(*op_, name); }
+Pairs Context::pairs_attr(std::string_view name) const { return lowering::pairs_attr(*op_, name); }
 
 const nnef::Value& Context::argument(std::string_view name) const {
     static const nnef::Value none;
@@ -351,6 +325,37 @@ std::uint32_t Context::int32_tensor(std::vector<std::uint32_t> d, const std::vec
 
 std::uint32_t Context::quant8_tensor(std::vector<std::uint32_t> d, const std::vector<std::uint8_t>& codes, const Grid& g) {
     return add_constant(model_, OperandType::TENSOR_QUANT8_ASYMM, std::move(d), codes.data(), codes.size(), g.scale, g.zero_point);
+}
+
+std::optional<std::pair<std::uint32_t, float>> Context::filter(const Constant& f, std::vector<std::uint32_t> d,
+                                                               const std::vector<std::size_t>& order) {
+    if (!quantized_) {
+        std::vector<float> v(order.size());
+        for (std::size_t i = 0; i < v.size(); ++i) v[i] = float(f.values[order[i]]);
+        return std::make_pair(float_tensor(std::move(d), v), 0.0f);
+    }
+    if (!f.grid) {
+        refuse("its filter has no graph.quant entry (a quantized " + op_->name + " takes TENSOR_QUANT8_ASYMM weights)");
+        return std::nullopt;
+    }
+    std::vector<std::uint8_t> q(order.size());
+    for (std::size_t i = 0; i < q.size(); ++i) q[i] = std::uint8_t(f.codes[order[i]] + f.grid->offset);
+    return std::make_pair(quant8_tensor(std::move(d), q, *f.grid), f.grid->scale);
+}
+
+std::optional<std::vector<double>> Context::bias_values(std::string_view name, std::int64_t n) {
+    const std::shared_ptr<const Constant> b = constant(name);
+    if (!b) {
+        refuse("its bias is not a constant");
+        return std::nullopt;
+    }
+    if (b->values.size() != 1 && std::int64_t(b->values.size()) != n) {
+        refuse("its bias has " + std::to_string(b->values.size()) + " items for " + std::to_string(n) + " outputs");
+        return std::nullopt;
+    }
+    std::vector<double> out(static_cast<std::size_t>(n));
+    for (std::size_t o = 0; o < out.size(); ++o) out[o] = b->values[b->values.size() == 1 ? 0 : o];
+    return out;
 }
 
 std::uint32_t Context::bias(const std::vector<double>& values, std::uint32_t input, float filter_scale) {

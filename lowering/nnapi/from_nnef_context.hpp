@@ -133,6 +133,12 @@ public:
     std::uint32_t int32_tensor(std::vector<std::uint32_t> dims, const std::vector<std::int32_t>& values, float scale);
     std::uint32_t quant8_tensor(std::vector<std::uint32_t> dims, const std::vector<std::uint8_t>& codes, const Grid& g);
     std::uint32_t int32(std::int32_t v) { return add_int32_scalar(model_, v); }
+    // The filter operand of constant `f` in an NNAPI layout `d` (item i is f's item order[i]): float,
+    // or quant8 on f's grid (refused without one); with its scale (0 for float). Nothing after a refusal.
+    std::optional<std::pair<std::uint32_t, float>> filter(const Constant& f, std::vector<std::uint32_t> d,
+                                                          const std::vector<std::size_t>& order);
+    // The n bias values of constant argument `name` (one value broadcasts); nothing after a refusal.
+    std::optional<std::vector<double>> bias_values(std::string_view name, std::int64_t n);
     // Bias operand for an operation reading `input` with filter scale `filter_scale` (quantized:
     // TENSOR_INT32 at input_scale * filter_scale, items rounded).
     std::uint32_t bias(const std::vector<double>& values, std::uint32_t input, float filter_scale);

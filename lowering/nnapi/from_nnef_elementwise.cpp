@@ -165,29 +165,15 @@ bool linear(Context& c) {
     for (std::int64_t o = 0; o < O; ++o)
         for (std::int64_t j = 0; j < I; ++j) order[std::size_t(o * I + j)] = std::size_t(o * I + (columns.empty() ? j : columns[std::size_t(j)]));
     const std::vector<std::uint32_t> fd{std::uint32_t(O), std::uint32_t(I)};
-    std::uint32_t filter;
-    float filter_scale = 0.0f;
-    if (c.quantized()) {
-        if (!f->grid) return c.refuse("its filter has no graph.quant entry (a quantized FULLY_CONNECTED takes TENSOR_QUANT8_ASYMM weights)");
-        std::vector<std::uint8_t> q(order.size());
-        for (std::size_t i = 0; i < q.size(); ++i) q[i] = std::uint8_t(f->codes[order[i]] + f->grid->offset);
-        filter = c.quant8_tensor(fd, q, *f->grid);
-        filter_scale = f->grid->scale;
-    } else {
-        std::vector<float> v(order.size());
-        for (std::size_t i = 0; i < v.size(); ++i) v[i] = float(f->values[order[i]]);
-        filter = c.float_tensor(fd, v);
-    }
-    std::vector<double> bias(std::size_t(O), 0.0);
-    const std::shared_ptr<const Constant> b = c.constant("bias");
-    if (!b) return c.refuse("its bias is not a constant");
-    if (b->values.size() != 1 && std::int64_t(b->values.size()) != O) return c.refuse("its bias does not have one item per output");
-    for (std::int64_t o = 0; o < O; ++o) bias[std::size_t(o)] = b->values[b->values.size() == 1 ? 0 : std::size_t(o)];
+    const std::optional<std::pair<std::uint32_t, float>> filter = c.filter(*f, fd, order);
+    const std::optional<std::vector<double>> bias = filter ? c.bias_values("bias", O) : std::nullopt;
+    if (!bias) return false;
+    const float filter_scale = filter->second;
     const std::optional<std::uint32_t> out = c.new_operand(t);
     if (!out) return false;
     if (c.quantized() && !(c.operand_info(*out).scale > c.operand_info(*in).scale * filter_scale))
         return c.refuse("its output scale is not above input scale times filter scale, as NNAPI 1.0 requires");
-    c.emit(OperationType::FULLY_CONNECTED, {*in, filter, c.bias(bias, *in, filter_scale)}, *out, true);
+    c.emit(OperationType::FULLY_CONNECTED, {*in, filter->first, c.bias(*bias, *in, filter_scale)}, *out, true);
     c.bind_operand(t.name, *out);
     return true;
 }

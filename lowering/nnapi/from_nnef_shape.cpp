@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "lowering/attributes.hpp"
 #include "lowering/nnapi/from_nnef_context.hpp"
 #include <nnef/tensor_data.hpp>
 
@@ -82,11 +83,7 @@ bool constant(Context& c) {
     if (!t.shape) return c.refuse("constant '" + t.name + "' has no known shape");
     auto k = std::make_shared<Constant>();
     k->shape = *t.shape;
-    const nnef::Value* v = c.op().attrib("value");
-    std::vector<double> items;
-    if (v && v->is_list())
-        for (const nnef::Value& item : v->items())
-            items.push_back(item.is_scalar() ? item.as_scalar() : item.is_integer() ? double(item.as_integer()) : item.is_logical() && item.as_logical() ? 1.0 : 0.0);
+    const std::vector<double> items = lowering::scalars_attr(c.op(), "value");
     const std::int64_t n = volume(k->shape);
     if (items.size() != 1 && std::int64_t(items.size()) != n)
         return c.error("bad-constant", "constant '" + t.name + "' has " + std::to_string(items.size()) + " values for " + std::to_string(n) + " items");

@@ -104,28 +104,12 @@ bool conv(Context& c) {
                     const std::size_t to = depthwise ? std::size_t((h * KW + v) * O + o) : std::size_t(((o * KH + h) * KW + v) * FI + i);
                     order[to] = from;
                 }
-    std::uint32_t filter;
-    float filter_scale = 0.0f;
-    if (c.quantized()) {
-        if (!f->grid) return c.refuse("its filter has no graph.quant entry (a quantized CONV_2D takes a TENSOR_QUANT8_ASYMM filter)");
-        std::vector<std::uint8_t> q(order.size());
-        for (std::size_t i = 0; i < q.size(); ++i) q[i] = std::uint8_t(f->codes[order[i]] + f->grid->offset);
-        filter = c.quant8_tensor(fd, q, *f->grid);
-        filter_scale = f->grid->scale;
-    } else {
-        std::vector<float> v(order.size());
-        for (std::size_t i = 0; i < v.size(); ++i) v[i] = float(f->values[order[i]]);
-        filter = c.float_tensor(fd, v);
-    }
-    std::vector<double> bias(std::size_t(O), 0.0);
-    if (const std::shared_ptr<const Constant> b = c.constant("bias")) {
-        if (b->values.size() != 1 && std::int64_t(b->values.size()) != O) return c.refuse("its bias has " + std::to_string(b->values.size()) + " items for " + std::to_string(O) + " channels");
-        for (std::int64_t o = 0; o < O; ++o) bias[std::size_t(o)] = b->values[b->values.size() == 1 ? 0 : std::size_t(o)];
-    } else {
-        return c.refuse("its bias is not a constant");
-    }
+    const std::optional<std::pair<std::uint32_t, float>> filter = c.filter(*f, fd, order);
+    const std::optional<std::vector<double>> bias = filter ? c.bias_values("bias", O) : std::nullopt;
+    if (!bias) return false;
+    const float filter_scale = filter->second;
     if (!scale_rule(c, *input, filter_scale, *out)) return false;
-    std::vector<std::uint32_t> inputs{*input, filter, c.bias(bias, *input, filter_scale)};
+    std::vector<std::uint32_t> inputs{*input, filter->first, c.bias(*bias, *input, filter_scale)};
     for (std::uint32_t s : window_scalars(c, w, false)) inputs.push_back(s);
     if (depthwise) inputs.push_back(c.int32(std::int32_t(O / I)));
     c.emit(depthwise ? OperationType::DEPTHWISE_CONV_2D : OperationType::CONV_2D, std::move(inputs), *out, true);

@@ -5,9 +5,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <cstdio>
+#include <iomanip>
 #include <filesystem>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,18 +22,21 @@ namespace fs = std::filesystem;
 using nnef_test::run_tool;
 using nnef_test::shell_quote;
 
+using nnef_test::contains;
+
 std::string q(const fs::path& p) { return shell_quote(p.string()); }
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-fs::path sample(const char* name) { return nnef_test::source_dir() / "samples" / name / "graph.nnef"; }
-fs::path fresh(const std::string& name) {
-    fs::path p = nnef_test::scratch_dir() / name;
+const fs::path classifier = nnef_test::source_dir() / "samples" / "classifier" / "graph.nnef";
+// An empty scratch folder.
+fs::path folder(const std::string& name) {
+    const fs::path p = nnef_test::scratch_dir() / name;
     fs::remove_all(p);
+    fs::create_directories(p);
     return p;
 }
 std::string sci(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2e", v);
-    return buf;
+    std::ostringstream os;
+    os << std::scientific << std::setprecision(2) << v;
+    return os.str();
 }
 
 // What NNAPI 1.0 cannot express in the corpus's real models: the operation each is refused at.
@@ -50,14 +54,13 @@ using namespace to_nnapi_test;
 TEST_SUITE("tools") {
 
 TEST_CASE("nnef-to-nnapi writes a model the validator accepts, and nnef-run --via nnapi matches nnef-run (classifier)") {
-    const fs::path dir = fresh("to-nnapi-classifier");
-    fs::create_directories(dir);
-    auto r = run_tool("nnef-to-nnapi", q(sample("classifier")) + " --random-weights 1 -o " + q(dir / "model.json"));
+    const fs::path dir = folder("to-nnapi-classifier");
+    auto r = run_tool("nnef-to-nnapi", q(classifier) + " --random-weights 1 -o " + q(dir / "model.json"));
     CHECK_MESSAGE(r.code == 0, r.err);
-    CHECK(has(r.out, "graph classifier: "));
-    CHECK(has(r.out, "CONV_2D 2"));
-    CHECK(has(r.out, "SOFTMAX 1"));
-    CHECK(has(r.out, "input image: TENSOR_FLOAT32[1,32,32,3] (NHWC)"));
+    CHECK(contains(r.out, "graph classifier: "));
+    CHECK(contains(r.out, "CONV_2D 2"));
+    CHECK(contains(r.out, "SOFTMAX 1"));
+    CHECK(contains(r.out, "input image: TENSOR_FLOAT32[1,32,32,3] (NHWC)"));
     CHECK(fs::file_size(dir / "model.json") > 0);
     CHECK(fs::file_size(dir / "model.bin") > 16 * 3 * 3 * 3 * 4);
     nlohmann::json m;
@@ -65,8 +68,8 @@ TEST_CASE("nnef-to-nnapi writes a model the validator accepts, and nnef-run --vi
     CHECK(m.contains("operands"));
     CHECK(m.contains("operations"));
 
-    const fs::path ref = fresh("to-nnapi-classifier-ref");
-    const std::string base = q(sample("classifier")) + " --random-weights 1 --input image=random:7";
+    const fs::path ref = folder("to-nnapi-classifier-ref");
+    const std::string base = q(classifier) + " --random-weights 1 --input image=random:7";
     REQUIRE(run_tool("nnef-run", base + " --output-dir " + q(ref)).code == 0);
     auto v = run_tool("nnef-run", base + " --via nnapi --rtol 1e-5 --format json --compare " + q(ref));
     CHECK_MESSAGE(v.code == 0, v.err);
@@ -76,27 +79,27 @@ TEST_CASE("nnef-to-nnapi writes a model the validator accepts, and nnef-run --vi
     // --dump of an intermediate tensor the model holds; a fused one is an error that says so
     auto dump = run_tool("nnef-run", base + " --via nnapi --dump pool1");
     CHECK_MESSAGE(dump.code == 0, dump.err);
-    CHECK(has(dump.out, "tensor pool1: scalar[1,16,16,16]"));
+    CHECK(contains(dump.out, "tensor pool1: scalar[1,16,16,16]"));
     auto fused = run_tool("nnef-run", base + " --via nnapi --dump conv1");
     CHECK(fused.code == 1);
-    CHECK(has(fused.err, "tensor 'conv1' has no operand of its own in the NNAPI model"));
+    CHECK(contains(fused.err, "tensor 'conv1' has no operand of its own in the NNAPI model"));
 }
 
 TEST_CASE("nnef-to-nnapi: usage, refusal and --partial") {
-    auto none = run_tool("nnef-to-nnapi", q(sample("classifier")) + " --random-weights 1");
+    auto none = run_tool("nnef-to-nnapi", q(classifier) + " --random-weights 1");
     CHECK(none.code == 2);
-    CHECK(has(none.err, "nnef-to-nnapi: error[usage]: -o MODEL.json is needed"));
+    CHECK(contains(none.err, "nnef-to-nnapi: error[usage]: -o MODEL.json is needed"));
     const fs::path doc = nnef_test::write_scratch("to-nnapi-exp.nnef", "version 1.0;\ngraph G( x ) -> ( y )\n{\n"
                                                                         "    x = external<scalar>(shape = [1, 4]);\n"
                                                                         "    a = relu(x);\n    y = exp(a);\n}\n");
     auto bad = run_tool("nnef-to-nnapi", q(doc) + " -o " + q(nnef_test::scratch_dir() / "to-nnapi-exp.json"));
     CHECK(bad.code == 1);
-    CHECK_MESSAGE(has(bad.err, "to-nnapi-exp.nnef:6:9: error[nnapi]: operation 'exp' cannot be expressed in NNAPI 1.0"), bad.err);
+    CHECK_MESSAGE(contains(bad.err, "to-nnapi-exp.nnef:6:9: error[nnapi]: operation 'exp' cannot be expressed in NNAPI 1.0"), bad.err);
     auto partial = run_tool("nnef-to-nnapi", q(doc) + " --partial");
     CHECK(partial.code == 0);
-    CHECK(has(partial.out, "to-nnapi-exp.nnef:5:9: relu -> a: supported"));
-    CHECK(has(partial.out, "to-nnapi-exp.nnef:6:9: exp -> y: unsupported: NNAPI 1.0 has no operation that computes it"));
-    CHECK(has(partial.out, "2 of 3 operations supported"));
+    CHECK(contains(partial.out, "to-nnapi-exp.nnef:5:9: relu -> a: supported"));
+    CHECK(contains(partial.out, "to-nnapi-exp.nnef:6:9: exp -> y: unsupported: NNAPI 1.0 has no operation that computes it"));
+    CHECK(contains(partial.out, "2 of 3 operations supported"));
 }
 
 TEST_CASE("nnef-to-nnapi and nnef-run --via nnapi on every real model of the corpus") {
@@ -110,12 +113,11 @@ TEST_CASE("nnef-to-nnapi and nnef-run --via nnapi on every real model of the cor
         CAPTURE(name);
         const fs::path m = real / name;
         const std::string weights = nnef_test::stores_weights(m) ? "" : " --random-weights 1";
-        const fs::path out = fresh("to-nnapi-" + name);
-        fs::create_directories(out);
+        const fs::path out = folder("to-nnapi-" + name);
         auto e = run_tool("nnef-to-nnapi", q(m) + weights + " -o " + q(out / "model.json"));
         const auto why = refused.find(name);
         if (why != refused.end()) {
-            const bool ok = e.code == 1 && has(e.err, why->second);
+            const bool ok = e.code == 1 && contains(e.err, why->second);
             tally.record(name, ok, ok ? "refused: " + why->second : "exit " + std::to_string(e.code) + ": " + e.err.substr(0, 300));
             continue;
         }
@@ -144,8 +146,7 @@ TEST_CASE("the int8 corpus models export as TENSOR_QUANT8_ASYMM and run within o
     for (const std::string name : {"squeezenet1_0_int8", "shufflenet_v2_x1_0_int8"}) {
         CAPTURE(name);
         const fs::path m = nnef_test::corpus_dir() / "quantized" / name;
-        const fs::path out = fresh("to-nnapi-" + name);
-        fs::create_directories(out);
+        const fs::path out = folder("to-nnapi-" + name);
         auto e = run_tool("nnef-to-nnapi", q(m) + " --format json -o " + q(out / "model.json"));
         REQUIRE_MESSAGE(e.code == 0, e.err);
         nlohmann::json d = nlohmann::json::parse(e.out);
