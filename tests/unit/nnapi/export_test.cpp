@@ -167,6 +167,23 @@ graph G( x ) -> ( y )
     CHECK_MESSAGE(cm.rel_l2_within(1e-6), why << cm.summary());
 }
 
+TEST_CASE("export: avg_pool with border 'ignore' and padding is AVERAGE_POOL_2D with explicit padding") {
+    auto l = export_text(R"(version 1.0;
+graph G( x ) -> ( y )
+{
+    x = external<scalar>(shape = [1, 2, 5, 5]);
+    y = avg_pool(x, size = [1, 1, 3, 3], stride = [1, 1, 2, 2], padding = [(0, 0), (0, 0), (1, 1), (1, 1)], border = 'ignore');
+}
+)");
+    REQUIRE_MESSAGE(l->exported, l->messages);
+    REQUIRE(l->exported->model.operations.size() == 1);
+    CHECK(l->exported->model.operations[0].type == nnapi::OperationType::AVERAGE_POOL_2D);
+    CHECK(l->exported->model.operations[0].inputs.size() == 10);
+    std::string why;
+    const nnef_test::Comparison c = run_both(*l, why);
+    CHECK_MESSAGE(c.rel_l2_within(1e-6), why << c.summary());
+}
+
 TEST_CASE("export: a channel shuffle and channel slices become 1x1 CONV_2D selections") {
     auto l = export_text(R"(version 1.0;
 graph G( x ) -> ( y )
