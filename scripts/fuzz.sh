@@ -4,7 +4,7 @@
 #
 #   scripts/fuzz.sh [--no-build | --no-run] [--runs N] [SECONDS] [TARGET...]
 #
-#   targets      fuzz_tensor_file fuzz_archive fuzz_document fuzz_quant (default: all four)
+#   targets      fuzz_tensor_file fuzz_archive fuzz_document fuzz_quant fuzz_nnapi_json (default: all five)
 #   --no-build   use the binaries already in the build folder (what `ctest -L fuzz-smoke` does)
 #   --no-run     only configure and build (scripts/test.sh, before `ctest -L fuzz-smoke`)
 #   --runs N     also stop a target after N executions (-runs=N)
@@ -16,6 +16,7 @@
 #                     *.nnef) and real/*/graph.nnef
 #   fuzz_quant        samples/*/graph.quant, the corpus' conformance graph.quant files and a few
 #                     written for the target's fixed graph (fuzz/text_checks.hpp)
+#   fuzz_nnapi_json   the NNAPI models of tests/unit/nnapi/models/ (their JSON form)
 # The text targets use the dictionary fuzz/nnef.dict. Each target's corpus grows in
 # $build/fuzz-corpus/TARGET and is reused by later runs. Inputs that crash are written to
 # $build/fuzz-artifacts/; add each as a regression file (tests/unit/storage/regressions/ for the
@@ -26,7 +27,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${NNEF_FUZZ_BUILD_DIR:-$root/build-fuzz}
-all_targets=(fuzz_tensor_file fuzz_archive fuzz_document fuzz_quant)
+all_targets=(fuzz_tensor_file fuzz_archive fuzz_document fuzz_quant fuzz_nnapi_json)
 do_build=1
 do_run=1
 runs=()
@@ -150,6 +151,10 @@ seeds_fuzz_quant() {
   printf '"c": logarithmic_quantize(max = 4.0, bits = 5);\n\n# comment\n"input": linear_quantize(min = 0.0 - 1.0, max = [1.0, 2.0][1], bits = 2 ^ 3);\n' > "$dir/expressions.quant"
 }
 
+seeds_fuzz_nnapi_json() {
+  cp "$root"/tests/unit/nnapi/models/*.json "$1/"
+}
+
 # ---- runs --------------------------------------------------------------------------------------
 status=0
 mkdir -p "$build/fuzz-artifacts"
@@ -159,6 +164,7 @@ for t in "${targets[@]}"; do
     # Text: the dictionary. With the targets' limits an input takes milliseconds (the largest
     # real graphs 0.2 to 0.3 s under the sanitizers), so 2 s is a finding. Inputs up to 64 KiB.
     fuzz_document | fuzz_quant) options=(-dict="$root/fuzz/nnef.dict" -timeout=2 -max_len=65536) ;;
+    fuzz_nnapi_json) options=(-dict="$root/fuzz/nnapi.dict" -timeout=2 -max_len=65536) ;;
     *) echo "fuzz.sh: unknown target $t" >&2; exit 2 ;;
   esac
   [ -x "$build/fuzz/$t" ] || { echo "fuzz.sh: $build/fuzz/$t is not built" >&2; exit 2; }

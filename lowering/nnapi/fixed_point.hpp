@@ -43,14 +43,21 @@ inline std::int32_t saturating_rounding_doubling_high_mul(std::int32_t a, std::i
 // gemmlowp's RoundingDivideByPOT: x / 2^exponent, rounding half away from zero.
 inline std::int32_t rounding_divide_by_pot(std::int32_t x, int exponent) {
     if (exponent <= 0) return x;
+    if (exponent > 31) return 0;  // |x| / 2^32 is at most one half
     std::int32_t mask = static_cast<std::int32_t>((std::int64_t{1} << exponent) - 1);
     std::int32_t remainder = x & mask;
     std::int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
     return (x >> exponent) + (remainder > threshold ? 1 : 0);
 }
 
+// An int64 accumulator (sum of products plus bias) as the reference's int32 one, saturated.
+inline std::int32_t saturate_int32(std::int64_t x) {
+    return static_cast<std::int32_t>(
+        std::clamp<std::int64_t>(x, std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()));
+}
+
 inline std::int32_t multiply_by_quantized_multiplier(std::int32_t x, QuantizedMultiplier q) {
-    int left = std::max(q.shift, 0);
+    int left = std::min(std::max(q.shift, 0), 32);  // beyond 2^32 every nonzero x saturates anyway
     int right = std::max(-q.shift, 0);
     std::int64_t shifted = std::int64_t{x} * (std::int64_t{1} << left);
     shifted = std::clamp<std::int64_t>(shifted, std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max());
@@ -62,7 +69,11 @@ struct CodeRange {
     std::int32_t min = 0, max = 255;
 };
 inline CodeRange activation_range_uint8(std::int32_t activation, float scale, std::int32_t zeroPoint) {
-    auto quantize = [&](float f) { return zeroPoint + static_cast<std::int32_t>(std::round(f / scale)); };
+    // In double and clamped, so that a tiny scale cannot overflow the conversion.
+    auto quantize = [&](float f) {
+        double code = double(zeroPoint) + std::round(double(f) / double(scale));
+        return static_cast<std::int32_t>(std::clamp(code, -1e9, 1e9));
+    };
     CodeRange r;
     switch (activation) {
         case 1: r.min = std::max(0, quantize(0.0f)); break;

@@ -4,6 +4,8 @@
 #include "lowering/nnapi/interpreter.hpp"
 
 #include <cstring>
+#include <new>
+#include <stdexcept>
 
 #include <nnef/diagnostics.hpp>
 
@@ -35,6 +37,26 @@ Tensor make_quant8_tensor(std::vector<std::uint32_t> dimensions, const std::vect
     t.scale = scale;
     t.zeroPoint = zeroPoint;
     t.data = values;
+    return t;
+}
+
+namespace {
+// A tensor with the operand's type, dimensions and quantization, and no data yet.
+Tensor shell_of(const Operand& o) {
+    Tensor t;
+    t.type = o.type;
+    t.dimensions = o.dimensions;
+    t.scale = o.scale;
+    t.zeroPoint = o.zeroPoint;
+    return t;
+}
+}  // namespace
+
+std::optional<Tensor> filled_tensor(const Operand& o, std::uint8_t fill) {
+    auto size = byte_size(o);
+    if (!size) return std::nullopt;
+    Tensor t = shell_of(o);
+    t.data.assign(std::size_t(*size), fill);
     return t;
 }
 
@@ -88,11 +110,7 @@ std::optional<Tensor> constant_tensor(const Model& m, std::uint32_t i) {
     const Operand& o = m.operands[i];
     auto bytes = constant_bytes(m, o);
     if (!bytes) return std::nullopt;
-    Tensor t;
-    t.type = o.type;
-    t.dimensions = o.dimensions;
-    t.scale = o.scale;
-    t.zeroPoint = o.zeroPoint;
+    Tensor t = shell_of(o);
     t.data.assign(bytes->begin(), bytes->end());
     return t;
 }
@@ -120,7 +138,24 @@ bool run_operation(detail::Kernel& k) {
 
 }  // namespace
 
+namespace {
+std::optional<std::vector<Tensor>> run_model(const Model& m, const std::vector<Tensor>& inputs, Diagnostics& diags);
+}  // namespace
+
 std::optional<std::vector<Tensor>> run(const Model& m, const std::vector<Tensor>& inputs, Diagnostics& diags) {
+    try {
+        return run_model(m, inputs, diags);
+    } catch (const std::bad_alloc&) {
+        run_error(diags, "out of memory for the values of the model");
+    } catch (const std::length_error&) {
+        run_error(diags, "a value of the model is too large to hold");
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+std::optional<std::vector<Tensor>> run_model(const Model& m, const std::vector<Tensor>& inputs, Diagnostics& diags) {
     if (!validate(m, diags)) return std::nullopt;
     if (inputs.size() != m.inputIndexes.size()) {
         run_error(diags, "the model has " + std::to_string(m.inputIndexes.size()) + " inputs; " +
@@ -185,17 +220,19 @@ std::optional<std::vector<Tensor>> run(const Model& m, const std::vector<Tensor>
     for (std::size_t i = 0; i < m.operands.size(); ++i)
         dims[i] = values[i] ? values[i]->dimensions : m.operands[i].dimensions;
 
+    // A temporary's value is dropped after its last reader.
+    std::vector<std::size_t> last_read(m.operands.size(), 0);
+    for (std::size_t k = 0; k < m.operations.size(); ++k)
+        for (std::uint32_t i : m.operations[k].inputs) last_read[i] = k;
+
     for (std::size_t k = 0; k < m.operations.size(); ++k) {
         const Operation& op = m.operations[k];
         if (!detail::check_operation(m, k, known, dims, diags)) return std::nullopt;
         for (std::size_t p = 0; p < op.outputs.size(); ++p) {
             std::uint32_t i = op.outputs[p];
             const Operand& o = m.operands[i];
-            Tensor t;
-            t.type = o.type;
+            Tensor t = shell_of(o);
             t.dimensions = dims[i];
-            t.scale = o.scale;
-            t.zeroPoint = o.zeroPoint;
             Operand actual = o;
             actual.dimensions = dims[i];
             auto size = byte_size(actual);
@@ -209,11 +246,15 @@ std::optional<std::vector<Tensor>> run(const Model& m, const std::vector<Tensor>
         }
         detail::Kernel kernel(m, k, values, diags);
         if (!run_operation(kernel)) return std::nullopt;
+        for (std::uint32_t i : op.inputs)
+            if (last_read[i] == k && m.operands[i].lifetime == OperandLifeTime::TEMPORARY_VARIABLE) values[i].reset();
     }
     std::vector<Tensor> outputs;
     for (std::uint32_t i : m.outputIndexes) outputs.push_back(*values[i]);
     return outputs;
 }
+
+}  // namespace
 
 ErrorStatus execute(const Model& m, Request& r, Diagnostics& diags) {
     if (!validate(m, diags) || !validate_request(m, r, diags)) return ErrorStatus::INVALID_ARGUMENT;
@@ -225,11 +266,8 @@ ErrorStatus execute(const Model& m, Request& r, Diagnostics& diags) {
             run_error(diags, "request input " + std::to_string(k) + " has no value; the model's inputs are not optional");
             return ErrorStatus::INVALID_ARGUMENT;
         }
-        Tensor t;
-        t.type = o.type;
-        t.dimensions = a.dimensions.empty() ? o.dimensions : a.dimensions;
-        t.scale = o.scale;
-        t.zeroPoint = o.zeroPoint;
+        Tensor t = shell_of(o);
+        if (!a.dimensions.empty()) t.dimensions = a.dimensions;
         const auto& pool = r.pools[a.location.poolIndex].data;
         t.data.assign(pool.begin() + a.location.offset, pool.begin() + a.location.offset + a.location.length);
         inputs.push_back(std::move(t));
@@ -240,6 +278,11 @@ ErrorStatus execute(const Model& m, Request& r, Diagnostics& diags) {
         const RequestArgument& a = r.outputs[k];
         const Tensor& t = (*outputs)[k];
         if (a.hasNoValue) continue;
+        if (!a.dimensions.empty() && a.dimensions != t.dimensions) {
+            run_error(diags, "request output " + std::to_string(k) + " has dimensions " + dims_text(a.dimensions) +
+                                 "; the model computes " + dims_text(t.dimensions));
+            return ErrorStatus::GENERAL_FAILURE;
+        }
         if (a.location.length < t.data.size()) {
             run_error(diags, "request output " + std::to_string(k) + " has " + std::to_string(a.location.length) +
                                  " bytes; the output " + dims_text(t.dimensions) + " needs " + std::to_string(t.data.size()));

@@ -31,6 +31,9 @@ struct Tensor {
 Tensor make_float_tensor(std::vector<std::uint32_t> dimensions, const std::vector<float>& values);
 Tensor make_quant8_tensor(std::vector<std::uint32_t> dimensions, const std::vector<std::uint8_t>& values, float scale,
                           std::int32_t zeroPoint);
+// A value for the operand (its type, dimensions and quantization) whose every byte is `fill`;
+// nothing when the operand's size is not known (unspecified dimensions, OEM).
+std::optional<Tensor> filled_tensor(const Operand&, std::uint8_t fill);
 // The elements as floats (TENSOR_QUANT8_ASYMM dequantized, INT32 converted).
 std::vector<float> to_floats(const Tensor&);
 

@@ -63,9 +63,9 @@ bool binary(Kernel& k) {
         for (std::size_t e = 0; e < ia.size(); ++e) {
             std::int32_t x = (std::int32_t(a.data[ia[e]]) - a.zeroPoint) * (1 << left_shift);
             std::int32_t y = (std::int32_t(b.data[ib[e]]) - b.zeroPoint) * (1 << left_shift);
-            std::int32_t sum = multiply_by_quantized_multiplier(x, ma) + multiply_by_quantized_multiplier(y, mb);
-            std::int32_t v = multiply_by_quantized_multiplier(sum, mo) + out.zeroPoint;
-            out.data[e] = std::uint8_t(std::clamp(v, range.min, range.max));
+            std::int32_t sum = saturate_int32(std::int64_t{multiply_by_quantized_multiplier(x, ma)} + multiply_by_quantized_multiplier(y, mb));
+            std::int64_t v = std::int64_t{multiply_by_quantized_multiplier(sum, mo)} + out.zeroPoint;
+            out.data[e] = std::uint8_t(std::clamp<std::int64_t>(v, range.min, range.max));
         }
         return true;
     }
@@ -73,8 +73,8 @@ bool binary(Kernel& k) {
     for (std::size_t e = 0; e < ia.size(); ++e) {
         std::int32_t x = std::int32_t(a.data[ia[e]]) - a.zeroPoint;
         std::int32_t y = std::int32_t(b.data[ib[e]]) - b.zeroPoint;
-        std::int32_t v = multiply_by_quantized_multiplier(x * y, m) + out.zeroPoint;
-        out.data[e] = std::uint8_t(std::clamp(v, range.min, range.max));
+        std::int64_t v = std::int64_t{multiply_by_quantized_multiplier(x * y, m)} + out.zeroPoint;
+        out.data[e] = std::uint8_t(std::clamp<std::int64_t>(v, range.min, range.max));
     }
     return true;
 }

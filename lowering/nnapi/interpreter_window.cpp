@@ -52,7 +52,40 @@ std::optional<Geometry> geometry(Kernel& k, std::int64_t filter_h, std::int64_t 
     return g;
 }
 
-// CONV_2D (multiplier 0) and DEPTHWISE_CONV_2D.
+// The sum over one output position's window: (x - x_zero) * (w - w_zero) plus the bias, for float
+// (zero points 0) and quant8 (Acc = int64) alike. Window positions outside the input add nothing.
+template <class T, class Acc>
+Acc window_sum(const Geometry& g, const T* x, const T* w, Acc acc, Acc x_zero, Acc w_zero, bool depthwise, std::int64_t b,
+               std::int64_t oy, std::int64_t ox, std::int64_t oc, std::int64_t multiplier) {
+    const std::int64_t y0 = oy * g.stride_h - g.pad_top, x0 = ox * g.stride_w - g.pad_left;
+    // Input channels read, and the filter's layout: [O, H, W, I] or [1, H, W, O].
+    const std::int64_t c_begin = depthwise ? oc / multiplier : 0;
+    const std::int64_t c_end = depthwise ? c_begin + 1 : g.in_c;
+    for (std::int64_t dy = 0; dy < g.filter_h; ++dy) {
+        const std::int64_t iy = y0 + dy;
+        if (iy < 0 || iy >= g.in_h) continue;
+        for (std::int64_t dx = 0; dx < g.filter_w; ++dx) {
+            const std::int64_t ix = x0 + dx;
+            if (ix < 0 || ix >= g.in_w) continue;
+            const T* xp = x + ((b * g.in_h + iy) * g.in_w + ix) * g.in_c;
+            if (depthwise) {
+                acc += (Acc(xp[c_begin]) - x_zero) * (Acc(w[(dy * g.filter_w + dx) * g.out_c + oc]) - w_zero);
+            } else {
+                const T* wp = w + ((oc * g.filter_h + dy) * g.filter_w + dx) * g.in_c;
+                // Four partial sums over the channels (independent, so the compiler can vectorize).
+                Acc lanes[4] = {0, 0, 0, 0};
+                std::int64_t c = c_begin;
+                for (; c + 4 <= c_end; c += 4)
+                    for (int l = 0; l < 4; ++l) lanes[l] += (Acc(xp[c + l]) - x_zero) * (Acc(wp[c + l]) - w_zero);
+                for (; c < c_end; ++c) lanes[0] += (Acc(xp[c]) - x_zero) * (Acc(wp[c]) - w_zero);
+                acc += (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+            }
+        }
+    }
+    return acc;
+}
+
+// CONV_2D and DEPTHWISE_CONV_2D.
 bool convolution(Kernel& k, bool depthwise) {
     const Tensor& in = k.in(0);
     const Tensor& filter = k.in(1);
@@ -61,67 +94,29 @@ bool convolution(Kernel& k, bool depthwise) {
     if (!g) return k.fail("the window scalars are not known");
     const std::int32_t act = k.activation();
     const std::int64_t multiplier = depthwise ? g->out_c / g->in_c : 0;
-    bool quant = in.type == OperandType::TENSOR_QUANT8_ASYMM;
+    const bool quant = in.type == OperandType::TENSOR_QUANT8_ASYMM;
+    Tensor& out = k.out(0);
     QuantizedMultiplier qm;
     CodeRange range;
     if (quant) {
-        qm = quantize_multiplier(double(in.scale) * double(filter.scale) / double(k.out(0).scale));
-        range = activation_range_uint8(act, k.out(0).scale, k.out(0).zeroPoint);
+        qm = quantize_multiplier(double(in.scale) * double(filter.scale) / double(out.scale));
+        range = activation_range_uint8(act, out.scale, out.zeroPoint);
     }
-    Tensor& out = k.out(0);
-    const std::int64_t fh = g->filter_h, fw = g->filter_w;
     for (std::int64_t b = 0; b < g->batches; ++b)
         for (std::int64_t oy = 0; oy < g->out_h; ++oy)
             for (std::int64_t ox = 0; ox < g->out_w; ++ox)
                 for (std::int64_t oc = 0; oc < g->out_c; ++oc) {
-                    const std::int64_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
-                    // Input channels read, and the filter's layout: [O, H, W, I] or [1, H, W, O].
-                    const std::int64_t c_begin = depthwise ? oc / multiplier : 0;
-                    const std::int64_t c_end = depthwise ? c_begin + 1 : g->in_c;
-                    std::size_t o = std::size_t(((b * g->out_h + oy) * g->out_w + ox) * g->out_c + oc);
+                    const std::size_t o = std::size_t(((b * g->out_h + oy) * g->out_w + ox) * g->out_c + oc);
                     if (!quant) {
-                        float acc = as<float>(bias)[oc];
-                        const float* x = as<float>(in);
-                        const float* w = as<float>(filter);
-                        for (std::int64_t dy = 0; dy < fh; ++dy) {
-                            std::int64_t iy = y0 + dy;
-                            if (iy < 0 || iy >= g->in_h) continue;
-                            for (std::int64_t dx = 0; dx < fw; ++dx) {
-                                std::int64_t ix = x0 + dx;
-                                if (ix < 0 || ix >= g->in_w) continue;
-                                const float* xp = x + ((b * g->in_h + iy) * g->in_w + ix) * g->in_c;
-                                if (depthwise) {
-                                    acc += xp[c_begin] * w[(dy * fw + dx) * g->out_c + oc];
-                                } else {
-                                    const float* wp = w + ((oc * fh + dy) * fw + dx) * g->in_c;
-                                    for (std::int64_t c = c_begin; c < c_end; ++c) acc += xp[c] * wp[c];
-                                }
-                            }
-                        }
+                        float acc = window_sum<float, float>(*g, as<float>(in), as<float>(filter), as<float>(bias)[oc], 0.0f,
+                                                             0.0f, depthwise, b, oy, ox, oc, multiplier);
                         as<float>(out)[o] = apply_activation(acc, act);
                     } else {
-                        std::int32_t acc = as<std::int32_t>(bias)[oc];
-                        const std::uint8_t* x = in.data.data();
-                        const std::uint8_t* w = filter.data.data();
-                        const std::int32_t xz = in.zeroPoint, wz = filter.zeroPoint;
-                        for (std::int64_t dy = 0; dy < fh; ++dy) {
-                            std::int64_t iy = y0 + dy;
-                            if (iy < 0 || iy >= g->in_h) continue;
-                            for (std::int64_t dx = 0; dx < fw; ++dx) {
-                                std::int64_t ix = x0 + dx;
-                                if (ix < 0 || ix >= g->in_w) continue;
-                                const std::uint8_t* xp = x + ((b * g->in_h + iy) * g->in_w + ix) * g->in_c;
-                                if (depthwise) {
-                                    acc += (std::int32_t(xp[c_begin]) - xz) * (std::int32_t(w[(dy * fw + dx) * g->out_c + oc]) - wz);
-                                } else {
-                                    const std::uint8_t* wp = w + ((oc * fh + dy) * fw + dx) * g->in_c;
-                                    for (std::int64_t c = c_begin; c < c_end; ++c)
-                                        acc += (std::int32_t(xp[c]) - xz) * (std::int32_t(wp[c]) - wz);
-                                }
-                            }
-                        }
-                        std::int32_t v = multiply_by_quantized_multiplier(acc, qm) + out.zeroPoint;
-                        out.data[o] = std::uint8_t(std::clamp(v, range.min, range.max));
+                        std::int64_t acc = window_sum<std::uint8_t, std::int64_t>(
+                            *g, in.data.data(), filter.data.data(), as<std::int32_t>(bias)[oc], in.zeroPoint, filter.zeroPoint,
+                            depthwise, b, oy, ox, oc, multiplier);
+                        std::int64_t v = std::int64_t{multiply_by_quantized_multiplier(saturate_int32(acc), qm)} + out.zeroPoint;
+                        out.data[o] = std::uint8_t(std::clamp<std::int64_t>(v, range.min, range.max));
                     }
                 }
     return true;
@@ -209,12 +204,12 @@ bool run_fully_connected(Kernel& k) {
     CodeRange range = activation_range_uint8(act, out.scale, out.zeroPoint);
     for (std::int64_t b = 0; b < batches; ++b)
         for (std::int64_t u = 0; u < units; ++u) {
-            std::int32_t acc = as<std::int32_t>(bias)[u];
+            std::int64_t acc = as<std::int32_t>(bias)[u];
             for (std::int64_t i = 0; i < size; ++i)
                 acc += (std::int32_t(in.data[std::size_t(b * size + i)]) - in.zeroPoint) *
                        (std::int32_t(weights.data[std::size_t(u * size + i)]) - weights.zeroPoint);
-            std::int32_t v = multiply_by_quantized_multiplier(acc, qm) + out.zeroPoint;
-            out.data[std::size_t(b * units + u)] = std::uint8_t(std::clamp(v, range.min, range.max));
+            std::int64_t v = std::int64_t{multiply_by_quantized_multiplier(saturate_int32(acc), qm)} + out.zeroPoint;
+            out.data[std::size_t(b * units + u)] = std::uint8_t(std::clamp<std::int64_t>(v, range.min, range.max));
         }
     return true;
 }

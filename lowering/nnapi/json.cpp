@@ -12,6 +12,7 @@
 
 #include <nnef/diagnostics.hpp>
 
+#include "lowering/json_parse_error.hpp"
 #include "lowering/nnapi/model.hpp"
 
 namespace nnef::nnapi {
@@ -338,8 +339,7 @@ std::optional<Model> model_from_json(const nlohmann::json& j, const PoolFileRead
         diags.error(Stage::nnapi, "bad-nnapi-json",
                     source + ": at " + (e.path.empty() ? std::string("/") : e.path) + ": " + e.message);
     } catch (const BadFile& e) {
-        Diagnostic& d = diags.error(Stage::nnapi, "bad-nnapi-pool", e.file + ": byte " + std::to_string(e.offset) + ": " +
-                                                                        e.message + " (named in " + source + ")");
+        Diagnostic& d = diags.error(Stage::nnapi, "bad-nnapi-pool", e.message + " (named in " + source + ")");
         d.path = e.file;
         d.byte_offset = e.offset;
     } catch (const nlohmann::json::exception& e) {
@@ -354,22 +354,9 @@ std::optional<Model> model_from_json_text(std::string_view text, const PoolFileR
     try {
         j = json::parse(text.begin(), text.end());
     } catch (const json::parse_error& e) {
-        // nlohmann reports the byte position; give line and column too.
-        std::size_t line = 1, column = 1;
-        std::size_t end = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-        for (std::size_t i = 0; i < end; ++i) {
-            if (text[i] == '\n') {
-                ++line;
-                column = 1;
-            } else {
-                ++column;
-            }
-        }
-        std::string what = e.what();
-        auto colon = what.find("syntax error");
+        const JsonParseErrorPlace p = json_parse_error_place(e, text);
         diags.error(Stage::nnapi, "bad-nnapi-json",
-                    source + ":" + std::to_string(line) + ":" + std::to_string(column) + ": malformed JSON: " +
-                        (colon == std::string::npos ? what : what.substr(colon)));
+                    source + ":" + std::to_string(p.line) + ":" + std::to_string(p.column) + ": malformed JSON: " + p.detail);
         return std::nullopt;
     }
     return model_from_json(j, read_pool_file, diags, source);

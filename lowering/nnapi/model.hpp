@@ -238,8 +238,9 @@ std::vector<std::uint8_t> pool_file_bytes(const Model&);
 // reports it).
 using PoolFileReader = std::function<std::optional<std::vector<std::uint8_t>>(const std::string& file)>;
 
-// Reads the JSON object; on malformed input reports errors (stage nnapi, code "bad-nnapi-json";
-// the message names `source`, the JSON path, and for pool files the file and byte offset) and
+// Reads the JSON object; on malformed input reports errors (stage nnapi, code "bad-nnapi-json" with
+// `source` and the JSON path in the message; "bad-nnapi-pool" with the pool file and byte offset as
+// the diagnostic's path and byte_offset) and
 // returns nothing. The result has the structure of a model, not necessarily a valid one: run
 // validate() on it.
 std::optional<Model> model_from_json(const nlohmann::json&, const PoolFileReader&, Diagnostics&,
@@ -260,6 +261,9 @@ bool write_model(const Model&, const std::string& json_path, Diagnostics&);
 // output scale), execution order. Errors have stage nnapi and a code naming the rule; messages name
 // the operation index, the operand index and the rule. Returns true when there is no error.
 bool validate(const Model&, Diagnostics&);
+// The same, each diagnostic carrying `source` (the model's file) as its path, so that it renders as
+// "m.json: error[nnapi]: operation 3 (CONV_2D), ...".
+bool validate(const Model&, Diagnostics&, const std::string& source);
 // A request against a valid model: one argument per model input and output, locations inside the
 // request's pools, dimensions consistent with the model's, outputs not overlapping.
 bool validate_request(const Model&, const Request&, Diagnostics&);

@@ -247,22 +247,23 @@ void depth_space(Check& c) {
     c.at_least(1, block, 1, "block-size", "block size");
     const Dims& in = c.in_dims(0);
     if (!block || *block < 1 || !c.ok() || !fully_known(in)) return;
-    std::uint32_t b = std::uint32_t(*block);
+    const std::uint64_t b = std::uint64_t(*block);
+    auto fits = [](std::uint64_t v) { return v <= 0xffffffffu; };
     if (c.op().type == OperationType::DEPTH_TO_SPACE) {
-        if (in[3] % (b * b) != 0) {
+        if (in[3] % (b * b) != 0 || !fits(in[1] * b) || !fits(in[2] * b)) {
             c.fail(Check::in_pos(1), "block-size",
                    "block_size * block_size = " + std::to_string(b * b) + " does not divide the input depth " + std::to_string(in[3]));
             return;
         }
-        c.set_output(0, {in[0], in[1] * b, in[2] * b, in[3] / (b * b)});
+        c.set_output(0, {in[0], std::uint32_t(in[1] * b), std::uint32_t(in[2] * b), std::uint32_t(in[3] / (b * b))});
     } else {
-        if (in[1] % b != 0 || in[2] % b != 0) {
+        if (in[1] % b != 0 || in[2] % b != 0 || double(in[3]) * double(b) * double(b) > 4294967295.0) {
             c.fail(Check::in_pos(1), "block-size",
                    "block_size " + std::to_string(b) + " does not divide the input height and width " + std::to_string(in[1]) + "x" +
                        std::to_string(in[2]));
             return;
         }
-        c.set_output(0, {in[0], in[1] / b, in[2] / b, in[3] * b * b});
+        c.set_output(0, {in[0], std::uint32_t(in[1] / b), std::uint32_t(in[2] / b), std::uint32_t(in[3] * b * b)});
     }
 }
 

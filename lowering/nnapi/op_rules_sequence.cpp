@@ -39,6 +39,8 @@ void hashtable_lookup(Check& c) {
     c.out_type(1, {Q8});
     if (c.out(1).type == Q8 && (c.out(1).scale != 1.0f || c.out(1).zeroPoint != 0))
         c.fail(Check::out_pos(1), "output-quantization", "Hits must have scale 1.0 and zeroPoint 0");
+    if (auto key_values = c.int_tensor_value(1); key_values && !std::is_sorted(key_values->begin(), key_values->end()))
+        c.fail(Check::in_pos(1), "hashtable-keys", "Keys must be sorted in ascending order");
     if (!c.ok()) return;
     const Dims& keys = c.in_dims(1);
     const Dims& values = c.in_dims(2);

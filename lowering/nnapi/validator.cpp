@@ -187,6 +187,16 @@ bool validate(const Model& m, Diagnostics& diags) {
     return diags.error_count() == errors_before;
 }
 
+bool validate(const Model& m, Diagnostics& diags, const std::string& source) {
+    Diagnostics own(diags.max_errors());
+    bool ok = validate(m, own);
+    for (Diagnostic d : own) {
+        d.path = source;
+        diags.add(std::move(d));
+    }
+    return ok;
+}
+
 bool validate_request(const Model& m, const Request& r, Diagnostics& diags) {
     std::size_t errors_before = diags.error_count();
     auto fail = [&diags](const std::string& rule, const std::string& message) {
@@ -225,15 +235,19 @@ bool validate_request(const Model& m, const Request& r, Diagnostics& diags) {
                                                    std::to_string(o.dimensions.size()));
                     continue;
                 }
+                bool dims_ok = true;
                 for (std::size_t d = 0; d < a.dimensions.size(); ++d)
-                    if (a.dimensions[d] == 0 || (o.dimensions[d] != 0 && o.dimensions[d] != a.dimensions[d]))
+                    if (a.dimensions[d] == 0 || (o.dimensions[d] != 0 && o.dimensions[d] != a.dimensions[d])) {
                         fail("request-dimensions", name + " dimension " + std::to_string(d) + " is " +
                                                        std::to_string(a.dimensions[d]) + "; the model's is " +
                                                        std::to_string(o.dimensions[d]) + " (0: unspecified)");
+                        dims_ok = false;
+                    }
+                if (!dims_ok) continue;
                 actual.dimensions = a.dimensions;
             }
             auto size = byte_size(actual);
-            if (!size && side == 0) fail("request-dimensions", name + " has unspecified dimensions; the request must give them");
+            if (!size) fail("request-dimensions", name + " has unspecified dimensions; the request must give them");
             if (a.location.poolIndex >= r.pools.size()) {
                 fail("request-location", name + " is in pool " + std::to_string(a.location.poolIndex) + "; the request has " +
                                              std::to_string(r.pools.size()) + " pools");

@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lowering/json_parse_error.hpp"
+
 namespace nnef::vpu::json_read {
 
 struct JsonReadError : std::runtime_error {
@@ -134,23 +136,9 @@ inline nlohmann::json parse_text(const std::string& text, bool comments = false)
     try {
         return nlohmann::json::parse(text, nullptr, true, comments);
     } catch (const nlohmann::json::parse_error& e) {
-        // Line and column of the byte nlohmann stopped at (1-based).
-        std::size_t line = 1, col = 1;
-        const std::size_t end = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-        for (std::size_t i = 0; i < end; ++i) {
-            if (text[i] == '\n') {
-                ++line;
-                col = 1;
-            } else {
-                ++col;
-            }
-        }
-        std::string what = e.what();
-        // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
-        const auto colon = what.find(": ", what.find("parse error"));
-        std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
-        throw JsonReadError("", "malformed JSON at line " + std::to_string(line) + ", column " + std::to_string(col) +
-                                    ": " + detail);
+        const JsonParseErrorPlace p = json_parse_error_place(e, text);
+        throw JsonReadError("", "malformed JSON at line " + std::to_string(p.line) + ", column " + std::to_string(p.column) +
+                                    ": " + p.detail);
     }
 }
 
