@@ -206,7 +206,7 @@ graph G( x ) -> ( y )
     CHECK_MESSAGE(c.exact(), why << c.summary());
 }
 
-TEST_CASE("export: batch_normalization is MUL then ADD; relu after add fuses") {
+TEST_CASE("export: batch_normalization is MUL then ADD, and a relu after the ADD fuses") {
     auto l = export_text(R"(version 1.0;
 graph G( x ) -> ( y )
 {
