@@ -59,6 +59,7 @@
 #include "exec/kernels/sliding_window.cpp"
 #include "exec/kernels/tensor_intro.cpp"
 
+#include "lowering/attributes.cpp"
 #include "lowering/tosa/interpreter.cpp"
 #include "lowering/tosa/ir.cpp"
 #include "lowering/tosa/from_nnef.cpp"

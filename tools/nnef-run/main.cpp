@@ -27,6 +27,7 @@
 #include "exec/gemm.hpp"
 #include "storage/tensor_file.hpp"
 #ifndef NNEF_EXEC_FLOAT64
+#include "via_nnapi.hpp"
 #include "via_tosa.hpp"
 #endif
 
@@ -82,7 +83,7 @@ struct RunOptions {
     bool cycles_given = false;
     std::uint64_t threads = 2;
     bool time = false, float64 = false, no_quant = false, output_codes = false;
-    std::string via;  // "tosa" or empty
+    std::string via;  // "tosa", "nnapi" or empty
     std::string quant_like;  // "nnef-tools" or empty
 };
 
@@ -146,9 +147,11 @@ void declare_options(cli::Tool& t, RunOptions& r) {
            cli::set_choice(r.quant_like, {"nnef-tools"})});
     o.add({"--threads", "", "N", "threads for the large kernels (default 2)", run, cli::set_uint(r.threads, 1, 256)});
     o.add({"--time", "", "", "print the time of each cycle on stderr", run, cli::set_flag(r.time)});
-    o.add({"--via", "", "tosa", "run the model lowered to TOSA 1.0.1 (PRO-FP) by the TOSA interpreter instead\n"
-           "(same inputs, outputs and options; --dump finds tensors by the TOSA values'\nnames)", run,
-           cli::set_choice(r.via, {"tosa"})});
+    o.add({"--via", "", "tosa|nnapi", "run the model lowered to TOSA 1.0.1 (PRO-FP) by the TOSA interpreter, or\n"
+           "exported as an NNAPI 1.0 model (NHWC; a quantized model as TENSOR_QUANT8_ASYMM)\n"
+           "by the NNAPI interpreter, instead (same inputs, outputs and options; --dump\n"
+           "finds tensors by the TOSA values' names or the NNAPI operands')", run,
+           cli::set_choice(r.via, {"tosa", "nnapi"})});
 }
 
 void print(const Diagnostics& d, const SourceManager& sources) { tool().report(d, sources); }
@@ -361,6 +364,7 @@ int run(int argc, char** argv) {
         if (r.random_weights || !r.quant_like.empty() || r.no_quant || r.output_codes)
             usage_error("FILE.mlir is a TOSA graph with its constants: --random-weights, --quant-like, --no-quant and "
                         "--output-codes apply to NNEF models");
+        if (r.via == "nnapi") usage_error("FILE.mlir is a TOSA graph and runs on the TOSA interpreter; --via nnapi applies to NNEF models");
         r.via = "tosa";
 #ifdef NNEF_EXEC_FLOAT64
         usage_error("FILE.mlir runs on the TOSA interpreter, which computes as the TOSA graph says; it does not combine with --float64");
@@ -419,17 +423,22 @@ int run(int argc, char** argv) {
     eo.simulate_quantization = !r.no_quant;
     if (!r.quant_like.empty()) {
         if (r.no_quant) usage_error("--quant-like says how to simulate graph.quant; it does not combine with --no-quant");
-        if (!r.via.empty()) usage_error("--quant-like applies to the reference executor; it does not combine with --via tosa");
+        if (!r.via.empty()) usage_error("--quant-like applies to the reference executor; it does not combine with --via " + r.via);
         eo.quant_mode = exec::ExecOptions::QuantMode::nnef_tools;
         eo.exact_sums = true;
     }
     std::unique_ptr<run_engine::Engine<exec::TensorValue>> engine;
     if (!r.via.empty()) {
 #ifdef NNEF_EXEC_FLOAT64
-        usage_error("--via tosa computes as the TOSA graph says (float32 here); it does not combine with --float64");
+        usage_error("--via " + r.via + " computes as the " + (r.via == "tosa" ? "TOSA graph" : "NNAPI model") +
+                    " says (float32 here); it does not combine with --float64");
 #else
+        if (r.via == "nnapi" && r.no_quant && std::any_of(g.tensors.begin(), g.tensors.end(), [](const Tensor& t) { return t.quantization != nullptr; }))
+            usage_error("--via nnapi runs a quantized model as NNAPI computes it (TENSOR_QUANT8_ASYMM); it does not combine with --no-quant");
         Diagnostics d;
-        engine = mlir_file ? run_engine::make_tosa_engine(std::move(mlir->graph), g, eo, d) : run_engine::make_tosa_engine(g, eo, d);
+        engine = mlir_file ? run_engine::make_tosa_engine(std::move(mlir->graph), g, eo, d)
+                 : r.via == "nnapi" ? run_engine::make_nnapi_engine(g, eo, d)
+                                    : run_engine::make_tosa_engine(g, eo, d);
         print(d, sources);
         if (!engine) tool().finish(cli::invalid);
 #endif

@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "lowering/attributes.hpp"
 #include "storage/random_data.hpp"
 
 namespace nnef::tosa::from_nnef {
@@ -68,10 +69,7 @@ void Context::begin(const Operation& op) {
 }
 
 bool Context::error(const std::string& code, const std::string& message) {
-    Diagnostic& d = diags_.error(Stage::tosa, code, message, op_ ? op_->provenance.range : SourceRange{});
-    if (op_)
-        for (const CallSite& site : op_->provenance.chain)
-            d.notes.push_back(Note{"in expansion of '" + site.fragment + "'", site.range});
+    lowering::operation_error(diags_, Stage::tosa, code, message, op_);
     return false;
 }
 
@@ -81,10 +79,7 @@ bool Context::refuse(const std::string& why) {
 
 // ---- attributes ------------------------------------------------------------------------------
 
-std::int64_t Context::int_attr(std::string_view name, std::int64_t fallback) const {
-    const nnef::Value* v = op_->attrib(name);
-    return v && v->is_integer() ? v->as_integer() : fallback;
-}
+std::int64_t Context::int_attr(std::string_view name, std::int64_t fallback) const { return lowering::int_attr(*op_, name, fallback); }
 
 double Context::scalar_attr(std::string_view name, double fallback) const {
     const nnef::Value* v = op_->attrib(name);
@@ -99,43 +94,14 @@ bool Context::logical_attr(std::string_view name, bool fallback) const {
 }
 
 std::string Context::string_attr(std::string_view name, const std::string& fallback) const {
-    const nnef::Value* v = op_->attrib(name);
-    return v && v->is_string() ? v->as_string() : fallback;
+    return lowering::string_attr(*op_, name, fallback);
 }
 
-Ints Context::ints_attr(std::string_view name) const {
-    Ints out;
-    const nnef::Value* v = op_->attrib(name);
-    if (v && v->is_list())
-        for (const nnef::Value& item : v->items())
-            if (item.is_integer()) out.push_back(item.as_integer());
-    return out;
-}
+Ints Context::ints_attr(std::string_view name) const { return lowering::ints_attr(*op_, name); }
 
-Pairs Context::pairs_attr(std::string_view name) const {
-    Pairs out;
-    const nnef::Value* v = op_->attrib(name);
-    if (v && v->is_list())
-        for (const nnef::Value& item : v->items())
-            if (item.is_list() && item.size() == 2 && item[0].is_integer() && item[1].is_integer())
-                out.emplace_back(item[0].as_integer(), item[1].as_integer());
-    return out;
-}
+Pairs Context::pairs_attr(std::string_view name) const { return lowering::pairs_attr(*op_, name); }
 
-std::vector<double> Context::scalars_attr(std::string_view name) const {
-    std::vector<double> out;
-    const nnef::Value* v = op_->attrib(name);
-    auto add = [&](const nnef::Value& item) {
-        if (item.is_scalar()) out.push_back(item.as_scalar());
-        else if (item.is_integer()) out.push_back(double(item.as_integer()));
-        else if (item.is_logical()) out.push_back(item.as_logical() ? 1.0 : 0.0);
-    };
-    if (v && v->is_list())
-        for (const nnef::Value& item : v->items()) add(item);
-    else if (v)
-        add(*v);
-    return out;
-}
+std::vector<double> Context::scalars_attr(std::string_view name) const { return lowering::scalars_attr(*op_, name); }
 
 // ---- arguments and results -------------------------------------------------------------------
 

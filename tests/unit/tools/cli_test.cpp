@@ -27,7 +27,8 @@ std::string q(const fs::path& p) { return shell_quote(p.string()); }
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 fs::path sample(const std::string& name) { return nnef_test::source_dir() / "samples" / name; }
 
-const std::vector<std::string> tools = {"nnef-validate", "nnef-flatten", "nnef-info", "nnef-run", "nnef-to-tosa", "nnef-to-vpu"};
+const std::vector<std::string> tools = {"nnef-validate", "nnef-flatten", "nnef-info", "nnef-run", "nnef-to-tosa", "nnef-to-vpu",
+                                        "nnef-to-nnapi"};
 
 // ---- the schemas of docs/json.md and a checker for them ----------------------------------------
 
@@ -320,6 +321,18 @@ TEST_CASE("--format json: every tool's document matches docs/json.md") {
         CHECK(f.code == 1);
         d = document("nnef-to-tosa", f);
         CHECK_FALSE(d.contains("format"));
+    }
+    SUBCASE("nnef-to-nnapi") {
+        const fs::path out = nnef_test::scratch_dir() / "cli-nnapi.json";
+        json d = document("nnef-to-nnapi", run_tool("nnef-to-nnapi", "--format json -o " + q(out) + weights + " " + q(classifier)));
+        CHECK(d.at("model") == out.string());
+        CHECK(d.at("inputs")[0].at("layout") == "NHWC");
+        d = document("nnef-to-nnapi", run_tool("nnef-to-nnapi", "--format json --partial" + weights + " " + q(classifier)));
+        CHECK(d.at("operations").is_array());
+        auto f = run_tool("nnef-to-nnapi", "--format json -o " + q(out) + " " + q(broken));
+        CHECK(f.code == 1);
+        d = document("nnef-to-nnapi", f);
+        CHECK_FALSE(d.contains("model"));
     }
     SUBCASE("nnef-to-vpu") {
         json d = document("nnef-to-vpu", run_tool("nnef-to-vpu", "--format json --simulate" + weights + " " + q(classifier)));

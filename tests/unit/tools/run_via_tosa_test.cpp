@@ -75,7 +75,7 @@ TEST_CASE("nnef-run --via tosa matches the reference executor on the classifier 
 TEST_CASE("nnef-run --via tosa: errors") {
     auto bad = run_tool("nnef-run", q(sample("classifier")) + " --random-weights 1 --input image=random:7 --via mlir");
     CHECK(bad.code == 2);
-    CHECK(has(bad.err, "--via takes 'tosa', not 'mlir'"));
+    CHECK(has(bad.err, "--via takes 'tosa' or 'nnapi', not 'mlir'"));
     auto f64 = run_tool("nnef-run", q(sample("classifier")) + " --random-weights 1 --input image=random:7 --via tosa --float64");
     CHECK(f64.code == 2);
     CHECK(has(f64.err, "does not combine with --float64"));

@@ -1,0 +1,321 @@
+// Unit tests of the NNAPI export (lowering/nnapi/from_nnef.hpp): the operations and layouts each
+// NNEF operation becomes, fusion, the quantized form, refusals with their messages, the
+// getSupportedOperations listing; and numerics: the exported model run by the NNAPI interpreter
+// against nnef-run's executor on the same inputs and random weights.
+#include <doctest/doctest.h>
+
+#include "common/compare.hpp"
+#include "test_support.hpp"
+
+#include <nnef/nnef.hpp>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "exec/executor.hpp"
+#include "lowering/nnapi/from_nnef.hpp"
+#include "lowering/nnapi/interpreter.hpp"
+#include "lowering/nnapi/model.hpp"
+
+namespace nnapi_export_test {
+
+using namespace nnef;
+
+struct Loaded {
+    Session session;
+    std::optional<nnapi::Exported> exported;
+    Diagnostics diags;
+    std::string messages;
+};
+
+std::unique_ptr<Loaded> export_text(const std::string& text, const std::string& quant = "") {
+    auto l = std::make_unique<Loaded>();
+    const bool loaded = quant.empty() ? l->session.load_text("test.nnef", text) : l->session.load_text("test.nnef", text, "graph.quant", quant);
+    REQUIRE_MESSAGE(loaded, "the test document does not load");
+    nnapi::ExportOptions eo;
+    eo.random_weights = 1;
+    l->exported = nnapi::export_model(*l->session.graph(), eo, l->diags);
+    if (l->exported) nnapi::validate(l->exported->model, l->diags);
+    for (const Diagnostic& d : l->diags) l->messages += render(d, l->session.sources(), false);
+    return l;
+}
+
+std::map<std::string, int> histogram(const nnapi::Model& m) {
+    std::map<std::string, int> h;
+    for (const nnapi::Operation& op : m.operations) ++h[nnapi::to_string(op.type)];
+    return h;
+}
+
+// The last input of operation i (its fused activation code), as an int32 scalar constant.
+std::int32_t activation(const nnapi::Model& m, std::size_t i) {
+    const nnapi::Operand& o = m.operands.at(m.operations.at(i).inputs.back());
+    auto bytes = nnapi::constant_bytes(m, o);
+    REQUIRE(bytes);
+    std::int32_t v = 0;
+    std::copy(bytes->begin(), bytes->begin() + 4, reinterpret_cast<std::uint8_t*>(&v));
+    return v;
+}
+
+// The exported model run by the NNAPI interpreter against nnef-run's executor (same random input
+// and weights, graph.quant simulated); the comparison of the first output.
+nnef_test::Comparison run_both(Loaded& l, std::string& why) {
+    nnef_test::Comparison c;
+    const Graph& g = *l.session.graph();
+    exec::ExecOptions eo;
+    eo.random_weights = 1;
+    auto ex = exec::Executor::create(g, eo);
+    REQUIRE(ex);
+    std::vector<nnapi::Tensor> inputs;
+    for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+        const Tensor& t = *g.tensor(g.inputs[i]);
+        const exec::TensorValue v = exec::random_tensor(t.dtype, *t.shape, 11 + i);
+        Diagnostics d;
+        REQUIRE((*ex.value)->set_input(t.name, v, d));
+        std::optional<storage::QuantParams> p;
+        if (t.quantization) p = *storage::quant_params(*t.quantization, t.name).value;
+        inputs.push_back(nnapi::to_operand_value(l.exported->model, l.exported->inputs[i], *t.shape, v.to_doubles(), p ? &*p : nullptr));
+    }
+    Diagnostics d;
+    REQUIRE((*ex.value)->run(d));
+    std::optional<std::vector<nnapi::Tensor>> outs = nnapi::run(l.exported->model, inputs, d);
+    for (const Diagnostic& x : d) why += render(x, l.session.sources(), false);
+    if (!outs) return c;
+    const Tensor& t = *g.tensor(g.outputs[0]);
+    std::optional<storage::QuantParams> p;
+    if (t.quantization) p = *storage::quant_params(*t.quantization, t.name).value;
+    const std::vector<double> got = nnapi::from_operand_value(l.exported->outputs[0], *t.shape, outs->at(0), p ? &*p : nullptr);
+    c.add(got, (*ex.value)->tensor(t.name)->to_doubles());
+    return c;
+}
+
+const std::string conv_relu = R"(version 1.0;
+graph G( x ) -> ( y )
+{
+    x = external<scalar>(shape = [1, 3, 8, 8]);
+    w = variable<scalar>(shape = [4, 3, 3, 3], label = 'w');
+    b = variable<scalar>(shape = [1, 4], label = 'b');
+    c = conv(x, w, b, padding = [(1, 1), (1, 1)], stride = [2, 2]);
+    y = relu(c);
+}
+)";
+
+}  // namespace nnapi_export_test
+
+using namespace nnapi_export_test;
+
+TEST_SUITE("nnapi") {
+
+TEST_CASE("export: conv + relu is one CONV_2D with the RELU code, NHWC, filter [O, H, W, I]") {
+    auto l = export_text(conv_relu);
+    REQUIRE_MESSAGE(l->exported, l->messages);
+    const nnapi::Model& m = l->exported->model;
+    REQUIRE(m.operations.size() == 1);
+    CHECK(m.operations[0].type == nnapi::OperationType::CONV_2D);
+    CHECK(m.operations[0].inputs.size() == 10);
+    CHECK(activation(m, 0) == int(nnapi::FusedActivationFunc::RELU));
+    CHECK(m.operands.at(m.inputIndexes[0]).dimensions == std::vector<std::uint32_t>{1, 8, 8, 3});
+    CHECK(m.operands.at(m.operations[0].inputs[1]).dimensions == std::vector<std::uint32_t>{4, 3, 3, 3});
+    CHECK(m.operands.at(m.outputIndexes[0]).dimensions == std::vector<std::uint32_t>{1, 4, 4, 4});
+    CHECK(l->exported->outputs[0].nhwc);
+    std::string why;
+    const nnef_test::Comparison c = run_both(*l, why);
+    CHECK_MESSAGE(c.rel_l2_within(1e-6), why << c.summary());
+}
+
+TEST_CASE("export: depthwise conv, clamp(0, 6) fused as RELU6, mean_reduce as AVERAGE_POOL_2D, flatten + linear") {
+    auto l = export_text(R"(version 1.0;
+graph G( x ) -> ( y )
+{
+    x = external<scalar>(shape = [1, 4, 6, 6]);
+    w = variable<scalar>(shape = [8, 1, 3, 3], label = 'w');
+    c = conv(x, w, 0.0, padding = [(1, 1), (1, 1)], groups = 4);
+    r = clamp(c, 0.0, 6.0);
+    p = max_pool(r, size = [1, 1, 2, 2], stride = [1, 1, 2, 2], border = 'ignore');
+    f = reshape(p, shape = [1, 72]);
+    fw = variable<scalar>(shape = [5, 72], label = 'fw');
+    fb = variable<scalar>(shape = [1, 5], label = 'fb');
+    y = linear(f, fw, fb);
+}
+)");
+    REQUIRE_MESSAGE(l->exported, l->messages);
+    const nnapi::Model& m = l->exported->model;
+    const auto h = histogram(m);
+    CHECK(h.at("DEPTHWISE_CONV_2D") == 1);
+    CHECK(h.at("MAX_POOL_2D") == 1);
+    CHECK(h.at("RESHAPE") == 1);
+    CHECK(h.at("FULLY_CONNECTED") == 1);
+    CHECK(h.size() == 4);  // no RELU6 of its own
+    CHECK(activation(m, 0) == int(nnapi::FusedActivationFunc::RELU6));
+    CHECK(m.operands.at(m.operations[0].inputs[1]).dimensions == std::vector<std::uint32_t>{1, 3, 3, 8});
+    std::string why;
+    const nnef_test::Comparison c = run_both(*l, why);
+    CHECK_MESSAGE(c.rel_l2_within(1e-6), why << c.summary());
+
+    auto mean = export_text(R"(version 1.0;
+graph G( x ) -> ( y )
+{
+    x = external<scalar>(shape = [1, 4, 5, 5]);
+    m = mean_reduce(x, axes = [2, 3]);
+    y = reshape(m, shape = [1, 4]);
+}
+)");
+    REQUIRE_MESSAGE(mean->exported, mean->messages);
+    CHECK(mean->exported->model.operations.front().type == nnapi::OperationType::AVERAGE_POOL_2D);
+    const nnef_test::Comparison cm = run_both(*mean, why);
+    CHECK_MESSAGE(cm.rel_l2_within(1e-6), why << cm.summary());
+}
+
+TEST_CASE("export: avg_pool with border 'ignore' and padding is AVERAGE_POOL_2D with explicit padding") {
+    auto l = export_text(R"(version 1.0;
+graph G( x ) -> ( y )
+{
+    x = external<scalar>(shape = [1, 2, 5, 5]);
+    y = avg_pool(x, size = [1, 1, 3, 3], stride = [1, 1, 2, 2], padding = [(0, 0), (0, 0), (1, 1), (1, 1)], border = 'ignore');
+}
+)");
+    REQUIRE_MESSAGE(l->exported, l->messages);
+    REQUIRE(l->exported->model.operations.size() == 1);
+    CHECK(l->exported->model.operations[0].type == nnapi::OperationType::AVERAGE_POOL_2D);
+    CHECK(l->exported->model.operations[0].inputs.size() == 10);
+    std::string why;
+    const nnef_test::Comparison c = run_both(*l, why);
+    CHECK_MESSAGE(c.rel_l2_within(1e-6), why << c.summary());
+}
+
+TEST_CASE("export: a channel shuffle and channel slices become 1x1 CONV_2D selections") {
+    auto l = export_text(R"(version 1.0;
+graph G( x ) -> ( y )
+{
+    x = external<scalar>(shape = [1, 6, 3, 3]);
+    r = reshape(x, shape = [1, 2, 3, 3, 3]);
+    t = transpose(r, axes = [0, 2, 1, 3, 4]);
+    s = reshape(t, shape = [1, 6, 3, 3]);
+    a = slice(s, axes = [1], begin = [0], end = [3]);
+    b = slice(s, axes = [1], begin = [3], end = [6]);
+    y = add(a, b);
+}
+)");
+    REQUIRE_MESSAGE(l->exported, l->messages);
+    const auto h = histogram(l->exported->model);
+    CHECK(h.at("CONV_2D") == 2);
+    CHECK(h.at("ADD") == 1);
+    std::string why;
+    const nnef_test::Comparison c = run_both(*l, why);
+    CHECK_MESSAGE(c.exact(), why << c.summary());
+}
+
+TEST_CASE("export: batch_normalization is MUL then ADD, and a relu after the ADD fuses") {
+    auto l = export_text(R"(version 1.0;
+graph G( x ) -> ( y )
+{
+    x = external<scalar>(shape = [1, 3, 4, 4]);
+    m = variable<scalar>(shape = [1, 3], label = 'm');
+    v = variable<scalar>(shape = [1, 3], label = 'v');
+    o = variable<scalar>(shape = [1, 3], label = 'o');
+    s = variable<scalar>(shape = [1, 3], label = 's');
+    n = batch_normalization(x, m, v, o, s, epsilon = 0.001);
+    y = relu(n);
+}
+)");
+    REQUIRE_MESSAGE(l->exported, l->messages);
+    const nnapi::Model& m = l->exported->model;
+    REQUIRE(m.operations.size() == 2);
+    CHECK(m.operations[0].type == nnapi::OperationType::MUL);
+    CHECK(m.operations[1].type == nnapi::OperationType::ADD);
+    CHECK(activation(m, 1) == int(nnapi::FusedActivationFunc::RELU));
+    std::string why;
+    const nnef_test::Comparison c = run_both(*l, why);
+    CHECK_MESSAGE(c.rel_l2_within(1e-6), why << c.summary());
+}
+
+TEST_CASE("export: a quantized graph becomes TENSOR_QUANT8_ASYMM with shifted codes and the bias rule") {
+    const std::string quant = R"(
+"x": zero_point_linear_quantize(zero_point = -5, scale = 0.03, bits = 8, signed = true, symmetric = false);
+"w": zero_point_linear_quantize(zero_point = 0, scale = 0.01, bits = 8, signed = true, symmetric = true);
+"c": zero_point_linear_quantize(zero_point = 3, scale = 0.05, bits = 8, signed = true, symmetric = false);
+"y": zero_point_linear_quantize(zero_point = -128, scale = 0.025, bits = 8, signed = true, symmetric = false);
+)";
+    auto l = export_text(conv_relu, quant);
+    REQUIRE_MESSAGE(l->exported, l->messages);
+    const nnapi::Model& m = l->exported->model;
+    for (const nnapi::Operand& o : m.operands)
+        CHECK((o.type == nnapi::OperandType::TENSOR_QUANT8_ASYMM || o.type == nnapi::OperandType::TENSOR_INT32 ||
+               o.type == nnapi::OperandType::INT32));
+    const nnapi::Operand& in = m.operands.at(m.inputIndexes[0]);
+    CHECK(in.zeroPoint == 123);
+    CHECK(in.scale == doctest::Approx(0.03));
+    // conv onto c's grid, then the relu onto y's grid: an identity DEPTHWISE_CONV_2D with RELU
+    REQUIRE(m.operations.size() == 2);
+    CHECK(m.operations[0].type == nnapi::OperationType::CONV_2D);
+    CHECK(m.operations[1].type == nnapi::OperationType::DEPTHWISE_CONV_2D);
+    CHECK(activation(m, 1) == int(nnapi::FusedActivationFunc::RELU));
+    const nnapi::Operand& bias = m.operands.at(m.operations[0].inputs[2]);
+    CHECK(bias.type == nnapi::OperandType::TENSOR_INT32);
+    CHECK(bias.scale == in.scale * m.operands.at(m.operations[0].inputs[1]).scale);
+    CHECK(m.operands.at(m.operations[0].inputs[1]).zeroPoint == 128);
+    std::string why;
+    const nnef_test::Comparison c = run_both(*l, why);
+    // within one code of y's grid
+    CHECK_MESSAGE(c.max_abs_within(0.025 * 1.0001), why << c.summary());
+}
+
+TEST_CASE("export: what NNAPI 1.0 cannot express is refused with the operation, its line and why") {
+    struct Case {
+        const char* name;
+        std::string text;
+        const char* message;
+    };
+    const std::string head = "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external<scalar>(shape = [1, 4, 6, 6]);\n";
+    const std::vector<Case> cases = {
+        {"groups", head + "    w = variable<scalar>(shape = [4, 2, 3, 3], label = 'w');\n    y = conv(x, w, 0.0, groups = 2);\n}\n",
+         "test.nnef:6:9: error[nnapi]: operation 'conv' cannot be expressed in NNAPI 1.0: groups = 2"},
+        {"dilation", head + "    w = variable<scalar>(shape = [4, 4, 3, 3], label = 'w');\n    y = conv(x, w, 0.0, dilation = [2, 2]);\n}\n",
+         "test.nnef:6:9: error[nnapi]: operation 'conv' cannot be expressed in NNAPI 1.0: its dilation is 2, 2"},
+        {"border", head + "    y = avg_pool(x, size = [1, 1, 3, 3], padding = [(0, 0), (0, 0), (1, 1), (1, 1)], border = 'constant');\n}\n",
+         "operation 'avg_pool' cannot be expressed in NNAPI 1.0: border 'constant' with padding"},
+        {"no operation", head + "    y = exp(x);\n}\n", "operation 'exp' cannot be expressed in NNAPI 1.0: NNAPI 1.0 has no operation that computes it"},
+        {"transpose", head + "    y = transpose(x, axes = [0, 2, 3, 1]);\n}\n",
+         "operation 'transpose' cannot be expressed in NNAPI 1.0: 'y' (made by 'transpose') rearranges an activation other than by picking channels"},
+        {"rank 5", head + "    y = reshape(x, shape = [1, 2, 2, 6, 6]);\n}\n", "'y' (made by 'reshape') has rank 5 (NNAPI 1.0 tensors have rank 4 at most)"},
+    };
+    for (const Case& k : cases) {
+        CAPTURE(k.name);
+        auto l = export_text(k.text);
+        CHECK_FALSE(l->exported);
+        CHECK_MESSAGE(l->messages.find(k.message) != std::string::npos, l->messages);
+    }
+}
+
+TEST_CASE("supported_operations answers per operation, judging each alone") {
+    Session s;
+    REQUIRE(s.load_text("test.nnef", R"(version 1.0;
+graph G( x ) -> ( y )
+{
+    x = external<scalar>(shape = [1, 4, 6, 6]);
+    a = relu(x);
+    b = exp(a);
+    y = relu(b);
+}
+)"));
+    nnapi::ExportOptions eo;
+    const std::vector<nnapi::OperationSupport> list = nnapi::supported_operations(*s.graph(), eo);
+    REQUIRE(list.size() == 4);
+    CHECK(list[0].op == "external");
+    CHECK(list[0].supported);
+    CHECK(list[1].supported);
+    CHECK_FALSE(list[2].supported);
+    CHECK(list[2].why.find("NNAPI 1.0 has no operation") != std::string::npos);
+    CHECK(list[3].supported);
+    CHECK(s.sources().begin(list[2].range).line == 6);
+}
+
+TEST_CASE("every exported operation is a standard NNEF operation") {
+    for (const std::string& op : nnapi::exported_operations()) {
+        CAPTURE(op);
+        CHECK(OpRegistry::standard().find(op) != nullptr);
+    }
+}
+
+}  // TEST_SUITE
