@@ -100,8 +100,10 @@ std::vector<std::int64_t> per_channel(const ShaveParams& p, const char* key, std
     if (it != p.attrs.end() && it->is_number_integer()) v.push_back(it->get<std::int64_t>());
     else if (it != p.attrs.end() && it->is_array())
         for (const auto& x : *it) {
-            if (!x.is_number_integer()) v.clear();
-            if (!x.is_number_integer()) break;
+            if (!x.is_number_integer()) {
+                v.clear();
+                break;
+            }
             v.push_back(x.get<std::int64_t>());
         }
     if (v.empty() || (v.size() != 1 && std::int64_t(v.size()) != channels))
@@ -130,7 +132,7 @@ void run_shave(Memories& mem, const Task& t) {
         if (const auto kind = tosa::op_kind_from_mnemonic(k)) return run_tosa_kernel(mem, t, *kind);
         throw ValueError{"the simulator has no arithmetic for SHAVE kernel '" + k + "' (docs/vpu.md lists the kernels)"};
     }
-    if (t.writes.empty()) need(t.reads.size(), 1);
+    if (t.writes.empty()) throw ValueError{where + " writes no box"};
     const Access& out_a = t.writes[0];
     const DType ct = compute_type(mem.buffer(out_a.buffer).dtype);
     KernelGraph kg(where);
