@@ -244,6 +244,13 @@ std::optional<OpKind> op_kind_from_string(std::string_view s) {
     return std::nullopt;
 }
 
+std::optional<OpKind> op_kind_from_mnemonic(std::string_view s) {
+    using namespace tosa_ir_cpp;
+    for (const OpInfo& info : op_table())
+        if (info.mnemonic == s) return info.kind;
+    return std::nullopt;
+}
+
 // ---- operators and graphs --------------------------------------------------------------------
 
 const Attr* Op::attr(AttrName n) const {

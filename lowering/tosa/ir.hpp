@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -143,6 +144,7 @@ struct OpInfo {
 const OpInfo& op_info(OpKind);
 const char* to_string(OpKind);  // the spec's name
 std::optional<OpKind> op_kind_from_string(std::string_view spec_name);
+std::optional<OpKind> op_kind_from_mnemonic(std::string_view mnemonic);  // "depthwise_conv2d"
 
 // ---- the graph -------------------------------------------------------------------------------
 
@@ -282,6 +284,29 @@ inline double number_item(const ConstData& c, std::int64_t i) {
     if (auto v = float_item(c, i)) return *v;
     if (auto v = int_item(c, i)) return static_cast<double>(*v);
     return std::numeric_limits<double>::quiet_NaN();
+}
+// Sets item i of a constant to the number v: an integer type (bool as 0 / 1) takes v when it is an
+// integer within the type's range; a floating-point type takes v rounded to nearest (the 16-bit
+// formats through fp32). False, the item unchanged, when v is no item of the type.
+inline bool set_number_item(ConstData& c, std::int64_t i, double v) {
+    // an integer item of type T in [lo, hi]
+    auto integer = [&](auto* items, double lo, double hi) {
+        if (!(v >= lo && v <= hi) || static_cast<double>(static_cast<std::int64_t>(v)) != v) return false;
+        items[i] = static_cast<std::remove_pointer_t<decltype(items)>>(v);
+        return true;
+    };
+    switch (c.type.dtype) {
+        case DType::fp32: c.mutable_items<float>()[i] = static_cast<float>(v); return true;
+        case DType::fp16: c.mutable_items<std::uint16_t>()[i] = fp32_to_fp16(static_cast<float>(v)); return true;
+        case DType::bf16: c.mutable_items<std::uint16_t>()[i] = fp32_to_bf16(static_cast<float>(v)); return true;
+        case DType::bool_: return integer(c.mutable_items<std::uint8_t>(), 0, 1);
+        case DType::i8: return integer(c.mutable_items<std::int8_t>(), -128, 127);
+        case DType::i16: return integer(c.mutable_items<std::int16_t>(), -32768, 32767);
+        case DType::i32: return integer(c.mutable_items<std::int32_t>(), -2147483648.0, 2147483647.0);
+        case DType::i48:
+        case DType::shape: return integer(c.mutable_items<std::int64_t>(), -140737488355328.0, 140737488355327.0);
+        default: return false;
+    }
 }
 
 }  // namespace nnef::tosa

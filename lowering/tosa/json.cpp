@@ -75,6 +75,7 @@ json constant(const ConstPtr& c, const JsonOptions& opt) {
 }
 
 json attr_json(const Attr& a, const AttrSpec& spec, const JsonOptions& opt) {
+    // an integer CLAMP's bounds are integers (ops.def: num is int64 for integer element types)
     switch (spec.kind) {
         case AttrKind::i32: return std::get<std::int64_t>(a);
         case AttrKind::boolean: return std::get<bool>(a);
@@ -97,9 +98,7 @@ json attr_json(const Attr& a, const AttrSpec& spec, const JsonOptions& opt) {
 
 // ---- reading ---------------------------------------------------------------------------------
 
-struct Bad : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+using Bad = JsonError;
 
 [[noreturn]] void bad(const std::string& where, const std::string& what) {
     throw Bad((where.empty() ? std::string("/") : where) + ": " + what);
@@ -335,6 +334,56 @@ Graph read_graph(const json& j) {
 }
 
 }  // namespace tosa_json_cpp
+
+nlohmann::json attribute_to_json(const Attr& a, const AttrSpec& spec, const JsonOptions& options) {
+    return tosa_json_cpp::attr_json(a, spec, options);
+}
+
+Attr attribute_from_json(const nlohmann::json& j, const AttrSpec& spec, const std::string& where, std::size_t block_count) {
+    return tosa_json_cpp::read_attr(j, spec, block_count, where);
+}
+
+nlohmann::json constant_to_values_json(const ConstData& c) {
+    using namespace tosa_json_cpp;
+    json values = json::array();
+    const std::int64_t n = c.type.volume();
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (auto v = int_item(c, i)) values.push_back(*v);
+        else values.push_back(number(number_item(c, i)));
+    }
+    return json{{"dtype", to_string(c.type.dtype)}, {"shape", c.type.shape}, {"values", std::move(values)}};
+}
+
+ConstPtr constant_from_values_json(const nlohmann::json& j, const std::string& where) {
+    using namespace tosa_json_cpp;
+    if (!j.is_object()) bad(where, "expected {\"dtype\", \"shape\", \"values\"}");
+    for (auto it = j.begin(); it != j.end(); ++it)
+        if (it.key() != "dtype" && it.key() != "shape" && it.key() != "values") bad(where, "unknown field \"" + it.key() + "\"");
+    TensorType t;
+    t.dtype = dtype(member(j, "dtype", where), where + "/dtype");
+    if (t.dtype == DType::bf16) bad(where + "/dtype", "not a type of a task's constant");
+    t.shape = integers(member(j, "shape", where), where + "/shape");
+    double volume = 1;
+    for (std::int64_t e : t.shape) {
+        if (e < 0) bad(where + "/shape", "negative extent");
+        volume *= static_cast<double>(e);
+    }
+    const json& values = member(j, "values", where);
+    if (!values.is_array() || static_cast<double>(values.size()) != volume)
+        bad(where + "/values", "expected an array of " + std::to_string(static_cast<std::uint64_t>(volume)) + " items (the shape's)");
+    auto c = ConstData::allocate(t);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const std::string w = where + "/values/" + std::to_string(i);
+        const json& x = values[i];
+        double v;
+        if (x.is_boolean() && t.dtype == DType::bool_) v = x.get<bool>() ? 1 : 0;
+        else if (is_float(t.dtype)) v = read_number(x, w);
+        else if (x.is_number_integer()) v = static_cast<double>(x.get<std::int64_t>());
+        else bad(w, std::string("expected an integer (") + to_string(t.dtype) + ")");
+        if (!set_number_item(*c, static_cast<std::int64_t>(i), v)) bad(w, std::string("not a value of ") + to_string(t.dtype));
+    }
+    return c;
+}
 
 nlohmann::json to_json(const Graph& g, const JsonOptions& opt) {
     using namespace tosa_json_cpp;

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -32,5 +33,30 @@ nlohmann::json to_json(const Graph& g, const JsonOptions& options = {});
 // JSON pointer of the problem in the message) and returns nothing. `source` names the input in
 // messages.
 std::optional<Graph> graph_from_json(const nlohmann::json& j, Diagnostics& diags, const std::string& source = "TOSA JSON");
+
+// ---- the codec of one attribute and of a constant: the one JSON form of TOSA attributes and
+// constants, which the VPU side (the task list's SHAVE params, docs/vpu.md; the VPU IR text,
+// docs/vpu-compiler.md) uses too.
+
+// Thrown by the readers below: what() is "POINTER: what was expected" (POINTER the `where` given).
+struct JsonError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// An attribute of kind spec.kind: integers, booleans, integer arrays, numbers (the strings "inf",
+// "-inf", "nan" for what JSON cannot hold; an integer CLAMP bound as an integer), enumerators and
+// element types by name, a constant as {"type", "shape", "data": HEX}, a block as {"block": N}.
+nlohmann::json attribute_to_json(const Attr& a, const AttrSpec& spec, const JsonOptions& options = {});
+// Reads what attribute_to_json writes; `block_count` bounds a block reference (the main block,
+// 0, is none). Throws JsonError naming `where`.
+Attr attribute_from_json(const nlohmann::json& j, const AttrSpec& spec, const std::string& where, std::size_t block_count = 0);
+
+// A constant as numbers: {"dtype": "i8", "shape": [1], "values": [0]} (the task list's form of a
+// SHAVE kernel's constant operands; "dtype": "shape" for a shape_t value). Values are exact for
+// every integer type; float items are written as numbers (non-finite ones as "inf", "-inf", "nan").
+nlohmann::json constant_to_values_json(const ConstData& c);
+// Reads that form: every item must be a value of the dtype (an integer in its range, a bool as
+// true / false or 0 / 1, a number or "inf" / "-inf" / "nan" for the float types). Throws JsonError.
+ConstPtr constant_from_values_json(const nlohmann::json& j, const std::string& where);
 
 }  // namespace nnef::tosa

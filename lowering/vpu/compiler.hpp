@@ -17,9 +17,13 @@
 
 namespace nnef::vpu {
 
+// The name of the module as compile() builds it from the TOSA graph, before the first pass
+// (print_after: the input of assign-executors as IR text).
+inline constexpr const char* import_name = "import";
+
 struct CompileOptions {
     bool verify_each = true;
-    std::set<std::string> print_after;  // pass names, or "all"
+    std::set<std::string> print_after;  // pass names, import_name, or "all"
     std::function<void(const std::string& pass, const std::string& text)> print;
 };
 

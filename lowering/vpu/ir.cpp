@@ -2,7 +2,11 @@
 // parameters as the task list writes them.
 #include "lowering/vpu/ir.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <stdexcept>
+
+#include "lowering/tosa/json.hpp"
 
 namespace nnef::vpu::ir {
 
@@ -89,22 +93,14 @@ std::string Layer::op_name() const {
 
 namespace vpu_ir_cpp {
 
-// An attribute as the TOSA kernel's params name it (docs/vpu.md: enumerators by name).
-nlohmann::json attribute_json(const tosa::Attr& value) {
-    if (const auto* b = std::get_if<bool>(&value)) return *b;
-    if (const auto* i = std::get_if<std::int64_t>(&value)) return *i;
-    if (const auto* d = std::get_if<double>(&value)) return *d;
-    if (const auto* v = std::get_if<std::vector<std::int64_t>>(&value)) return *v;
-    if (const auto* a = std::get_if<tosa::AccType>(&value)) return tosa::to_string(*a);
-    if (const auto* n = std::get_if<tosa::NanMode>(&value)) return tosa::to_string(*n);
-    if (const auto* r = std::get_if<tosa::RoundingMode>(&value)) return tosa::to_string(*r);
-    if (const auto* z = std::get_if<tosa::ResizeMode>(&value)) return tosa::to_string(*z);
-    return nullptr;  // assign-executors refuses every other kind
-}
-
 nlohmann::json one_or_many(const std::vector<std::int64_t>& v) { return v.size() == 1 ? nlohmann::json(v[0]) : nlohmann::json(v); }
 
 }  // namespace vpu_ir_cpp
+
+const tosa::AttrSpec* ShaveKernel::attribute_spec(tosa::AttrName attribute) const {
+    const auto kind = tosa::op_kind_from_mnemonic(name);
+    return kind ? tosa::op_info(*kind).attribute(attribute) : nullptr;
+}
 
 nlohmann::json ShaveKernel::params_json() const {
     using namespace vpu_ir_cpp;
@@ -126,13 +122,22 @@ nlohmann::json ShaveKernel::params_json() const {
     }
     if (!attributes.empty()) {
         nlohmann::json a = nlohmann::json::object();
-        for (const auto& [name, value] : attributes) a[tosa::to_string(name)] = attribute_json(value);
+        for (const auto& [attr, value] : attributes) {
+            const tosa::AttrSpec* spec = attribute_spec(attr);
+            // assign-executors takes the attributes from the TOSA operator of this mnemonic, and
+            // read_text refuses others: a missing spec is a bug of the caller
+            if (!spec) throw std::logic_error("SHAVE kernel '" + name + "' has no attribute '" + tosa::to_string(attr) + "'");
+            a[tosa::to_string(attr)] = tosa::attribute_to_json(value, *spec);  // the TOSA codec (lowering/tosa/json.hpp)
+        }
         p["attributes"] = std::move(a);
     }
     if (!shape_constants.empty()) {
         nlohmann::json c = nlohmann::json::object();
-        for (const auto& [name, values] : shape_constants)
-            c[name] = {{"dtype", "shape"}, {"shape", {std::int64_t(values.size())}}, {"values", values}};
+        for (const auto& [argument, values] : shape_constants) {
+            auto data = tosa::ConstData::allocate({tosa::DType::shape, {std::int64_t(values.size())}});
+            std::copy(values.begin(), values.end(), data->mutable_items<std::int64_t>());
+            c[argument] = tosa::constant_to_values_json(*data);
+        }
         p["constants"] = std::move(c);
     }
     if (axis) p["axis"] = *axis;

@@ -83,7 +83,11 @@ struct ShaveKernel {
     std::vector<std::pair<tosa::AttrName, tosa::Attr>> attributes;
     std::vector<std::pair<std::string, std::vector<std::int64_t>>> shape_constants;
 
+    // The task list's params: TOSA attributes and constants in lowering/tosa/json.hpp's form.
     nlohmann::json params_json() const;
+    // The spec of attribute `attribute` of the TOSA operator this kernel is named after; null when
+    // the name is no TOSA mnemonic or the operator has no such attribute.
+    const tosa::AttrSpec* attribute_spec(tosa::AttrName attribute) const;
 };
 
 struct Layer {

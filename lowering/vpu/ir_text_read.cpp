@@ -166,13 +166,6 @@ E enumeration(const Node& n, int count) {
     }
     n.fail("one of " + names);
 }
-template <class E>
-E tosa_enumeration(const Node& n, int count) {
-    const std::string s = n.string();
-    for (int i = 0; i < count; ++i)
-        if (s == tosa::to_string(E(i))) return E(i);
-    n.fail("a TOSA enumeration value");
-}
 
 DataType dtype(const Node& n) {
     const auto d = data_type_from_string(n.string());
@@ -223,21 +216,6 @@ NceParams nce(const Node& n) {
     return p;
 }
 
-tosa::Attr attribute(const Node& n) {
-    if (n.size() != 2) n.fail("[kind, value]");
-    const std::string kind = n.at(0).string();
-    const Node v = n.at(1);
-    if (kind == "bool") return v.boolean();
-    if (kind == "int") return integer(v);
-    if (kind == "float") return number(v);
-    if (kind == "ints") return integers(v);
-    if (kind == "acc") return tosa_enumeration<tosa::AccType>(v, 4);
-    if (kind == "nan") return tosa_enumeration<tosa::NanMode>(v, 2);
-    if (kind == "round") return tosa_enumeration<tosa::RoundingMode>(v, 3);
-    if (kind == "resize") return tosa_enumeration<tosa::ResizeMode>(v, 2);
-    n.at(0).fail("an attribute kind (bool, int, float, ints, acc, nan, round, resize)");
-}
-
 ShaveKernel shave(const Node& n) {
     n.expect_object({"name", "axis", "clamp_float", "clamp_int", "rescale", "attributes", "shape_constants"});
     ShaveKernel k;
@@ -258,13 +236,21 @@ ShaveKernel shave(const Node& n) {
         x.double_round = r.field("double_round").boolean();
         k.rescale = std::move(x);
     }
+    // the TOSA attributes of the operator the kernel is named after, decoded by lowering/tosa/json.hpp
     const Node a = n.field("attributes");
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const Node p = a.at(i);
-        if (p.size() != 2) p.fail("[name, [kind, value]]");
-        const auto name = tosa::attr_name_from_string(p.at(0).string());
-        if (!name) p.at(0).fail("a TOSA attribute name");
-        k.attributes.emplace_back(*name, attribute(p.at(1)));
+    if (!a.json().is_object()) a.fail("an object");
+    for (auto it = a.json().begin(); it != a.json().end(); ++it) {
+        const Node v = a.field(it.key());
+        const auto name = tosa::attr_name_from_string(it.key());
+        const tosa::AttrSpec* spec = name ? k.attribute_spec(*name) : nullptr;
+        if (!spec) v.fail_message("'" + it.key() + "' is no attribute of a TOSA operator named '" + k.name + "'");
+        try {
+            k.attributes.emplace_back(*name, tosa::attribute_from_json(v.json(), *spec, v.pointer()));
+        } catch (const tosa::JsonError& e) {
+            // "POINTER: what": the pointer is v's (or one inside it)
+            const std::string m = e.what(), at = v.pointer() + ": ";
+            v.fail_message(m.compare(0, at.size(), at) == 0 ? m.substr(at.size()) : m);
+        }
     }
     const Node s = n.field("shape_constants");
     for (std::size_t i = 0; i < s.size(); ++i) {

@@ -63,19 +63,6 @@ J nce(const NceParams& p) {
     return j;
 }
 
-// A SHAVE kernel's TOSA attribute as [kind, value] (the kinds assign-executors passes on).
-J attribute(const tosa::Attr& a) {
-    if (const auto* b = std::get_if<bool>(&a)) return {"bool", *b};
-    if (const auto* i = std::get_if<std::int64_t>(&a)) return {"int", *i};
-    if (const auto* d = std::get_if<double>(&a)) return {"float", number(*d)};
-    if (const auto* v = std::get_if<std::vector<std::int64_t>>(&a)) return {"ints", *v};
-    if (const auto* x = std::get_if<tosa::AccType>(&a)) return {"acc", tosa::to_string(*x)};
-    if (const auto* x = std::get_if<tosa::NanMode>(&a)) return {"nan", tosa::to_string(*x)};
-    if (const auto* x = std::get_if<tosa::RoundingMode>(&a)) return {"round", tosa::to_string(*x)};
-    if (const auto* x = std::get_if<tosa::ResizeMode>(&a)) return {"resize", tosa::to_string(*x)};
-    return {"unsupported", tosa::to_string(a)};  // assign-executors refuses these; the reader too
-}
-
 J shave(const ShaveKernel& k) {
     J j{{"name", k.name}};
     j["axis"] = k.axis ? J(*k.axis) : J();
@@ -89,8 +76,12 @@ J shave(const ShaveKernel& k) {
                          {"double_round", k.rescale->double_round}};
     else
         j["rescale"] = J();
-    J attrs = J::array();
-    for (const auto& [name, value] : k.attributes) attrs.push_back({tosa::to_string(name), attribute(value)});
+    // the TOSA attributes as the task list's params write them (lowering/tosa/json.hpp)
+    J attrs = J::object();
+    for (const auto& [name, value] : k.attributes) {
+        const tosa::AttrSpec* spec = k.attribute_spec(name);
+        attrs[tosa::to_string(name)] = spec ? J(tosa::attribute_to_json(value, *spec)) : J(tosa::to_string(value));  // read_text refuses the latter
+    }
     j["attributes"] = std::move(attrs);
     J consts = J::array();
     for (const auto& [name, values] : k.shape_constants) consts.push_back({name, values});

@@ -99,6 +99,9 @@ std::optional<TaskList> compile(const tosa::Graph& graph, const Target& target, 
     po.verify_each = options.verify_each;
     po.print_after = options.print_after;
     po.print = options.print;
+    // "import": the module before the first pass (the TOSA graph, the target, no promise), what
+    // `nnef-to-vpu --pass assign-executors` reads
+    if (po.print && (po.print_after.count(import_name) || po.print_after.count("all"))) po.print(import_name, ir::write_text(m));
     if (!compile_pipeline().run(m, po, diags)) return std::nullopt;
     return std::move(m.list);
 }

@@ -172,30 +172,45 @@ inline void scatter(Memories& mem, const Access& a, const std::vector<double>& v
     mem.mark_written(a);
 }
 
-// Item i of a TOSA constant as a number (exact for every integer type up to 48 bits); NaN for a
-// type without a number form.
-inline double const_number(const tosa::ConstData& c, std::int64_t i) {
-    switch (c.type.dtype) {
-        case tosa::DType::bool_: return c.items<std::uint8_t>()[i];
-        case tosa::DType::i8: return c.items<std::int8_t>()[i];
-        case tosa::DType::i16: return c.items<std::int16_t>()[i];
-        case tosa::DType::i32: return c.items<std::int32_t>()[i];
-        case tosa::DType::i48:
-        case tosa::DType::shape: return double(c.items<std::int64_t>()[i]);
-        case tosa::DType::fp16: return tosa::fp16_to_fp32(c.items<std::uint16_t>()[i]);
-        case tosa::DType::bf16: return tosa::bf16_to_fp32(c.items<std::uint16_t>()[i]);
-        case tosa::DType::fp32: return c.items<float>()[i];
-        default: return std::numeric_limits<double>::quiet_NaN();
-    }
-}
-
 // Throws ValueError when `p` has a parameter other than `allowed` (and "kernel").
 void expect_attrs(const ShaveParams& p, std::initializer_list<const char*> allowed);
 // The TOSA type of a buffer type (none for uint8).
 std::optional<tosa::DType> tosa_dtype(DataType t);
-// The TOSA operator a SHAVE kernel names (its mnemonic).
-std::optional<tosa::OpKind> tosa_kind(const std::string& kernel);
-// A SHAVE kernel that is one TOSA operator, run by the TOSA interpreter (sim_tosa_kernel.cpp).
+
+// A TOSA graph that computes one SHAVE task (sim_tosa_kernel.cpp): the task's reads as its inputs
+// (converted to the TOSA type an operator computes in), TOSA operators, and its results stored to
+// the task's writes. The arithmetic is the TOSA interpreter's; errors throw ValueError naming
+// `where` (the kernel).
+class KernelGraph {
+public:
+    explicit KernelGraph(std::string where);
+    // A read box as a graph input of type `dt` (bool: nonzero is true), of shape `shape` (the
+    // box's by default; the same element count). An item that is no value of `dt` is an error.
+    tosa::ValueId input(const Dense& d, tosa::DType dt);
+    tosa::ValueId input(const Dense& d, tosa::DType dt, const std::vector<std::int64_t>& shape);
+    tosa::ValueId constant(const tosa::ConstPtr& c);
+    // A constant of `rank` dimensions of extent 1 holding v (zero points, shifts, broadcast scalars).
+    tosa::ValueId scalar(tosa::DType dt, double v, std::size_t rank);
+    tosa::ValueId op(tosa::OpKind kind, const std::vector<tosa::ValueId>& operands, const tosa::TensorType& result,
+                     std::vector<std::pair<tosa::AttrName, tosa::Attr>> attributes = {});
+    std::vector<tosa::ValueId> ops(tosa::OpKind kind, const std::vector<tosa::ValueId>& operands,
+                                   const std::vector<tosa::TensorType>& results,
+                                   std::vector<std::pair<tosa::AttrName, tosa::Attr>> attributes = {});
+    const tosa::TensorType& type(tosa::ValueId v) const;
+    // Runs the graph by the TOSA interpreter; the values of `outputs`.
+    std::vector<tosa::ConstPtr> run(const std::vector<tosa::ValueId>& outputs);
+    // Stores a result to a write box (its dtype's rounding and saturation; bool as 1 / 0).
+    void write(Memories& mem, const Access& a, const tosa::ConstData& c) const;
+
+private:
+    std::string where_;
+    tosa::Graph g_;
+    std::vector<tosa::ConstPtr> inputs_;
+};
+
+// A SHAVE kernel named by any TOSA mnemonic but the native ones (sim_tosa_kernel.cpp).
 void run_tosa_kernel(Memories& mem, const Task& t, tosa::OpKind kind);
+// Any SHAVE kernel (sim_shave.cpp).
+void run_shave(Memories& mem, const Task& t);
 
 }  // namespace nnef::vpu::sim_values_cpp

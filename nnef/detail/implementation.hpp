@@ -114,6 +114,7 @@
 #include "lowering/vpu/task_list_constants.cpp"
 #include "lowering/vpu/sim_values.cpp"
 #include "lowering/vpu/sim_tosa_kernel.cpp"
+#include "lowering/vpu/sim_shave.cpp"
 #include "lowering/vpu/simulator.cpp"
 #include "lowering/vpu/simulator_checks.cpp"
 #include "lowering/vpu/svg.cpp"

@@ -106,12 +106,15 @@ void declare_options(cli::Tool& t, VpuOptions& o) {
     std::vector<std::string> tosa_passes = {"legalize-nnef-to-tosa"};
     for (const std::string& n : tosa::layout_pipeline(tosa::LowerOptions{}).names()) tosa_passes.push_back(n);
     const std::vector<std::string> vpu_passes = vpu::compile_pipeline().names();
+    // --print-after also takes "import": the VPU module before its first pass (assign-executors' input)
+    std::vector<std::string> vpu_printable = {vpu::import_name};
+    vpu_printable.insert(vpu_printable.end(), vpu_passes.begin(), vpu_passes.end());
     std::string names;
-    for (const std::vector<std::string>* list : {&std::as_const(tosa_passes), &vpu_passes})
+    for (const std::vector<std::string>* list : {&std::as_const(tosa_passes), &std::as_const(vpu_printable)})
         for (const std::string& n : *list) names += (names.empty() ? "" : ", ") + n;
-    opt.shared("--print-after", [&o, tosa_passes, vpu_passes, names](const std::string& v) -> std::optional<std::string> {
+    opt.shared("--print-after", [&o, tosa_passes, vpu_printable, names](const std::string& v) -> std::optional<std::string> {
         const bool is_tosa = std::find(tosa_passes.begin(), tosa_passes.end(), v) != tosa_passes.end();
-        const bool is_vpu = std::find(vpu_passes.begin(), vpu_passes.end(), v) != vpu_passes.end();
+        const bool is_vpu = std::find(vpu_printable.begin(), vpu_printable.end(), v) != vpu_printable.end();
         if (v != "all" && !is_tosa && !is_vpu) return "names no pass '" + v + "' (passes: " + names + ")";
         if (v == "all" || is_tosa) o.print_after_tosa.insert(v);
         if (v == "all" || is_vpu) o.print_after_vpu.insert(v);

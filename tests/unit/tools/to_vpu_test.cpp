@@ -501,4 +501,25 @@ TEST_CASE("nnef-to-vpu --pass: the --print-after text reads back, one pass on it
     CHECK(has(r.err, "cannot open"));
 }
 
+TEST_CASE("nnef-to-vpu --print-after import: the module before the first pass, which --pass assign-executors reads") {
+    const fs::path model = fs::path(NNEF_SOURCE_DIR) / "samples" / "classifier";
+    const auto r = run_tool("nnef-to-vpu", q(model) + " --random-weights 1 -o /dev/null --print-after import --print-after assign-executors");
+    REQUIRE(r.code == 0);
+    const std::string head = "// after import\n", next = "// after assign-executors\n";
+    REQUIRE(r.err.rfind(head, 0) == 0);
+    const auto at = r.err.find(next);
+    REQUIRE(at != std::string::npos);
+    const std::string imported = r.err.substr(0, at), assigned = r.err.substr(at + next.size());
+    CHECK(has(imported, "\"promises\": [],"));
+    CHECK(has(imported, "\"graph\": {\"blocks\":"));
+    const fs::path in = nnef_test::write_scratch("after-import.txt", imported);
+    const auto one = run_tool("nnef-to-vpu", "--pass assign-executors " + q(in));
+    INFO(one.err);
+    CHECK(one.code == 0);
+    CHECK(one.out == assigned.substr(0, assigned.size() - 1));  // without the blank line
+    // "import" is no pass of its own
+    const auto bad = run_tool("nnef-to-vpu", "--pass import " + q(in));
+    CHECK(bad.code == 2);
+}
+
 }  // namespace to_vpu_test

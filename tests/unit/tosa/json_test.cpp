@@ -150,4 +150,62 @@ TEST_SUITE("tosa") {
         j["blocks"][0]["ops"][2]["attributes"] = {{"axis", 1}};
         CHECK(read_error(j).find("has no attribute \"axis\"") != std::string::npos);
     }
+
+    TEST_CASE("JSON: the codec of one attribute and of a constant as values (the VPU side's form)") {
+        const OpInfo& clamp = op_info(OpKind::CLAMP);
+        const OpInfo& rescale = op_info(OpKind::RESCALE);
+        const AttrSpec& lo = *clamp.attribute(AttrName::min_val);
+        const AttrSpec& nan = *clamp.attribute(AttrName::nan_mode);
+        const AttrSpec& round = *rescale.attribute(AttrName::rounding_mode);
+        // numbers JSON cannot hold are strings, and read back
+        CHECK(attribute_to_json(Attr(-HUGE_VAL), lo) == json("-inf"));
+        CHECK(std::get<double>(attribute_from_json(json("-inf"), lo, "/min")) == -HUGE_VAL);
+        CHECK(std::isnan(std::get<double>(attribute_from_json(json("nan"), lo, "/min"))));
+        CHECK(attribute_to_json(Attr(0.25), lo) == json(0.25));
+        // an integer CLAMP's bound is an integer
+        CHECK(attribute_to_json(Attr(std::int64_t(-128)), lo) == json(-128));
+        CHECK(std::get<std::int64_t>(attribute_from_json(json(-128), lo, "/min")) == -128);
+        // enumerators by name
+        CHECK(attribute_to_json(Attr(NanMode::IGNORE), nan) == json("IGNORE"));
+        CHECK(std::get<RoundingMode>(attribute_from_json(json("DOUBLE_ROUND"), round, "/r")) == RoundingMode::DOUBLE_ROUND);
+        auto error = [](const json& j, const AttrSpec& spec) {
+            try {
+                attribute_from_json(j, spec, "/params/attributes/x");
+            } catch (const JsonError& e) {
+                return std::string(e.what());
+            }
+            return std::string("no error");
+        };
+        CHECK(error(json("ROUND"), round) == "/params/attributes/x: unknown value \"ROUND\"");
+        CHECK(error(json(true), lo) == "/params/attributes/x: expected a string");
+
+        // constants as values: exact integers, every type, the shape's item count
+        auto c = ConstData::allocate({DType::i8, {2}});
+        c->mutable_items<std::int8_t>()[0] = -128;
+        c->mutable_items<std::int8_t>()[1] = 7;
+        const json jc = constant_to_values_json(*c);
+        CHECK(jc == json{{"dtype", "i8"}, {"shape", {2}}, {"values", {-128, 7}}});
+        CHECK(same_const(constant_from_values_json(jc, "/c"), c));
+        auto s = ConstData::allocate({DType::shape, {3}});
+        for (int i = 0; i < 3; ++i) s->mutable_items<std::int64_t>()[i] = std::int64_t(1) << (40 + i);
+        CHECK(same_const(constant_from_values_json(constant_to_values_json(*s), "/c"), s));
+        auto f = ConstData::allocate({DType::fp16, {2}});
+        f->mutable_items<std::uint16_t>()[0] = fp32_to_fp16(0.5f);
+        f->mutable_items<std::uint16_t>()[1] = fp32_to_fp16(-HUGE_VALF);
+        CHECK(constant_to_values_json(*f)["values"] == json{0.5, "-inf"});
+        CHECK(same_const(constant_from_values_json(constant_to_values_json(*f), "/c"), f));
+        auto cerror = [](const json& j) {
+            try {
+                constant_from_values_json(j, "/constants/shift");
+            } catch (const JsonError& e) {
+                return std::string(e.what());
+            }
+            return std::string("no error");
+        };
+        CHECK(cerror(json{{"dtype", "i8"}, {"shape", {1}}, {"values", {128}}}) == "/constants/shift/values/0: not a value of i8");
+        CHECK(cerror(json{{"dtype", "i8"}, {"shape", {2}}, {"values", {1}}}) ==
+              "/constants/shift/values: expected an array of 2 items (the shape's)");
+        CHECK(cerror(json{{"dtype", "i32"}, {"shape", {1}}, {"values", {1.5}}}) == "/constants/shift/values/0: expected an integer (i32)");
+        CHECK(cerror(json{{"dtype", "i8"}, {"shape", {1}}, {"values", {1}}, {"data", "00"}}) == "/constants/shift: unknown field \"data\"");
+    }
 }

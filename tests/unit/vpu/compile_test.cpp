@@ -674,7 +674,10 @@ TEST_SUITE("vpu") {
         co.print = [&](const std::string& pass, const std::string& ir) { printed[pass] = ir; };
         Diagnostics d{0};
         REQUIRE(vpu::compile(test_graph(16, 16), vpu::Target{}, co, d));
-        CHECK(printed.size() == vpu::compile_pipeline().passes.size());
+        CHECK(printed.size() == vpu::compile_pipeline().passes.size() + 1);  // and "import", before the first pass
+        CHECK(ir_field(printed[vpu::import_name], "promises") == "[]");
+        CHECK(ir_field(printed[vpu::import_name], "graph").rfind("{\"blocks\":", 0) == 0);  // assign-executors' input
+        CHECK(ir_field(printed["assign-executors"], "graph") == "null");
         CHECK(ir_field(printed["assign-executors"], "promises") == "[\"layers\"]");
         CHECK(ir_field(printed["build-tables"], "promises") == "[\"layers\",\"weights-laid-out\",\"tiled\",\"tables-built\"]");
         CHECK(printed["schedule"].find("\"scheduled\",\"cmx-allocated\"]") != std::string::npos);

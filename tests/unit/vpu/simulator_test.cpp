@@ -563,4 +563,60 @@ TEST_SUITE("vpu") {
         Run bad = simulate_list(l, true);
         CHECK(bad.has("bad-values", "task 3 (SHAVE0.0 transpose): SHAVE kernel 'transpose': TRANSPOSE has no attribute 'axis'"));
     }
+
+    TEST_CASE("simulator: the native SHAVE kernels are TOSA operators (softmax, clamp, logical_not, comparisons)") {
+        // The conv replaced by one SHAVE kernel on the input x (NHWC [1,4,4,2] fp16) into y.
+        auto run = [](const std::string& kernel, const nlohmann::json& attrs, int operands) {
+            TaskList l = vpu_test::conv_list();
+            Task& s = l.tasks[3];
+            s.queue = "SHAVE0.0";
+            s.kind = TaskKind::SHAVE;
+            s.op = s.shave.kernel = kernel;
+            s.shave.attrs = attrs;
+            s.reads.assign(std::size_t(operands), Access::dense("cx", 0, {1, 4, 4, 2}, 2));
+            s.writes = {Access::dense("cy", 0, {1, 4, 4, 2}, 2)};
+            s.cycles = shave_cycles(l.target, kernel, 32);
+            l.tasks.erase(l.tasks.begin() + 1, l.tasks.begin() + 3);  // no weights, no table
+            l.tasks[0].update = {0};
+            return simulate_list(l, true);
+        };
+        auto each = [](const Run& r, auto&& want) {
+            REQUIRE(r.result.valid);
+            const auto& y = *r.result.outputs.at("y");
+            for (int c = 0; c < 2; ++c)
+                for (int h = 0; h < 4; ++h)
+                    for (int w = 0; w < 4; ++w) {
+                        CAPTURE(c);
+                        CAPTURE(h);
+                        CAPTURE(w);
+                        want(y.items<float>()[(c * 4 + h) * 4 + w], c, h, w);
+                    }
+        };
+        SUBCASE("softmax over the channels") {
+            each(run("softmax", {{"axis", 3}}, 1), [](float y, int c, int h, int w) {
+                const double a = vpu_test::input_at(c, h, w), b = vpu_test::input_at(1 - c, h, w);
+                const double want = 1.0 / (1.0 + std::exp(b - a));
+                CHECK(std::fabs(y - want) <= 1e-3);  // fp16's rounding of a value below 1
+            });
+        }
+        SUBCASE("clamp") {
+            each(run("clamp", {{"min", -1}, {"max", 1}}, 1), [](float y, int c, int h, int w) {
+                CHECK(y == std::min(1.0f, std::max(-1.0f, vpu_test::input_at(c, h, w))));
+            });
+        }
+        SUBCASE("logical_not: a bool operand is true when nonzero, the bool result fp16 1 / 0") {
+            each(run("logical_not", nlohmann::json::object(), 1),
+                 [](float y, int c, int h, int w) { CHECK(y == (vpu_test::input_at(c, h, w) == 0.0f ? 1.0f : 0.0f)); });
+        }
+        SUBCASE("comparisons of x with itself") {
+            each(run("greater", nlohmann::json::object(), 2), [](float y, int, int, int) { CHECK(y == 0.0f); });
+            each(run("greater_equal", nlohmann::json::object(), 2), [](float y, int, int, int) { CHECK(y == 1.0f); });
+        }
+        SUBCASE("TOSA's rules are the kernel's: a clamp with max < min") {
+            const Run r = run("clamp", {{"min", 1}, {"max", -1}}, 1);
+            CHECK(r.has("bad-values", "task 3 (SHAVE0.0 clamp): SHAVE kernel 'clamp': "));
+            CHECK(r.has("bad-values", "max_val < min_val"));
+        }
+    }
 }
+
