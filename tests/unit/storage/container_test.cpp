@@ -217,7 +217,7 @@ TEST_SUITE("storage") {
         ct::fs::create_directory_symlink(outside, dir / "linked");
 
         // The root given with a trailing separator names files as the path-based walk did.
-        for (const std::string root : {dir.string(), dir.string() + "/"}) {
+        for (const std::string& root : {dir.string(), dir.string() + "/"}) {
             CAPTURE(root);
             auto r = nnef::storage::open_container(root);
             REQUIRE(r.value.has_value());
