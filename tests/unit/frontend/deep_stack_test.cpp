@@ -47,7 +47,7 @@ Probe run_with_stack(std::size_t bytes) {
 
 }  // namespace deep_stack_test
 
-TEST_SUITE("core") {
+TEST_SUITE("frontend") {
     TEST_CASE("deep stack: the stack left is known, and a plain flat document loads on any stack") {
         namespace t = deep_stack_test;
         // 64 KiB: not enough for in-place work; the document goes to the deep-stack thread.
