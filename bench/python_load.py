@@ -94,22 +94,22 @@ def main():
             m_t = statistics.median(r['peak_kib'] for r in theirs) / 1024
             g_o = statistics.median(r['peak_kib'] - r['base_kib'] for r in ours) / 1024
             g_t = statistics.median(r['peak_kib'] - r['base_kib'] for r in theirs) / 1024
-            print('{:<38} {:>10.3f} {:>10.3f} {:>6.2f}x   {:>16.1f} {:>16.1f} {:>6.2f}x'.format(
+            print('{:<38} {:>10.4f} {:>10.4f} {:>6.2f}x   {:>16.1f} {:>16.1f} {:>6.2f}x'.format(
                 label, t_o, t_t, t_t / t_o, m_o, m_t, m_t / m_o))
             print('{:<38} {:>10} {:>10} {:>7}   {:>16.1f} {:>16.1f} {:>6.2f}x  (growth over the imported module)'.format(
                 '', '', '', '', g_o, g_t, g_t / g_o if g_o > 0 else float('nan')))
             c_o = statistics.median(r['cpu'] for r in ours)
             c_t = statistics.median(r['cpu'] for r in theirs)
-            print('{:<38} {:>10.3f} {:>10.3f} {:>6.2f}x   (CPU seconds of the process, all threads)'.format('', c_o, c_t, c_t / c_o))
+            print('{:<38} {:>10.4f} {:>10.4f} {:>6.2f}x   (CPU seconds of the process, all threads)'.format('', c_o, c_t, c_t / c_o))
             w_o = statistics.median(r['walked_seconds'] for r in ours)
             w_t = statistics.median(r['walked_seconds'] for r in theirs)
             wc_o = statistics.median(r['walked_cpu'] for r in ours)
             wc_t = statistics.median(r['walked_cpu'] for r in theirs)
             wm_o = statistics.median(r['walked_peak_kib'] for r in ours) / 1024
             wm_t = statistics.median(r['walked_peak_kib'] for r in theirs) / 1024
-            print('{:<38} {:>10.3f} {:>10.3f} {:>6.2f}x   {:>16.1f} {:>16.1f} {:>6.2f}x  (then every operation and tensor '
+            print('{:<38} {:>10.4f} {:>10.4f} {:>6.2f}x   {:>16.1f} {:>16.1f} {:>6.2f}x  (then every operation and tensor '
                   'visited)'.format('', w_o, w_t, w_t / w_o, wm_o, wm_t, wm_t / wm_o))
-            print('{:<38} {:>10.3f} {:>10.3f} {:>6.2f}x   (CPU seconds, visited too)'.format('', wc_o, wc_t, wc_t / wc_o))
+            print('{:<38} {:>10.4f} {:>10.4f} {:>6.2f}x   (CPU seconds, visited too)'.format('', wc_o, wc_t, wc_t / wc_o))
             print('{:<38} operations: ours {}, theirs {}'.format('', ours[0]['operations'], theirs[0]['operations']))
 
 

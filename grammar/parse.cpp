@@ -482,6 +482,8 @@ std::optional<ast::Document> parse_document(const SourceManager& sm, std::uint32
 
 std::optional<ast::Document> parse(const SourceManager& sm, std::uint32_t file, const ParseOptions& opts,
                                    Diagnostics& diags, StatementSink* sink) {
+    // The embedded standard library nests shallowly: in place when the stack allows.
+    if (opts.stdlib && detail::ample_stack_here()) return parse_cpp::parse_document(sm, file, opts, diags, sink);
     return detail::on_deep_stack([&] { return parse_cpp::parse_document(sm, file, opts, diags, sink); });
 }
 

@@ -68,8 +68,16 @@ struct Session::Impl {
         return true;
     }
 
+    // The standard library and the plain flat fast path recurse only to a small fixed depth: with
+    // ample stack they run in place (no thread made, see kInPlaceStackBytes), and only a document
+    // the fast path does not take goes to the deep stack.
     bool run(std::uint32_t file) {
-        return detail::on_deep_stack([&] { return run_here(file); });
+        if (detail::ample_stack_here()) {
+            if (!load_library()) return false;
+            if (run_plain_fast_path(file)) return true;
+            return detail::on_deep_stack([&] { return run_full(file); });
+        }
+        return detail::on_deep_stack([&] { return load_library() && (run_plain_fast_path(file) || run_full(file)); });
     }
 
     // The front end in one pass over the text: the parser hands each statement of the graph body
@@ -137,11 +145,15 @@ struct Session::Impl {
         std::optional<sema::Expanding> expanding_;  // before checking_ is destroyed: it refers to its program
     };
 
-    bool run_here(std::uint32_t file) {
+    bool load_library() {
         Diagnostics lib_diags;
         stdlib = sema::load_stdlib(sources, options.options.strict, lib_diags);
         diagnostics.append(lib_diags);
-        if (!stdlib || lib_diags.has_errors()) return false;
+        return stdlib && !lib_diags.has_errors();
+    }
+
+    // True when the plain flat fast path took the document (semantics/plain_flat.hpp).
+    bool run_plain_fast_path(std::uint32_t file) {
         used_plain_fast_path = false;
         const sema::ExpandOptions xo = expand_options();
         if (options.plain_fast_path && sema::plain_flat_applies(xo)) {
@@ -157,6 +169,11 @@ struct Session::Impl {
                 return true;
             }
         }
+        return false;
+    }
+
+    // The whole front end, on the deep stack.
+    bool run_full(std::uint32_t file) {
         grammar::ParseOptions po;
         po.options = options.options;
         Pipeline pipeline(*this);

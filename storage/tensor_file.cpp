@@ -461,7 +461,7 @@ Result<TensorDataPtr> read_tensor_file(const std::string& path, const Limits& li
         // The size is known: nothing is allocated or mapped before it confirms the header.
         if (!check_file_size(h, std::uint64_t(st.st_size), path, r.diagnostics)) return r;
         const bool float32 = h.vendor == 0 && h.algorithm == item_code::float_values && h.bits == 32;
-        if (options.allow_mmap && float32 && tensor_data_detail::host_little_endian()) {
+        if (options.allow_mmap && float32 && length >= options.map_from && tensor_data_detail::host_little_endian()) {
             const std::size_t total = TensorHeader::size + length;
             int flags = MAP_PRIVATE;
 #ifdef MAP_POPULATE

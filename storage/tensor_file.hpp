@@ -22,8 +22,14 @@ using TensorDataPtr = std::shared_ptr<const TensorData>;
 
 struct ReadOptions {
     // float32 data of a regular file is memory-mapped and used in place (POSIX hosts,
-    // little-endian). Otherwise, and for every other code, the data is read once into memory.
+    // little-endian) when it has at least `map_from` bytes. Otherwise, and for every other code,
+    // the data is read once into memory.
     bool allow_mmap = true;
+    // Below this, reading is cheaper than mapping: a mapping costs two system calls (mmap, and
+    // munmap when the tensor is released) that change the process's address space, and a page
+    // fault per page touched, more than copying 64 KiB from the page cache
+    // (bench/python_load.py: squeezenet's 26 tensor files).
+    std::size_t map_from = std::size_t(64) << 10;
     // For callers that will use all of the data: a mapping gets its page tables filled at once
     // (MAP_POPULATE) instead of taking one page fault per 4 KiB on first touch.
     bool populate = false;

@@ -13,6 +13,7 @@
 #include <pthread.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <optional>
 #include <type_traits>
@@ -21,6 +22,37 @@
 namespace nnef::detail {
 
 inline constexpr std::size_t kDeepStackBytes = std::size_t(1) << 30;
+
+// Work whose recursion has a small fixed bound (the plain flat fast path, grammar/plain_flat.cpp's
+// max_depth; the embedded standard library's text) runs in place when the calling thread has at
+// least this much stack left: a thread of its own costs more than such work (its 1 GiB stack
+// reservation, mapped and unmapped, and the first allocations of a malloc arena; about 0.2 ms of
+// CPU, and a scheduling delay on a busy machine).
+inline constexpr std::size_t kInPlaceStackBytes = std::size_t(4) << 20;
+
+// Bytes of stack below the caller's frame on this thread; 0 when they cannot be known. The
+// thread's stack bounds are asked once per thread (for the main thread glibc reads
+// /proc/self/maps).
+inline std::size_t stack_left() {
+    thread_local std::uintptr_t low = 0;
+    thread_local bool known = false;
+    if (!known) {
+        known = true;
+        pthread_attr_t attr;
+        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+            void* base = nullptr;
+            std::size_t size = 0;
+            if (pthread_attr_getstack(&attr, &base, &size) == 0) low = reinterpret_cast<std::uintptr_t>(base);
+            pthread_attr_destroy(&attr);
+        }
+    }
+    char here = 0;
+    const auto sp = reinterpret_cast<std::uintptr_t>(&here);
+    return low != 0 && sp > low ? std::size_t(sp - low) : 0;
+}
+
+// True when bounded work (see kInPlaceStackBytes) may run on the caller's stack.
+inline bool ample_stack_here() { return stack_left() >= kInPlaceStackBytes; }
 
 inline bool& on_deep_stack_now() {
     thread_local bool deep = false;

@@ -197,3 +197,47 @@ TEST_SUITE("storage") {
         CHECK(ct::expect_refused(cut).rfind("bad-archive", 0) == 0);
     }
 }
+
+TEST_SUITE("storage") {
+    TEST_CASE("containers: a folder's walk (subfolders, links, sizes, max_members)") {
+        namespace ct = container_test;
+        const ct::fs::path dir = ct::scratch() / "walked";
+        ct::fs::remove_all(dir);
+        ct::fs::create_directories(dir / "a" / "b");
+        std::ofstream(dir / "graph.nnef") << ct::kGraph;
+        std::ofstream(dir / "top.dat", std::ios::binary) << std::string(7, 'x');
+        std::ofstream(dir / "a" / "b" / "deep.dat", std::ios::binary) << std::string(300, 'y');
+        std::ofstream(dir / ".hidden", std::ios::binary) << "h";
+        // Links are not members and are not entered: a link to a file, and one to a folder.
+        const ct::fs::path outside = ct::scratch() / "walked-outside";
+        ct::fs::remove_all(outside);
+        ct::fs::create_directories(outside);
+        std::ofstream(outside / "x.dat", std::ios::binary) << "outside";
+        ct::fs::create_symlink(outside / "x.dat", dir / "link.dat");
+        ct::fs::create_directory_symlink(outside, dir / "linked");
+
+        // The root given with a trailing separator names files as the path-based walk did.
+        for (const std::string& root : {dir.string(), dir.string() + "/"}) {
+            CAPTURE(root);
+            auto r = nnef::storage::open_container(root);
+            REQUIRE(r.value.has_value());
+            const auto& c = *r.value;
+            CHECK(c.graph_name == dir.string() + "/graph.nnef");
+            std::vector<std::string> names;
+            for (const auto& [name, m] : c.members) names.push_back(name);
+            CHECK(names == std::vector<std::string>{".hidden", "a/b/deep.dat", "top.dat"});
+            const nnef::storage::Member* deep = c.tensor_file("a/b/deep");
+            REQUIRE(deep != nullptr);
+            CHECK(deep->size == 300);
+            CHECK(deep->disk_path == dir.string() + "/a/b/deep.dat");
+            CHECK(c.tensor_file("top")->size == 7);
+            CHECK(c.tensor_file("link") == nullptr);
+        }
+
+        nnef::storage::ContainerLimits few;
+        few.max_members = 3;  // graph.nnef and three more
+        CHECK(ct::expect_refused(dir, few).find("model folder has more than max_members (3) files") != std::string::npos);
+        few.max_members = 4;
+        CHECK(nnef::storage::open_container(dir.string(), few).value.has_value());
+    }
+}

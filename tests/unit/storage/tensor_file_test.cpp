@@ -230,8 +230,16 @@ TEST_CASE("tensor files of the corpus read as expect.json says") {
             REQUIRE(shared);
             for (const auto* r : {&from_file, &unmapped, &from_memory, &shared}) t::check_accepted(***r, e);
             const nnef::TensorData& td = **from_file;
-            CHECK(td.bytes.mapped() == (td.kind == nnef::ElementKind::float32));
+            // float32 data is mapped from ReadOptions::map_from bytes on, read below it.
+            CHECK(td.bytes.mapped() ==
+                  (td.kind == nnef::ElementKind::float32 && td.bytes.size() >= nnef::storage::ReadOptions{}.map_from));
             CHECK(!(*unmapped)->bytes.mapped());
+            nnef::storage::ReadOptions map_all;
+            map_all.map_from = 0;
+            auto mapped = nnef::storage::read_tensor_file(path.string(), {}, map_all);
+            REQUIRE(mapped);
+            t::check_accepted(**mapped, e);
+            CHECK((*mapped)->bytes.mapped() == (td.kind == nnef::ElementKind::float32));
             // Writing it back reproduces the file bit for bit (reserved bytes and padding included).
             auto encoded = nnef::storage::encode_tensor(td);
             REQUIRE(encoded);
@@ -709,9 +717,11 @@ TEST_CASE("a valid tensor through a pipe, and through a file with trailing data"
 
 TEST_CASE("float32 files are memory-mapped and stay valid after the file is gone") {
     namespace t = tensor_file_test;
-    std::vector<float> values(1000);
+    // 100k values, 400 KB: above ReadOptions::map_from (smaller data is read: see below).
+    std::vector<float> values(100000);
     for (std::size_t i = 0; i < values.size(); ++i) values[i] = float(i) * 0.5f - 3.0f;
-    auto made = nnef::storage::make_float_tensor({10, 100}, values);
+    REQUIRE(values.size() * sizeof(float) >= nnef::storage::ReadOptions{}.map_from);
+    auto made = nnef::storage::make_float_tensor({100, 1000}, values);
     REQUIRE(made);
     const t::fs::path path = t::scratch() / "mapped.dat";
     REQUIRE(nnef::storage::write_tensor_file(path.string(), **made));
@@ -736,6 +746,25 @@ TEST_CASE("float32 files are memory-mapped and stay valid after the file is gone
     nnef::TensorData copy = *kept;
     kept.reset();
     CHECK(copy.as_double(1) == double(values[1]));
+
+    // Small float32 data is read into memory (cheaper than a mapping), unless map_from says otherwise.
+    auto small = nnef::storage::make_float_tensor({10, 100}, std::vector<float>(values.begin(), values.begin() + 1000));
+    REQUIRE(small);
+    REQUIRE(nnef::storage::write_tensor_file(path.string(), **small));
+    {
+        auto read = nnef::storage::read_tensor_file(path.string());
+        REQUIRE(read);
+        CHECK(!(*read)->bytes.mapped());
+        CHECK((*read)->bytes.owned());
+        REQUIRE((*read)->float32_data() != nullptr);
+        CHECK((*read)->float32_data()[999] == values[999]);
+        nnef::storage::ReadOptions map_all;
+        map_all.map_from = 0;
+        auto mapped = nnef::storage::read_tensor_file(path.string(), {}, map_all);
+        REQUIRE(mapped);
+        CHECK((*mapped)->bytes.mapped());
+        CHECK((*mapped)->float32_data()[999] == values[999]);
+    }
 
     // Other codes are read into memory.
     auto ints = nnef::storage::make_integer_tensor({4}, {1, 2, 3, 4}, 32, true);
