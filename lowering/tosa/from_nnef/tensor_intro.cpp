@@ -87,6 +87,22 @@ ConstPtr variable_weights(Context& c, const Tensor& t, const std::string& label)
         c.error("missing-weights", "variable '" + t.name + "' (label '" + label +
                                        "') has no tensor data (load the model with its weights, or use random weights)");
         return nullptr;
+    } else if (t.quantization && t.dtype == PrimType::scalar && storage::holds_codes(*t.data)) {
+        // Integer codes mean what the graph.quant entry says ((code - zero_point) * scale, ...),
+        // as the reference executor reads them; never the codes themselves as reals.
+        Result<storage::QuantParams> p = storage::quant_params(*t.quantization, t.name);
+        if (!p) {
+            c.error("bad-weights", "the stored codes of variable '" + t.name + "' (label '" + label +
+                                       "') cannot be dequantized: its graph.quant entry has no usable parameters");
+            return nullptr;
+        }
+        const std::uint64_t n = t.data->count;
+        std::vector<std::int64_t> codes(n);
+        for (std::uint64_t i = 0; i < n; ++i) codes[i] = t.data->as_int64(i);
+        const std::vector<double> reals = storage::dequantize(*p, type.shape, codes);
+        auto out = ConstData::allocate(TensorType{DType::fp32, type.shape});
+        for (std::uint64_t i = 0; i < n; ++i) out->mutable_items<float>()[i] = static_cast<float>(reals[i]);
+        data = std::move(out);
     } else {
         std::string why;
         data = weights_constant(*t.data, type, why);

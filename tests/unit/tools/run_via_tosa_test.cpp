@@ -108,6 +108,27 @@ TEST_CASE("nnef-run --via tosa on real models") {
     }
 }
 
+TEST_CASE("nnef-run --via tosa on the int8 corpus models: stored codes are dequantized as graph.quant says") {
+    // PRO-FP computes in float: the weights are the stored int8 codes read through their graph.quant
+    // entries (not the codes as reals), so the result is the reference executor's without the
+    // simulated quantization of activations (--no-quant).
+    NNEF_REQUIRE_CORPUS();
+    for (const std::string name : {"squeezenet1_0_int8", "shufflenet_v2_x1_0_int8"}) {
+        CAPTURE(name);
+        const fs::path m = nnef_test::corpus_file("quantized/" + name);
+        const fs::path ref = fresh("via-tosa-int8-" + name);
+        auto r = run_tool("nnef-run", q(m) + " --no-quant --input random:3 --output-dir " + q(ref));
+        INFO(r.err);
+        REQUIRE(r.code == 0);
+        auto t = run_tool("nnef-run", q(m) + " --via tosa --input random:3 --rtol 1e-4 --format json --compare " + q(ref));
+        INFO(t.err);
+        CHECK(t.code == 0);
+        nlohmann::json v;
+        REQUIRE_NOTHROW(v = nlohmann::json::parse(t.out));
+        CHECK(v.at("compare").at("match").get<bool>());
+    }
+}
+
 TEST_CASE("nnef-run --via tosa on every real model of the corpus: N passed, M failed") {
     // Each model lowered (PRO-FP, level 8K, the validator after each pass) and run by the TOSA
     // interpreter against the reference executor on the same input (random weights for the
