@@ -275,6 +275,13 @@ bool slice(ShapeContext& ctx) {
         if (s > 0) {
             if (b <= -x || b > x)
                 return fail(ctx, "'begin' item " + ext(b) + " is outside (-" + ext(x) + ", " + ext(x) + "]" + where);
+            if (e >= 2147483647 && e > x && !ctx.strict()) {
+                // NNEF-Tools' converters write INT32_MAX for "to the end"; only that sentinel (or a
+                // larger one) is read so: any other bound past the extent stays an error (conformance 296)
+                ctx.warning("slice: 'end' item " + ext(e) + " is the 'to the end' sentinel of exported models" + where +
+                            "; read as " + ext(x) + " (a de facto form; revision 3 requires (-x, x], with 0 for 'to the end')");
+                e = x;
+            }
             if (e <= -x || e > x)
                 return fail(ctx, "'end' item " + ext(e) + " is outside (-" + ext(x) + ", " + ext(x) + "]" + where);
             if (b < 0) b += x;

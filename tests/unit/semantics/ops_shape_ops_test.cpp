@@ -213,6 +213,17 @@ TEST_CASE("ops: slice") {
         auto m = slice({4, 6}, {1}, {-6}, {2}).run();
         CHECK_MESSAGE(m.rejected_with({"'begin' item -6 is outside (-6, 6]"}), m.joined());
     }
+    SUBCASE("de facto: INT32_MAX as 'to the end' (NNEF-Tools' converters), a warning; an error in the strict dialect") {
+        auto r = slice({4, 6}, {1}, {2}, {2147483647}).run();
+        CHECK(r.shape("output") == Shape{4, 4});
+        REQUIRE(r.warnings.size() == 1);
+        CHECK(r.warnings[0].find("'end' item 2147483647 is the 'to the end' sentinel") != std::string::npos);
+        CHECK(r.warnings[0].find("read as 6") != std::string::npos);
+        auto s = slice({4, 6}, {1}, {2}, {2147483647}).strict().run();
+        CHECK_MESSAGE(s.rejected_with({"'end' item 2147483647 is outside (-6, 6]"}), s.joined());
+        auto near = slice({4, 6}, {1}, {2}, {2147483646}).run();  // only the sentinel, not any large bound
+        CHECK_MESSAGE(near.rejected_with({"'end' item 2147483646 is outside (-6, 6]"}), near.joined());
+    }
     SUBCASE("conformance 298, 299: empty slices") {
         auto r = slice({4, 6}, {1}, {2}, {2}).run();
         CHECK_MESSAGE(r.rejected_with({"'end' item 2 must be after 'begin' item 2"}), r.joined());
