@@ -337,7 +337,8 @@ bool conv_integer(Lowering& q, bool linear) {
     for (std::size_t i = 0; i < b.size(); ++i) {
         const double real_bias = b[i] - (b.size() > 1 ? x->grid.frac * x->grid.scale * wsum[i] : 0.0);
         const double code = storage::round_half_up(real_bias / bs[i] + og->frac * og->scale / bs[i]);
-        if (std::fabs(code) > 2147483647.0) return q.fail("its bias does not fit i32 at scale " + std::to_string(bs[i]));
+        if (std::fabs(code) > 2147483647.0) return q.fail("its bias item " + std::to_string(i) + " (" + format_scalar(real_bias) + ") does not fit i32 at scale " +
+                          format_scalar(bs[i]) + " (input scale times weight scale): code " + format_scalar(code));
         bc->mutable_items<std::int32_t>()[i] = static_cast<std::int32_t>(code);
     }
     ConvZeroPoints zp;
