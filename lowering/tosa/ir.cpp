@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
 #define NNEF_TOSA_F16C 1
 #endif
@@ -501,9 +502,16 @@ std::uint16_t fp32_to_fp16_soft(float f);
 __attribute__((target("f16c"))) std::uint16_t fp32_to_fp16_f16c(float f) {
     return static_cast<std::uint16_t>(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT));
 }
+// CPUID leaf 1: F16C (ECX bit 29) and OSXSAVE (bit 27), and the OS saving the SSE and AVX state
+// (XCR0 bits 1 and 2), which the VEX-encoded conversion needs. (Not __builtin_cpu_supports:
+// clang 14, the fuzz build's compiler, does not know "f16c".)
 bool has_f16c() {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("f16c");
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+    if (!(c & (1u << 29)) || !(c & (1u << 27))) return false;
+    std::uint32_t xcr0_lo = 0, xcr0_hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+    return (xcr0_lo & 0x6u) == 0x6u;
 }
 #endif
 }  // namespace tosa_ir_cpp
