@@ -353,8 +353,8 @@ std::optional<Model> model_from_json_text(std::string_view text, const PoolFileR
     json j;
     try {
         j = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
-        const JsonParseErrorPlace p = json_parse_error_place(e, text);
+    } catch (const json::exception& e) {  // a syntax error, or a number that overflows (out_of_range 406)
+        const JsonParseErrorPlace p = json_exception_place(e, text);
         diags.error(Stage::nnapi, "bad-nnapi-json",
                     source + ":" + std::to_string(p.line) + ":" + std::to_string(p.column) + ": malformed JSON: " + p.detail);
         return std::nullopt;

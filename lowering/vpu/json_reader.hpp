@@ -135,8 +135,8 @@ private:
 inline nlohmann::json parse_text(const std::string& text, bool comments = false) {
     try {
         return nlohmann::json::parse(text, nullptr, true, comments);
-    } catch (const nlohmann::json::parse_error& e) {
-        const JsonParseErrorPlace p = json_parse_error_place(e, text);
+    } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number that overflows (out_of_range 406)
+        const JsonParseErrorPlace p = json_exception_place(e, text);
         throw JsonReadError("", "malformed JSON at line " + std::to_string(p.line) + ", column " + std::to_string(p.column) +
                                     ": " + p.detail);
     }
