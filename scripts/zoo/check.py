@@ -302,6 +302,8 @@ def main():
     ap.add_argument('--doc', default=os.path.join(ROOT, 'docs', 'zoo.md'))
     ap.add_argument('--variant', choices=('both', 'fp', 'int8'), default='both', help='which models of each name')
     ap.add_argument('--timeout', type=int, default=1800, help='seconds per tool run')
+    ap.add_argument('--render-only', action='store_true',
+                    help='write --doc from the recorded results without running anything')
     args = ap.parse_args()
     args.build = os.path.abspath(args.build)
     sys.path.insert(0, os.path.join(args.build, 'python'))
@@ -317,6 +319,11 @@ def main():
     state = os.path.join(args.zoo, 'check')
     os.makedirs(state, exist_ok=True)
     results_file = os.path.join(state, 'results.json')
+    if args.render_only:
+        write_doc(load(results_file), args.doc, args.build, args.zoo)
+        return 0
+    commit = subprocess.run(['git', '-C', ROOT, 'rev-parse', '--short', 'HEAD'], capture_output=True,
+                            text=True).stdout.strip() or 'unknown'
     results = load(results_file)
     checker = Checker(args)
     for name in names:
@@ -330,7 +337,8 @@ def main():
             t = time.time()
             stages = checker.model(path, int8, os.path.join(state, 'work-' + variant))
             results = save(results_file, variant, {'stages': {k: vars(v) for k, v in stages.items()},
-                                                   'checked': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})
+                                                   'checked': time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()),
+                                                   'commit': commit})
             print('%s (%.0f s): %s' % (variant, time.time() - t, '; '.join('%s %s' % (k, v.cell) for k, v in stages.items())))
             sys.stdout.flush()
             write_doc(results, args.doc, args.build, args.zoo)
