@@ -1,6 +1,7 @@
 // The executor as a whole: kernel coverage of the standard library, the matrix multiplication and
 // convolution against plain loops, compound kernels against their expansion, variables across
 // cycles, and the errors of feeding and running.
+#include "common/scratch.hpp"
 #include "exec_support.hpp"
 
 #include <unistd.h>
@@ -280,7 +281,7 @@ TEST_CASE("one thread and two threads give the same results") {
 }
 
 TEST_CASE("variables keep their value through a cycle and take the update after it") {
-    const fs::path dir = fs::temp_directory_path() / ("nnef-exec-test-" + std::to_string(::getpid()));
+    const fs::path dir = nnef_test::process_scratch("nnef-exec-test");
     fs::create_directories(dir);
     {
         std::ofstream g(dir / "graph.nnef");

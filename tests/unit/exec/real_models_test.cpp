@@ -2,6 +2,7 @@
 // PyTorch with the same weights): the executor's output must match with a maximum relative error
 // max|out - ref| / max|ref| <= 1e-4 (the corpus README expects about 1e-6 relative L2), with the
 // compound kernels and with every compound expanded to primitives.
+#include "common/scratch.hpp"
 #include "exec_support.hpp"
 
 #include <chrono>
@@ -119,7 +120,7 @@ TEST_CASE("real models match their reference outputs") {
     // as NNEF-Tools computes (--quant-like nnef-tools: the graph input is not rounded, float32 steps
     // with ties to even, exact convolution sums; docs/exec.md, "Quantization"); the spec's reading
     // (the input rounded too) is printed beside it and must stay within the quantization error.
-    const fs::path tmp = fs::temp_directory_path() / ("nnef-exec-quantized-" + std::to_string(::getpid()));
+    const fs::path tmp = nnef_test::process_scratch("nnef-exec-quantized");
     fs::create_directories(tmp);
     for (const char* model : {"shufflenet_v2_x1_0_int8", "squeezenet1_0_int8"}) {
         const fs::path folder = nnef_test::corpus_dir() / "quantized" / model;

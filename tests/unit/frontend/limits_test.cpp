@@ -12,6 +12,7 @@
 #include <functional>
 #include <string>
 
+#include "common/scratch.hpp"
 #include "test_support.hpp"
 
 namespace limits_test {
@@ -57,9 +58,7 @@ void check_limit(const std::string& text, const std::string& limit, const std::f
 }
 
 fs::path scratch() {
-    const fs::path dir = fs::temp_directory_path() / ("nnef-limits-test-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    return dir;
+    return nnef_test::process_scratch("nnef-limits-test");
 }
 
 }  // namespace limits_test

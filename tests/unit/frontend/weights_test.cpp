@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "common/scratch.hpp"
 #include "test_support.hpp"
 
 namespace weights_test {
@@ -61,7 +62,7 @@ TEST_SUITE("frontend") {
     TEST_CASE("real models with weights load from folder, tar and tgz identically") {
         NNEF_REQUIRE_CORPUS();
         namespace wt = weights_test;
-        auto tmp = wt::fs::temp_directory_path() / ("nnef-weights-test-" + std::to_string(::getpid()));
+        auto tmp = nnef_test::process_scratch("nnef-weights-test");
         wt::fs::create_directories(tmp);
         int models = 0;
         for (const auto& e : wt::fs::directory_iterator(nnef_test::corpus_dir() / "real")) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/scratch.hpp"
 #include "lowering/tosa/mlir.hpp"
 #include "test_support.hpp"
 
@@ -70,9 +71,7 @@ inline std::string mlir_quote(const std::string& s) {
 }
 
 inline std::filesystem::path mlir_scratch(const std::string& name) {
-    auto dir = std::filesystem::temp_directory_path() / ("nnef-mlir-tests-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    return dir / name;
+    return nnef_test::process_scratch("nnef-mlir-tests") / name;
 }
 
 inline CommandResult run_command(const std::string& cmd) {

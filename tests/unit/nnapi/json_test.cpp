@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/scratch.hpp"
 #include "unit/nnapi/nnapi_fixtures.hpp"
 
 using namespace nnapi_test;
@@ -83,7 +84,7 @@ TEST_CASE("json: HAL field and enum names") {
 
 TEST_CASE("json: round trip through MODEL.json and MODEL.bin") {
     namespace fs = std::filesystem;
-    fs::path dir = fs::temp_directory_path() / ("nnapi_json_test_" + std::to_string(::getpid()));
+    fs::path dir = nnef_test::process_scratch("nnapi-json-test");
     fs::create_directories(dir);
     for (const Model& m : {pooled_model(), conv_model(true), chain_model()}) {
         nnef::Diagnostics d;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/scratch.hpp"
 #include "storage/container.hpp"
 #include "storage/tensor_file.hpp"
 
@@ -20,13 +21,7 @@ namespace archive_members_test {
 namespace fs = std::filesystem;
 
 fs::path scratch() {
-    static fs::path dir = [] {
-        fs::path d = fs::temp_directory_path() / ("nnef-archive-members-test-" + std::to_string(::getpid()));
-        fs::remove_all(d);
-        fs::create_directories(d);
-        return d;
-    }();
-    return dir;
+    return nnef_test::process_scratch("nnef-archive-members-test");
 }
 
 struct File {

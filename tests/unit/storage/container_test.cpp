@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/scratch.hpp"
 #include "storage/container.hpp"
 #include "test_support.hpp"
 
@@ -27,13 +28,7 @@ struct Entry {
 };
 
 fs::path scratch() {
-    static fs::path dir = [] {
-        fs::path d = fs::temp_directory_path() / ("nnef-container-test-" + std::to_string(::getpid()));
-        fs::remove_all(d);
-        fs::create_directories(d);
-        return d;
-    }();
-    return dir;
+    return nnef_test::process_scratch("nnef-container-test");
 }
 
 void write_archive(const fs::path& path, const std::vector<Entry>& entries, bool gzip) {

@@ -12,6 +12,7 @@
 
 #include <nnef/nnef.hpp>
 
+#include "common/scratch.hpp"
 #include "storage/quantization.hpp"
 #include "storage/tensor_file.hpp"
 
@@ -269,7 +270,7 @@ TEST_CASE("quantization: parameters that cannot apply") {
 struct Model {
     fs::path dir;
     explicit Model(const std::string& name) {
-        dir = fs::temp_directory_path() / ("nnef-quantization-test-" + std::to_string(::getpid())) / name;
+        dir = nnef_test::process_scratch("nnef-quantization-test") / name;
         fs::remove_all(dir);
         fs::create_directories(dir);
     }

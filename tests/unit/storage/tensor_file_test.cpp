@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "common/scratch.hpp"
 #include "alloc_probe.hpp"
 #include <nlohmann/json.hpp>
 #include "test_support.hpp"
@@ -40,12 +41,7 @@ void write_bytes(const fs::path& p, const std::vector<std::uint8_t>& bytes) {
 
 // A fresh scratch folder per process.
 fs::path scratch() {
-    static const fs::path dir = [] {
-        fs::path d = fs::temp_directory_path() / ("nnef_tensor_file_test_" + std::to_string(::getpid()));
-        fs::create_directories(d);
-        return d;
-    }();
-    return dir;
+    return nnef_test::process_scratch("nnef-tensor-file-test");
 }
 
 std::string describe(const nnef::Diagnostics& ds) {

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "common/scratch.hpp"
 #include "test_support.hpp"
 
 namespace nnef_test {
@@ -27,11 +28,7 @@ inline std::string shell_quote(const std::string& s) {
     return q + "'";
 }
 
-inline std::filesystem::path scratch_dir() {
-    auto dir = std::filesystem::temp_directory_path() / ("nnef-tool-tests-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    return dir;
-}
+inline std::filesystem::path scratch_dir() { return process_scratch("nnef-tool-tests"); }
 
 // `args` is appended verbatim (quote paths with shell_quote).
 inline RunResult run_tool(const std::string& tool, const std::string& args, const std::string& stdin_text = {}) {

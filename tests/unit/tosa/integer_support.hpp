@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/scratch.hpp"
 #include "lowering/tosa/from_nnef.hpp"
 #include "lowering/tosa/ir.hpp"
 #include "storage/quantization.hpp"
@@ -17,7 +18,7 @@ namespace integer_support {
 
 // A model folder in a fresh temporary directory.
 inline std::filesystem::path write_model(const std::string& name, const std::string& graph, const std::string& quant) {
-    const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("nnef_integer_test_" + name);
+    const std::filesystem::path dir = nnef_test::process_scratch("nnef-integer-test") / name;
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     std::ofstream(dir / "graph.nnef") << graph;

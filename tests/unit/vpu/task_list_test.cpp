@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/scratch.hpp"
 #include "lowering/vpu/task_list.hpp"
 #include "vpu_fixtures.hpp"
 
@@ -142,7 +143,7 @@ TEST_SUITE("vpu") {
 
     TEST_CASE("task list: the constant data file") {
         TaskList l = vpu_test::conv_list();
-        const auto dir = std::filesystem::temp_directory_path() / ("nnef-vpu-test-" + std::to_string(::getpid()));
+        const auto dir = nnef_test::process_scratch("nnef-vpu-test");
         std::filesystem::create_directories(dir);
         const std::string json = (dir / "conv.json").string();
         CHECK(constants_path(json) == (dir / "conv.bin").string());
