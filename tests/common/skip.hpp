@@ -11,6 +11,8 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include "common/build_paths.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -32,11 +34,7 @@ inline std::string& current_test_case() {
 // The skip log: $NNEF_SKIP_LOG, else <build>/Testing/nnef-skips.txt (CTest empties it before a run).
 inline std::string skip_log_path() {
     if (const char* p = std::getenv("NNEF_SKIP_LOG")) return p;
-#ifdef NNEF_BINARY_DIR
     return std::string(NNEF_BINARY_DIR) + "/Testing/nnef-skips.txt";
-#else
-    return {};
-#endif
 }
 
 // Appends "<layer>:<test case>: <what>" to the skip log (the layer from the executable's name,
