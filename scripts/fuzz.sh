@@ -52,7 +52,7 @@ if [ $do_build = 1 ]; then
   sanitizers="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
   cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
-    -DNNEF_BUILD_FUZZ=ON -DNNEF_WERROR=ON -DNNEF_BUILD_TESTS=OFF -DNNEF_BUILD_TOOLS=OFF -DNNEF_CORPUS_DIR="$corpus" \
+    -DNNEF_BUILD_FUZZ=ON -DNNEF_WERROR=ON -DNNEF_BUILD_TESTS=OFF -DNNEF_BUILD_TOOLS=OFF -DNNEF_BUILD_PYTHON=OFF -DNNEF_CORPUS_DIR="$corpus" \
     -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link $sanitizers" \
     -DCMAKE_EXE_LINKER_FLAGS="$sanitizers" >/dev/null
   cmake --build "$build" --target "${targets[@]}" -j"${NNEF_JOBS:-$(nproc)}"

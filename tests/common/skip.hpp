@@ -11,6 +11,8 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include "common/build_paths.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -32,11 +34,7 @@ inline std::string& current_test_case() {
 // The skip log: $NNEF_SKIP_LOG, else <build>/Testing/nnef-skips.txt (CTest empties it before a run).
 inline std::string skip_log_path() {
     if (const char* p = std::getenv("NNEF_SKIP_LOG")) return p;
-#ifdef NNEF_BINARY_DIR
     return std::string(NNEF_BINARY_DIR) + "/Testing/nnef-skips.txt";
-#else
-    return {};
-#endif
 }
 
 // Appends "<layer>:<test case>: <what>" to the skip log (the layer from the executable's name,
@@ -73,3 +71,24 @@ inline void record_skip(const std::string& what) {
 
 // Says why a part of the current test case does not run; the rest of it goes on.
 #define NNEF_SKIP_PART(why) NNEF_SKIP_NOTE_("partly skipped: ", why)
+
+// Whether this test executable was built with AddressSanitizer (scripts/test.sh's sanitizer pass,
+// -DNNEF_SANITIZE=ON; GCC defines __SANITIZE_ADDRESS__, clang answers __has_feature).
+#if defined(__SANITIZE_ADDRESS__)
+#define NNEF_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NNEF_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef NNEF_TEST_SANITIZED
+#define NNEF_TEST_SANITIZED 0
+#endif
+
+// Ends the current test case as skipped in the sanitizer build only, saying why; the Release pass
+// runs it. For the few whole-corpus numeric sweeps whose code another test runs on the same models
+// under the sanitizers (docs/building.md lists them and the tests that cover them there).
+#define NNEF_RELEASE_PASS_ONLY(why)                                                  \
+    do {                                                                             \
+        if (NNEF_TEST_SANITIZED) NNEF_SKIP("left to the Release pass (costly under the sanitizers): " << why); \
+    } while (0)

@@ -4,6 +4,7 @@
 // when the corpus lacks it; every skip is written to the skip log, which tests/print_skips.sh
 // prints. The fixtures below are doctest::skip()-decorated: they run only when this test runs this
 // executable on one of them.
+#include <dlfcn.h>
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -64,6 +65,11 @@ TEST_CASE("skip fixture: a corpus file the corpus lacks" * doctest::skip()) {
     nnef_test::corpus_file("no/such/file.dat");
 }
 
+TEST_CASE("skip fixture: release pass only" * doctest::skip()) {
+    NNEF_RELEASE_PASS_ONLY("the fixture's reason");
+    CHECK(1 + 1 == 2);
+}
+
 TEST_CASE("skips: a skipped test says why and exits with 77, failing and empty tests fail") {
     fs::remove(fixture_log());
     const Outcome passes = fixture("skip fixture: passes");
@@ -88,6 +94,21 @@ TEST_CASE("skips: a skipped test says why and exits with 77, failing and empty t
           "core:skip fixture: skips: skipped: the fixture's reason, 42\n"
           "core:skip fixture: fails then skips: skipped: too late to skip\n"
           "core:skip fixture: skips: skipped: the fixture's reason, 42\n");
+    fs::remove(fixture_log());
+}
+
+TEST_CASE("skips: NNEF_RELEASE_PASS_ONLY skips, saying why, exactly when AddressSanitizer's runtime is in the process") {
+    fs::remove(fixture_log());
+    const bool sanitized = ::dlsym(RTLD_DEFAULT, "__asan_init") != nullptr;
+    const Outcome o = fixture("skip fixture: release pass only");
+    if (sanitized) {
+        CHECK_MESSAGE(o.code == 77, o.out);
+        CHECK(nnef_test::read_text(fixture_log()) ==
+              "core:skip fixture: release pass only: skipped: left to the Release pass (costly under the sanitizers): the fixture's reason\n");
+    } else {
+        CHECK_MESSAGE(o.code == 0, o.out);
+        CHECK_FALSE(fs::exists(fixture_log()));
+    }
     fs::remove(fixture_log());
 }
 

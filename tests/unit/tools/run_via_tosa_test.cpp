@@ -130,6 +130,7 @@ TEST_CASE("nnef-run --via tosa on the int8 corpus models: stored codes are dequa
 }
 
 TEST_CASE("nnef-run --via tosa on every real model of the corpus: N passed, M failed") {
+    NNEF_RELEASE_PASS_ONLY("the same lowering and TOSA interpreter run on every corpus model under the sanitizers in tosa: legalize: every corpus model and sample, and nnef-run --via tosa in nnef-run --via tosa on real models");
     // Each model lowered (PRO-FP, level 8K, the validator after each pass) and run by the TOSA
     // interpreter against the reference executor on the same input (random weights for the
     // graph-only models): max relative error <= 1e-5; and against the PyTorch reference where the

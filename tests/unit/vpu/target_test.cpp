@@ -4,6 +4,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/build_paths.hpp"
 #include "lowering/vpu/target.hpp"
 
 using namespace nnef::vpu;
@@ -16,7 +17,7 @@ std::string first_message(const nnef::Result<Target>& r) {
 
 TEST_SUITE("vpu") {
     TEST_CASE("target: the shipped default file is the spec's table") {
-        auto r = read_target_file(NNEF_SOURCE_DIR "/lowering/vpu/targets/npu-2c.json");
+        auto r = read_target_file(std::string(NNEF_SOURCE_DIR) + "/lowering/vpu/targets/npu-2c.json");
         REQUIRE(r);
         const Target& t = *r;
         CHECK(*r == Target{});
