@@ -215,3 +215,30 @@ TEST_CASE("driver: the vpu device refuses what it cannot run, naming the operati
     CHECK(device->prepareModel(broken, d2).first == ErrorStatus::INVALID_ARGUMENT);
 }
 }
+
+TEST_CASE("driver: the vpu device's getSupportedOperations answers what the VPU compiler runs, per operation") {
+    auto device = make_vpu_device();
+    // DEPTHWISE_CONV_2D with multiplier 2 lowers to TOSA but the VPU compiler refuses it (the NCE's
+    // dwconv takes multiplier 1); the other operations of the model compile alone
+    nnef::Diagnostics d;
+    auto m = read_model((nnef_test::source_dir() / "tests/unit/nnapi/models/depthwise-pool-softmax.json").string(), d);
+    REQUIRE(m.has_value());
+    std::vector<bool> want;
+    std::size_t depthwise = 0;
+    for (const Operation& op : m->operations) {
+        want.push_back(op.type != OperationType::DEPTHWISE_CONV_2D);
+        depthwise += op.type == OperationType::DEPTHWISE_CONV_2D;
+    }
+    REQUIRE(depthwise == 1);
+    REQUIRE(m->operations.size() > 1);
+    auto [status, supported] = device->getSupportedOperations(*m, d);
+    CHECK(status == ErrorStatus::NONE);
+    std::string answer;
+    for (bool b : supported) answer += b ? "1" : "0";
+    CAPTURE(answer);
+    CHECK(supported == want);
+    CHECK_FALSE(d.has_errors());  // the refusals are the answer, not errors of the call
+    // the cpu device runs them all
+    auto [cpu_status, cpu_supported] = make_cpu_device()->getSupportedOperations(*m, d);
+    CHECK(cpu_supported == std::vector<bool>(m->operations.size(), true));
+}
