@@ -9,6 +9,7 @@
 
 #include "common/compare.hpp"
 #include "lowering/nnapi/driver.hpp"
+#include "lowering/nnapi/to_tosa.hpp"
 #include "test_support.hpp"
 #include "unit/nnapi/nnapi_fixtures.hpp"
 
@@ -241,4 +242,16 @@ TEST_CASE("driver: the vpu device's getSupportedOperations answers what the VPU 
     // the cpu device runs them all
     auto [cpu_status, cpu_supported] = make_cpu_device()->getSupportedOperations(*m, d);
     CHECK(cpu_supported == std::vector<bool>(m->operations.size(), true));
+
+    // quant8 SOFTMAX lowers to TOSA (an i16 TABLE of exp, EXT-INT16), which the VPU compiler refuses;
+    // quant8 LOGISTIC (an i8 TABLE) runs
+    Model softmax = One(Q8, {1, 10}, 0.1f, 128).f32(1.0f).done(OperationType::SOFTMAX, Q8, {1, 10}, 1.0f / 256, 0);
+    Model logistic = One(Q8, {1, 10}, 0.1f, 128).done(OperationType::LOGISTIC, Q8, {1, 10}, 1.0f / 256, 0);
+    CHECK(tosa_lowers(softmax, softmax.operations[0]));
+    CHECK(device->getSupportedOperations(softmax, d).second == std::vector<bool>{false});
+    CHECK(device->getSupportedOperations(logistic, d).second == std::vector<bool>{true});
+    nnef::Diagnostics why;
+    CHECK(device->prepareModel(softmax, why).first == ErrorStatus::GENERAL_FAILURE);
+    CHECK(messages(why).find("TOSA TABLE (from NNEF operation 'SOFTMAX'") != std::string::npos);
+    CHECK_FALSE(d.has_errors());
 }
