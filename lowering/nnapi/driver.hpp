@@ -51,9 +51,10 @@ bool interpreter_runs(OperationType);
 std::unique_ptr<Device> make_cpu_device();
 
 // The VPU device: prepareModel = NNAPI -> TOSA -> the VPU compiler (target npu-2c), execute = the VPU
-// simulator with values (fp16 arithmetic, int8 for quant8). It runs the operations tosa_lowers()
-// accepts; its capabilities are the simulated makespan of a fixed workload over the cpu device's time
-// for it (docs/nnapi.md, "The vpu device").
+// simulator with values (fp16 arithmetic, int8 for quant8). getSupportedOperations answers what the
+// VPU compile runs (the whole model, else each operation alone, lowered and compiled); its
+// capabilities are the simulated makespan of a fixed workload over the cpu device's time for it
+// (docs/nnapi.md, "The vpu device").
 std::unique_ptr<Device> make_vpu_device();
 
 // The device of that name ("cpu", "vpu"), or nothing.

@@ -13,6 +13,7 @@
 
 #include "lowering/nnapi/driver.hpp"
 #include "lowering/nnapi/op_rules.hpp"
+#include "lowering/nnapi/operation_model.hpp"
 #include "lowering/nnapi/to_tosa.hpp"
 #include "lowering/vpu/compiler.hpp"
 #include "lowering/vpu/simulator.hpp"
@@ -146,10 +147,27 @@ public:
         return answer;
     }
 
+    // What prepareModel would run: when the whole model lowers and compiles, every operation; else
+    // each operation alone (operation_model: its constants, its other inputs model inputs) lowered
+    // to TOSA and compiled by the VPU compiler, so that an operation the compiler refuses (a
+    // depthwise multiplier other than 1, ...) is answered false, not only one without a lowering.
     std::pair<ErrorStatus, std::vector<bool>> getSupportedOperations(const Model& m, Diagnostics& diags) const override {
         if (!validate(m, diags)) return {ErrorStatus::INVALID_ARGUMENT, {}};
-        std::vector<bool> supported;
-        for (const Operation& op : m.operations) supported.push_back(vpu_refusal(m, op).empty());
+        std::vector<bool> supported(m.operations.size(), true);
+        // why an operation is refused is not an error of the call (the answer is the bool): each
+        // question gets its own diagnostics, since the lowering stops at earlier errors
+        Diagnostics whole(0);
+        if (compile(m, whole)) return {ErrorStatus::NONE, supported};
+        for (std::size_t k = 0; k < m.operations.size(); ++k) {
+            if (!vpu_refusal(m, m.operations[k]).empty()) {
+                supported[k] = false;
+                continue;
+            }
+            Diagnostics refusal(0);
+            const std::optional<Model> alone = operation_model(m, k, refusal);
+            // an operation of constants only (nothing to ask alone) is judged by its lowering
+            supported[k] = !alone || compile(*alone, refusal).has_value();
+        }
         return {ErrorStatus::NONE, supported};
     }
 

@@ -148,6 +148,7 @@ ValueId ToTosa::splat(DType dt, Shape shape, double v) {
     const std::int64_t n = data->type.volume();
     if (dt == DType::fp32) std::fill_n(data->mutable_items<float>(), n, float(v));
     else if (dt == DType::i8) std::fill_n(data->mutable_items<std::int8_t>(), n, std::int8_t(std::int64_t(v)));
+    else if (dt == DType::i16) std::fill_n(data->mutable_items<std::int16_t>(), n, std::int16_t(std::int64_t(v)));
     else std::fill_n(data->mutable_items<std::int32_t>(), n, std::int32_t(v));
     return g_.add_const(0, std::move(data), origin_);
 }

@@ -107,9 +107,12 @@ private:
     tosa::ValueId quant_activation(tosa::ValueId v, std::int32_t code, const Operand& out);
     tosa::ValueId requantize(tosa::ValueId v, const Operand& from, const Operand& to);
     bool quant_conv(OperationType t);
+    tosa::ValueId quant_window_sum(const WindowPlan& plan);
     bool quant_pool(bool max);
     bool quant_add();
     bool quant_mul();
+    bool quant_logistic();  // to_tosa_quant_tables.cpp
+    bool quant_softmax();
 };
 
 }  // namespace nnef::nnapi::detail

@@ -11,6 +11,7 @@
 
 #include "lowering/nnapi/fixed_point.hpp"
 #include "lowering/nnapi/to_tosa_lowering.hpp"
+#include "lowering/tosa/scale.hpp"
 
 namespace nnef::nnapi::detail {
 
@@ -29,7 +30,9 @@ bool ToTosa::quant_lowers(OperationType t) {
         case OperationType::RELU1:
         case OperationType::RELU6:
         case OperationType::SPACE_TO_DEPTH:
-        case OperationType::DEPTH_TO_SPACE: return true;
+        case OperationType::DEPTH_TO_SPACE:
+        case OperationType::LOGISTIC:
+        case OperationType::SOFTMAX: return true;
         default: return false;
     }
 }
@@ -43,6 +46,8 @@ bool ToTosa::lower_quant(const Operation& o) {
         case OperationType::MAX_POOL_2D: return quant_pool(o.type == OperationType::MAX_POOL_2D);
         case OperationType::ADD: return quant_add();
         case OperationType::MUL: return quant_mul();
+        case OperationType::LOGISTIC: return quant_logistic();
+        case OperationType::SOFTMAX: return quant_softmax();
         case OperationType::CONCATENATION: {
             // the inputs brought to the output's scale and zeroPoint (the HAL makes them equal)
             const std::size_t n = o.inputs.size() - 1;
@@ -107,6 +112,10 @@ bool ToTosa::quant_conv(OperationType t) {
     } else {
         WindowPlan plan;
         if (!plan_window(plan)) return false;
+        if (t == OperationType::DEPTHWISE_CONV_2D) {
+            const ValueId sum = quant_window_sum(plan);
+            if (sum != tosa::no_value) return bind(quant_activation(sum, plan.activation, oq));
+        }
         x = plan.x;
         attrs.emplace_back(AttrName::pad, plan.pad);
         attrs.emplace_back(AttrName::stride, plan.stride);
@@ -123,6 +132,39 @@ bool ToTosa::quant_conv(OperationType t) {
     ValueId y = rescale(acc, scale, 0, oq.zeroPoint - 128, DType::i8);
     if (y == tosa::no_value) return false;
     return bind(quant_activation(reshape(y, out.shape), act, oq));
+}
+
+// A DEPTHWISE_CONV_2D whose one window is its whole input (no padding, a 1x1 output, multiplier 1),
+// whose filter holds one code and whose biases are 0 (the export's quantized mean_reduce onto a grid
+// of its own): its accumulator is (w - w_zp) times the sum of x - x_zp, so REDUCE_SUM over H and W and
+// one RESCALE by (w - w_zp) * input_scale * filter_scale / output_scale give its codes (the
+// multiplier rounded to 31 bits once instead of twice: within one code, equal but in rare ties).
+// The VPU's NCE takes no depthwise kernel above 11x11, and REDUCE_SUM runs on its SHAVEs, as the
+// NNEF lowering's mean_reduce does. no_value (nothing added) when the operation is not of this form.
+ValueId ToTosa::quant_window_sum(const WindowPlan& plan) {
+    const Shape xs = type(plan.x).shape;
+    const Shape out = type_of(op().outputs[0]).shape;
+    if (plan.pad != Ints{0, 0, 0, 0} || xs.size() != 4 || plan.kernel != Ints{xs[1], xs[2]} || out != Shape{xs[0], 1, 1, xs[3]})
+        return tosa::no_value;
+    const Operand& w = in_quant(1);
+    const Operand& b = in_quant(2);
+    const auto wb = constant_bytes(m_, w), bb = constant_bytes(m_, b);
+    if (!wb || !bb || wb->empty() || w.dimensions.size() != 4 || std::int64_t(w.dimensions[3]) != xs[3]) return tosa::no_value;
+    for (std::uint8_t c : *wb)
+        if (c != (*wb)[0]) return tosa::no_value;
+    for (std::uint8_t c : *bb)
+        if (c != 0) return tosa::no_value;
+    const std::int32_t factor = std::int32_t((*wb)[0]) - w.zeroPoint;
+    if (factor <= 0) return tosa::no_value;
+    const Operand& xq = in_quant(0);
+    const Operand& oq = out_quant();
+    const double scale = double(factor) * double(xq.scale) * double(w.scale) / double(oq.scale);
+    if (!tosa::scale32_multiplier(scale)) return tosa::no_value;  // the convolution's path reports it
+    const ValueId wide = rescale(plan.x, 1.0, xq.zeroPoint - 128, 0, DType::i32);
+    if (wide == tosa::no_value) return wide;
+    const ValueId rows = add(OpKind::REDUCE_SUM, {wide}, TensorType{DType::i32, {xs[0], 1, xs[2], xs[3]}}, {{AttrName::axis, std::int64_t(1)}});
+    const ValueId sum = add(OpKind::REDUCE_SUM, {rows}, TensorType{DType::i32, out}, {{AttrName::axis, std::int64_t(2)}});
+    return rescale(sum, scale, 0, oq.zeroPoint - 128, DType::i8);
 }
 
 // The pools on the input's codes (AVG_POOL2D's zero points are the input's), then to the output's.

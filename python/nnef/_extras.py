@@ -49,8 +49,10 @@ def validate(model=None, text=None, name='input', **limits):
 
 def run(model, inputs=None, via='nnef', outputs=None, random_weights=None, quantization=True, quant_like='spec',
         threads=2, cycles=1, **limits):
-    """Runs a model (a path) with the reference executor (via='nnef', as nnef-run does) or lowered
-    to TOSA and run by the TOSA interpreter (via='tosa', as nnef-run --via tosa). `inputs` maps
+    """Runs a model (a path) with the reference executor (via='nnef', as nnef-run does), lowered
+    to TOSA and run by the TOSA interpreter (via='tosa', as nnef-run --via tosa), or exported as an
+    NNAPI 1.0 model and run by the NNAPI reference interpreter (via='nnapi', as nnef-run --via
+    nnapi; inputs and outputs stay NNEF's: NCHW, reals). `inputs` maps
     graph input names to numpy arrays (or is a sequence in graph input order); `outputs` names the
     tensors to return (default: the graph outputs; intermediate tensors are kept when named).
     random_weights=SEED runs without stored weights; quantization=False runs a quantized model in

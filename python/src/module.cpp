@@ -34,6 +34,7 @@
 #include "lowering/vpu/target.hpp"
 #include "lowering/vpu/task_list.hpp"
 #include "storage/tensor_file.hpp"
+#include "tools/nnef-run/via_nnapi.hpp"
 #include "tools/nnef-run/via_tosa.hpp"
 
 namespace py = pybind11;
@@ -599,6 +600,8 @@ public:
             py::gil_scoped_release release;
             if (via == "tosa") {
                 engine_ = run_engine::make_tosa_engine(g, eo, d);
+            } else if (via == "nnapi") {
+                engine_ = run_engine::make_nnapi_engine(g, eo, d);
             } else if (via == "nnef") {
                 auto created = exec::Executor::create(g, eo);
                 d = created.diagnostics;
@@ -607,7 +610,8 @@ public:
                         std::move(*created.value));
             }
         }
-        if (via != "tosa" && via != "nnef") throw py::value_error("via must be 'nnef' or 'tosa', not '" + via + "'");
+        if (via != "tosa" && via != "nnef" && via != "nnapi")
+            throw py::value_error("via must be 'nnef', 'tosa' or 'nnapi', not '" + via + "'");
         if (!engine_ || d.has_errors()) fail(d, session_->sources());
     }
 

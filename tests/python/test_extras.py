@@ -26,7 +26,8 @@ def _reference(corpus, model):
 
 @pytest.mark.parametrize('model,via,tolerance', [('real/squeezenet1_0', 'nnef', 1e-5),
                                                  ('real/mobilenet_v2', 'nnef', 1e-5),
-                                                 ('real/squeezenet1_0', 'tosa', 1e-5)])
+                                                 ('real/squeezenet1_0', 'tosa', 1e-5),
+                                                 ('real/squeezenet1_0', 'nnapi', 1e-5)])
 def test_run_matches_reference(model, via, tolerance, corpus):
     x, expected = _reference(corpus, model)
     out = nnef.run(os.path.join(corpus, model), [x], via=via)
@@ -42,6 +43,28 @@ def test_run_quantized_like_nnef_tools(corpus):
     y = nnef.run(os.path.join(corpus, model), {'external1': x}, quant_like='nnef-tools')
     error = _relative_l2(next(iter(y.values())), expected)
     assert error < 1e-3, error
+
+
+def test_run_via_nnapi_quantized_and_refused(corpus, tmp_path):
+    # the int8 model exported as TENSOR_QUANT8_ASYMM: its outputs within one step of its output grid
+    # of nnef-run's simulated quantization on >= 99.9% of them (issue 22's acceptance 1)
+    model = os.path.join(corpus, 'quantized', 'squeezenet1_0_int8')
+    x, _ = _reference(corpus, 'quantized/squeezenet1_0_int8')
+    (name, want), = nnef.run(model, [x]).items()
+    got = nnef.run(model, [x], via='nnapi')[name]
+    assert got.shape == want.shape and np.isfinite(got).all()
+    # the output's grid step: its graph.quant entry's scale
+    quant = open(os.path.join(model, 'graph.quant')).read()
+    step = float(re.search(r'"' + name + r'":[^;]*scale = ([0-9.e-]+)', quant).group(1))
+    within = np.abs(got.astype(np.float64) - want) <= 1.01 * step
+    assert within.mean() >= 0.999, within.mean()
+    assert not np.array_equal(got, np.zeros_like(got))
+    # what NNAPI 1.0 cannot express is refused with the operation named
+    (tmp_path / 'm').mkdir()
+    (tmp_path / 'm' / 'graph.nnef').write_text('version 1.0;\ngraph G( x ) -> ( y )\n{\n'
+                                               '    x = external(shape = [2, 3]);\n    y = exp(x);\n}\n')
+    with pytest.raises(nnef.Error, match="'exp'"):
+        nnef.run(str(tmp_path / 'm'), [np.ones((2, 3), np.float32)], via='nnapi')
 
 
 def test_session(corpus):

@@ -9,6 +9,7 @@
 
 #include "../common/cli.hpp"
 #include "../common/mlir_input.hpp"
+#include "../common/nnapi_input.hpp"
 #include "lowering/tosa/from_nnef.hpp"
 #include "lowering/tosa/json.hpp"
 #include "lowering/tosa/mlir.hpp"
@@ -28,14 +29,17 @@ const char* const description =
     "\n"
     "FILE.mlir (TOSA 1.0 MLIR text of any producer, generic or pretty form; docs/tosa.md) is read instead\n"
     "of lowered, validated, and written back in the chosen format (its profile: the file's tosa.target_env,\n"
-    "else PRO-INT for a graph with RESCALE or 8/16-bit integer tensors; --profile overrides it).";
+    "else PRO-INT for a graph with RESCALE or 8/16-bit integer tensors; --profile overrides it).\n"
+    "\n"
+    "NNAPI.json (an Android NNAPI 1.0 model in the JSON form of nnef-to-nnapi, recognised by its content;\n"
+    "docs/nnapi.md) is validated, lowered by the NNAPI lowering (PRO-FP for float32, PRO-INT for quant8,\n"
+    "whose inputs and outputs hold NNAPI's uint8 codes) and written in the chosen format.";
 
-// FILE.mlir: read, validated, written back (without locations: the file's lines are not NNEF's).
-[[noreturn]] void write_mlir_input(cli::Tool& tool, const std::string& profile, const std::string& level, bool no_weights,
-                                   bool resource_blobs) {
+// FILE.mlir (read and validated) or an NNAPI model (lowered by nnapi::to_tosa and validated),
+// written in the chosen format (without locations: the input's lines are not NNEF's).
+[[noreturn]] void write_tosa_input(cli::Tool& tool, const tosa::MlirModule& m, const SourceManager& sources, const std::string& level,
+                                   bool no_weights, bool resource_blobs) {
     const cli::CommonOptions& opts = tool.common;
-    SourceManager sources;
-    tosa::MlirModule m = cli::read_mlir_input(tool, opts.paths.front(), profile, sources);
     if (opts.format == "mlir") {
         tosa::MlirOptions mo;
         mo.level = level == "none" ? tosa::Level::none() : m.level;
@@ -59,7 +63,7 @@ const char* const description =
 }
 
 int run(int argc, char** argv) {
-    cli::Tool tool({"nnef-to-tosa", "MODEL|FILE.mlir", description, false,
+    cli::Tool tool({"nnef-to-tosa", "MODEL|FILE.mlir|NNAPI.json", description, false,
                     "0 success, 1 invalid model or a model without a TOSA form (diagnostics printed), 2 usage or\n"
                     "I/O error"});
     cli::FrontEnd front;
@@ -95,7 +99,23 @@ int run(int argc, char** argv) {
            "dialect_resources section instead of inline dense<\"0x...\"> data", lowering, cli::set_flag(resource_blobs)});
     tool.parse(argc, argv);
     const cli::CommonOptions& opts = tool.common;
-    if (tosa::is_mlir_path(opts.paths.front())) write_mlir_input(tool, profile, level, no_weights, resource_blobs);
+    if (cli::is_nnapi_json(opts.paths.front())) {
+        // An NNAPI model: its operand types pick the profile, its constants are its weights.
+        if (random_weights || !print_after.empty())
+            tool.usage_error("--random-weights and --print-after apply to lowering an NNEF MODEL; an NNAPI model has its "
+                             "constants and is lowered by the NNAPI lowering (docs/nnapi.md)");
+        cli::NnapiInput in = cli::read_nnapi_input(tool, opts.paths.front(), true);
+        if (!profile.empty() && *cli::parse_profile(profile) != in.module.graph.profile)
+            tool.usage_error("--profile " + profile + ": an NNAPI model's profile is its operand types' (PRO-INT for "
+                             "TENSOR_QUANT8_ASYMM, PRO-FP for TENSOR_FLOAT32), here " +
+                             (in.module.graph.profile == tosa::Profile::pro_int ? std::string("pro-int") : std::string("pro-fp")));
+        write_tosa_input(tool, in.module, SourceManager(), level, no_weights, resource_blobs);
+    }
+    if (tosa::is_mlir_path(opts.paths.front())) {
+        SourceManager sources;
+        const tosa::MlirModule m = cli::read_mlir_input(tool, opts.paths.front(), profile, sources);
+        write_tosa_input(tool, m, sources, level, no_weights, resource_blobs);
+    }
 
     // Without stored weights the lowering still needs values for the variables: pseudo-random ones
     // (elided from the output with --no-weights).

@@ -21,6 +21,7 @@
 #include "../common/cli.hpp"
 #include "../common/compare.hpp"
 #include "../common/mlir_input.hpp"
+#include "../common/nnapi_input.hpp"
 #include "exec/executor.hpp"
 #include "lowering/tosa/from_nnef.hpp"
 #include "lowering/vpu/compiler.hpp"
@@ -45,6 +46,10 @@ const char* const description =
     "MODEL (a graph.nnef, folder or archive) is compiled first: lowered to TOSA, then to a task list.\n"
     "FILE.mlir (TOSA 1.0 MLIR text of any producer, generic or pretty form; docs/tosa.md) is read,\n"
     "validated and compiled the same way; its inputs and outputs are the function's arguments and results.\n"
+    "NNAPI.json (an Android NNAPI 1.0 model in the JSON form of nnef-to-nnapi, recognised by its content;\n"
+    "docs/nnapi.md) is validated, lowered by the NNAPI lowering and compiled the same way; its inputs and\n"
+    "outputs are named \"operand N\" (NHWC; a quant8 one holds the i8 codes c - 128 of NNAPI's uint8 codes c:\n"
+    "--input takes reals, quantized on its grid, or those codes; --output-codes writes the uint8 codes).\n"
     "\n"
     "The task list is written as JSON (-o FILE.json of a compiled MODEL also writes its constants to\n"
     "FILE.bin; on stdout they are not written, and a note says so) or with --format text as a readable\n"
@@ -65,7 +70,7 @@ struct VpuOptions {
 };
 
 cli::Tool& tool() {
-    static cli::Tool t({"nnef-to-vpu", "MODEL|FILE.mlir|TASKS.json", description, false,
+    static cli::Tool t({"nnef-to-vpu", "MODEL|FILE.mlir|NNAPI.json|TASKS.json", description, false,
                         "0 success (no violation, every output matches), 1 invalid task list, a violation or a\n"
                         "mismatch, 2 usage or I/O error"});
     return t;
@@ -205,21 +210,40 @@ vpu::TaskList compile_model(const std::string& path, const vpu::Target& target, 
     return std::move(*list);
 }
 
-// FILE.mlir -> TOSA (read and validated) -> task list for `target`.
-vpu::TaskList compile_mlir(const std::string& path, const vpu::Target& target, const VpuOptions& o, InitialState& state) {
-    SourceManager sources;
-    tosa::MlirModule m = cli::read_mlir_input(tool(), path, o.profile, sources, true);
-    initial_state(m.graph, state);
+// A TOSA graph read from a file (FILE.mlir, NNAPI.json) -> task list for `target`.
+vpu::TaskList compile_graph(const tosa::Graph& g, const SourceManager& sources, const vpu::Target& target, const VpuOptions& o,
+                            InitialState& state) {
+    initial_state(g, state);
     auto print = [](const std::string& pass, const std::string& text) { std::cerr << "// after " << pass << "\n" << text << "\n"; };
     vpu::CompileOptions co;
     co.verify_each = o.verify_each;
     co.print_after = o.print_after_vpu;
     co.print = print;
     Diagnostics diags(0);
-    std::optional<vpu::TaskList> list = vpu::compile(m.graph, target, co, diags);
+    std::optional<vpu::TaskList> list = vpu::compile(g, target, co, diags);
     if (!list) tool().fail(diags, sources);
     tool().report(diags, sources);
     return std::move(*list);
+}
+
+// FILE.mlir -> TOSA (read and validated) -> task list for `target`.
+vpu::TaskList compile_mlir(const std::string& path, const vpu::Target& target, const VpuOptions& o, InitialState& state) {
+    SourceManager sources;
+    const tosa::MlirModule m = cli::read_mlir_input(tool(), path, o.profile, sources, true);
+    return compile_graph(m.graph, sources, target, o, state);
+}
+
+// NNAPI.json -> TOSA (nnapi::to_tosa, its quantized inputs and outputs the i8 codes c - 128) -> task
+// list for `target`; `codes` gets the grids of the quantized inputs and outputs.
+vpu::TaskList compile_nnapi(const std::string& path, const vpu::Target& target, const VpuOptions& o, InitialState& state,
+                            OutputCodes& codes) {
+    cli::NnapiInput in = cli::read_nnapi_input(tool(), path, false);
+    if (!o.profile.empty() && *cli::parse_profile(o.profile) != in.module.graph.profile)
+        usage_error("--profile " + o.profile + ": an NNAPI model's profile is its operand types' (PRO-INT for "
+                    "TENSOR_QUANT8_ASYMM, PRO-FP for TENSOR_FLOAT32), here " +
+                    (in.module.graph.profile == tosa::Profile::pro_int ? std::string("pro-int") : std::string("pro-fp")));
+    codes = std::move(in.codes);
+    return compile_graph(in.module.graph, SourceManager(), target, o, state);
 }
 
 // The task list the rest of the tool works on.
@@ -423,17 +447,22 @@ int run(int argc, char** argv) {
     if (!o.simulate && (values || !o.svg.empty()))
         usage_error("--input, --output-dir, --compare and --svg need --simulate");
 
-    const bool mlir = tosa::is_mlir_path(path);
-    const bool model = !is_task_list_path(path) && !mlir;
+    // An NNAPI model is recognised by its content (its name may end in .json, as a task list's does).
+    const bool nnapi = cli::is_nnapi_json(path);
+    const bool mlir = !nnapi && tosa::is_mlir_path(path);
+    const bool model = !nnapi && !is_task_list_path(path) && !mlir;
     if (mlir && (o.random_weights || !o.print_after_tosa.empty() || o.output_codes))
         usage_error("--random-weights, --output-codes and the TOSA passes' --print-after apply to compiling a MODEL; "
                     "FILE.mlir is TOSA already (its constants are its weights)");
+    if (nnapi && (o.random_weights || !o.print_after_tosa.empty()))
+        usage_error("--random-weights and the TOSA passes' --print-after apply to compiling an NNEF MODEL; an NNAPI model "
+                    "has its constants and is lowered by the NNAPI lowering (docs/nnapi.md)");
     if (model && values && !opts.flatten.load_weights && !o.random_weights)
         usage_error("--no-weights: --input, --output-dir and --compare simulate values, which need the model's "
                     "weights; for a model stored without weights use --random-weights SEED");
     // Without values to simulate, a model stored graph-only compiles for its schedule and timing.
     opts.flatten.weights_optional = !values;
-    if (!model && !mlir && (o.random_weights || o.verify_each || !o.print_after_tosa.empty() || !o.print_after_vpu.empty() ||
+    if (!model && !mlir && !nnapi && (o.random_weights || o.verify_each || !o.print_after_tosa.empty() || !o.print_after_vpu.empty() ||
                    !o.profile.empty() || o.output_codes))
         usage_error("--random-weights, --profile, --output-codes, --verify-each and --print-after apply to compiling a MODEL, "
                     "not to a task list");
@@ -441,9 +470,11 @@ int run(int argc, char** argv) {
         o.target_file.empty() ? std::nullopt : std::optional<vpu::Target>(take(vpu::read_target_file(o.target_file)));
     InitialState state;
     OutputCodes codes, input_codes;
-    vpu::TaskList list = model  ? compile_model(path, given.value_or(vpu::Target{}), o, opts.flatten, state, codes, input_codes)
-                         : mlir ? compile_mlir(path, given.value_or(vpu::Target{}), o, state)
-                                : load_task_list(path, values);
+    vpu::TaskList list = model   ? compile_model(path, given.value_or(vpu::Target{}), o, opts.flatten, state, codes, input_codes)
+                         : mlir  ? compile_mlir(path, given.value_or(vpu::Target{}), o, state)
+                         : nnapi ? compile_nnapi(path, given.value_or(vpu::Target{}), o, state, codes)
+                                 : load_task_list(path, values);
+    if (nnapi) input_codes = codes;  // the grids of the NNAPI model's quantized inputs and outputs alike
     const vpu::Target target = given.value_or(list.target);
     tool().document["path"] = path;
 
@@ -459,7 +490,7 @@ int run(int argc, char** argv) {
             Diagnostics d;
             if (!vpu::write_constants_file(list, vpu::constants_path(opts.output), d)) tool().fail(d);
             written["constants_file"] = vpu::constants_path(opts.output);
-        } else if (list_format == "json" && !to_file && constants && (model || mlir)) {
+        } else if (list_format == "json" && !to_file && constants && (model || mlir || nnapi)) {
             tool().note("the task list on stdout refers to its constant data, which is not written (a .bin file beside "
                         "the .json holds it): use -o FILE.json to write FILE.bin too");
         }

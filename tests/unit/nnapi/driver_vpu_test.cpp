@@ -9,6 +9,7 @@
 
 #include "common/compare.hpp"
 #include "lowering/nnapi/driver.hpp"
+#include "lowering/nnapi/to_tosa.hpp"
 #include "test_support.hpp"
 #include "unit/nnapi/nnapi_fixtures.hpp"
 
@@ -214,4 +215,43 @@ TEST_CASE("driver: the vpu device refuses what it cannot run, naming the operati
     nnef::Diagnostics d2;
     CHECK(device->prepareModel(broken, d2).first == ErrorStatus::INVALID_ARGUMENT);
 }
+}
+
+TEST_CASE("driver: the vpu device's getSupportedOperations answers what the VPU compiler runs, per operation") {
+    auto device = make_vpu_device();
+    // DEPTHWISE_CONV_2D with multiplier 2 lowers to TOSA but the VPU compiler refuses it (the NCE's
+    // dwconv takes multiplier 1); the other operations of the model compile alone
+    nnef::Diagnostics d;
+    auto m = read_model((nnef_test::source_dir() / "tests/unit/nnapi/models/depthwise-pool-softmax.json").string(), d);
+    REQUIRE(m.has_value());
+    std::vector<bool> want;
+    std::size_t depthwise = 0;
+    for (const Operation& op : m->operations) {
+        want.push_back(op.type != OperationType::DEPTHWISE_CONV_2D);
+        depthwise += op.type == OperationType::DEPTHWISE_CONV_2D;
+    }
+    REQUIRE(depthwise == 1);
+    REQUIRE(m->operations.size() > 1);
+    auto [status, supported] = device->getSupportedOperations(*m, d);
+    CHECK(status == ErrorStatus::NONE);
+    std::string answer;
+    for (bool b : supported) answer += b ? "1" : "0";
+    CAPTURE(answer);
+    CHECK(supported == want);
+    CHECK_FALSE(d.has_errors());  // the refusals are the answer, not errors of the call
+    // the cpu device runs them all
+    auto [cpu_status, cpu_supported] = make_cpu_device()->getSupportedOperations(*m, d);
+    CHECK(cpu_supported == std::vector<bool>(m->operations.size(), true));
+
+    // quant8 SOFTMAX lowers to TOSA (an i16 TABLE of exp, EXT-INT16), which the VPU compiler refuses;
+    // quant8 LOGISTIC (an i8 TABLE) runs
+    Model softmax = One(Q8, {1, 10}, 0.1f, 128).f32(1.0f).done(OperationType::SOFTMAX, Q8, {1, 10}, 1.0f / 256, 0);
+    Model logistic = One(Q8, {1, 10}, 0.1f, 128).done(OperationType::LOGISTIC, Q8, {1, 10}, 1.0f / 256, 0);
+    CHECK(tosa_lowers(softmax, softmax.operations[0]));
+    CHECK(device->getSupportedOperations(softmax, d).second == std::vector<bool>{false});
+    CHECK(device->getSupportedOperations(logistic, d).second == std::vector<bool>{true});
+    nnef::Diagnostics why;
+    CHECK(device->prepareModel(softmax, why).first == ErrorStatus::GENERAL_FAILURE);
+    CHECK(messages(why).find("TOSA TABLE (from NNEF operation 'SOFTMAX'") != std::string::npos);
+    CHECK_FALSE(d.has_errors());
 }

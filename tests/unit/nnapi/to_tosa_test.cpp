@@ -10,6 +10,7 @@
 #include "common/compare.hpp"
 #include "lowering/nnapi/to_tosa.hpp"
 #include "lowering/tosa/interpreter.hpp"
+#include "lowering/tosa/mlir.hpp"
 #include "lowering/tosa/validator.hpp"
 #include "test_support.hpp"
 #include "unit/nnapi/nnapi_fixtures.hpp"
@@ -66,6 +67,7 @@ BothRuns run_both(const Model& m, const std::vector<Tensor>& inputs, tosa::Profi
     CHECK(g->profile == profile);
     tosa::ValidateOptions vo;
     vo.profile = profile;
+    vo.extensions = tosa::validation_extensions(*g);  // as the tools validate (quant8 SOFTMAX: EXT-INT16)
     const bool valid = tosa::validate(*g, vo, d);
     CAPTURE(messages(d));
     CAPTURE(tosa::to_text(*g));
@@ -123,6 +125,13 @@ void check_quant_lowering(const Model& m) {
         // not a constant output: the test inputs reach it
         CHECK(*std::max_element(wanted.begin(), wanted.end()) != *std::min_element(wanted.begin(), wanted.end()));
     }
+}
+
+// The number of operators of this kind in the graph's main block.
+std::size_t count_ops(const tosa::Graph& g, tosa::OpKind kind) {
+    std::size_t n = 0;
+    for (const tosa::Op& op : g.main().ops) n += op.kind == kind;
+    return n;
 }
 
 // The first error message of lowering `m`, which must fail.
@@ -247,6 +256,21 @@ TEST_CASE("nnapi to_tosa: TENSOR_QUANT8_ASYMM (PRO-INT, uint8 codes in and out)"
                                  .i32(1).i32(1).i32(1).i32(1).i32(1).i32(1).i32(2).i32(1)
                                  .done(OperationType::DEPTHWISE_CONV_2D, Q8, {1, 5, 5, 4}, 0.1f, 100));
     }
+    SUBCASE("DEPTHWISE_CONV_2D over the whole input with one filter code (a mean onto another grid): REDUCE_SUM") {
+        // the export's quantized mean_reduce of a 13x13 map: a kernel the VPU's NCE does not take
+        const float fscale = 1.0f / (255.0f * 169.0f);
+        const Model m = One(Q8, {1, 13, 13, 4}, 0.05f, 128)
+                            .codes({1, 13, 13, 4}, std::vector<std::uint8_t>(13 * 13 * 4, 255), fscale, 0)
+                            .ints({4}, {0, 0, 0, 0}, 0.05f * fscale)
+                            .i32(0).i32(0).i32(0).i32(0).i32(1).i32(1).i32(1).i32(0)
+                            .done(OperationType::DEPTHWISE_CONV_2D, Q8, {1, 1, 1, 4}, 0.002f, 120);
+        check_quant_lowering(m);
+        nnef::Diagnostics d;
+        auto g = to_tosa(m, d);
+        REQUIRE(g);
+        CHECK(count_ops(*g, tosa::OpKind::REDUCE_SUM) == 2);
+        CHECK(count_ops(*g, tosa::OpKind::DEPTHWISE_CONV2D) == 0);
+    }
     SUBCASE("FULLY_CONNECTED") {
         std::vector<std::uint8_t> w(3 * 8);
         for (std::size_t i = 0; i < w.size(); ++i) w[i] = std::uint8_t((i * 71 + 3) % 256);
@@ -278,6 +302,26 @@ TEST_CASE("nnapi to_tosa: TENSOR_QUANT8_ASYMM (PRO-INT, uint8 codes in and out)"
     }
 }
 
+TEST_CASE("nnapi to_tosa: quant8 LOGISTIC (an i8 TABLE) and SOFTMAX (an i16 TABLE of exp, INTDIV) within one code") {
+    // inputs spread over the codes 0..255: at scale 0.05 the reals span [-6.4, 6.4], at 0.2 [-25.6, 25.6]
+    for (float scale : {0.05f, 0.2f}) {
+        CAPTURE(scale);
+        check_quant_lowering(One(Q8, {1, 4, 4, 8}, scale, 128).done(OperationType::LOGISTIC, Q8, {1, 4, 4, 8}, 1.0f / 256, 0));
+        check_quant_lowering(One(Q8, {2, 3, 3, 16}, scale, 100).f32(1.0f).done(OperationType::SOFTMAX, Q8, {2, 3, 3, 16}, 1.0f / 256, 0));
+        check_quant_lowering(One(Q8, {4, 40}, scale, 128).f32(0.5f).done(OperationType::SOFTMAX, Q8, {4, 40}, 1.0f / 256, 0));
+    }
+    // a row of 1000 classes (a classifier's), one code above the rest: its output near 256 * e / (e + 999)
+    check_quant_lowering(One(Q8, {2, 1000}, 0.1f, 128).f32(1.0f).done(OperationType::SOFTMAX, Q8, {2, 1000}, 1.0f / 256, 0));
+    // the graph: TABLEs, the i16 one needing EXT-INT16
+    nnef::Diagnostics d;
+    auto g = to_tosa(One(Q8, {2, 8}, 0.1f, 128).f32(1.0f).done(OperationType::SOFTMAX, Q8, {2, 8}, 1.0f / 256, 0), d);
+    REQUIRE(g);
+    CHECK(count_ops(*g, tosa::OpKind::TABLE) == 1);
+    CHECK(count_ops(*g, tosa::OpKind::INTDIV) == 2);
+    const auto ext = tosa::validation_extensions(*g);
+    CHECK(std::find(ext.begin(), ext.end(), "EXT-INT16") != ext.end());
+}
+
 TEST_CASE("nnapi to_tosa: what is not lowered is an error naming the operation and its index") {
     SUBCASE("an operation without a lowering") {
         Model m = One(F32, {1, 2, 2, 4}).i32(1).f32(1.0f).f32(1.0f).f32(0.5f)
@@ -298,9 +342,9 @@ TEST_CASE("nnapi to_tosa: what is not lowered is an error naming the operation a
         CHECK(e.find("operation 1 (RESIZE_BILINEAR)") != std::string::npos);
     }
     SUBCASE("a quantized operation without a lowering") {
-        Model m = One(Q8, {1, 4}, 0.5f, 128).f32(1.0f).done(OperationType::SOFTMAX, Q8, {1, 4}, 1.0f / 256, 0);
+        Model m = One(Q8, {1, 4}, 0.5f, 128).done(OperationType::DEQUANTIZE, F32, {1, 4});
         const std::string e = lowering_error(m);
-        CHECK(e.find("operation 0 (SOFTMAX)") != std::string::npos);
+        CHECK(e.find("operation 0 (DEQUANTIZE)") != std::string::npos);
     }
     SUBCASE("an invalid model is the validator's error") {
         Model m = conv_model(false);
