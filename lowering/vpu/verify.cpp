@@ -3,6 +3,8 @@
 // caught where it does. The promises and the passes that make them: lowering/vpu/pipeline.cpp.
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,72 @@ bool view_in(const Module& m, const View& v) {
     b.strides = v.strides;
     const Tensor& t = m.tensors[std::size_t(v.tensor)];
     return box_in(b, element_size(t.dtype), t.bytes);
+}
+
+// After the phase fallback of `barriers` (program order moved to phase order), CMX buffers that
+// share bytes are checked on happens-before instead of lifetimes in program order: every task of
+// one must happen before every task of the other (per queue, the last position of the earlier
+// buffer's tasks within the smallest vector clock over the later one's). Vector clocks from the
+// tasks' waits and updates in program order, which the barriers promise makes topological (every
+// producer of a barrier before its consumers). Returns the first pair that is not ordered.
+std::string unordered_reuse(const Module& m) {
+    std::map<std::string, std::size_t> queue_of;
+    for (const Task& task : m.tasks) queue_of.emplace(task.queue, queue_of.size());
+    const std::size_t Q = queue_of.size(), n = m.tasks.size(), nb = m.barrier_physical.size();
+    std::vector<std::int64_t> clock(n * Q, -1), joined(nb * Q, -1), last_on(Q, -1), pos(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const Task& task = m.tasks[i];
+        const std::size_t q = queue_of.at(task.queue);
+        std::int64_t* c = clock.data() + i * Q;
+        if (last_on[q] >= 0) std::copy_n(clock.data() + std::size_t(last_on[q]) * Q, Q, c);
+        for (std::int64_t b : task.wait)
+            if (b >= 0 && std::size_t(b) < nb)
+                for (std::size_t r = 0; r < Q; ++r) c[r] = std::max(c[r], joined[std::size_t(b) * Q + r]);
+        pos[i] = last_on[q] >= 0 ? pos[std::size_t(last_on[q])] + 1 : 0;
+        c[q] = pos[i];
+        last_on[q] = std::int64_t(i);
+        for (std::int64_t b : task.update)
+            if (b >= 0 && std::size_t(b) < nb)
+                for (std::size_t r = 0; r < Q; ++r) joined[std::size_t(b) * Q + r] = std::max(joined[std::size_t(b) * Q + r], c[r]);
+    }
+    // per buffer: the last position of its tasks per queue, the smallest clock over its tasks
+    const std::size_t nc = m.cmx.size();
+    std::vector<std::int64_t> last(nc * Q, -1), low(nc * Q, std::numeric_limits<std::int64_t>::max()), first(nc, -1);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t q = queue_of.at(m.tasks[i].queue);
+        for (const auto* list : {&m.tasks[i].reads, &m.tasks[i].writes})
+            for (const Box& x : *list) {
+                if (!x.ref.cmx || x.ref.index < 0 || std::size_t(x.ref.index) >= nc) continue;
+                const std::size_t k = std::size_t(x.ref.index);
+                if (first[k] < 0) first[k] = std::int64_t(i);
+                last[k * Q + q] = std::max(last[k * Q + q], pos[i]);
+                for (std::size_t r = 0; r < Q; ++r) low[k * Q + r] = std::min(low[k * Q + r], r == q ? pos[i] - 1 : clock[i * Q + r]);
+            }
+    }
+    auto before = [&](std::size_t a, std::size_t b) {
+        for (std::size_t r = 0; r < Q; ++r)
+            if (last[a * Q + r] > low[b * Q + r]) return false;
+        return true;
+    };
+    // pairs sharing bytes in one cluster: a sweep over offsets
+    std::vector<std::size_t> order;
+    for (std::size_t k = 0; k < nc; ++k)
+        if (first[k] >= 0 && m.cmx[k].offset >= 0) order.push_back(k);
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return std::make_pair(m.cmx[a].cluster, m.cmx[a].offset) < std::make_pair(m.cmx[b].cluster, m.cmx[b].offset);
+    });
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const CmxBuffer& a = m.cmx[order[i]];
+        for (std::size_t j = i + 1; j < order.size(); ++j) {
+            const CmxBuffer& b = m.cmx[order[j]];
+            if (b.cluster != a.cluster || b.offset >= a.offset + a.size) break;
+            const std::size_t x = first[order[i]] < first[order[j]] ? order[i] : order[j], y = x == order[i] ? order[j] : order[i];
+            if (!before(x, y))
+                return "CMX buffers of '" + m.cmx[x].tensor + "' and '" + m.cmx[y].tensor + "' share bytes in cluster " +
+                       std::to_string(a.cluster) + " and the barriers do not order their tasks";
+        }
+    }
+    return {};
 }
 
 }  // namespace vpu_verify_cpp
@@ -144,8 +212,12 @@ bool verify(const Module& m, const std::string& after, Diagnostics& diags) {
         // Buffers alive together (in program order) must not share bytes. After the phase fallback
         // of `barriers` the program order is the phases' (tasks moved), no longer the order the
         // allocator placed the buffers in: reuse of bytes is then safe by the barriers'
-        // dependencies (every access that conflicts in bytes is ordered), which the simulator's
-        // race check (the `emitted` promise) verifies, not by disjoint lifetimes.
+        // dependencies (every access that conflicts in bytes is ordered), checked on the barriers'
+        // happens-before (`unordered_reuse`), not by disjoint lifetimes.
+        if (m.barrier_fallback && m.has(Promise::barriers)) {
+            const std::string why = unordered_reuse(m);
+            if (!why.empty()) bad(why);
+        }
         for (auto& v : by) {
             if (m.barrier_fallback) break;
             std::sort(v.begin(), v.end(), [](const CmxBuffer* a, const CmxBuffer* b) { return a->first < b->first; });

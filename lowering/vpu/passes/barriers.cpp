@@ -27,10 +27,12 @@
 //     consumers are the first task of each queue in the new one. Everything before the sync then
 //     happens before everything after it, so dependencies across it are implied (dropped by the
 //     reduction) and every dependency id is free again; sync k and sync k+2 are ordered through
-//     sync k+1. Linear in tasks x (dependencies + queues x ids). Needs 3 ids and limits of at
-//     least one producer and consumer per queue; otherwise the barriers fall back to phases (a
-//     chain: phase k updates barrier k, phase k+1 waits on it, physical id k mod `barriers`, safe
-//     for any count >= 2).
+//     sync k+1. Linear in tasks x (dependencies + queues x ids). With exactly 2 ids there are no
+//     dependency ids: every task with a dependency not implied by the last sync starts a segment
+//     (syncs only; still a valid assignment, and it keeps program order). Needs limits of at least
+//     one producer and consumer per queue; otherwise the barriers fall back to phases (a chain:
+//     phase k updates barrier k, phase k+1 waits on it, physical id k mod `barriers`, safe for any
+//     count >= 2; the verifier then checks CMX reuse on the barriers' happens-before).
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -223,13 +225,13 @@ bool assign_physical(const Module& m, const Graph& g, const std::vector<std::int
 }
 
 // Segments (see the file comment): steps 2-4 in one pass, ids 0 and 1 kept for the syncs that
-// separate segments, the others reused inside a segment. Returns nothing when the limits cannot
-// hold a sync (fewer producers or consumers allowed than queues) or fewer than 3 ids.
+// separate segments, the others reused inside a segment (with 2 ids: none, syncs only). Returns
+// nothing when the limits cannot hold a sync (fewer producers or consumers allowed than queues).
 std::optional<std::pair<Barriers, int>> segments(const Module& m, const Graph& g) {
     const std::size_t n = m.tasks.size(), Q = g.queues;
     const std::size_t maxp = std::size_t(m.target.barrier_max_producers), maxc = std::size_t(m.target.barrier_max_consumers);
     const std::size_t ids = std::size_t(m.target.barriers);
-    if (ids < 3 || maxp < Q || maxc < Q) return std::nullopt;
+    if (ids < 2 || maxp < Q || maxc < Q) return std::nullopt;
     std::vector<std::int64_t> clock(n * Q, -1);
     Barriers b;
     std::map<std::vector<std::int64_t>, std::int64_t> open;  // producer set -> the barrier taking consumers

@@ -151,7 +151,10 @@ Box Scheduler::gather(const View& v, std::int64_t cluster, const std::string& so
     auto it = gathered.find(key);
     if (it == gathered.end()) {
         const int b = cmx(cluster, v.elements() * e, dtype(v), Role::activation, m.tensors[std::size_t(v.tensor)].name);
-        hold(b, v.tensor);
+        // counted with the held results for the allocator's spill choice, but placed by the ring
+        // like a tile's input: it lives for one layer's tiles, and at the top of CMX the next
+        // part's gathered box would take the same bytes, waiting (WAR) for this part's task
+        held_tensor[b] = v.tensor;
         copy_in(v.tensor, lo, hi, b, lo, dense_strides(v.shape, e), source);
         it = gathered.emplace(key, b).first;
     }

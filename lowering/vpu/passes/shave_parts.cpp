@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "lowering/vpu/simulator.hpp"
+
 namespace nnef::vpu::ir {
 
 namespace shave_parts_impl {
@@ -149,9 +151,19 @@ ShavePart shave_part(const Module& m, const Layer& l, const Tile& tl) {
     return p;
 }
 
-bool tile_shave(Module& m, std::size_t li, std::int64_t budget, Diagnostics& diags) {
+std::int64_t shave_parts_wanted(const Module& m, const Layer& l) {
+    const Target& t = m.target;
+    if (l.exec != Exec::shave) return 1;
+    const std::int64_t work = shave_cycles(t, l.shave.name, l.output.elements()) - t.shave_overhead_cycles;
+    const std::int64_t engines = t.clusters * t.shave_per_cluster;
+    return std::clamp<std::int64_t>(work / std::max<std::int64_t>(1, 4 * t.shave_overhead_cycles), 1, engines);
+}
+
+bool tile_shave(Module& m, std::size_t li, std::int64_t budget, Diagnostics& diags, std::int64_t& rows_io) {
     const Layer& l = m.layers[li];
     const Target& t = m.target;
+    const std::int64_t prev_rows = rows_io;
+    rows_io = 0;
     auto es = [&](const View& v) { return element_size(m.tensors[std::size_t(v.tensor)].dtype); };
     auto bytes_of = [&](const std::vector<View>& inputs, const View& output) {
         std::int64_t b = output.elements() * es(output);
@@ -159,10 +171,11 @@ bool tile_shave(Module& m, std::size_t li, std::int64_t budget, Diagnostics& dia
         return b;
     };
     const std::int64_t bytes = bytes_of(l.inputs, l.output);
+    const std::int64_t want = shave_parts_wanted(m, l);
     Tile tl;
     tl.layer = std::int64_t(li);
     tl.cluster = std::int64_t(li) % t.clusters;
-    if (bytes <= budget) {
+    if (bytes <= budget && want < 2) {
         m.tiles.push_back(tl);
         return true;
     }
@@ -172,10 +185,12 @@ bool tile_shave(Module& m, std::size_t li, std::int64_t budget, Diagnostics& dia
             tl.split_dim = dim;
             tl.row0 = r0;
             tl.rows = n;
-            tl.cluster = (std::int64_t(li) + k++) % t.clusters;
+            tl.cluster = k++ % t.clusters;
             m.tiles.push_back(tl);
         }
+        if (dim == 1 && l.output.shape.size() == 4 && std::int64_t(ranges.size()) >= t.clusters) rows_io = ranges.front().second;
     };
+    auto ceil_div = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
     std::int64_t smallest = bytes;
     for (std::size_t d = 0; d < l.output.shape.size(); ++d) {
         const std::int64_t extent = l.output.shape[d];
@@ -194,7 +209,10 @@ bool tile_shave(Module& m, std::size_t li, std::int64_t budget, Diagnostics& dia
                 smallest = std::min(smallest, fixed + per);
                 continue;
             }
-            const std::int64_t rows = std::max<std::int64_t>(1, (budget - fixed) / per);
+            std::int64_t rows = std::min(extent, std::max<std::int64_t>(1, (budget - fixed) / per));
+            rows = std::min(rows, ceil_div(extent, want));  // a part per engine
+            if (d == 1 && prev_rows > 0 && prev_rows <= rows && ceil_div(extent, prev_rows) <= 2 * t.clusters * t.shave_per_cluster)
+                rows = prev_rows;
             std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
             for (std::int64_t r = 0; r < extent; r += rows) ranges.push_back({r, std::min(rows, extent - r)});
             emit(int(d), ranges);
@@ -203,7 +221,7 @@ bool tile_shave(Module& m, std::size_t li, std::int64_t budget, Diagnostics& dia
         // window: the most output indices per tile whose parts (with their halos) fit; a part
         // that would read no input index (all padding) joins its neighbour
         const std::size_t wi = std::size_t(std::find(uses.begin(), uses.end(), SplitUse::window) - uses.begin());
-        for (std::int64_t rows = extent;;) {
+        for (std::int64_t rows = ceil_div(extent, want);;) {
             std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
             for (std::int64_t r = 0; r < extent; r += rows) ranges.push_back({r, std::min(rows, extent - r)});
             std::int64_t worst = 0;

@@ -35,8 +35,21 @@ struct ShavePart {
 ShavePart shave_part(const Module& m, const Layer& l, const Tile& tl);
 
 // The tiles of SHAVE or copy layer `li` (SHAVE kernels and copies), appended to m.tiles: whole when
-// its operands and result fit `budget`, else split along the outermost dimension that may be split
-// and gives parts that fit. False after reporting `does-not-fit`.
-bool tile_shave(Module& m, std::size_t li, std::int64_t budget, Diagnostics& diags);
+// its operands and result fit `budget` and the kernel is short, else split along the outermost
+// dimension that may be split and gives parts that fit. A long SHAVE kernel (`shave_parts_wanted`)
+// splits into that many parts at least, one per SHAVE engine, so that every engine of every
+// cluster works on it (as the NCE layers' tiles keep both NCEs busy); parts are dealt round the
+// clusters from cluster 0 (part k on cluster k mod clusters, as an NCE layer's row tiles).
+// `rows` in: the rows per tile of the previous layer when this one reads its result (0: none),
+// taken for a split over dimension 1 when it gives at least as many parts that fit, so the
+// parts read that result where it was computed; out: the rows per part of a split over
+// dimension 1 of a rank-4 result over every cluster (else 0), for the next layer to take.
+// False after reporting `does-not-fit`.
+bool tile_shave(Module& m, std::size_t li, std::int64_t budget, Diagnostics& diags, std::int64_t& rows);
+
+// How many parts a SHAVE kernel of layer `l` is worth splitting into for the engines' sake: one
+// per SHAVE engine of the target (clusters x shave_per_cluster), fewer when a part would do less
+// than four times the kernel overhead of work; 1 for copies and short kernels.
+std::int64_t shave_parts_wanted(const Module& m, const Layer& l);
 
 }  // namespace nnef::vpu::ir

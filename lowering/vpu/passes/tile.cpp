@@ -131,11 +131,18 @@ bool tile(Module& m, Diagnostics& diags) {
                 }
             continue;
         }
-        prev_rows = 0;
-        prev_chans = 0;
         // SHAVE kernels and copies: whole, or split along the outermost dimension that may be split
-        // (shave_parts.hpp: plain, or a window with halos and per-tile padding) in parts that fit
-        if (!tile_shave(m, li, quarter, diags)) return false;
+        // (shave_parts.hpp: plain, or a window with halos and per-tile padding) in parts that fit,
+        // a long kernel in a part per SHAVE engine; over rows it takes the previous layer's row split
+        // when it reads that layer's result, and the next layer may take its own
+        const bool reads_prev = li > 0 && l.output.shape.size() == 4 && m.layers[li - 1].output.shape.size() == 4 &&
+                                m.layers[li - 1].output.shape[1] == l.output.shape[1] &&
+                                std::any_of(l.inputs.begin(), l.inputs.end(), [&](const View& v) { return v.tensor == m.layers[li - 1].output.tensor; });
+        std::int64_t rows = reads_prev ? prev_rows : 0;
+        prev_chans = 0;
+        if (!tile_shave(m, li, quarter, diags, rows)) return false;
+        prev_rows = rows;
+        prev_row_tiles = rows > 0 ? ceil_div(l.output.shape[1], rows) : 0;
     }
     return true;
 }

@@ -417,6 +417,12 @@ TEST_SUITE("tools") {
                 ok = std::sscanf(r.out.c_str(), "makespan: %lld cycles", &makespan) == 1 &&
                      std::sscanf(r.out.c_str() + line + 1, "lower bound: %lld cycles", &bound) == 1 && bound <= makespan;
                 if (!ok) outcome = "bound above the makespan or unreadable: " + outcome;
+                // Schedule quality (issue 21): within 1.20x of the lower bound on every model
+                // (docs/schedule.md; the simulator's cycle counts are deterministic, not timings).
+                if (ok && double(makespan) > 1.20 * double(bound)) {
+                    ok = false;
+                    outcome = "makespan above 1.20x the lower bound: " + outcome;
+                }
             } else if (has(r.err, "custom operation")) {
                 ok = r.code == 1 && has(r.err, "error[tosa]");
                 outcome = "refused: custom operation";

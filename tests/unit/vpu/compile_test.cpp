@@ -395,7 +395,7 @@ TEST_SUITE("vpu") {
         }
     }
 
-    TEST_CASE("compile: few physical barriers: segments (3 and more), phases (2), an error (1)") {
+    TEST_CASE("compile: few physical barriers: segments (2 and more), phases (limits below a sync), an error (1)") {
         // makespan and the first IR line for a barrier count (the small CMX makes many tiles)
         const auto run = [](std::int64_t count, std::int64_t max_producers, std::string& ir) {
             vpu::Target t;
@@ -427,8 +427,15 @@ TEST_SUITE("vpu") {
         std::string ir;
         const double full = run(64, 256, ir);
         CHECK(ir.find("physical ids in 1 segment(s))") != std::string::npos);  // every dependency its own barrier
-        const double phases = run(2, 256, ir);
+        // the phases (a sync takes one producer per queue: with fewer allowed, phases), for comparison
+        const double phases = run(4, 2, ir);
         CHECK(ir.find("phase fallback") != std::string::npos);
+        // 2 ids: syncs only (a segment per dependency not implied by the last sync), no phases
+        const double syncs = run(2, 256, ir);
+        INFO("2 barriers: " << ir << ", makespan " << syncs << " (64: " << full << ", phases: " << phases << ")");
+        CHECK(ir.find("phase fallback") == std::string::npos);
+        CHECK(ir.find("physical ids in 1 segment(s)") == std::string::npos);
+        CHECK(syncs >= full * 0.99);
         for (std::int64_t count : {3, 4, 6}) {
             const double segmented = run(count, 256, ir);
             INFO(count << " barriers: " << ir << ", makespan " << segmented << " (64: " << full << ", phases: " << phases << ")");
@@ -437,9 +444,6 @@ TEST_SUITE("vpu") {
             CHECK(segmented < phases);
             CHECK(segmented >= full * 0.99);
         }
-        // a sync takes one producer per queue: with fewer allowed, phases again
-        run(4, 2, ir);
-        CHECK(ir.find("phase fallback") != std::string::npos);
         vpu::Target one;
         one.barriers = 1;
         Diagnostics d{0};
@@ -665,6 +669,45 @@ TEST_SUITE("vpu") {
         Diagnostics d2{0};
         CHECK_FALSE(vpu::ir::verify(m, "emit", d2));
         CHECK(text(d2).find("is unaligned or past the capacity") != std::string::npos);
+    }
+
+    TEST_CASE("compile: after the phase fallback the verifier checks CMX reuse on the barriers' happens-before") {
+        // limits below one producer per queue: no sync can be made, the barriers fall back to phases
+        const Graph g = test_graph(16, 16);
+        vpu::Target t;
+        t.barriers = 4;
+        t.barrier_max_producers = 2;
+        vpu::ir::Module m;
+        m.graph = &g;
+        m.target = t;
+        for (const auto& pass : vpu::compile_pipeline().passes) {
+            Diagnostics d{0};
+            REQUIRE(pass.run(m, d));
+            INFO(pass.name << ": " << text(d));
+            CHECK(vpu::ir::verify(m, pass.name, d));
+            if (pass.name == "barriers") break;
+        }
+        REQUIRE(m.barrier_fallback);
+        // two CMX buffers of one cluster whose tasks run on different queues with no barrier
+        // between them: placing the second over the first's bytes is a reuse the barriers do not order
+        std::size_t a = m.cmx.size(), b = m.cmx.size();
+        for (std::size_t i = 0; i < m.cmx.size() && b == m.cmx.size(); ++i)
+            for (std::size_t j = 0; j < m.cmx.size(); ++j) {
+                if (i == j || m.cmx[i].cluster != m.cmx[j].cluster || m.cmx[i].size > m.cmx[j].size) continue;
+                // their first tasks on different queues, neither waiting on anything: unordered
+                const auto& ti = m.tasks[std::size_t(m.cmx[i].first)];
+                const auto& tj = m.tasks[std::size_t(m.cmx[j].first)];
+                if (ti.queue != tj.queue && ti.wait.empty() && tj.wait.empty() && ti.update.size() + tj.update.size() > 0) {
+                    a = i;
+                    b = j;
+                    break;
+                }
+            }
+        REQUIRE(b < m.cmx.size());
+        m.cmx[a].offset = m.cmx[b].offset;
+        Diagnostics d{0};
+        CHECK_FALSE(vpu::ir::verify(m, "barriers", d));
+        CHECK(text(d).find("the barriers do not order their tasks") != std::string::npos);
     }
 
     TEST_CASE("compile: print-after prints after every pass, with the promises made so far") {

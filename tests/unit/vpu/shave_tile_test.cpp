@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -135,8 +137,58 @@ TEST_SUITE("vpu") {
         compile_and_check(g, t);
     }
 
+    TEST_CASE("SHAVE parts per engine: a long kernel runs on every SHAVE engine of every cluster, a short one whole") {
+        // sigmoid of [1,32,32,64] (2 cycles per element: 131 K cycles whole) then tanh of its result
+        const auto chain = [](std::int64_t H) {
+            Graph g;
+            g.name = "sigmoid_tanh";
+            const ValueId x = g.add_value(f32({1, H, 32, 64}), "x");
+            g.main().inputs = {x};
+            const ValueId s = g.add_op(0, OpKind::SIGMOID, {x}, {f32({1, H, 32, 64})}).outputs[0];
+            const ValueId z = g.add_op(0, OpKind::TANH, {s}, {f32({1, H, 32, 64})}).outputs[0];
+            g.values[z].name = "z";
+            g.main().outputs = {z};
+            return g;
+        };
+        const vpu::Target t;
+        const Graph g = chain(32);
+        const ir::Module m = tiled(g, t);
+        for (const ir::Layer& l : m.layers) {
+            if (l.exec != ir::Exec::shave) continue;
+            CHECK(ir::shave_parts_wanted(m, l) == t.clusters * t.shave_per_cluster);
+        }
+        vpu::TaskList list;
+        compile_and_check(g, t, nullptr, &list);  // values: the interpreter's
+        std::map<std::string, std::set<std::string>> queues;  // kernel -> the queues of its parts
+        std::map<std::string, std::set<std::string>> pieces;  // kernel -> the CMX buffers its parts write
+        for (const auto& task : list.tasks)
+            if (task.kind == vpu::TaskKind::SHAVE) {
+                queues[task.op].insert(task.queue);
+                pieces[task.op].insert(task.writes[0].buffer);
+            }
+        CHECK(queues["sigmoid"] == std::set<std::string>{"SHAVE0.0", "SHAVE0.1", "SHAVE1.0", "SHAVE1.1"});
+        CHECK(queues["tanh"] == queues["sigmoid"]);
+        CHECK(pieces["sigmoid"].size() == 4);
+        // the sigmoid's result stays in CMX for the tanh (held pieces, read where computed): no spill
+        CHECK(vpu_test::count_dma(list).spills == 0);
+        // both kernels in parallel parts: well under the two kernels' whole cost one after the other
+        Diagnostics d{0};
+        const auto r = vpu::simulate(list, t, {}, d);
+        REQUIRE(r.valid);
+        const double whole = double(vpu::shave_cycles(t, "sigmoid", 32 * 32 * 64) + vpu::shave_cycles(t, "tanh", 32 * 32 * 64));
+        MESSAGE("sigmoid + tanh of 65536 elements: makespan " << r.makespan << " cycles, the kernels whole one after the other " << whole);
+        CHECK(r.makespan < 0.5 * whole);
+        // a short kernel (2 rows: 8 K cycles, less than 4x the overhead per part at 2 parts) stays whole
+        const Graph small = chain(2);
+        const ir::Module ms = tiled(small, t);
+        for (const ir::Layer& l : ms.layers)
+            if (l.exec == ir::Exec::shave) CHECK(ir::shave_parts_wanted(ms, l) == 1);
+        compile_and_check(small, t);
+    }
+
     TEST_CASE("SHAVE results read by the next kernels stay in CMX (no store, no load), whole or in parts") {
-        // on the default target each kernel is one task and both intermediate results are held
+        // on the default target each kernel runs in a part per SHAVE engine (over rows, each part's
+        // rows on the cluster of the producing part's rows) and both intermediate results are held
         Diagnostics d{0};
         const auto list = vpu::compile(shave_chain_graph(20, 24, 32), vpu::Target{}, {}, d);
         INFO(text(d));

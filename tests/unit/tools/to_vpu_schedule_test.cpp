@@ -1,0 +1,42 @@
+// End-to-end tests of the VPU schedule's quality (docs/schedule.md): nnef-to-vpu --simulate on
+// corpus models, the makespan against the lower bound's engine and DDR terms, which bound every
+// schedule of the same tasks (the chain term follows the schedule's own orderings). The
+// simulator's cycle counts are deterministic: these are not timing assertions.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "tool_runner.hpp"
+#include <nlohmann/json.hpp>
+
+namespace to_vpu_schedule_test {
+
+namespace fs = std::filesystem;
+
+TEST_CASE("nnef-to-vpu schedule: within 1.20x of max(busiest engine, DDR) on the corpus models that reach it") {
+    NNEF_REQUIRE_CORPUS();
+    // the models at or under 1.20x (docs/schedule.md has every model, with the reason where not)
+    for (const char* name : {"googlenet", "resnet18", "resnet18_bn", "resnet50", "squeezenet1_0"}) {
+        CAPTURE(name);
+        const fs::path m = nnef_test::corpus_dir() / "real" / name;
+        const auto r = nnef_test::run_tool("nnef-to-vpu", nnef_test::shell_quote(m.string()) +
+                                                              (nnef_test::stores_weights(m) ? "" : " --random-weights 1") +
+                                                              " --simulate --format json");
+        CAPTURE(r.err);
+        REQUIRE(r.code == 0);
+        const nlohmann::json sim = nlohmann::json::parse(r.out).at("simulation");
+        const nlohmann::json& lb = sim.at("lower_bound");
+        const double makespan = sim.at("makespan_cycles");
+        const double engine = lb.at("engine_cycles"), ddr = lb.at("ddr_cycles");
+        const double ratio = makespan / std::max(engine, ddr);
+        MESSAGE(std::string(name) << ": makespan " << makespan << ", engine " << engine << " (" << lb.at("engine_queue").get<std::string>() << "), DDR "
+                     << ddr << ": " << ratio << "x");
+        CHECK(engine > 0);
+        CHECK(ratio >= 1.0);  // a lower bound (a NaN fails both)
+        CHECK(ratio <= 1.20);
+    }
+}
+
+}  // namespace to_vpu_schedule_test
