@@ -239,7 +239,9 @@ void op_reshape(Ctx& c) {
     const ConstPtr& x = c.in_ptr(0);
     const std::vector<I64> shape = shape_operand(c.in(1), "shape");
     const TensorType& out = c.out_type(0);
-    error_if(Shape(shape.begin(), shape.end()) != out.shape, "shape(output) != shape");  // a shape that is no constant
+    // a shape operand that is no constant (the check stops before these rules then)
+    error_if(Shape(shape.begin(), shape.end()) != out.shape, "shape(output) != shape");
+    error_if(x->type.volume() != out.volume(), "tensor_size(shape1) != tensor_size(shape)");
     error_if(x->type.dtype != out.dtype, "input1 and output types differ");
     c.set(0, ConstData::view(out, x->owner, x->data));  // same items, row-major: no copy
 }
