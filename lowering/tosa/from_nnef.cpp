@@ -7,6 +7,7 @@
 #include <nnef/op_def.hpp>
 
 #include "lowering/tosa/from_nnef/context.hpp"
+#include "lowering/tosa/mlir.hpp"
 #include "lowering/tosa/passes/passes.hpp"
 #include "lowering/tosa/validator.hpp"
 
@@ -157,13 +158,25 @@ std::optional<Graph> legalize_nnef(const nnef::Graph& model, const LowerOptions&
     return g;
 }
 
+// What --print-after writes after a pass: the graph as TOSA MLIR, which read_mlir (nnef-to-tosa and
+// nnef-to-vpu FILE.mlir) reads back to the same graph: at the options' level, every constant
+// inline, each PAD as it is.
+namespace tosa_from_nnef_cpp {
+std::string print_graph(const Graph& g, const LowerOptions& options) {
+    MlirOptions mo;
+    mo.level = options.level;
+    mo.split_wide_pads = false;
+    return to_mlir(g, mo);
+}
+}  // namespace tosa_from_nnef_cpp
+
 lowering::Pipeline<Graph> layout_pipeline(const LowerOptions& options) {
     lowering::Pipeline<Graph> p;
     p.passes = passes::layout_passes(options);
     p.verify = [options](const Graph& g, const std::string&, Diagnostics& d) {
         return validate(g, tosa_from_nnef_cpp::validate_options(options, g), d);
     };
-    p.printer = [](const Graph& g) { return to_text(g); };
+    p.printer = [options](const Graph& g) { return tosa_from_nnef_cpp::print_graph(g, options); };
     return p;
 }
 
@@ -172,7 +185,7 @@ std::optional<Graph> lower_to_tosa(const nnef::Graph& model, const LowerOptions&
     if (!g) return std::nullopt;
     const std::string legalize = "legalize-nnef-to-tosa";
     if (options.print && (options.print_after.count(legalize) || options.print_after.count("all")))
-        options.print(legalize, to_text(*g));
+        options.print(legalize, tosa_from_nnef_cpp::print_graph(*g, options));
     if (!options.layout_passes) {
         if (options.verify_each && !validate(*g, tosa_from_nnef_cpp::validate_options(options, *g), diags))
             return std::nullopt;

@@ -160,21 +160,12 @@ std::unique_ptr<Interpreter> Interpreter::create(const Graph& graph, InterpretOp
             if (v >= graph.values.size()) diags.error(Stage::tosa, "malformed-graph", "block '" + blk.name + "' has an unknown input value");
         for (ValueId v : blk.outputs)
             if (v >= graph.values.size()) diags.error(Stage::tosa, "malformed-graph", "block '" + blk.name + "' has an unknown output value");
+        // The operators' operands, results and attributes (their existence, counts and kinds) are
+        // the validator's structure rules, checked with its words by operator_rules below.
         for (const Op& op : blk.ops) {
             const OpInfo& info = op.info();
             auto bad = [&](const std::string& code, const std::string& why) { impl->report(op, code, why, diags); };
-            for (ValueId v : op.inputs)
-                if (v >= graph.values.size()) bad("malformed-op", "operand %" + std::to_string(v) + " does not exist");
-            for (ValueId v : op.outputs)
-                if (v >= graph.values.size()) bad("malformed-op", "result %" + std::to_string(v) + " does not exist");
-            if (!info.variadic_inputs && op.inputs.size() != info.inputs.size())
-                bad("malformed-op", std::to_string(op.inputs.size()) + " operands, the operator takes " + std::to_string(info.inputs.size()));
-            if (info.variadic_inputs && op.inputs.size() + 1 < info.inputs.size())
-                bad("malformed-op", std::to_string(op.inputs.size()) + " operands, the operator takes at least " + std::to_string(info.inputs.size() - 1));
-            if (!info.variadic_outputs && op.outputs.size() != info.outputs.size())
-                bad("malformed-op", std::to_string(op.outputs.size()) + " results, the operator has " + std::to_string(info.outputs.size()));
             for (const AttrSpec& a : info.attributes) {
-                if (!a.optional && !op.attr(a.name)) bad("malformed-op", std::string("attribute '") + to_string(a.name) + "' is missing");
                 if (a.kind == AttrKind::graph && op.attr(a.name)) {
                     const Attr& v = *op.attr(a.name);
                     if (!std::holds_alternative<BlockRef>(v) || std::get<BlockRef>(v).block == 0 || std::get<BlockRef>(v).block >= graph.blocks.size())
@@ -195,7 +186,7 @@ std::unique_ptr<Interpreter> Interpreter::create(const Graph& graph, InterpretOp
     for (const Block& blk : graph.blocks)
         for (const Op& op : blk.ops)
             for (ValueId v : op.outputs)
-                if (!producers[v]) producers[v] = &op;
+                if (v < producers.size() && !producers[v]) producers[v] = &op;
     for (const Block& blk : graph.blocks)
         for (const Op& op : blk.ops)
             if (const std::optional<RuleFailure> f = operator_rules(graph, op, &producers)) impl->report(op, f->code, f->message, diags);

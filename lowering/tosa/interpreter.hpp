@@ -13,12 +13,13 @@
 // with the validator's codes and wording (operator_rules, validator.hpp): Interpreter::create refuses
 // a graph that breaks one. A condition the spec marks ERROR_IF that depends on the data stops the
 // run with an error (code `tosa-error-if`, the validator's); so does a
-// failed REQUIRE that this interpreter detects (code `unpredictable`: integer overflow of an
-// accumulator or an apply_*_s helper, out-of-range shifts, scale arguments, GATHER / SCATTER
-// indices, variables used before they are declared or written, ...), except in POW, whose result
-// is computed by std::pow for every input (the spec leaves it unpredictable for a negative base).
-// Checks that are the validator's (level limits, data-type tables) are not repeated, but every
-// kernel checks the shapes it indexes, so a malformed graph gets an error, never a crash. CUSTOM
+// failed REQUIRE that this interpreter detects (code `tosa-require`, the validator's: integer
+// overflow of an accumulator or an apply_*_s helper, out-of-range shifts, scale arguments, GATHER /
+// SCATTER indices, variables used before they are declared or written, ...), except in POW, whose
+// result is computed by std::pow for every input (the spec leaves it unpredictable for a negative
+// base). The kernels do not repeat the family checks: the ranks, shapes and attributes they index
+// by are checked before the run, so a malformed graph gets an error, never a crash. Level limits
+// are the validator's only; data types a kernel has no form for are refused when it runs. CUSTOM
 // operators are refused (code `custom-op`). Diagnostics are stage `tosa` and located at the NNEF
 // source of the operator's origin. std-only.
 #pragma once

@@ -63,7 +63,7 @@ bool check_structure(OpCheck& c) {
                    count_text(info.inputs.size(), info.variadic_inputs));
         return false;
     }
-    if (c.validating() && !count_ok(op.outputs.size(), info.outputs.size(), info.variadic_outputs)) {
+    if (c.results_checked && !count_ok(op.outputs.size(), info.outputs.size(), info.variadic_outputs)) {
         c.fail("tosa-operands", "result count (argument table)",
                std::to_string(op.outputs.size()) + " results, the spec has " +
                    count_text(info.outputs.size(), info.variadic_outputs));
@@ -168,6 +168,7 @@ std::optional<std::vector<TensorType>> infer_output_types(const Graph& g, const 
 std::optional<RuleFailure> operator_rules(const Graph& g, const Op& op, const std::vector<const Op*>* producers) {
     using namespace checks;
     OpCheck c(g, op, nullptr, ProducerLookup{g, producers});
+    c.results_checked = true;
     if (check_structure(c)) check_operator(c);
     if (!c.failed()) return std::nullopt;
     return RuleFailure{c.failure->code, c.failure->rule + (c.failure->detail.empty() ? "" : ": " + c.failure->detail)};

@@ -178,14 +178,20 @@ Role role(const Node& n) {
     return *r;
 }
 
+// The byte offset, shape and strides of a View or a Box.
+template <class Strided>
+void strided(const Node& n, Strided& b) {
+    b.offset = integer(n.field("offset"));
+    b.shape = integers(n.field("shape"));
+    b.strides = integers(n.field("strides"));
+    if (b.strides.size() != b.shape.size()) n.field("strides").fail("one stride per dimension of the shape");
+}
+
 View view(const Node& n, std::size_t tensors) {
     n.expect_object({"tensor", "offset", "shape", "strides"});
     View v;
     v.tensor = index(n.field("tensor"), tensors, true);
-    v.offset = integer(n.field("offset"));
-    v.shape = integers(n.field("shape"));
-    v.strides = integers(n.field("strides"));
-    if (v.strides.size() != v.shape.size()) n.field("strides").fail("one stride per dimension of the shape");
+    strided(n, v);
     return v;
 }
 
@@ -307,10 +313,7 @@ Box box(const Node& n, std::size_t tensors, std::size_t cmx) {
     if (k < 0 || used + 1 != s.size() || std::size_t(k) >= count)
         r.fail("t<DDR tensor index below " + std::to_string(tensors) + "> or c<CMX buffer index below " + std::to_string(cmx) + ">");
     b.ref.index = int(k);
-    b.offset = integer(n.field("offset"));
-    b.shape = integers(n.field("shape"));
-    b.strides = integers(n.field("strides"));
-    if (b.strides.size() != b.shape.size()) n.field("strides").fail("one stride per dimension of the shape");
+    strided(n, b);
     return b;
 }
 

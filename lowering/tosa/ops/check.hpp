@@ -141,7 +141,7 @@ struct ProducerLookup {
 class OpCheck {
 public:
     OpCheck(const Graph& g, const Op& op, const ValidateOptions* opts, ProducerLookup producers)
-        : g_(g), op_(op), info_(op_info(op.kind)), opts_(opts), producers_(producers) {}
+        : g_(g), op_(op), info_(op_info(op.kind)), opts_(opts), producers_(producers), results_checked(opts != nullptr) {}
 
     const Graph& g_;
     const Op& op_;
@@ -152,6 +152,10 @@ public:
     const std::map<std::string, std::pair<std::uint32_t, std::uint32_t>>* variables = nullptr;
     std::vector<TensorType> out;  // expected result types
     bool outputs_free = false;    // CUSTOM: no expectation
+    // The operator's declared result types are compared with the expected ones (the result count,
+    // ranks and extents): when validating, and in operator_rules (the interpreter's one source of
+    // these rules); not when only inferring them.
+    bool results_checked;
     std::optional<Failure> failure;
 
     bool validating() const { return opts_ != nullptr; }
@@ -261,7 +265,7 @@ public:
     // Sets result o's extent d, comparing with the actual result when validating.
     bool expect_dim(std::size_t o, std::size_t d, I64 value, const std::string& rule) {
         out[o].shape[d] = value;
-        if (!validating()) return false;
+        if (!results_checked) return false;
         const TensorType* a = actual_out(o);
         if (!a || a->shape.size() != out[o].shape.size() || value == unknown || a->shape[d] == value) return false;
         return fail("tosa-error-if", "ERROR_IF(" + rule + ")",
@@ -271,7 +275,7 @@ public:
     // Result o has the given rank (extents still unknown).
     bool expect_rank(std::size_t o, DType t, std::size_t rank, const std::string& rule) {
         result(o, t, Shape(rank, unknown));
-        if (!validating()) return false;
+        if (!results_checked) return false;
         const TensorType* a = actual_out(o);
         if (!a || a->shape.size() == rank) return false;
         return fail("tosa-error-if", "ERROR_IF(" + rule + ")",

@@ -54,7 +54,7 @@ void check_cond_if(OpCheck& c) {
         c.error_if(!same_types(c.g_, c.op_.inputs, 1, else_b.inputs), "tensor_list_shape(input_list) != tosa_input_shape(else_graph)",
                    "input_list " + types_text(c.g_, inputs) + ", else_graph " + types_text(c.g_, else_b.inputs)))
         return;
-    if (c.validating()) {
+    if (c.results_checked) {
         if (c.error_if(!same_types(c.g_, c.op_.outputs, 0, then_b.outputs),
                        "tensor_list_shape(output_list) != tosa_output_shape(then_graph)",
                        "output_list " + types_text(c.g_, c.op_.outputs) + ", then_graph " + types_text(c.g_, then_b.outputs)) ||
@@ -77,7 +77,7 @@ void check_while(OpCheck& c) {
     const Block& body_b = c.g_.blocks[c.op_.get<BlockRef>(AttrName::body_graph).block];
     if (block_ids(c, cond_b) || block_ids(c, body_b)) return;
     const auto& in = c.op_.inputs;
-    if ((c.validating() && c.error_if(!same_types(c.g_, in, 0, c.op_.outputs),
+    if ((c.results_checked && c.error_if(!same_types(c.g_, in, 0, c.op_.outputs),
                                       "tensor_list_shape(input_list) != tensor_list_shape(output_list)",
                                       "input_list " + types_text(c.g_, in) + ", output_list " +
                                           types_text(c.g_, c.op_.outputs))) ||
@@ -102,19 +102,6 @@ void check_while(OpCheck& c) {
 
 namespace kernels {
 
-const Block& block_of(Ctx& c, AttrName n) {
-    const BlockRef b = c.attr<BlockRef>(n);
-    if (b.block == 0 || b.block >= c.it.graph.blocks.size())
-        unsupported(std::string(to_string(n)) + " refers to block " + std::to_string(b.block) + ", which does not exist");
-    return c.it.graph.blocks[b.block];
-}
-
-std::vector<TensorType> types_of(const Graph& g, const std::vector<ValueId>& vs) {
-    std::vector<TensorType> t;
-    for (ValueId v : vs) t.push_back(g.type(v));
-    return t;
-}
-
 // Nesting depth bookkeeping that survives an unwinding error.
 struct Nest {
     Impl& it;
@@ -126,23 +113,10 @@ struct Nest {
 };
 
 void op_cond_if(Ctx& c) {
-    const Graph& g = c.it.graph;
-    const Block& then_b = block_of(c, AttrName::then_graph);
-    const Block& else_b = block_of(c, AttrName::else_graph);
     const ConstData& cond = c.in(0);
-    error_if(cond.type.volume() != 1, "tensor_size(shape) != 1");
     error_if(cond.type.dtype != DType::bool_, "condition is not bool_t");
     std::vector<ConstPtr> ins(c.op.inputs.size() - 1);
-    std::vector<TensorType> in_types;
-    for (std::size_t i = 1; i < c.op.inputs.size(); ++i) {
-        ins[i - 1] = c.in_ptr(i);
-        in_types.push_back(ins[i - 1]->type);
-    }
-    const std::vector<TensorType> out_types = types_of(g, c.op.outputs);
-    error_if(in_types != types_of(g, then_b.inputs), "tensor_list_shape(input_list) != tosa_input_shape(then_graph)");
-    error_if(in_types != types_of(g, else_b.inputs), "tensor_list_shape(input_list) != tosa_input_shape(else_graph)");
-    error_if(out_types != types_of(g, then_b.outputs), "tensor_list_shape(output_list) != tosa_output_shape(then_graph)");
-    error_if(out_types != types_of(g, else_b.outputs), "tensor_list_shape(output_list) != tosa_output_shape(else_graph)");
+    for (std::size_t i = 1; i < c.op.inputs.size(); ++i) ins[i - 1] = c.in_ptr(i);
     Nest nest(c.it);
     const std::uint32_t b = c.attr<BlockRef>(load_int(cond, 0) ? AttrName::then_graph : AttrName::else_graph).block;
     const std::vector<ConstPtr> outs = c.it.run_block(b, ins, c.diags);
@@ -150,22 +124,9 @@ void op_cond_if(Ctx& c) {
 }
 
 void op_while_loop(Ctx& c) {
-    const Graph& g = c.it.graph;
-    const Block& cond_b = block_of(c, AttrName::cond_graph);
-    const Block& body_b = block_of(c, AttrName::body_graph);
     const std::uint32_t cond_i = c.attr<BlockRef>(AttrName::cond_graph).block, body_i = c.attr<BlockRef>(AttrName::body_graph).block;
     std::vector<ConstPtr> list(c.op.inputs.size());
-    std::vector<TensorType> in_types;
-    for (std::size_t i = 0; i < c.op.inputs.size(); ++i) {
-        list[i] = c.in_ptr(i);
-        in_types.push_back(list[i]->type);
-    }
-    error_if(in_types != types_of(g, c.op.outputs), "tensor_list_shape(input_list) != tensor_list_shape(output_list)");
-    error_if(in_types != types_of(g, cond_b.inputs), "tensor_list_shape(input_list) != tosa_input_shape(cond_graph)");
-    error_if(in_types != types_of(g, body_b.inputs), "tensor_list_shape(input_list) != tosa_input_shape(body_graph)");
-    error_if(in_types != types_of(g, body_b.outputs), "tensor_list_shape(input_list) != tosa_output_shape(body_graph)");
-    error_if(cond_b.outputs.size() != 1 || g.type(cond_b.outputs[0]).volume() != 1, "tensor_size(tosa_output_shape(cond_graph)) != 1");
-    error_if(g.type(cond_b.outputs[0]).dtype != DType::bool_, "tosa_output_type(cond_graph) != bool_t");
+    for (std::size_t i = 0; i < c.op.inputs.size(); ++i) list[i] = c.in_ptr(i);
     Nest nest(c.it);
     std::uint64_t iterations = 0;
     std::vector<ConstPtr> condition = c.it.run_block(cond_i, list, c.diags);

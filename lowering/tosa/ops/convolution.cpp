@@ -166,189 +166,185 @@ void check_depthwise_conv2d(OpCheck& c) { check_conv(c, 2, true); }
 
 namespace kernels {
 
-struct Conv2dGeom {
-    I64 N, IH, IW, IC, OC, KH, KW, OH, OW, sy, sx, dy, dx, pt, pb, pl, pr, BC;
+// The window of a 2-D convolution (the one iterator of CONV2D, DEPTHWISE_CONV2D and
+// TRANSPOSE_CONV2D): which input position each kernel tap of an output position reads.
+// CONV2D / DEPTHWISE_CONV2D: iy = oy * stride_y - pad_top + ky * dilation_y. TRANSPOSE_CONV2D,
+// read as a gather: the input row iy that scatters to oy through tap ky, iy * stride_y +
+// out_pad_top + ky = oy (dilation 1). Likewise along x.
+struct Window2d {
+    I64 IH, IW, KH, KW, sy, sx, dy, dx, pt, pl;
+    bool transposed = false;
+
+    // The input coordinate that tap k of output coordinate o reads along one axis, or -1.
+    I64 input(I64 o, I64 k, I64 in, I64 s, I64 d, I64 p) const {
+        if (!transposed) {
+            const I64 i = o * s - p + k * d;
+            return i >= 0 && i < in ? i : -1;
+        }
+        const I64 t = o - p - k;
+        return t >= 0 && t < in * s && t % s == 0 ? t / s : -1;
+    }
+    // f(ky, kx, iy, ix) for every tap of output position (oy, ox) inside the input, in (ky, kx) order.
+    template <class F>
+    void taps(I64 oy, I64 ox, F&& f) const {
+        for (I64 ky = 0; ky < KH; ++ky) {
+            const I64 iy = input(oy, ky, IH, sy, dy, pt);
+            if (iy < 0) continue;
+            for (I64 kx = 0; kx < KW; ++kx) {
+                const I64 ix = input(ox, kx, IW, sx, dx, pl);
+                if (ix >= 0) f(ky, kx, iy, ix);
+            }
+        }
+    }
 };
 
-void op_conv2d(Ctx& c) {
-    const ConstData& x = c.in(0);
-    const ConstData& w = c.in(1);
-    const ConstData& bias = c.in(2);
-    const TensorType& out = c.out_type(0);
-    check_rank(x.type, 4, "input");
-    check_rank(w.type, 4, "weight");
-    check_rank(bias.type, 1, "bias");
-    check_rank(out, 4, "output");
-    const I64 izp = zero_point(c.in(3), "input_zp"), wzp = zero_point(c.in(4), "weight_zp");
+// A zero point that is not a compile-time constant is known only when the kernel runs.
+void zero_points_allowed(const ConstData& x, const ConstData& w, I64 izp, I64 wzp) {
     error_if(x.type.dtype != DType::i8 && izp != 0, "!is_same<in_t,i8_t>() && input_zp != 0");
     error_if(w.type.dtype != DType::i8 && wzp != 0, "!is_same<weight_t,i8_t>() && weight_zp != 0");
-    const std::vector<I64>& pad = c.ints(AttrName::pad, 4);
-    const std::vector<I64>& stride = c.ints(AttrName::stride, 2);
-    const std::vector<I64>& dil = c.ints(AttrName::dilation, 2);
-    Conv2dGeom g{x.type.shape[0], x.type.shape[1], x.type.shape[2], x.type.shape[3], w.type.shape[0], w.type.shape[1], w.type.shape[2],
-                 out.shape[1], out.shape[2], stride[0], stride[1], dil[0], dil[1], pad[0], pad[1], pad[2], pad[3], bias.type.shape[0]};
-    error_if(w.type.shape[3] != g.IC, "weight shape [OC,KH,KW,IC] does not match the input's IC");
-    error_if(out.shape[0] != g.N || out.shape[3] != g.OC, "output shape [N,OH,OW,OC] does not match");
-    check_extent(g.OH, g.IH - 1 + g.pt + g.pb - (g.KH - 1) * g.dy, g.sy,
-             "OH != idiv_check(IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y, stride_y) + 1");
-    check_extent(g.OW, g.IW - 1 + g.pl + g.pr - (g.KW - 1) * g.dx, g.sx,
-             "OW != idiv_check(IW - 1 + pad_left + pad_right - (KW - 1) * dilation_x, stride_x) + 1");
-    error_if(bias.type.dtype != out.dtype, "bias and output types differ");
-    const unsigned threads = c.it.options.threads;
-    if (is_float(x.type.dtype)) {
-        const Floats<float> in = floats<float>(x), wt = floats<float>(w), b = floats<float>(bias);
-        OutFloats<float> y(c.alloc(0));
-        const I64 K = g.KH * g.KW * g.IC, M = g.OH * g.OW;
-        const MatrixView B{wt.p, 1, K};  // (k, oc) = weight[oc][k]
-        const bool direct = g.KH == 1 && g.KW == 1 && g.sy == 1 && g.sx == 1 && g.pt == 0 && g.pl == 0 && g.OH == g.IH && g.OW == g.IW;
-        if (direct) {
-            for (I64 n = 0; n < g.N; ++n)
-                exec::gemm(M, g.OC, K, MatrixView{in.p + n * M * g.IC, g.IC, 1}, B, y.p + n * M * g.OC, g.OC, false, threads);
-        } else {
-            // im2col: one row of K items per output position, in chunks of about 16 MiB
-            const I64 chunk = std::max<I64>(16, std::min<I64>(M, (4 << 20) / std::max<I64>(K, 1)));
-            std::vector<float> col(static_cast<std::size_t>(chunk * K));
-            for (I64 n = 0; n < g.N; ++n)
-                for (I64 m0 = 0; m0 < M; m0 += chunk) {
-                    const I64 rows = std::min(chunk, M - m0);
-                    parallel_for(rows, threads, 16, [&](I64 r0, I64 r1) {
-                        for (I64 r = r0; r < r1; ++r) {
-                            const I64 m = m0 + r, oy = m / g.OW, ox = m % g.OW;
-                            float* dst = col.data() + r * K;
-                            for (I64 ky = 0; ky < g.KH; ++ky) {
-                                const I64 iy = oy * g.sy - g.pt + ky * g.dy;
-                                for (I64 kx = 0; kx < g.KW; ++kx) {
-                                    const I64 ix = ox * g.sx - g.pl + kx * g.dx;
-                                    float* d = dst + (ky * g.KW + kx) * g.IC;
-                                    if (iy >= 0 && iy < g.IH && ix >= 0 && ix < g.IW)
-                                        std::memcpy(d, in.p + ((n * g.IH + iy) * g.IW + ix) * g.IC, sizeof(float) * g.IC);
-                                    else
-                                        std::fill(d, d + g.IC, 0.0f);
-                                }
-                            }
-                        }
-                    });
-                    exec::gemm(rows, g.OC, K, MatrixView{col.data(), K, 1}, B, y.p + (n * M + m0) * g.OC, g.OC, false, threads);
-                }
-        }
-        add_bias_float(y.p, g.N * M, g.OC, b, g.BC);
-        return c.set(0, y.finish());
+}
+
+// The operands of a 2-D convolution. Their ranks, shapes, extents, zero points and the bias type
+// are the family's check (check_conv, check_transpose_conv), which the interpreter runs first.
+struct Conv2dOperands {
+    const ConstData& x;
+    const ConstData& w;
+    const ConstData& bias;
+    const TensorType& out;
+    I64 izp, wzp, N, IC, OH, OW, BC;
+    explicit Conv2dOperands(Ctx& c)
+        : x(c.in(0)), w(c.in(1)), bias(c.in(2)), out(c.out_type(0)), izp(zero_point(c.in(3), "input_zp")),
+          wzp(zero_point(c.in(4), "weight_zp")), N(x.type.shape[0]), IC(x.type.shape[3]), OH(out.shape[1]), OW(out.shape[2]),
+          BC(bias.type.shape[0]) {
+        zero_points_allowed(x, w, izp, wzp);
     }
-    if (!is_integer(x.type.dtype)) unsupported(std::string("CONV2D has no ") + to_string(x.type.dtype) + " form");
-    const DType acc_t = int_acc(x.type.dtype);
-    const std::vector<std::int32_t> X = minus_zp(x, izp), W = minus_zp(w, wzp);
+};
+
+// The integer CONV2D and TRANSPOSE_CONV2D (weights [OC,KH,KW,IC]): per output position and
+// channel the sum over the window's taps, within the accumulator, plus the bias.
+void conv2d_int(Ctx& c, const Conv2dOperands& a, const Window2d& win, I64 OC) {
+    const DType acc_t = int_acc(a.x.type.dtype), out_t = a.out.dtype;
+    const std::vector<std::int32_t> X = minus_zp(a.x, a.izp), W = minus_zp(a.w, a.wzp);
     auto y = c.alloc(0);
-    const DType out_t = out.dtype;
-    parallel_for(g.N * g.OH, threads, 1, [&](I64 r0, I64 r1) {
+    parallel_for(a.N * a.OH, c.it.options.threads, 1, [&](I64 r0, I64 r1) {
         for (I64 r = r0; r < r1; ++r) {
-            const I64 n = r / g.OH, oy = r % g.OH;
-            for (I64 ox = 0; ox < g.OW; ++ox)
-                for (I64 oc = 0; oc < g.OC; ++oc) {
+            const I64 n = r / a.OH, oy = r % a.OH;
+            for (I64 ox = 0; ox < a.OW; ++ox)
+                for (I64 oc = 0; oc < OC; ++oc) {
                     I64 acc = 0;
-                    for (I64 ky = 0; ky < g.KH; ++ky) {
-                        const I64 iy = oy * g.sy - g.pt + ky * g.dy;
-                        if (iy < 0 || iy >= g.IH) continue;
-                        for (I64 kx = 0; kx < g.KW; ++kx) {
-                            const I64 ix = ox * g.sx - g.pl + kx * g.dx;
-                            if (ix < 0 || ix >= g.IW) continue;
-                            const std::int32_t* xi = X.data() + ((n * g.IH + iy) * g.IW + ix) * g.IC;
-                            const std::int32_t* wi = W.data() + ((oc * g.KH + ky) * g.KW + kx) * g.IC;
-                            for (I64 ic = 0; ic < g.IC; ++ic) acc += static_cast<I64>(xi[ic]) * wi[ic];
-                        }
-                    }
+                    win.taps(oy, ox, [&](I64 ky, I64 kx, I64 iy, I64 ix) {
+                        const std::int32_t* xi = X.data() + ((n * win.IH + iy) * win.IW + ix) * a.IC;
+                        const std::int32_t* wi = W.data() + ((oc * win.KH + ky) * win.KW + kx) * a.IC;
+                        for (I64 ic = 0; ic < a.IC; ++ic) acc += static_cast<I64>(xi[ic]) * wi[ic];
+                    });
                     check_acc(acc_t, acc);
-                    store_int(*y, ((n * g.OH + oy) * g.OW + ox) * g.OC + oc, add_s(out_t, acc, load_int(bias, g.BC == 1 ? 0 : oc)));
+                    store_int(*y, ((n * a.OH + oy) * a.OW + ox) * OC + oc, add_s(out_t, acc, load_int(a.bias, a.BC == 1 ? 0 : oc)));
                 }
         }
     });
     c.set(0, y);
 }
 
-void op_depthwise_conv2d(Ctx& c) {
-    const ConstData& x = c.in(0);
-    const ConstData& w = c.in(1);
-    const ConstData& bias = c.in(2);
-    const TensorType& out = c.out_type(0);
-    check_rank(x.type, 4, "input");
-    check_rank(w.type, 4, "weight");
-    check_rank(bias.type, 1, "bias");
-    check_rank(out, 4, "output");
-    const I64 izp = zero_point(c.in(3), "input_zp"), wzp = zero_point(c.in(4), "weight_zp");
-    error_if(x.type.dtype != DType::i8 && izp != 0, "!is_same<in_t,i8_t>() && input_zp != 0");
-    error_if(w.type.dtype != DType::i8 && wzp != 0, "!is_same<weight_t,i8_t>() && weight_zp != 0");
+void op_conv2d(Ctx& c) {
+    const Conv2dOperands a(c);
     const std::vector<I64>& pad = c.ints(AttrName::pad, 4);
     const std::vector<I64>& stride = c.ints(AttrName::stride, 2);
     const std::vector<I64>& dil = c.ints(AttrName::dilation, 2);
-    const I64 N = x.type.shape[0], IH = x.type.shape[1], IW = x.type.shape[2], C = x.type.shape[3];
-    const I64 KH = w.type.shape[0], KW = w.type.shape[1], M = w.type.shape[3], CM = C * M;
-    const I64 OH = out.shape[1], OW = out.shape[2], sy = stride[0], sx = stride[1], dy = dil[0], dx = dil[1];
-    const I64 pt = pad[0], pb = pad[1], pl = pad[2], pr = pad[3], BC = bias.type.shape[0];
-    error_if(w.type.shape[2] != C, "weight shape [KH,KW,C,M] does not match the input's C");
-    error_if(out.shape[0] != N || out.shape[3] != CM, "output shape [N,OH,OW,C*M] does not match");
-    check_extent(OH, IH - 1 + pt + pb - (KH - 1) * dy, sy,
-             "OH != idiv_check(IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y, stride_y) + 1");
-    check_extent(OW, IW - 1 + pl + pr - (KW - 1) * dx, sx,
-             "OW != idiv_check(IW - 1 + pad_left + pad_right - (KW - 1) * dilation_x, stride_x) + 1");
-    error_if(bias.type.dtype != out.dtype, "bias and output types differ");
+    const I64 OC = a.w.type.shape[0];
+    const Window2d win{a.x.type.shape[1], a.x.type.shape[2], a.w.type.shape[1], a.w.type.shape[2], stride[0], stride[1], dil[0], dil[1], pad[0], pad[2]};
+    if (!is_float(a.x.type.dtype)) {
+        if (!is_integer(a.x.type.dtype)) unsupported(std::string("CONV2D has no ") + to_string(a.x.type.dtype) + " form");
+        return conv2d_int(c, a, win, OC);
+    }
     const unsigned threads = c.it.options.threads;
-    if (is_float(x.type.dtype)) {
-        const Floats<float> in = floats<float>(x), wt = floats<float>(w), b = floats<float>(bias);
-        OutFloats<float> y(c.alloc(0));
-        parallel_for(N * OH, threads, 1, [&](I64 r0, I64 r1) {
-            for (I64 r = r0; r < r1; ++r) {
-                const I64 n = r / OH, oy = r % OH;
-                for (I64 ox = 0; ox < OW; ++ox) {
-                    float* o = y.p + ((n * OH + oy) * OW + ox) * CM;
-                    std::fill(o, o + CM, 0.0f);
-                    for (I64 ky = 0; ky < KH; ++ky) {
-                        const I64 iy = oy * sy - pt + ky * dy;
-                        if (iy < 0 || iy >= IH) continue;
-                        for (I64 kx = 0; kx < KW; ++kx) {
-                            const I64 ix = ox * sx - pl + kx * dx;
-                            if (ix < 0 || ix >= IW) continue;
-                            const float* src = in.p + ((n * IH + iy) * IW + ix) * C;
-                            const float* wk = wt.p + (ky * KW + kx) * CM;
-                            if (M == 1) {
-                                for (I64 ch = 0; ch < C; ++ch) o[ch] += src[ch] * wk[ch];
-                            } else {
-                                for (I64 ch = 0; ch < C; ++ch)
-                                    for (I64 m = 0; m < M; ++m) o[ch * M + m] += src[ch] * wk[ch * M + m];
-                            }
-                        }
+    const Floats<float> in = floats<float>(a.x), wt = floats<float>(a.w), b = floats<float>(a.bias);
+    OutFloats<float> y(c.alloc(0));
+    const I64 IC = a.IC, K = win.KH * win.KW * IC, M = a.OH * a.OW;
+    const MatrixView B{wt.p, 1, K};  // (k, oc) = weight[oc][k]
+    const bool direct = win.KH == 1 && win.KW == 1 && win.sy == 1 && win.sx == 1 && win.pt == 0 && win.pl == 0 && a.OH == win.IH && a.OW == win.IW;
+    if (direct) {
+        for (I64 n = 0; n < a.N; ++n)
+            exec::gemm(M, OC, K, MatrixView{in.p + n * M * IC, IC, 1}, B, y.p + n * M * OC, OC, false, threads);
+    } else {
+        // im2col: one row of K items per output position (zero where a tap falls outside the
+        // input), in chunks of about 16 MiB
+        const I64 chunk = std::max<I64>(16, std::min<I64>(M, (4 << 20) / std::max<I64>(K, 1)));
+        std::vector<float> col(static_cast<std::size_t>(chunk * K));
+        for (I64 n = 0; n < a.N; ++n)
+            for (I64 m0 = 0; m0 < M; m0 += chunk) {
+                const I64 rows = std::min(chunk, M - m0);
+                parallel_for(rows, threads, 16, [&](I64 r0, I64 r1) {
+                    for (I64 r = r0; r < r1; ++r) {
+                        const I64 m = m0 + r;
+                        float* dst = col.data() + r * K;
+                        std::fill(dst, dst + K, 0.0f);
+                        win.taps(m / a.OW, m % a.OW, [&](I64 ky, I64 kx, I64 iy, I64 ix) {
+                            std::memcpy(dst + (ky * win.KW + kx) * IC, in.p + ((n * win.IH + iy) * win.IW + ix) * IC, sizeof(float) * IC);
+                        });
                     }
+                });
+                exec::gemm(rows, OC, K, MatrixView{col.data(), K, 1}, B, y.p + (n * M + m0) * OC, OC, false, threads);
+            }
+    }
+    add_bias_float(y.p, a.N * M, OC, b, a.BC);
+    c.set(0, y.finish());
+}
+
+void op_depthwise_conv2d(Ctx& c) {
+    const Conv2dOperands a(c);
+    const std::vector<I64>& pad = c.ints(AttrName::pad, 4);
+    const std::vector<I64>& stride = c.ints(AttrName::stride, 2);
+    const std::vector<I64>& dil = c.ints(AttrName::dilation, 2);
+    const I64 C = a.IC, M = a.w.type.shape[3], CM = C * M, BC = a.BC;
+    const Window2d win{a.x.type.shape[1], a.x.type.shape[2], a.w.type.shape[0], a.w.type.shape[1], stride[0], stride[1], dil[0], dil[1], pad[0], pad[2]};
+    const unsigned threads = c.it.options.threads;
+    // the input row of C items and the weights row of C*M items of a tap
+    auto rows_of = [&](const auto* x, const auto* w, I64 n, I64 ky, I64 kx, I64 iy, I64 ix) {
+        return std::make_pair(x + ((n * win.IH + iy) * win.IW + ix) * C, w + (ky * win.KW + kx) * CM);
+    };
+    if (is_float(a.x.type.dtype)) {
+        const Floats<float> in = floats<float>(a.x), wt = floats<float>(a.w), b = floats<float>(a.bias);
+        OutFloats<float> y(c.alloc(0));
+        parallel_for(a.N * a.OH, threads, 1, [&](I64 r0, I64 r1) {
+            for (I64 r = r0; r < r1; ++r) {
+                const I64 n = r / a.OH, oy = r % a.OH;
+                for (I64 ox = 0; ox < a.OW; ++ox) {
+                    float* o = y.p + ((n * a.OH + oy) * a.OW + ox) * CM;
+                    std::fill(o, o + CM, 0.0f);
+                    win.taps(oy, ox, [&](I64 ky, I64 kx, I64 iy, I64 ix) {
+                        const auto [src, wk] = rows_of(in.p, wt.p, n, ky, kx, iy, ix);
+                        if (M == 1) {
+                            for (I64 ch = 0; ch < C; ++ch) o[ch] += src[ch] * wk[ch];
+                        } else {
+                            for (I64 ch = 0; ch < C; ++ch)
+                                for (I64 m = 0; m < M; ++m) o[ch * M + m] += src[ch] * wk[ch * M + m];
+                        }
+                    });
                     for (I64 j = 0; j < CM; ++j) o[j] += b[BC == 1 ? 0 : j];
                 }
             }
         });
         return c.set(0, y.finish());
     }
-    if (!is_integer(x.type.dtype)) unsupported(std::string("DEPTHWISE_CONV2D has no ") + to_string(x.type.dtype) + " form");
-    const DType acc_t = int_acc(x.type.dtype);
-    const std::vector<std::int32_t> X = minus_zp(x, izp), W = minus_zp(w, wzp);
+    if (!is_integer(a.x.type.dtype)) unsupported(std::string("DEPTHWISE_CONV2D has no ") + to_string(a.x.type.dtype) + " form");
+    const DType acc_t = int_acc(a.x.type.dtype), out_t = a.out.dtype;
+    const std::vector<std::int32_t> X = minus_zp(a.x, a.izp), W = minus_zp(a.w, a.wzp);
     auto y = c.alloc(0);
-    const DType out_t = out.dtype;
-    parallel_for(N * OH, threads, 1, [&](I64 r0, I64 r1) {
+    parallel_for(a.N * a.OH, threads, 1, [&](I64 r0, I64 r1) {
         std::vector<I64> acc(static_cast<std::size_t>(CM));
         for (I64 r = r0; r < r1; ++r) {
-            const I64 n = r / OH, oy = r % OH;
-            for (I64 ox = 0; ox < OW; ++ox) {
+            const I64 n = r / a.OH, oy = r % a.OH;
+            for (I64 ox = 0; ox < a.OW; ++ox) {
                 std::fill(acc.begin(), acc.end(), 0);
-                for (I64 ky = 0; ky < KH; ++ky) {
-                    const I64 iy = oy * sy - pt + ky * dy;
-                    if (iy < 0 || iy >= IH) continue;
-                    for (I64 kx = 0; kx < KW; ++kx) {
-                        const I64 ix = ox * sx - pl + kx * dx;
-                        if (ix < 0 || ix >= IW) continue;
-                        const std::int32_t* src = X.data() + ((n * IH + iy) * IW + ix) * C;
-                        const std::int32_t* wk = W.data() + (ky * KW + kx) * CM;
-                        for (I64 ch = 0; ch < C; ++ch)
-                            for (I64 m = 0; m < M; ++m) acc[ch * M + m] += static_cast<I64>(src[ch]) * wk[ch * M + m];
-                    }
-                }
-                const I64 base = ((n * OH + oy) * OW + ox) * CM;
+                win.taps(oy, ox, [&](I64 ky, I64 kx, I64 iy, I64 ix) {
+                    const auto [src, wk] = rows_of(X.data(), W.data(), n, ky, kx, iy, ix);
+                    for (I64 ch = 0; ch < C; ++ch)
+                        for (I64 m = 0; m < M; ++m) acc[ch * M + m] += static_cast<I64>(src[ch]) * wk[ch * M + m];
+                });
+                const I64 base = ((n * a.OH + oy) * a.OW + ox) * CM;
                 for (I64 j = 0; j < CM; ++j) {
                     check_acc(acc_t, acc[j]);
-                    store_int(*y, base + j, add_s(out_t, acc[j], load_int(bias, BC == 1 ? 0 : j)));
+                    store_int(*y, base + j, add_s(out_t, acc[j], load_int(a.bias, BC == 1 ? 0 : j)));
                 }
             }
         }
@@ -357,93 +353,51 @@ void op_depthwise_conv2d(Ctx& c) {
 }
 
 void op_transpose_conv2d(Ctx& c) {
-    const ConstData& x = c.in(0);
-    const ConstData& w = c.in(1);
-    const ConstData& bias = c.in(2);
-    const TensorType& out = c.out_type(0);
-    check_rank(x.type, 4, "input");
-    check_rank(w.type, 4, "weight");
-    check_rank(bias.type, 1, "bias");
-    check_rank(out, 4, "output");
-    const I64 izp = zero_point(c.in(3), "input_zp"), wzp = zero_point(c.in(4), "weight_zp");
-    error_if(x.type.dtype != DType::i8 && izp != 0, "!is_same<in_t,i8_t>() && input_zp != 0");
-    error_if(w.type.dtype != DType::i8 && wzp != 0, "!is_same<weight_t,i8_t>() && weight_zp != 0");
+    const Conv2dOperands a(c);
     const std::vector<I64>& op = c.ints(AttrName::out_pad, 4);
     const std::vector<I64>& stride = c.ints(AttrName::stride, 2);
-    const I64 N = x.type.shape[0], IH = x.type.shape[1], IW = x.type.shape[2], IC = x.type.shape[3];
-    const I64 OC = w.type.shape[0], KH = w.type.shape[1], KW = w.type.shape[2];
-    const I64 OH = out.shape[1], OW = out.shape[2], sy = stride[0], sx = stride[1], BC = bias.type.shape[0];
-    const I64 pt = op[0], pb = op[1], pl = op[2], pr = op[3];
-    error_if(w.type.shape[3] != IC, "weight shape [OC,KH,KW,IC] does not match the input's IC");
-    error_if(out.shape[0] != N || out.shape[3] != OC, "output shape [N,OH,OW,OC] does not match");
-    error_if(OH != (IH - 1) * sy + pt + pb + KH, "OH != (IH - 1) * stride_y + out_pad_top + out_pad_bottom + KH");
-    error_if(OW != (IW - 1) * sx + pl + pr + KW, "OW != (IW - 1) * stride_x + out_pad_left + out_pad_right + KW");
-    error_if(bias.type.dtype != out.dtype, "bias and output types differ");
+    const I64 IH = a.x.type.shape[1], IW = a.x.type.shape[2], IC = a.IC, OH = a.OH, OW = a.OW, N = a.N;
+    const I64 OC = a.w.type.shape[0], KH = a.w.type.shape[1], KW = a.w.type.shape[2];
+    const I64 sy = stride[0], sx = stride[1], pt = op[0], pl = op[2];
+    if (!is_float(a.x.type.dtype)) {
+        if (!is_integer(a.x.type.dtype)) unsupported(std::string("TRANSPOSE_CONV2D has no ") + to_string(a.x.type.dtype) + " form");
+        return conv2d_int(c, a, Window2d{IH, IW, KH, KW, sy, sx, 1, 1, pt, pl, true}, OC);
+    }
     const unsigned threads = c.it.options.threads;
-    if (is_float(x.type.dtype)) {
-        const Floats<float> in = floats<float>(x), wt = floats<float>(w), b = floats<float>(bias);
-        OutFloats<float> y(c.alloc(0));
-        std::fill(y.p, y.p + out.volume(), 0.0f);
-        // every input position contributes in[n,iy,ix,:] x weight[oc,ky,kx,:] to output position
-        // (iy * stride_y + out_pad_top + ky, ix * stride_x + out_pad_left + kx): one GEMM per chunk
-        // of input positions, then a scatter-add
-        const I64 J = KH * KW * OC, P = IH * IW;
-        std::vector<float> wr(static_cast<std::size_t>(J * IC));  // [ky][kx][oc][ic]
-        for (I64 oc = 0; oc < OC; ++oc)
-            for (I64 k = 0; k < KH * KW; ++k)
-                std::memcpy(wr.data() + (k * OC + oc) * IC, wt.p + (oc * KH * KW + k) * IC, sizeof(float) * IC);
-        const I64 chunk = std::max<I64>(1, std::min<I64>(P, (4 << 20) / std::max<I64>(J, 1)));
-        std::vector<float> part(static_cast<std::size_t>(chunk * J));
-        for (I64 n = 0; n < N; ++n)
-            for (I64 p0 = 0; p0 < P; p0 += chunk) {
-                const I64 rows = std::min(chunk, P - p0);
-                exec::gemm(rows, J, IC, MatrixView{in.p + (n * P + p0) * IC, IC, 1}, MatrixView{wr.data(), 1, IC}, part.data(), J, false, threads);
-                for (I64 r = 0; r < rows; ++r) {
-                    const I64 iy = (p0 + r) / IW, ix = (p0 + r) % IW;
-                    for (I64 ky = 0; ky < KH; ++ky) {
-                        const I64 oy = iy * sy + pt + ky;
-                        if (oy < 0 || oy >= OH) continue;
-                        for (I64 kx = 0; kx < KW; ++kx) {
-                            const I64 ox = ix * sx + pl + kx;
-                            if (ox < 0 || ox >= OW) continue;
-                            float* o = y.p + ((n * OH + oy) * OW + ox) * OC;
-                            const float* s = part.data() + r * J + (ky * KW + kx) * OC;
-                            for (I64 oc = 0; oc < OC; ++oc) o[oc] += s[oc];
-                        }
+    const Floats<float> in = floats<float>(a.x), wt = floats<float>(a.w), b = floats<float>(a.bias);
+    OutFloats<float> y(c.alloc(0));
+    std::fill(y.p, y.p + a.out.volume(), 0.0f);
+    // every input position contributes in[n,iy,ix,:] x weight[oc,ky,kx,:] to output position
+    // (iy * stride_y + out_pad_top + ky, ix * stride_x + out_pad_left + kx): one GEMM per chunk
+    // of input positions, then a scatter-add
+    const I64 J = KH * KW * OC, P = IH * IW;
+    std::vector<float> wr(static_cast<std::size_t>(J * IC));  // [ky][kx][oc][ic]
+    for (I64 oc = 0; oc < OC; ++oc)
+        for (I64 k = 0; k < KH * KW; ++k)
+            std::memcpy(wr.data() + (k * OC + oc) * IC, wt.p + (oc * KH * KW + k) * IC, sizeof(float) * IC);
+    const I64 chunk = std::max<I64>(1, std::min<I64>(P, (4 << 20) / std::max<I64>(J, 1)));
+    std::vector<float> part(static_cast<std::size_t>(chunk * J));
+    for (I64 n = 0; n < N; ++n)
+        for (I64 p0 = 0; p0 < P; p0 += chunk) {
+            const I64 rows = std::min(chunk, P - p0);
+            exec::gemm(rows, J, IC, MatrixView{in.p + (n * P + p0) * IC, IC, 1}, MatrixView{wr.data(), 1, IC}, part.data(), J, false, threads);
+            for (I64 r = 0; r < rows; ++r) {
+                const I64 iy = (p0 + r) / IW, ix = (p0 + r) % IW;
+                for (I64 ky = 0; ky < KH; ++ky) {
+                    const I64 oy = iy * sy + pt + ky;
+                    if (oy < 0 || oy >= OH) continue;
+                    for (I64 kx = 0; kx < KW; ++kx) {
+                        const I64 ox = ix * sx + pl + kx;
+                        if (ox < 0 || ox >= OW) continue;
+                        float* o = y.p + ((n * OH + oy) * OW + ox) * OC;
+                        const float* s = part.data() + r * J + (ky * KW + kx) * OC;
+                        for (I64 oc = 0; oc < OC; ++oc) o[oc] += s[oc];
                     }
                 }
             }
-        add_bias_float(y.p, N * OH * OW, OC, b, BC);
-        return c.set(0, y.finish());
-    }
-    if (!is_integer(x.type.dtype)) unsupported(std::string("TRANSPOSE_CONV2D has no ") + to_string(x.type.dtype) + " form");
-    const DType acc_t = int_acc(x.type.dtype);
-    const std::vector<std::int32_t> X = minus_zp(x, izp), W = minus_zp(w, wzp);
-    auto y = c.alloc(0);
-    const DType out_t = out.dtype;
-    parallel_for(N * OH, threads, 1, [&](I64 r0, I64 r1) {
-        for (I64 r = r0; r < r1; ++r) {
-            const I64 n = r / OH, oy = r % OH;
-            for (I64 ox = 0; ox < OW; ++ox)
-                for (I64 oc = 0; oc < OC; ++oc) {
-                    I64 acc = 0;
-                    for (I64 ky = 0; ky < KH; ++ky) {
-                        const I64 yy = oy - pt - ky;
-                        if (yy < 0 || yy >= IH * sy || yy % sy != 0) continue;
-                        for (I64 kx = 0; kx < KW; ++kx) {
-                            const I64 xx = ox - pl - kx;
-                            if (xx < 0 || xx >= IW * sx || xx % sx != 0) continue;
-                            const std::int32_t* xi = X.data() + ((n * IH + yy / sy) * IW + xx / sx) * IC;
-                            const std::int32_t* wi = W.data() + ((oc * KH + ky) * KW + kx) * IC;
-                            for (I64 ic = 0; ic < IC; ++ic) acc += static_cast<I64>(xi[ic]) * wi[ic];
-                        }
-                    }
-                    check_acc(acc_t, acc);
-                    store_int(*y, ((n * OH + oy) * OW + ox) * OC + oc, add_s(out_t, acc, load_int(bias, BC == 1 ? 0 : oc)));
-                }
         }
-    });
-    c.set(0, y);
+    add_bias_float(y.p, N * OH * OW, OC, b, a.BC);
+    c.set(0, y.finish());
 }
 
 void op_conv3d(Ctx& c) {
@@ -451,13 +405,8 @@ void op_conv3d(Ctx& c) {
     const ConstData& w = c.in(1);
     const ConstData& bias = c.in(2);
     const TensorType& out = c.out_type(0);
-    check_rank(x.type, 5, "input");
-    check_rank(w.type, 5, "weight");
-    check_rank(bias.type, 1, "bias");
-    check_rank(out, 5, "output");
     const I64 izp = zero_point(c.in(3), "input_zp"), wzp = zero_point(c.in(4), "weight_zp");
-    error_if(x.type.dtype != DType::i8 && izp != 0, "!is_same<in_t,i8_t>() && input_zp != 0");
-    error_if(w.type.dtype != DType::i8 && wzp != 0, "!is_same<weight_t,i8_t>() && weight_zp != 0");
+    zero_points_allowed(x, w, izp, wzp);
     const std::vector<I64>& pad = c.ints(AttrName::pad, 6);
     const std::vector<I64>& st = c.ints(AttrName::stride, 3);
     const std::vector<I64>& dl = c.ints(AttrName::dilation, 3);
@@ -465,13 +414,6 @@ void op_conv3d(Ctx& c) {
     const std::array<I64, 3> I{x.type.shape[1], x.type.shape[2], x.type.shape[3]};
     const std::array<I64, 3> K{w.type.shape[1], w.type.shape[2], w.type.shape[3]};
     const std::array<I64, 3> O{out.shape[1], out.shape[2], out.shape[3]};
-    for (int d = 0; d < 3; ++d) {
-        check_extent(O[d], I[d] - 1 + pad[2 * d] + pad[2 * d + 1] - (K[d] - 1) * dl[d], st[d],
-                 "OD/OH/OW != idiv_check(I - 1 + pad_before + pad_after - (K - 1) * dilation, stride) + 1");
-    }
-    error_if(w.type.shape[4] != IC, "weight shape [OC,KD,KH,KW,IC] does not match the input's IC");
-    error_if(out.shape[0] != N || out.shape[4] != OC, "output shape [N,OD,OH,OW,OC] does not match");
-    error_if(bias.type.dtype != out.dtype, "bias and output types differ");
     const bool fl = is_float(x.type.dtype);
     if (!fl && !is_integer(x.type.dtype)) unsupported(std::string("CONV3D has no ") + to_string(x.type.dtype) + " form");
     const Floats<double> fin = fl ? floats<double>(x) : Floats<double>{}, fw = fl ? floats<double>(w) : Floats<double>{};

@@ -249,15 +249,12 @@ void op_table(Ctx& c) {
     const ConstData& x = c.in(0);
     const ConstData& table = c.in(1);
     const TensorType& out = c.out_type(0);
-    error_if(out.shape != x.type.shape, "the output shape differs from the input's");
     const I64 n = out.volume();
     auto y = c.alloc(0);
     if (x.type.dtype == DType::i8) {
-        require(table.type.volume() == 256, "length(table) == TABLE_SIZE (256)");
         error_if(table.type.dtype != DType::i8 || out.dtype != DType::i8, "an i8 TABLE has an i8 table and output");
         for (I64 i = 0; i < n; ++i) store_int(*y, i, load_int(table, load_int(x, i) + 128));
     } else if (x.type.dtype == DType::i16) {
-        require(table.type.volume() == 513, "length(table) == TABLE_SIZE (513)");
         error_if(table.type.dtype != DType::i16 || out.dtype != DType::i32, "an i16 TABLE has an i16 table and an i32 output");
         const std::int16_t* tab = table.items<std::int16_t>();
         for (I64 i = 0; i < n; ++i) {

@@ -37,8 +37,6 @@ void op_select(Ctx& c) {
     const TensorType& out = c.out_type(0);
     error_if(cond.type.dtype != DType::bool_, "input1 is not bool_t");
     error_if(a.type.dtype != out.dtype || b.type.dtype != out.dtype, "input2, input3 and output types differ");
-    error_if(out.shape != broadcast_shape(broadcast_shape(cond.type.shape, a.type.shape), b.type.shape),
-             "shape != broadcast_shape(broadcast_shape(shape1, shape2), shape3)");
     auto y = c.alloc(0);
     const std::size_t bytes = storage_bytes(out.dtype);
     const auto* pc = cond.items<std::uint8_t>();

@@ -83,12 +83,10 @@ void op_resize(Ctx& c) {
     const std::vector<I64> border = shape_operand(c.in(3), "border");
     const TensorType& out = c.out_type(0);
     const ResizeMode mode = c.attr<ResizeMode>(AttrName::mode);
-    check_rank(x.type, 4, "input");
-    check_rank(out, 4, "output");
+    // scale, offset and border that are not compile-time constants are known only here
     error_if(scale.size() != 4 || offset.size() != 2 || border.size() != 2, "scale [4], offset [2], border [2]");
     const I64 N = x.type.shape[0], IH = x.type.shape[1], IW = x.type.shape[2], C = x.type.shape[3], OH = out.shape[1], OW = out.shape[2];
     const I64 syn = scale[0], syd = scale[1], sxn = scale[2], sxd = scale[3], oy_ = offset[0], ox_ = offset[1], by = border[0], bx = border[1];
-    error_if(out.shape[0] != N || out.shape[3] != C, "output shape [N,OH,OW,C] does not match");
     error_if(std::max({OH, OW, IH, IW}) >= 16384, "max(OH,OW,IH,IW) >= 16384");
     error_if(syn <= 0 || syd <= 0 || sxn <= 0 || sxd <= 0, "scale_y_n <= 0 || scale_y_d <= 0 || scale_x_n <= 0 || scale_x_d <= 0");
     error_if(syn > (1 << 11) || sxn > (1 << 11), "scale_y_n > (1 << 11) || scale_x_n > (1 << 11)");

@@ -35,8 +35,9 @@ struct Failure {
 inline void error_if(bool condition, const std::string& rule) {
     if (condition) throw Failure{"tosa-error-if", "ERROR_IF(" + rule + ")"};
 }
+// A REQUIRE that fails on the data: the validator's code and rule, the result is unpredictable.
 inline void require(bool condition, const std::string& rule) {
-    if (!condition) throw Failure{"unpredictable", "REQUIRE(" + rule + ") fails: the result is unpredictable"};
+    if (!condition) throw Failure{"tosa-require", "REQUIRE(" + rule + "): fails on the data, the result is unpredictable"};
 }
 [[noreturn]] inline void unsupported(const std::string& what) { throw Failure{"unsupported", what}; }
 
@@ -181,41 +182,26 @@ inline Shape row_strides(const Shape& s) {
     return st;
 }
 
-inline Shape broadcast_shape(const Shape& a, const Shape& b) {
-    error_if(a.size() != b.size(), "rank(shape1) != rank(shape2)");
-    Shape r = a;
-    for (std::size_t i = 0; i < r.size(); ++i) {
-        if (r[i] == 1) r[i] = b[i];
-        else error_if(b[i] != 1 && b[i] != r[i], "shape2[" + std::to_string(i) + "] != 1 && shape2[i] != shape[i]");
-    }
-    return r;
-}
-
 // Calls row(output offset, input offsets, input steps, count) over the rows (last dimension) of
-// `out`, the N inputs broadcast to it (apply_broadcast): along a row, input k advances by step[k]
-// (0 where it is broadcast).
+// `out` in order, input k read through its element strides st[k] from offset start[k]: along a
+// row it advances by step[k] = st[k][last]. The one strided-box iterator of the kernels
+// (broadcasting, SLICE, TRANSPOSE, REVERSE).
 template <std::size_t N, class F>
-void for_each_row(const Shape& out, const std::array<const Shape*, N>& ins, F&& row) {
+void for_each_strided_row(const Shape& out, const std::array<Shape, N>& st, const std::array<I64, N>& start, F&& row) {
     const std::size_t r = out.size();
-    std::array<I64, N> base{}, step{};
+    std::array<I64, N> base = start, step{};
     if (r == 0) {
         row(I64{0}, base, step, I64{1});
         return;
     }
     for (I64 e : out)
         if (e == 0) return;
-    std::array<Shape, N> st;
-    for (std::size_t k = 0; k < N; ++k) {
-        const Shape s = row_strides(*ins[k]);
-        st[k].assign(r, 0);
-        for (std::size_t d = 0; d < r; ++d) st[k][d] = (*ins[k])[d] == out[d] ? s[d] : 0;
-        step[k] = st[k][r - 1];
-    }
+    for (std::size_t k = 0; k < N; ++k) step[k] = st[k][r - 1];
     const I64 inner = out[r - 1];
     Shape idx(r, 0);
     for (I64 o = 0;; o += inner) {
         for (std::size_t k = 0; k < N; ++k) {
-            I64 b = 0;
+            I64 b = start[k];
             for (std::size_t d = 0; d + 1 < r; ++d) b += idx[d] * st[k][d];
             base[k] = b;
         }
@@ -232,6 +218,19 @@ void for_each_row(const Shape& out, const std::array<const Shape*, N>& ins, F&& 
         }
         if (done) return;
     }
+}
+
+// for_each_strided_row over `out` with the N inputs broadcast to it (apply_broadcast): along a
+// row, input k advances by step[k] (0 where it is broadcast).
+template <std::size_t N, class F>
+void for_each_row(const Shape& out, const std::array<const Shape*, N>& ins, F&& row) {
+    std::array<Shape, N> st;
+    for (std::size_t k = 0; k < N; ++k) {
+        const Shape s = row_strides(*ins[k]);
+        st[k].assign(out.size(), 0);
+        for (std::size_t d = 0; d < out.size(); ++d) st[k][d] = (*ins[k])[d] == out[d] ? s[d] : 0;
+    }
+    for_each_strided_row<N>(out, st, std::array<I64, N>{}, std::forward<F>(row));
 }
 
 // Calls f(output offset, offsets of the N inputs) over every position of `out`, the inputs
@@ -398,7 +397,6 @@ inline void check_same_shape(const Shape& a, const Shape& b, const char* rule) {
 // The checks every broadcasting binary operator makes; returns the output type.
 inline const TensorType& binary_shapes(Ctx& c) {
     const TensorType& out = c.out_type(0);
-    error_if(out.shape != broadcast_shape(c.in_type(0).shape, c.in_type(1).shape), "shape != broadcast_shape(shape1, shape2)");
     error_if(c.in_type(0).dtype != c.in_type(1).dtype, "input1 and input2 types differ");
     return out;
 }

@@ -69,7 +69,7 @@ void check_variable_access(OpCheck& c, bool write) {
         return;
     }
     c.result(0, *type, *shape);
-    if (!c.validating()) return;
+    if (!c.results_checked) return;
     const TensorType* a = c.actual_out(0);
     if (a && a->shape != *shape)
         c.require(false, "variable_tensor.shape == shape",

@@ -3,22 +3,12 @@
 namespace nnef::tosa::passes {
 
 bool cancel_transposes(Graph& g, Diagnostics&) {
-    std::vector<Op> ops = std::move(g.main().ops);
-    std::vector<Op>& out = g.main().ops;
-    out.clear();
+    Rebuild rb(g);
+    std::vector<Op>& ops = rb.ops;
+    auto emit = [&](Op op) { rb.emit(std::move(op)); };
+    auto producer = [&](ValueId v) { return rb.producer(v); };
     std::vector<ValueId> subst(g.values.size());
     for (ValueId v = 0; v < subst.size(); ++v) subst[v] = v;
-    std::vector<std::int64_t> prod(g.values.size(), -1);
-    auto emit = [&](Op op) {
-        for (ValueId v : op.outputs) {
-            if (v >= prod.size()) prod.resize(g.values.size(), -1);
-            prod[v] = std::int64_t(out.size());
-        }
-        out.push_back(std::move(op));
-    };
-    auto producer = [&](ValueId v) -> const Op* {
-        return v < prod.size() && prod[v] >= 0 ? &out[std::size_t(prod[v])] : nullptr;
-    };
     // graph outputs keep their (named) values
     std::vector<std::uint8_t> pinned(g.values.size(), 0);
     for (ValueId v : g.main().outputs) pinned[v] = 1;

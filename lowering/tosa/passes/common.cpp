@@ -108,4 +108,19 @@ std::vector<lowering::Pass<Graph>> layout_passes(const LowerOptions&) {
     };
 }
 
+Rebuild::Rebuild(Graph& graph) : g(graph), ops(std::move(graph.main().ops)), prod(graph.values.size(), -1) { g.main().ops.clear(); }
+
+void Rebuild::emit(Op op) {
+    std::vector<Op>& out = g.main().ops;
+    for (ValueId v : op.outputs) {
+        if (v >= prod.size()) prod.resize(g.values.size(), -1);
+        prod[v] = std::int64_t(out.size());
+    }
+    out.push_back(std::move(op));
+}
+
+const Op* Rebuild::producer(ValueId v) const {
+    return v < prod.size() && prod[v] >= 0 ? &g.main().ops[std::size_t(prod[v])] : nullptr;
+}
+
 }  // namespace nnef::tosa::passes

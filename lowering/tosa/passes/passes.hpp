@@ -46,4 +46,15 @@ std::vector<std::int64_t> producers(const Graph& g);
 // Every use of `from` (operands of all blocks, block outputs) becomes `to`.
 void replace_uses(Graph& g, ValueId from, ValueId to);
 
+// The main block rebuilt operator by operator: the constructor takes its operators out (`ops`),
+// emit() appends one to the new block, producer() is the emitted operator producing a value.
+struct Rebuild {
+    Graph& g;
+    std::vector<Op> ops;              // the block's operators before the pass
+    std::vector<std::int64_t> prod;   // value -> index of its producer in the new block (-1: none)
+    explicit Rebuild(Graph& graph);
+    void emit(Op op);
+    const Op* producer(ValueId v) const;
+};
+
 }  // namespace nnef::tosa::passes

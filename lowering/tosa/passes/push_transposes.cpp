@@ -43,20 +43,10 @@ Role classify(OpKind k, std::vector<std::size_t>& operands) {
 
 bool push_transposes(Graph& g, Diagnostics&) {
     using namespace tosa_passes_push_transposes_cpp;
-    std::vector<Op> ops = std::move(g.main().ops);
-    std::vector<Op>& out = g.main().ops;
-    out.clear();
-    std::vector<std::int64_t> prod(g.values.size(), -1);  // value -> index in `out`
-    auto emit = [&](Op op) {
-        for (ValueId v : op.outputs) {
-            if (v >= prod.size()) prod.resize(g.values.size(), -1);
-            prod[v] = std::int64_t(out.size());
-        }
-        out.push_back(std::move(op));
-    };
-    auto producer = [&](ValueId v) -> const Op* {
-        return v < prod.size() && prod[v] >= 0 ? &out[std::size_t(prod[v])] : nullptr;
-    };
+    Rebuild rb(g);
+    std::vector<Op>& ops = rb.ops;
+    auto emit = [&](Op op) { rb.emit(std::move(op)); };
+    auto producer = [&](ValueId v) { return rb.producer(v); };
     // Moves the permutation of op's operands below it: op works before the permutation, a new
     // TRANSPOSE (into `trailing`) gives its old result. False when the operands do not allow it.
     std::vector<Op> trailing;

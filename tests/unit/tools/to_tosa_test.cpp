@@ -242,3 +242,27 @@ TEST_CASE("nnef-to-tosa --print-after and --verify-each, as in nnef-to-vpu") {
 }
 
 }  // namespace to_tosa_test
+
+namespace to_tosa_test {
+
+TEST_CASE("nnef-to-tosa --print-after all: after every pass the printed MLIR reads back to the same graph") {
+    const auto r = run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 1 -o /dev/null --print-after all");
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    const auto sections = nnef_test::print_after_sections(r.err);
+    std::vector<std::string> names;
+    for (const auto& s : sections) names.push_back(s.first);
+    CHECK(names == std::vector<std::string>{"legalize-nnef-to-tosa", "fold-constant-layouts", "push-transposes", "cancel-transposes",
+                                            "fold-pads", "eliminate-dead-code"});
+    for (const auto& [pass, text] : sections) {
+        CAPTURE(pass);
+        REQUIRE(has(text, "func.func @"));
+        // read (and validated) by nnef-to-tosa FILE.mlir, written back: the same text
+        const fs::path in = nnef_test::write_scratch("after-" + pass + ".mlir", text);
+        const auto back = run_tool("nnef-to-tosa", quoted(in) + " --format mlir");
+        INFO(back.err);
+        CHECK(back.code == 0);
+        CHECK(back.out == text);
+    }
+}
+
+}  // namespace to_tosa_test

@@ -529,3 +529,37 @@ TEST_CASE("nnef-to-vpu --print-after import: the module before the first pass, w
 }
 
 }  // namespace to_vpu_test
+
+namespace to_vpu_test {
+
+TEST_CASE("nnef-to-vpu --print-after all: every VPU pass's IR text reads back, and the next pass on it prints what the compiler prints") {
+    const fs::path model = fs::path(NNEF_SOURCE_DIR) / "samples" / "classifier";
+    const auto r = run_tool("nnef-to-vpu", q(model) + " --random-weights 1 -o /dev/null --print-after all");
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    std::vector<std::pair<std::string, std::string>> vpu;  // the VPU module's sections, from import on
+    for (const auto& s : nnef_test::print_after_sections(r.err))
+        if (s.first == "import" || !vpu.empty()) vpu.push_back(s);
+    std::vector<std::string> names;
+    for (const auto& s : vpu) names.push_back(s.first);
+    CHECK(names == std::vector<std::string>{"import", "assign-executors", "layout-and-types", "tile", "build-tables", "schedule", "barriers",
+                                            "emit"});
+    for (std::size_t i = 0; i < vpu.size(); ++i) {
+        const auto& [pass, text] = vpu[i];
+        CAPTURE(pass);
+        const fs::path in = nnef_test::write_scratch("after-" + pass + ".txt", text);
+        if (i + 1 < vpu.size()) {
+            const auto next = run_tool("nnef-to-vpu", "--pass " + vpu[i + 1].first + " " + q(in));
+            INFO(next.err);
+            CHECK(next.code == 0);
+            CHECK(next.out == vpu[i + 1].second);
+        } else {
+            // nothing runs after emit: the text reads back (the refusal is the stage's, not the reader's)
+            const auto again = run_tool("nnef-to-vpu", "--pass emit " + q(in));
+            CHECK(again.code == 1);
+            CHECK(has(again.err, "pass 'emit' runs on a module after pass 'barriers'; this one carries the promises: "));
+            CHECK(has(again.err, " barriers emitted\n"));
+        }
+    }
+}
+
+}  // namespace to_vpu_test

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/scratch.hpp"
 #include "test_support.hpp"
@@ -71,6 +73,25 @@ inline std::filesystem::path write_scratch(const std::string& name, const std::s
     std::ofstream f(p, std::ios::binary);
     f << text;
     return p;
+}
+
+// The sections of what --print-after writes on stderr: (pass, text) per "// after PASS" line, the
+// text without the blank line that ends it.
+inline std::vector<std::pair<std::string, std::string>> print_after_sections(const std::string& err) {
+    std::vector<std::pair<std::string, std::string>> sections;
+    const std::string mark = "// after ";
+    std::size_t at = err.rfind(mark, 0) == 0 ? 0 : err.find("\n" + mark);
+    while (at != std::string::npos) {
+        if (err[at] == '\n') ++at;
+        const std::size_t name_end = err.find('\n', at);
+        if (name_end == std::string::npos) break;
+        const std::size_t next = err.find("\n" + mark, name_end);
+        std::string text = err.substr(name_end + 1, (next == std::string::npos ? err.size() : next + 1) - name_end - 1);
+        if (!text.empty() && text.back() == '\n') text.pop_back();  // the blank line after the text
+        sections.emplace_back(err.substr(at + mark.size(), name_end - at - mark.size()), text);
+        at = next;
+    }
+    return sections;
 }
 
 }  // namespace nnef_test

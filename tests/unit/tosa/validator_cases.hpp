@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "lowering/tosa/interpreter.hpp"
 #include "lowering/tosa/validator.hpp"
 
 using namespace nnef::tosa;
@@ -33,6 +34,8 @@ inline std::string mlir_extension_list(const std::vector<std::string>& extension
     }
     return exts;
 }
+
+inline bool has_text(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 using I64 = std::int64_t;
 using Ints = std::vector<I64>;
@@ -101,7 +104,28 @@ inline ValidateOptions opts(Profile p = Profile::pro_fp, std::vector<std::string
     return o;
 }
 
-// The messages of validate, one a line ("" when valid).
+// ERROR_IF in one place: when an operator of `g` breaks one of its own rules (operator_rules, the
+// family check), the interpreter refuses the graph before running it with the validator's code and
+// words; when the validator reports that rule, it is the same words. Returns whether a rule broke.
+inline bool interpreter_refuses_as_validator(const Graph& g, const std::string& validator_errors) {
+    for (const Block& b : g.blocks)
+        for (const Op& op : b.ops) {
+            const std::optional<RuleFailure> f = operator_rules(g, op);
+            if (!f) continue;
+            CAPTURE(f->message);
+            CHECK(has_text(validator_errors, f->message));
+            Diagnostics d(100);
+            CHECK(Interpreter::create(g, InterpretOptions{}, d) == nullptr);
+            bool same = false;
+            for (const Diagnostic& x : d) same = same || (x.code == f->code && has_text(x.message, f->message));
+            CHECK(same);
+            return true;
+        }
+    return false;
+}
+
+// The messages of validate, one a line ("" when valid); a broken operator rule among them is
+// checked against the interpreter (interpreter_refuses_as_validator).
 inline std::string errors(const Graph& g, const ValidateOptions& o = opts()) {
     Diagnostics d(100);
     const bool ok = validate(g, o, d);
@@ -111,6 +135,7 @@ inline std::string errors(const Graph& g, const ValidateOptions& o = opts()) {
         CHECK(x.stage == Stage::tosa);
     }
     CHECK(ok == s.empty());
+    if (!s.empty()) interpreter_refuses_as_validator(g, s);
     return s;
 }
 
