@@ -68,6 +68,15 @@ void run_nce(Memories& mem, const Task& t) {
     const DataType out_t = mem.buffer(out_a.buffer).dtype;
     std::vector<double> out(std::size_t(N * OH * OW * C));
     const std::int64_t lo = out_t == DataType::uint8 ? 0 : -128, hi = out_t == DataType::uint8 ? 255 : 127;
+    // an int8 conv's int32 partial sum: the accumulator plus the bias, the PPE's scale bypassed
+    // (table multiplier 1, shift 0), saturated to int32
+    const bool wide = q && out_t == DataType::int32;
+    if (wide)
+        for (std::int64_t c = 0; c < C; ++c)
+            if (table[std::size_t(c)].mult != 1 || table[std::size_t(c)].shift != 0)
+                throw ValueError{"weights table row " + std::to_string(c) + " of an int32 partial sum has multiplier " +
+                                 std::to_string(table[std::size_t(c)].mult) + " and shift " + std::to_string(table[std::size_t(c)].shift) +
+                                 " (the requantization is bypassed there: 1 and 0)"};
     for (std::int64_t n = 0; n < N; ++n)
         for (std::int64_t oy = 0; oy < OH; ++oy)
             for (std::int64_t ox = 0; ox < OW; ++ox)
@@ -132,7 +141,10 @@ void run_nce(Memories& mem, const Task& t) {
                         }
                     }
                     double v;
-                    if (q) {
+                    if (wide) {
+                        v = double(std::clamp<std::int64_t>(iacc + row.bias, std::numeric_limits<std::int32_t>::min(),
+                                                            std::numeric_limits<std::int32_t>::max()));
+                    } else if (q) {
                         std::int64_t r = tosa::apply_scale_32_unchecked(iacc + row.bias, row.mult, row.shift, p.double_round) + p.output_zp;
                         if (p.post_op == PostOp::relu) r = std::max<std::int64_t>(r, p.output_zp);
                         if (p.post_op == PostOp::clamp)

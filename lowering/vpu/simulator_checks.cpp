@@ -31,12 +31,17 @@ std::string nce_problem(const Model& m, std::size_t ti) {
     if (in.shape.size() != 4 || out.shape.size() != 4)
         return "input and output boxes must be 4-d NHWC, not " + dims(in.shape) + " and " + dims(out.shape);
     const DataType in_t = m.buf(m.read_buffer[ti][0])->dtype, out_t = m.buf(m.write_buffer[ti][0])->dtype;
-    const bool q = is_int8(out_t);
+    // int32 out: a conv's partial sum on the int8 path (the accumulator plus the bias, not requantized)
+    const bool wide = out_t == DataType::int32 && is_int8(in_t) && t.op == "conv";
+    const bool q = is_int8(out_t) || wide;
     if (in_t != DataType::fp16 && !is_int8(in_t)) return std::string("input dtype ") + to_string(in_t) + " (fp16, int8 or uint8)";
     if (is_int8(in_t) != q)
-        return std::string("input ") + to_string(in_t) + " and output " + to_string(out_t) + " are not both fp16 or both 8-bit";
+        return std::string("input ") + to_string(in_t) + " and output " + to_string(out_t) +
+               " are not both fp16, both 8-bit, or an 8-bit conv's int32 partial sum";
     if (q != p.quantized)
-        return q ? "an 8-bit output needs params.quantization" : "params.quantization is only for 8-bit outputs";
+        return q ? "an 8-bit input needs params.quantization" : "params.quantization is only for 8-bit inputs";
+    if (wide && (p.post_op != PostOp::none || p.output_zp != 0))
+        return "an int32 partial sum takes no post-op and output zero point 0 (it is not requantized)";
     const Buffer* tb = m.buf(m.read_buffer[ti].back());
     if (tb->dtype != DataType::int32 || table.shape.size() != 2 || table.shape[1] != 4 || table.shape[0] != out.shape[3])
         return "the weights table must be an int32 box [" + std::to_string(out.shape[3]) + ",4] (one row of 4 words per output channel), not " +

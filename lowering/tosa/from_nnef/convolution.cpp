@@ -274,11 +274,13 @@ bool conv_integer(Lowering& q, bool linear) {
     const bool per_channel = std::any_of(ws.begin(), ws.end(), [&](double v) { return v != ws[0]; });
     auto wc = ConstData::allocate(TensorType{DType::i8, w->shape});
     std::vector<double> wsum(std::size_t(O), 0.0);  // per output channel, of the weights as coded
+    double wmax = 0.0;                               // the largest |code - zero point|
     for (std::size_t i = 0; i < w->items.size(); ++i) {
         const double s = ws[i / per_o];
         const double code = std::clamp<double>(storage::round_half_up(w->items[i] / s) + double(wzp), -128.0, 127.0);
         wc->mutable_items<std::int8_t>()[i] = static_cast<std::int8_t>(code);
         wsum[i / per_o] += (code - double(wzp)) * s;
+        wmax = std::max(wmax, std::fabs(code - double(wzp)));
     }
     // bias: i32 at scale in_scale * w_scale (per output channel), with the input's and the result's
     // zero point fractions: real = bs * (acc - frac_x * sum(w codes)) + b; code = round(real / out_scale + frac_out) + zp
@@ -333,14 +335,20 @@ bool conv_integer(Lowering& q, bool linear) {
             std::fill(wsum.begin(), wsum.end(), 0.0);  // not in the bias
         }
     }
+    // A bias beyond i32 at that scale (GoogLeNet's classifier: its input grid is 3.9e-9) is added
+    // after the accumulator's rescale instead, on a grid finer than the result's (late_bias).
     auto bc = ConstData::allocate(TensorType{DType::i32, {std::int64_t(b.size())}});
+    std::vector<double> real_bias(b.size());
+    std::optional<std::string> late_bias;  // why the bias is added late
     for (std::size_t i = 0; i < b.size(); ++i) {
-        const double real_bias = b[i] - (b.size() > 1 ? x->grid.frac * x->grid.scale * wsum[i] : 0.0);
-        const double code = storage::round_half_up(real_bias / bs[i] + og->frac * og->scale / bs[i]);
-        if (std::fabs(code) > 2147483647.0) return q.fail("its bias item " + std::to_string(i) + " (" + format_scalar(real_bias) + ") does not fit i32 at scale " +
-                          format_scalar(bs[i]) + " (input scale times weight scale): code " + format_scalar(code));
-        bc->mutable_items<std::int32_t>()[i] = static_cast<std::int32_t>(code);
+        real_bias[i] = b[i] - (b.size() > 1 ? x->grid.frac * x->grid.scale * wsum[i] : 0.0);
+        const double code = storage::round_half_up(real_bias[i] / bs[i] + og->frac * og->scale / bs[i]);
+        if (std::fabs(code) > 2147483647.0 && !late_bias)
+            late_bias = "its bias item " + std::to_string(i) + " (" + format_scalar(real_bias[i]) + ") does not fit i32 at scale " +
+                        format_scalar(bs[i]) + " (input scale times weight scale): code " + format_scalar(code);
+        bc->mutable_items<std::int32_t>()[i] = static_cast<std::int32_t>(std::fabs(code) > 2147483647.0 ? 0.0 : code);
     }
+    if (late_bias) std::fill(bc->mutable_items<std::int32_t>(), bc->mutable_items<std::int32_t>() + b.size(), 0);
     ConvZeroPoints zp;
     zp.input = q.c.splat(DType::i8, {1}, double(x->grid.zp));
     zp.weight = q.c.splat(DType::i8, {1}, double(wzp));
@@ -364,6 +372,19 @@ bool conv_integer(Lowering& q, bool linear) {
     if (!per_channel) scales.resize(1);
     ValueId a = q.c.reshape(*acc, *out.shape);
     if (border_correction) a = q.c.binary(OpKind::ADD, a, *border_correction);
+    if (late_bias) {
+        // real = acc * bs + bias, exactly onto the result's grid (channels last when per channel)
+        const double xmax = double(std::max(x->grid.hi - x->grid.zp, x->grid.zp - x->grid.lo));
+        const double v_max = xmax * wmax * double(per_o);
+        std::vector<double> factor = bs;
+        if (!per_channel) factor.resize(1);
+        const bool last = q.c.rank(a) > 2 && (factor.size() > 1 || real_bias.size() > 1);
+        std::string why;
+        y.v = q.affine(last ? q.c.to_channels_last(a) : a, 0, v_max, factor, real_bias, *og, why);
+        if (y.v == no_value) return q.fail(*late_bias + "; added after the rescale, " + why);
+        if (last) y.v = q.c.to_channels_first(y.v);
+        return q.set(out.name, y);
+    }
     if (per_channel) {  // the channels last for a per-channel RESCALE (the transposes cancel with the conv's)
         const ValueId last = q.c.to_channels_last(a);
         y.v = q.c.to_channels_first(q.rescale(last, 0, scales, og->zp, og->dtype));

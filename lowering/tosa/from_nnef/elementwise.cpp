@@ -175,7 +175,10 @@ ValueId wide_operand(integer::Lowering& q, std::string_view name, double unit, d
 
 // add / sub: both operands RESCALEd to i32 on a common grid 2^19 times finer than the coarser one
 // (the specification's pattern, 1.12.1 and 1.12.4; a literal or compile-time operand an i32
-// constant on it), ADD/SUB in i32, one RESCALE to the result's grid (its entry needed).
+// constant on it), ADD/SUB in i32, one RESCALE to the result's grid (its entry needed). A constant
+// too large for 2^30 steps of that grid (MobileNet-v3's `x + 3` where x's grid is 5e-5: random
+// weights make the activations tiny) coarsens it to its largest item / 2^30, while that stays 2^12
+// times finer than the result's grid (the sum is then within 2^-12 of a step of the exact one).
 bool add_sub_integer(integer::Lowering& q, bool sub) {
     const std::string x = q.arg_id("x"), y = q.arg_id("y");
     const Tensor& out = q.c.result("z");
@@ -187,7 +190,12 @@ bool add_sub_integer(integer::Lowering& q, bool sub) {
     for (const std::string& id : {x, y})
         if (const Act* a = q.act(id)) coarse = std::max(coarse, a->grid.scale);
     if (coarse == 0.0) return q.fail("neither operand is an integer activation");
-    const double unit = coarse / double(1 << 19);
+    double unit = coarse / double(1 << 19);
+    double largest = 0.0;  // of the constant operands' items
+    for (const char* name : {"x", "y"})
+        if (const auto r = constant_operand(q, name, out.shape->size()))
+            for (double v : r->items) largest = std::max(largest, std::fabs(v));
+    if (largest / unit > double(1 << 30) && largest / double(1 << 30) <= og->scale / double(1 << 12)) unit = largest / double(1 << 30);
     double offset = og->frac * og->scale / unit;
     const ValueId a = wide_operand(q, "x", unit, offset, out.shape->size());
     double offset_b = 0.0;
@@ -444,7 +452,13 @@ void add_elementwise(Registry& r) {
     b("sub", OpKind::SUB, [](integer::Lowering& q) { return add_sub_integer(q, true); });
     bf("mul", [](Context& c, ValueId x, ValueId y) { return c.mul(x, y); }, mul_integer);
     bf("div", [](Context& c, ValueId x, ValueId y) { return c.div(x, y); }, div_integer);
-    b("pow", OpKind::POW);
+    // x^c for a number c (the layer norms of ConvNeXt and Swin: pow(x, 2.0)): a TABLE, exact
+    b("pow", OpKind::POW, [](integer::Lowering& q) {
+        const auto c = uniform_number(q, "y", q.c.result("z").shape.value_or(Shape{}));
+        if (!c) return q.fail("only a power with a number exponent (a literal, or a constant of equal items) is lowered");
+        const double e = *c;
+        return q.unary([e](double v) { return std::pow(v, e); }, "z");
+    });
     bf("lt", [](Context& c, ValueId x, ValueId y) { return c.compare(OpKind::GREATER, y, x); });
     b("gt", OpKind::GREATER);
     bf("le", [](Context& c, ValueId x, ValueId y) { return c.compare(OpKind::GREATER_EQUAL, y, x); });

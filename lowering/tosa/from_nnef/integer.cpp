@@ -199,6 +199,46 @@ Act Lowering::requantize(const Act& a, const Grid& to) {
     return r;
 }
 
+ValueId Lowering::affine(ValueId v, std::int64_t in_zp, double v_max, const std::vector<double>& factor, const std::vector<double>& offset,
+                         const Grid& to, std::string& why) {
+    const std::size_t n = std::max(factor.size(), offset.size());
+    auto at = [](const std::vector<double>& x, std::size_t c) { return x.size() == 1 ? x[0] : x[c]; };
+    double largest = 0.0;  // of |real| before the final rounding, in to's units times to.scale
+    for (std::size_t c = 0; c < n; ++c)
+        largest = std::max(largest, v_max * std::fabs(at(factor, c)) + std::fabs(at(offset, c)) + std::fabs(to.frac * to.scale));
+    // unit = to.scale / 2^k with largest / unit <= 2^28: the sums fit i32, and each RESCALE's scale
+    // (at most 2^28 / v_max) keeps |v - in_zp| below 2^(shift - 1), as apply_scale_32 requires
+    const int k = std::min(24, int(std::floor(std::log2(std::ldexp(to.scale, 28) / std::max(largest, 1e-300)))));
+    if (k < 12) {
+        why = "its values reach " + format_scalar(largest) + ", more than 2^16 steps of its result's grid (scale " + format_scalar(to.scale) +
+              "): no i32 grid holds them 2^12 times finer than that";
+        return no_value;
+    }
+    const double unit = std::ldexp(to.scale, -k);
+    const std::size_t rank = c.rank(v);
+    const Shape per_c = [&] {
+        Shape s(rank, 1);
+        s.back() = std::int64_t(n);
+        return s;
+    }();
+    std::vector<double> scales(n);
+    auto signs = ConstData::allocate(TensorType{DType::i32, per_c});
+    auto offsets = ConstData::allocate(TensorType{DType::i32, per_c});
+    bool signed_ = false;
+    for (std::size_t ch = 0; ch < n; ++ch) {
+        const double f = at(factor, ch);
+        scales[ch] = f == 0.0 ? 1.0 : std::fabs(f) / unit;
+        signs->mutable_items<std::int32_t>()[ch] = f > 0.0 ? 1 : f < 0.0 ? -1 : 0;
+        signed_ = signed_ || !(f > 0.0);
+        offsets->mutable_items<std::int32_t>()[ch] =
+            static_cast<std::int32_t>(storage::round_half_up((at(offset, ch) + to.frac * to.scale) / unit));
+    }
+    ValueId w = rescale(v, in_zp, scales, 0, DType::i32);
+    if (signed_) w = c.mul(w, c.constant(std::move(signs)));
+    w = c.binary(OpKind::ADD, w, c.constant(std::move(offsets)));
+    return clamp_to(rescale(w, 0, std::ldexp(1.0, -k), to.zp, to.dtype), to);
+}
+
 bool Lowering::bind_act(const std::string& name, Act a) {
     bool bad = false;
     const auto g = entry_grid(name, bad);
@@ -258,11 +298,11 @@ ValueId Lowering::table(const Act& a, const std::function<double(double)>& code_
 }
 
 // An element-wise function of one activation: a TABLE to the result's grid (its entry needed).
-bool Lowering::unary(const std::function<double(double)>& f) {
+bool Lowering::unary(const std::function<double(double)>& f, const char* result) {
     const Act* x = act(arg_id("x"));
     if (!x) return fail("its input is not an integer activation");
     if (x->grid.dtype != DType::i8) return fail("TABLEs of i16 inputs are not lowered here (i8 only)");
-    const Tensor& out = c.result("y");
+    const Tensor& out = c.result(result);
     bool bad = false;
     const auto og = entry_grid(out.name, bad);
     if (bad) return false;
@@ -319,8 +359,9 @@ std::optional<Graph> legalize_integer(const nnef::Graph& model, const LowerOptio
             if (f && f->lower_integer) f->lower_integer(l);
             else
                 l.fail("it has no integer (PRO-INT) form in this lowering; the integer lowering covers conv, linear, "
-                       "relu, matmul, clamp, add, sub, mul, div by a constant, min, max, max_pool, avg_pool, mean_reduce, "
-                       "sum_reduce, concat, split, pad, the layout operations, the quantize fragments and element-wise "
+                       "relu, matmul, clamp, add, sub, mul, div by a constant, pow by a number, min, max, "
+                       "batch_normalization, max_pool, avg_pool, mean_reduce, sum_reduce, concat, split, pad, the layout "
+                       "operations, the quantize fragments and element-wise "
                        "functions of one tensor as TABLEs (lower the graph at PRO-FP for its floating-point form)");
         } catch (const std::exception& e) {
             c.error("unsupported-operation", "operation '" + op.name + "' cannot be lowered to TOSA at PRO-INT: " + e.what());

@@ -122,13 +122,22 @@ public:
     ValueId rescale(ValueId x, std::int64_t in_zp, const std::vector<double>& scales, std::int64_t out_zp, DType out);
     // The codes of `a` on the grid `to`.
     Act requantize(const Act& a, const Grid& to);
+    // A per-channel affine map onto the grid `to`: real = (v - in_zp) * factor[c] + offset[c] for the
+    // integer value v (i8 or i32, channels last: c along the last dimension; one factor and offset:
+    // per tensor), |v - in_zp| <= v_max, then its codes. Per-channel RESCALE of |factor| to i32 on a
+    // grid 2^k times finer than to's (k as large as the values allow, at most 24), a MUL by the signs
+    // where a factor is negative or 0, an ADD of the offsets (and to's zero point fraction) there,
+    // one RESCALE down: within 2^-k of a step of the exact real, so the codes are exact but for
+    // reals that close to a tie. No ValueId (no_value) with `why` when k would be below 12.
+    ValueId affine(ValueId v, std::int64_t in_zp, double v_max, const std::vector<double>& factor, const std::vector<double>& offset,
+                   const Grid& to, std::string& why);
     // CLAMP to the grid's codes where they do not fill the dtype.
     ValueId clamp_to(ValueId v, const Grid& g);
     // TABLE: code -> code_of(real(code)) as an i8 code.
     ValueId table(const Act& a, const std::function<double(double)>& code_of);
     // An element-wise function of the current operation's activation `x`: a TABLE to the grid of its
     // result `y` (its entry needed).
-    bool unary(const std::function<double(double)>& f);
+    bool unary(const std::function<double(double)>& f, const char* result = "y");
     // A compile-time tensor as i8 codes: on its entry's grid when that is per tensor with an integer
     // zero point, else on a symmetric grid over its range.
     Act codes_of(const Real& r);

@@ -1,9 +1,11 @@
 // Normalization operations (NNEF spec 4.9.4). batch_normalization with constant statistics becomes
 // one multiply-add per channel (a = scale / sqrt(variance + epsilon), b = offset - mean * a, computed
-// in double precision); otherwise its formula, operator by operator.
+// in double precision); otherwise its formula, operator by operator. At PRO-INT the multiply-add is
+// an exact per-channel affine map of the codes (batch_normalization_integer).
 #include <cmath>
 
 #include "lowering/tosa/from_nnef/context.hpp"
+#include "lowering/tosa/from_nnef/integer.hpp"
 
 namespace nnef::tosa::from_nnef {
 
@@ -57,6 +59,56 @@ bool batch_normalization(Context& c) {
     return c.bind("output", c.reshape(y, out.shape));
 }
 
+// PRO-INT (DenseNet's pre-activation blocks): with compile-time statistics, per channel
+// real = x * k + b (k = scale / sqrt(variance + epsilon), b = offset - mean * k, in double) is an exact
+// affine map of the input's codes onto the result's grid (integer::Lowering::affine).
+bool batch_normalization_integer(integer::Lowering& q) {
+    const integer::Act* x = q.act(q.arg_id("input"));
+    if (!x) return q.fail("its input is not an integer activation");
+    if (x->grid.dtype != DType::i8) return q.fail("its input is not an i8 activation");
+    const Tensor& out = q.c.result("output");
+    bool bad = false;
+    const auto og = q.entry_grid(out.name, bad);
+    if (bad) return false;
+    if (!og) return q.fail("its result '" + out.name + "' has no graph.quant entry");
+    const Shape xs = q.c.shape(x->v);
+    const std::int64_t C = xs.size() > 1 ? xs[1] : 1;
+    // a parameter's items per channel: a literal, or a compile-time tensor of 1 or C items
+    auto items = [&](const char* name, std::vector<double>& v) {
+        const nnef::Value& a = q.c.argument(name);
+        if (a.is_scalar() || a.is_integer()) {
+            v = {a.is_scalar() ? a.as_scalar() : double(a.as_integer())};
+            return true;
+        }
+        const integer::Real* r = a.is_identifier() ? q.real(a.as_identifier()) : nullptr;
+        if (!r || (r->items.size() != 1 && std::int64_t(r->items.size()) != C)) return false;
+        v = r->items;
+        return true;
+    };
+    std::vector<double> mean, variance, offset, scale;
+    if (!items("mean", mean) || !items("variance", variance) || !items("offset", offset) || !items("scale", scale))
+        return q.fail("its mean, variance, offset and scale must be known at compile time, one item or one per channel");
+    const double epsilon = q.c.scalar_attr("epsilon");
+    auto at = [](const std::vector<double>& v, std::int64_t c) { return v.size() == 1 ? v[0] : v[std::size_t(c)]; };
+    // real = (code - zp - frac) * s * k + b = (code - zp) * (s * k) + (b - frac * s * k)
+    const std::size_t channels = static_cast<std::size_t>(C);
+    std::vector<double> factor(channels), shift(channels);
+    for (std::int64_t c = 0; c < C; ++c) {
+        const double k = at(scale, c) / std::sqrt(at(variance, c) + epsilon);
+        const double b = at(offset, c) - at(mean, c) * k;
+        factor[std::size_t(c)] = x->grid.scale * k;
+        shift[std::size_t(c)] = b - x->grid.frac * x->grid.scale * k;
+    }
+    const bool nchw = xs.size() > 2;
+    const ValueId last = nchw ? q.c.to_channels_last(x->v) : x->v;
+    const double span = double(std::max(x->grid.hi - x->grid.zp, x->grid.zp - x->grid.lo));
+    std::string why;
+    ValueId y = q.affine(last, x->grid.zp, span, factor, shift, *og, why);
+    if (y == no_value) return q.fail(why);
+    if (nchw) y = q.c.to_channels_first(y);
+    return q.set(out.name, integer::Act{y, *og});
+}
+
 // l1 / l2: input / max(sigma + bias, epsilon) with sigma the sum of |x| or sqrt of the sum of x^2
 std::function<bool(Context&)> axes_normalization(bool l2) {
     return [l2](Context& c) {
@@ -74,7 +126,7 @@ std::function<bool(Context&)> axes_normalization(bool l2) {
 
 void add_normalization(Registry& r) {
     using namespace tosa_from_nnef_normalization_cpp;
-    r.push_back({"batch_normalization", "normalization", batch_normalization, {}});
+    r.push_back({"batch_normalization", "normalization", batch_normalization, {}, batch_normalization_integer});
     r.push_back({"l1_normalization", "normalization", axes_normalization(false), {}});
     r.push_back({"l2_normalization", "normalization", axes_normalization(true), {}});
 }

@@ -191,26 +191,47 @@ bool pad_integer(integer::Lowering& q) {
 }
 
 // concat: every input RESCALEd to the result's grid (or their common grid).
+// A compile-time input (ViT's class token, a float variable) is coded on the result's grid, which
+// is what rounding the concatenation to it gives (exact).
 bool concat_integer(integer::Lowering& q) {
     const nnef::Value& vs = q.c.argument("values");
     std::vector<const Act*> in;
+    std::vector<const integer::Real*> reals;  // per input: its compile-time items, when not an activation
     for (const nnef::Value& v : vs.items()) {
         const Act* a = v.is_identifier() ? q.act(v.as_identifier()) : nullptr;
-        if (!a) return q.fail("an input is not an integer activation");
+        const integer::Real* r = v.is_identifier() && !a ? q.real(v.as_identifier()) : nullptr;
+        if (!a && !r) return q.fail("an input is neither an integer activation nor known at compile time");
         in.push_back(a);
+        reals.push_back(r);
     }
     const Tensor& out = q.c.result("value");
     bool bad = false;
     auto og = q.entry_grid(out.name, bad);
     if (bad) return false;
     if (!og) {
-        for (const Act* a : in)
-            if (!same_grid(a->grid, in[0]->grid))
+        const Act* first = nullptr;
+        for (const Act* a : in) {
+            if (!a) return q.fail("an input is a compile-time tensor and its result '" + out.name + "' has no graph.quant entry (no grid for it)");
+            if (!first) first = a;
+            if (!same_grid(a->grid, first->grid))
                 return q.fail("its inputs have different grids and its result '" + out.name + "' has no graph.quant entry");
-        og = in[0]->grid;
+        }
+        og = first->grid;
     }
     std::vector<ValueId> parts;
-    for (const Act* a : in) parts.push_back(q.requantize(*a, *og).v);
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        if (in[i]) {
+            parts.push_back(q.requantize(*in[i], *og).v);
+            continue;
+        }
+        auto codes = ConstData::allocate(TensorType{og->dtype, reals[i]->shape});
+        for (std::size_t k = 0; k < reals[i]->items.size(); ++k) {
+            const std::int64_t code = og->code(reals[i]->items[k]);
+            if (og->dtype == DType::i16) codes->mutable_items<std::int16_t>()[k] = static_cast<std::int16_t>(code);
+            else codes->mutable_items<std::int8_t>()[k] = static_cast<std::int8_t>(code);
+        }
+        parts.push_back(q.c.constant(std::move(codes)));
+    }
     std::int64_t axis = q.c.int_attr("axis");
     if (axis < 0) axis += std::int64_t(out.shape->size());
     Act y{q.c.concat(parts, axis), *og};

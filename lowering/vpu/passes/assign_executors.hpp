@@ -226,6 +226,17 @@ struct Builder {
     // first), added up by NCE eltwise adds.
     bool split_k(Layer l, ValueId y, std::int64_t ki, const std::vector<std::int64_t>& ys);
 
+    // Input channels [k0, k0 + kn) of conv layer `l` (whose weights, OHWI with I input channels,
+    // are `all`, moved out of it): its input view narrowed to them and their weights.
+    static Layer k_chunk(const Layer& l, const std::vector<float>& all, std::int64_t I, std::int64_t k0, std::int64_t kn);
+
+    // The int8 path's int32 accumulator of a convolution (assign_executors_int8_split.cpp): NCE convs
+    // that write their int32 accumulator plus the bias, the PPE's requantization bypassed; split over
+    // input channels in chunks of `ki` when the weights of `align` output channels exceed a tile
+    // (the int8 form of split_k), the chunks' partial sums added exactly by SHAVE `add`s in int32.
+    // Returns the accumulator's dense int32 view of shape `ys`.
+    View int32_accumulator(Layer l, const tosa::Op& op, std::int64_t ki, const std::vector<std::int64_t>& ys, const std::string& name);
+
     bool pool(const tosa::Op& op);
 
     // A SHAVE layer on views; returns its output (a new dense tensor, or the one given).

@@ -13,13 +13,32 @@ bool Builder::conv_int8(const tosa::Op& op, bool depthwise, const std::optional<
     std::vector<std::size_t> chain;
     std::string why;
     const tosa::Op* rs = requant_of(op.outputs[0], chain, why);
-    // the NCE convolves int8 into 8-bit results: an int32 result that no RESCALE to int8 alone
-    // reads, or another input type, is the SHAVE kernel of the operator (computed whole: a split
-    // would need halo rows; an i16 input is refused there)
-    if (!rs || g.type(op.inputs[0]).dtype != tosa::DType::i8) return int_shave(op);
+    // the NCE convolves int8 into 8-bit results (or int32 accumulators): another input type, or an
+    // int32 result that no RESCALE to int8 alone reads, with weights a SHAVE kernel takes, is the
+    // SHAVE kernel of the operator (in parts over rows; an i16 input is refused there)
+    if (g.type(op.inputs[0]).dtype != tosa::DType::i8) return int_shave(op);
+    // without such a RESCALE, weights beyond what a SHAVE kernel takes: the NCE's int32 accumulator
+    // (assign_executors_int8_split.cpp), its readers as they are
+    const std::int64_t weight_bytes = std::int64_t(w->items.size());
+    if (!rs && (depthwise || weight_bytes <= tile_budget(m.target))) return int_shave(op);
     Layer l;
     if (!nce_conv(op, l, *w, *x, depthwise)) return false;
     const std::int64_t O = l.weights_shape[0];
+    l.nce.quantized = true;
+    l.nce.input_zp = izp->items[0];
+    l.nce.weights_zp = wzp->items[0];
+    std::vector<std::int64_t> ys = g.type(op.outputs[0]).shape;
+    if (!batch_as_rows(op, l, ys)) return false;
+    const std::int64_t KH = l.weights_shape[1], KW = l.weights_shape[2], I = l.weights_shape[3];
+    const std::int64_t align = m.target.nce_channel_alignment;
+    const std::int64_t ki = std::max<std::int64_t>(align, tile_budget(m.target) / 4 / (align * KH * KW) / align * align);
+    if (!rs) {
+        for (std::int64_t c = 0; c < O; ++c) l.q_bias.push_back(at(*b, c));
+        const View acc = int32_accumulator(std::move(l), op, ki, ys, g.value(op.outputs[0]).name);
+        views[op.outputs[0]] = dense_view(acc.tensor, g.type(op.outputs[0]).shape);
+        producer_layer[op.outputs[0]] = int(m.layers.size()) - 1;
+        return true;
+    }
     const IConst* mult = iconst(rs->inputs[1]);
     const IConst* shift = iconst(rs->inputs[2]);
     const IConst* ozp = iconst(rs->inputs[4]);
@@ -28,20 +47,21 @@ bool Builder::conv_int8(const tosa::Op& op, bool depthwise, const std::optional<
         l.q_mult.push_back(at(*mult, c));
         l.q_shift.push_back(at(*shift, c));
     }
-    l.nce.quantized = true;
-    l.nce.input_zp = izp->items[0];
-    l.nce.weights_zp = wzp->items[0];
     l.nce.output_zp = ozp->items[0];
     l.nce.double_round = rs->get<tosa::RoundingMode>(AttrName::rounding_mode) == tosa::RoundingMode::DOUBLE_ROUND;
-    std::vector<std::int64_t> ys = g.type(op.outputs[0]).shape;
-    if (!batch_as_rows(op, l, ys)) return false;
-    const std::int64_t KH = l.weights_shape[1], KW = l.weights_shape[2], I = l.weights_shape[3];
-    const std::int64_t align = m.target.nce_channel_alignment;
-    const std::int64_t ki = std::max<std::int64_t>(align, tile_budget(m.target) / 4 / (align * KH * KW) / align * align);
-    if (!depthwise && I > ki)
-        return fail(op, std::to_string(I) + " input channels: the weights of " + std::to_string(align) +
-                            " output channels exceed a tile, and a split over input channels would need int32 partial sums");
     const ValueId y = rs->outputs[0];
+    if (!depthwise && I > ki) {
+        // exact int32 partial sums (assign_executors_int8_split.cpp), then the RESCALE once
+        const View acc = int32_accumulator(std::move(l), op, ki, ys, g.value(y).name);
+        ShaveKernel r = kernel("rescale");
+        r.rescale = ShaveKernel::Rescale{mult->items, shift->items, 0, ozp->items[0],
+                                         rs->get<tosa::RoundingMode>(AttrName::rounding_mode) == tosa::RoundingMode::DOUBLE_ROUND};
+        const View out = shave_layer(std::move(r), {acc}, ys, *rs, g.value(y).name, DataType::int8);
+        for (std::size_t k : chain) done[k] = true;
+        views[y] = dense_view(out.tensor, g.type(y).shape);
+        producer_layer[y] = int(m.layers.size()) - 1;
+        return true;
+    }
     const int t = add_tensor(g.value(y).name, g.type(y).volume(), Role::activation, DataType::int8);
     l.output = dense_view(t, ys);
     for (std::size_t k : chain) done[k] = true;

@@ -81,18 +81,26 @@ bool Builder::batch_as_rows(const tosa::Op& op, Layer& l, std::vector<std::int64
     return true;
 }
 
+Layer Builder::k_chunk(const Layer& l, const std::vector<float>& all, std::int64_t I, std::int64_t k0, std::int64_t kn) {
+    const std::int64_t O = l.weights_shape[0], KH = l.weights_shape[1], KW = l.weights_shape[2];
+    Layer part = l;
+    part.inputs[0].offset += k0 * part.inputs[0].strides[3];
+    part.inputs[0].shape[3] = kn;
+    part.weights_shape = {O, KH, KW, kn};
+    part.weights_f32.assign(std::size_t(O * KH * KW * kn), 0.0f);
+    for (std::int64_t o = 0; o < O * KH * KW; ++o)
+        for (std::int64_t i = 0; i < kn; ++i) part.weights_f32[std::size_t(o * kn + i)] = all[std::size_t(o * I + k0 + i)];
+    return part;
+}
+
 bool Builder::split_k(Layer l, ValueId y, std::int64_t ki, const std::vector<std::int64_t>& ys) {
-    const std::int64_t O = l.weights_shape[0], KH = l.weights_shape[1], KW = l.weights_shape[2], I = l.weights_shape[3];
+    const std::int64_t O = l.weights_shape[0], I = l.weights_shape[3];
+    const std::vector<float> all = std::move(l.weights_f32);  // each chunk takes its slice
+    l.weights_f32.clear();
     View acc;
     for (std::int64_t k0 = 0, j = 0; k0 < I; k0 += ki, ++j) {
         const std::int64_t kn = std::min(ki, I - k0);
-        Layer part = l;
-        part.inputs[0].offset += k0 * part.inputs[0].strides[3];
-        part.inputs[0].shape[3] = kn;
-        part.weights_shape = {O, KH, KW, kn};
-        part.weights_f32.assign(std::size_t(O * KH * KW * kn), 0.0f);
-        for (std::int64_t o = 0; o < O * KH * KW; ++o)
-            for (std::int64_t i = 0; i < kn; ++i) part.weights_f32[std::size_t(o * kn + i)] = l.weights_f32[std::size_t(o * I + k0 + i)];
+        Layer part = k_chunk(l, all, I, k0, kn);
         if (j > 0) part.bias.assign(std::size_t(O), 0.0f);
         part.source = l.source + ".k" + std::to_string(j);
         part.output = dense_view(add_tensor(g.value(y).name + ".k" + std::to_string(j), g.type(y).volume(), Role::activation), ys);

@@ -16,6 +16,7 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 struct NceShape {
     std::int64_t H, W, I, OH, OW, C, KH, KW, SH, DH, es;
+    std::int64_t oes;  // the output's element size (int32 partial sums of an int8 input: 4)
     // Input rows that `rows` output rows need (with the halo).
     std::int64_t in_rows(std::int64_t rows) const { return std::min(H, (rows - 1) * SH + (KH - 1) * DH + 1); }
     std::int64_t weights(std::int64_t c, bool dense, bool dw) const {
@@ -41,13 +42,13 @@ bool tile(Module& m, Diagnostics& diags) {
             const View& x = l.inputs[0];
             NceShape s{x.shape[1], x.shape[2], x.shape[3], l.output.shape[1], l.output.shape[2], l.output.shape[3],
                        l.nce.kernel[0], l.nce.kernel[1], l.nce.stride[0], l.nce.dilation[0],
-                       element_size(m.tensors[std::size_t(x.tensor)].dtype)};
+                       element_size(m.tensors[std::size_t(x.tensor)].dtype), element_size(m.tensors[std::size_t(l.output.tensor)].dtype)};
             const bool dense = l.nce_op == NceOp::conv, dw = l.nce_op == NceOp::dwconv;
             const std::int64_t n_in = std::int64_t(l.inputs.size());
             auto table = [&](std::int64_t c) { return ceil_div(c, align) * align * 16; };
             auto working = [&](std::int64_t rows, std::int64_t c) {
                 const std::int64_t in_c = dense ? s.I : c;  // dw/pool/eltwise read only their channels
-                return n_in * s.in_rows(rows) * s.W * in_c * s.es + rows * s.OW * c * s.es + s.weights(c, dense, dw) + table(c);
+                return n_in * s.in_rows(rows) * s.W * in_c * s.es + rows * s.OW * c * s.oes + s.weights(c, dense, dw) + table(c);
             };
             // A layer one of whose output rows does not fit a quarter of CMX may take half (its tiles
             // then run without a next tile loaded beside them).

@@ -103,7 +103,7 @@ struct Compiled {
     std::optional<vpu::TaskList> list;
 };
 
-Compiled compile_int8(const fs::path& model, std::uint64_t seed) {
+Compiled compile_int8(const fs::path& model, std::uint64_t seed, const vpu::Target& target = vpu::Target{}) {
     Compiled c;
     c.lowered = nnef_test::lower_model(model, seed, Profile::pro_int);
     INFO(nnef_test::rendered(*c.lowered));
@@ -112,7 +112,7 @@ Compiled compile_int8(const fs::path& model, std::uint64_t seed) {
     nnef::Diagnostics d{0};
     vpu::CompileOptions co;
     co.verify_each = true;
-    c.list = vpu::compile(*c.lowered->graph, vpu::Target{}, co, d);
+    c.list = vpu::compile(*c.lowered->graph, target, co, d);
     INFO(text(d));
     REQUIRE(c.list);
     return c;
@@ -566,7 +566,7 @@ TEST_SUITE("vpu") {
     }
 
     TEST_CASE("int8: constant operands (tests/data/pro_int: hard-swish, squeeze-excitation, every form) give the interpreter's codes") {
-        for (const std::string name : {"hard_swish", "squeeze_excite", "constants"}) {
+        for (const std::string name : {"hard_swish", "squeeze_excite", "constants", "zoo_forms"}) {
             CAPTURE(name);
             const Compiled c = compile_int8(nnef_test::source_dir() / "tests" / "data" / "pro_int" / name, 1);
             const Graph& g = *c.lowered->graph;
@@ -626,6 +626,62 @@ TEST_SUITE("vpu") {
             MESSAGE(name << ": relative L2 of the dequantized int8 outputs vs the float reference " << cmp.rel_l2());
             // integer_test holds the TOSA lowering to 1e-2 of nnef-run's simulated quantization
             CHECK_MESSAGE(cmp.rel_l2_within(2e-2), cmp.summary());
+        }
+    }
+}
+
+TEST_SUITE("vpu") {
+    // issue 21: AlexNet's and VGG-11's classifiers (9216 and 25088 input channels) and Wide-ResNet-50's
+    // 1024-channel 3x3 convolutions, in small: on a 64 KiB CMX a chunk takes 16 input channels of a 3x3
+    // conv and 256 of a linear, so 40 and 864 channels split in 3 and 4.
+    TEST_CASE("int8: convolutions split over input channels add exact int32 partial sums and requantize once") {
+        const char* graph = R"(version 1.0;
+graph G( input ) -> ( output )
+{
+    input = external(shape = [1, 40, 6, 6]);
+    w1 = variable(shape = [24, 40, 3, 3], label = 'w1');
+    b1 = variable(shape = [1, 24], label = 'b1');
+    c1 = conv(input, w1, b1, padding = [(1, 1), (1, 1)]);
+    r1 = relu(c1);
+    f = reshape(r1, shape = [1, 864]);
+    w2 = variable(shape = [10, 864], label = 'w2');
+    b2 = variable(shape = [1, 10], label = 'b2');
+    output = linear(f, w2, b2);
+}
+)";
+        const char* quant = R"(
+"input": zero_point_linear_quantize(zero_point = -3, scale = 0.02, bits = 8, signed = true, symmetric = false);
+"w1": zero_point_linear_quantize(zero_point = 0, scale = 0.004, bits = 8, signed = true, symmetric = true);
+"c1": zero_point_linear_quantize(zero_point = 2, scale = 0.05, bits = 8, signed = true, symmetric = false);
+"r1": zero_point_linear_quantize(zero_point = -128, scale = 0.03, bits = 8, signed = true, symmetric = false);
+"w2": zero_point_linear_quantize(zero_point = 0, scale = [0.003, 0.002, 0.004, 0.0025, 0.003, 0.0035, 0.002, 0.003, 0.004, 0.001], bits = 8, signed = true, symmetric = true);
+"output": zero_point_linear_quantize(zero_point = 4, scale = 0.04, bits = 8, signed = true, symmetric = false);
+)";
+        vpu::Target t;
+        t.cmx_bytes = 65536;
+        const Compiled c = compile_int8(integer_support::write_model("vpu_split_k", graph, quant), 1, t);
+        const Graph& g = *c.lowered->graph;
+        std::map<std::string, int> wide;  // NCE conv tasks writing int32 partial sums, by source (the chunk)
+        std::set<std::string> shave;
+        for (const auto& task : c.list->tasks) {
+            if (task.kind == vpu::TaskKind::SHAVE) shave.insert(task.op);
+            if (task.kind != vpu::TaskKind::NCE || task.op != "conv") continue;
+            for (const auto& buf : c.list->buffers)
+                if (buf.id == task.writes[0].buffer && buf.dtype == vpu::DataType::int32) ++wide[task.source];
+        }
+        // every chunk of both layers (3 and 4 of them, in one tile or more each) writes int32
+        MESSAGE("NCE conv tasks writing int32 partial sums: " << wide.size() << " chunks");
+        CHECK(wide.size() == 7);
+        CHECK(shave.count("add"));
+        CHECK(shave.count("rescale"));
+        for (unsigned seed : {1u, 2u, 3u}) {
+            CAPTURE(seed);
+            const Compared r = compare(g, *c.list, random_inputs(g, seed));
+            MESSAGE("split convolutions: " << r.mismatches << " of " << r.elements << " output codes differ from the interpreter's ("
+                                           << r.distinct.size() << " distinct codes)");
+            CHECK(r.elements == 10);
+            CHECK(r.distinct.size() > 3);
+            CHECK(r.mismatches == 0);
         }
     }
 }
