@@ -6,37 +6,22 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "tool_runner.hpp"
-
-namespace to_vpu_transformer_test {
+#include "vpu_model_run.hpp"
 
 namespace fs = std::filesystem;
-std::string q(const fs::path& p) { return nnef_test::shell_quote(p.string()); }
-
-}  // namespace to_vpu_transformer_test
-
-using namespace to_vpu_transformer_test;
+using nnef_test::quoted;
 
 TEST_SUITE("tools") {
     TEST_CASE("nnef-to-vpu: a ViT block (16x16/16 patch embedding, layer norm, attention, GELU by erf) compiles and simulates as nnef-run") {
-        const fs::path model = nnef_test::source_dir() / "tests" / "unit" / "tools" / "models" / "vit_block";
-        const fs::path dir = nnef_test::scratch_dir() / "vpu-vit-block";
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-        auto ref = nnef_test::run_tool("nnef-run", q(model) + " --random-weights 1 --input random:4 --output-dir " + q(dir / "ref"));
-        INFO(ref.err);
-        REQUIRE(ref.code == 0);
-        auto list = nnef_test::run_tool("nnef-to-vpu", q(model) + " --random-weights 1 -o " + q(dir / "tasks.json"));
-        INFO(list.err);
-        REQUIRE(list.code == 0);
-        nlohmann::json j;
-        std::ifstream(dir / "tasks.json") >> j;
+        const nnef_test::VpuModelRun r = nnef_test::reference_and_tasks("vit_block", 4);
+        const fs::path& dir = r.dir;
+        const nlohmann::json& j = r.tasks;
         std::map<std::string, int> ops;
         int patch_parts = 0;
         for (const auto& t : j["tasks"]) {
@@ -58,7 +43,7 @@ TEST_SUITE("tools") {
         CHECK(ops["NCE eltwise"] >= 15);
         CHECK(ops["SHAVE matmul"] >= 2);  // the attention's two products of activations
         CHECK(ops["SHAVE exp"] >= 1);     // softmax (and erf's exp)
-        auto vpu = nnef_test::run_tool("nnef-to-vpu", q(dir / "tasks.json") + " --simulate --input random:4 --compare " + q(dir / "ref"));
+        auto vpu = nnef_test::run_tool("nnef-to-vpu", quoted(dir / "tasks.json") + " --simulate --input random:4 --compare " + quoted(dir / "ref"));
         INFO(vpu.out << vpu.err);
         CHECK(vpu.code == 0);
         CHECK(vpu.out.find("compare output with") != std::string::npos);
