@@ -391,6 +391,30 @@ TEST_SUITE("tools") {
         CHECK_FALSE(has(r.err, "fp16"));
     }
 
+    TEST_CASE("nnef-to-vpu --simulate: outputs above fp16's largest value get a warning naming them") {
+        // mul by 1e6: the float output reaches a few 1e6, beyond fp16's 65504 (infinity there)
+        const fs::path dir = nnef_test::scratch_dir() / "vpu-huge-output";
+        fs::remove_all(dir);
+        fs::create_directories(dir / "ref");
+        std::ofstream(dir / "graph.nnef") << "version 1.0;\n\ngraph huge( input ) -> ( output )\n{\n"
+                                             "    input = external<scalar>(shape = [1, 16, 4, 4]);\n"
+                                             "    output = mul(input, 1e6);\n}\n";
+        auto r = run_tool("nnef-to-vpu", q(dir / "graph.nnef") + " --simulate --input random:3 --output-dir " + q(dir / "out"));
+        CAPTURE(r.err);
+        REQUIRE(r.code == 0);
+        CHECK(has(r.err, "warning[vpu]: output 'output': the simulated max |value| is inf, above fp16's largest (65504)"));
+        r = run_tool("nnef-run", q(dir / "graph.nnef") + " --input random:3 --output-dir " + q(dir / "ref"));
+        REQUIRE(r.code == 0);
+        r = run_tool("nnef-to-vpu", q(dir / "graph.nnef") + " --simulate --input random:3 --compare " + q(dir / "ref"));
+        CHECK(r.code == 1);  // the infinite items differ from the reference
+        CHECK(has(r.err, "warning[vpu]: output 'output': the reference's max |value| is "));
+        CHECK(has(r.err, "above fp16's largest (65504): fp16 overflows to infinity"));
+        const auto at = r.err.find("the reference's max |value| is ");
+        REQUIRE(at != std::string::npos);
+        const double magnitude = std::stod(r.err.substr(at + 31));
+        CHECK(magnitude > 65504);
+    }
+
     TEST_CASE("nnef-to-vpu on every real model of the corpus: N passed, M failed") {
         // Each model compiled for the default target (random weights where none are stored) and
         // simulated: exit 0 means the simulator found no violation of section 5 (races, deadlock,
