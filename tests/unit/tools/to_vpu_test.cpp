@@ -30,6 +30,18 @@ using nnef_test::shell_quote;
 std::string q(const fs::path& p) { return shell_quote(p.string()); }
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// A scratch folder DIR (with DIR/ref) holding DIR/graph.nnef: output = input [1,16,4,4] times `factor`
+// (fp16's range tests: 1e-9 below its smallest normal, 1e6 above its largest value).
+fs::path scaled_model(const std::string& name, const std::string& factor) {
+    const fs::path dir = nnef_test::scratch_dir() / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir / "ref");
+    std::ofstream(dir / "graph.nnef") << "version 1.0;\n\ngraph scaled( input ) -> ( output )\n{\n"
+                                         "    input = external<scalar>(shape = [1, 16, 4, 4]);\n"
+                                         "    output = mul(input, " << factor << ");\n}\n";
+    return dir;
+}
+
 // Writes the list and its constant data file into a fresh folder; returns TASKS.json.
 fs::path write_list(const std::string& name, const nnef::vpu::TaskList& l) {
     const fs::path dir = nnef_test::scratch_dir() / name;
@@ -360,12 +372,7 @@ TEST_SUITE("tools") {
 
     TEST_CASE("nnef-to-vpu --simulate: outputs below fp16's smallest normal get a warning naming them") {
         // mul by 1e-9: the float output is about 1e-9, which fp16 holds only as 0 (below 2^-24).
-        const fs::path dir = nnef_test::scratch_dir() / "vpu-tiny-output";
-        fs::remove_all(dir);
-        fs::create_directories(dir / "ref");
-        std::ofstream(dir / "graph.nnef") << "version 1.0;\n\ngraph tiny( input ) -> ( output )\n{\n"
-                                             "    input = external<scalar>(shape = [1, 16, 4, 4]);\n"
-                                             "    output = mul(input, 1e-9);\n}\n";
+        const fs::path dir = scaled_model("vpu-tiny-output", "1e-9");
         auto r = run_tool("nnef-to-vpu", q(dir / "graph.nnef") + " --simulate --input random:3 --output-dir " + q(dir / "out"));
         CAPTURE(r.err);
         REQUIRE(r.code == 0);
@@ -393,12 +400,7 @@ TEST_SUITE("tools") {
 
     TEST_CASE("nnef-to-vpu --simulate: outputs above fp16's largest value get a warning naming them") {
         // mul by 1e6: the float output reaches a few 1e6, beyond fp16's 65504 (infinity there)
-        const fs::path dir = nnef_test::scratch_dir() / "vpu-huge-output";
-        fs::remove_all(dir);
-        fs::create_directories(dir / "ref");
-        std::ofstream(dir / "graph.nnef") << "version 1.0;\n\ngraph huge( input ) -> ( output )\n{\n"
-                                             "    input = external<scalar>(shape = [1, 16, 4, 4]);\n"
-                                             "    output = mul(input, 1e6);\n}\n";
+        const fs::path dir = scaled_model("vpu-huge-output", "1e6");
         auto r = run_tool("nnef-to-vpu", q(dir / "graph.nnef") + " --simulate --input random:3 --output-dir " + q(dir / "out"));
         CAPTURE(r.err);
         REQUIRE(r.code == 0);

@@ -50,7 +50,7 @@ Graph scale_graph() {
 }  // namespace
 
 TEST_SUITE("vpu") {
-    TEST_CASE("constant folding: POW of constants (rank 0 and rank 4) is no task; the values equal the interpreter's") {
+    TEST_CASE("constant folding: POW of constants (rank 0 and rank 4) is no task, and the values equal the interpreter's") {
         const Graph g = scale_graph();
         vpu::TaskList list;
         compile_and_check(g, vpu::Target{}, nullptr, &list);
