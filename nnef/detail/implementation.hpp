@@ -129,6 +129,7 @@
 #include "lowering/vpu/passes/assign_executors_int8.cpp"
 #include "lowering/vpu/passes/assign_executors_int8_split.cpp"
 #include "lowering/vpu/passes/assign_executors_shave.cpp"
+#include "lowering/vpu/passes/assign_executors_decompose.cpp"
 #include "lowering/vpu/passes/layout_and_types.cpp"
 #include "lowering/vpu/passes/tile.cpp"
 #include "lowering/vpu/passes/shave_parts.cpp"

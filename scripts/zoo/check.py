@@ -13,7 +13,8 @@ Per model, the float model M and its int8 version M_int8, each on its reference/
   vpu        nnef-to-vpu compile (fp16; --profile pro-int for int8): tasks in the task list
   simulate   nnef-to-vpu --simulate with the input: exit status 0 = no violation
   values     fp16: relative L2 of the VPU's output against nnef-run's (and a note when nnef-run's
-             output lies below fp16's smallest normal, 2^-14, where the fp16 device returns zeros);
+             output lies below fp16's smallest normal, 2^-14, where the fp16 device returns zeros,
+             or above its largest value, 65504, where it overflows to infinity and NaN);
              int8: output codes against nnef-run --float64 --output-codes (no tool exposes the
              PRO-INT TOSA interpreter; tests/unit/tosa/integer64_test.cpp shows its codes equal
              nnef-run --float64's on the corpus), as "differing codes / all (largest difference)"
@@ -39,6 +40,7 @@ sys.path.insert(0, HERE)
 import zoo_models  # noqa: E402
 
 FP16_SMALLEST_NORMAL = 2.0 ** -14
+FP16_LARGEST = 65504.0
 
 
 class Stage:
@@ -215,9 +217,12 @@ class Checker:
             peak = float(np.max(np.abs(y)))
             cell = fmt(d) if d is not None else 'shapes differ'
             small = peak < FP16_SMALLEST_NORMAL
+            big = peak > FP16_LARGEST
             if small:
                 cell += ' (output below fp16 range: max |y| %.1e)' % peak
-            r['values'] = Stage(d is not None and (d <= 1e-2 or small), cell, 0.0)
+            if big:
+                cell += ' (output above fp16 range: max |y| %.1e)' % peak
+            r['values'] = Stage(d is not None and (d <= 1e-2 or small or big), cell, 0.0)
         subprocess.run(['rm', '-rf', work])
         return r
 

@@ -367,10 +367,21 @@ double max_magnitude(const std::vector<double>& values) {
 // below it ever fewer bits down to 2^-24 and then only 0. An fp16 output whose reference (the
 // --compare file) or, without one, simulated values all lie below that is physics, not a fault of
 // the compiler: say so instead of leaving zeros unexplained.
+// Above fp16's largest finite value (65504) it overflows to infinity, and then to NaN (inf - inf,
+// 0 * inf): the random-init Inception-v3 of the zoo reaches 2.5e12.
 void fp16_range_warning(const std::string& output, double magnitude, bool reference) {
-    const double smallest_normal = std::ldexp(1.0, -14);
-    if (magnitude >= smallest_normal) return;
+    const double smallest_normal = std::ldexp(1.0, -14), largest = 65504.0;
     char text[320];
+    if (magnitude > largest) {
+        std::snprintf(text, sizeof text,
+                      "output '%s': the %s max |value| is %.3g, above fp16's largest (%.0f): fp16 overflows to infinity, and then "
+                      "to NaN, %s (physics, not a fault; e.g. deep models with random weights)",
+                      output.c_str(), reference ? "reference's" : "simulated", magnitude, largest,
+                      reference ? "so the VPU's output is not finite here" : "in the VPU's computation of it");
+        tool().warning("vpu", text);
+        return;
+    }
+    if (magnitude >= smallest_normal) return;
     std::snprintf(text, sizeof text,
                   "output '%s': the %s max |value| is %.3g, below fp16's smallest normal (%.3g; 0 below %.3g): fp16 cannot "
                   "represent outputs this small, %s (physics, not a fault; e.g. deep models with random weights)",

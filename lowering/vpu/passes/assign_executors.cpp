@@ -2,6 +2,8 @@
 // graph, operands' views and constants, graph inputs, outputs and variables.
 #include "lowering/vpu/passes/assign_executors.hpp"
 
+#include "lowering/tosa/interpreter.hpp"
+
 namespace nnef::vpu::ir {
 
 namespace assign_executors_impl {
@@ -45,6 +47,49 @@ std::optional<IConst> to_const(const tosa::ConstData& c, std::int64_t) {
         f.items[std::size_t(i)] = v;
     }
     return f;
+}
+
+std::optional<FConst> Builder::evaluate(const tosa::Op& op) {
+    switch (op.kind) {
+        case OpKind::CONST:
+        case OpKind::CONST_SHAPE:
+        case OpKind::CUSTOM:
+        case OpKind::COND_IF:
+        case OpKind::WHILE_LOOP:
+        case OpKind::VARIABLE:
+        case OpKind::VARIABLE_READ:
+        case OpKind::VARIABLE_WRITE: return std::nullopt;
+        default: break;
+    }
+    if (op.inputs.empty() || op.outputs.size() != 1 || !tosa::is_float(g.type(op.outputs[0]).dtype) ||
+        g.type(op.outputs[0]).volume() > (std::int64_t(1) << 20))
+        return std::nullopt;
+    tosa::Graph k;
+    k.name = "fold";
+    k.profile = g.profile;
+    std::vector<ValueId> in;
+    for (ValueId v : op.inputs) {
+        const tosa::TensorType& t = g.type(v);
+        if (t.dtype == tosa::DType::shape) {
+            const auto sh = const_shape(v);
+            if (!sh) return std::nullopt;
+            in.push_back(k.add_const_shape(0, *sh));
+            continue;
+        }
+        const FConst* c = fconst(v);
+        if (!c) return std::nullopt;
+        auto data = tosa::ConstData::allocate(t);
+        if (data->type.volume() != std::int64_t(c->items.size())) return std::nullopt;
+        for (std::size_t i = 0; i < c->items.size(); ++i)
+            if (!tosa::set_number_item(*data, std::int64_t(i), c->items[i])) return std::nullopt;
+        in.push_back(k.add_const(0, data));
+    }
+    const ValueId y = k.add_op(0, op.kind, in, {g.type(op.outputs[0])}, op.attrs).outputs[0];
+    k.main().outputs = {y};
+    Diagnostics quiet{0};
+    const auto out = tosa::interpret(k, {}, {}, quiet);
+    if (!out || out->size() != 1) return std::nullopt;  // the SHAVE kernel reports it at run time
+    return to_const(*(*out)[0], float{});
 }
 
 const tosa::Op* Builder::producer(ValueId v) const {
@@ -313,6 +358,11 @@ bool Builder::one(const tosa::Op& op) {
     switch (op.kind) {
         case OpKind::CONST:
         case OpKind::CONST_SHAPE: return true;
+        default: break;
+    }
+    // a constant computed from constants is folded (evaluate), whatever the operator
+    if (y != tosa::no_value && tosa::is_float(g.type(y).dtype) && fconst(y)) return true;
+    switch (op.kind) {
         case OpKind::IDENTITY:
         case OpKind::RESHAPE:
         case OpKind::TRANSPOSE:

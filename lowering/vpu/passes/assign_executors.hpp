@@ -5,6 +5,8 @@
 //   assign_executors_fusion.cpp  bias, scale and clamp fused into the NCE layer producing their operand
 //   assign_executors_int8.cpp    the int8 path: requantizations packed into NCE layers, integer SHAVE kernels
 //   assign_executors_shave.cpp   SHAVE kernels, gathers and concats
+//   assign_executors_decompose.cpp  convolutions as partial convolutions summed (many input
+//                                channels, kernels and strides beyond the NCE's)
 // Private to those files.
 #pragma once
 #include <algorithm>
@@ -13,6 +15,8 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -140,10 +144,22 @@ struct Builder {
             const Const<T>* x = folded(op->inputs[0], cache);
             const auto start = const_shape(op->inputs[1]);
             if (x && start) f = slice(*x, *start, g.type(v).shape);
+        } else if constexpr (std::is_same_v<T, float>) {
+            if (!unfoldable.count(v)) f = evaluate(*op);
         }
-        if (!f) return nullptr;
+        if (!f) {
+            if constexpr (std::is_same_v<T, float>) unfoldable.insert(v);
+            return nullptr;
+        }
         return &(cache[v] = std::move(*f));
     }
+
+    // Any other operator whose operands are all constants (Swin-T's `pow(32.0, -0.5)`, a rank-0
+    // value the task list has no access form for) is a constant: its value from the TOSA
+    // interpreter's kernel, at the graph's type, at compile time (up to 1 << 20 items; not
+    // variables, control flow or CUSTOM). Nothing when an operand is not a constant.
+    std::optional<FConst> evaluate(const tosa::Op& op);
+    std::set<ValueId> unfoldable;  // values `evaluate` found not constant (the walk asks again)
 
     // The values of a CONST_SHAPE operand.
     std::optional<std::vector<std::int64_t>> const_shape(ValueId v) const;
@@ -226,9 +242,28 @@ struct Builder {
     // first), added up by NCE eltwise adds.
     bool split_k(Layer l, ValueId y, std::int64_t ki, const std::vector<std::int64_t>& ys);
 
-    // Input channels [k0, k0 + kn) of conv layer `l` (whose weights, OHWI with I input channels,
-    // are `all`, moved out of it): its input view narrowed to them and their weights.
-    static Layer k_chunk(const Layer& l, const std::vector<float>& all, std::int64_t I, std::int64_t k0, std::int64_t kn);
+    // assign_executors_decompose.cpp: convolutions as partial convolutions summed.
+    // `l` (a conv, fp16 or int8) over input-channel chunks of `ki`, appended to `parts` (its input
+    // view narrowed to each chunk's channels, its weights sliced; the weights are moved out once,
+    // not copied per chunk: VGG-11's first linear holds 25088 x 4096; biases as in `l`, the caller
+    // keeps them in the first part of the whole sum).
+    static void channel_chunks(Layer l, std::int64_t ki, std::vector<Layer>& parts);
+    // The input channels per part that keep the weights of `align` output channels within a
+    // quarter of a tile.
+    std::int64_t chunk_channels(std::int64_t kh, std::int64_t kw) const;
+    // The parts (each an NCE conv writing a partial sum `y.kJ`, source `SOURCE.kJ`) added up by
+    // NCE eltwise adds into `y` (`y.sumJ` in between); one part writes `y` itself.
+    bool sum_parts(std::vector<Layer> parts, ValueId y, const std::vector<std::int64_t>& ys);
+    // True when a CONV2D's kernel or stride exceeds the NCE's.
+    bool beyond_nce_limits(const tosa::Op& op, std::int64_t kh, std::int64_t kw) const;
+    // A float CONV2D whose kernel or stride exceeds the NCE's (ViT's patch embedding, 32x32 stride
+    // 32): one partial convolution per kernel row, reading the input through a view whose rows
+    // step by the stride (so the part's stride over rows is 1), summed. When the stride over
+    // columns equals the kernel's width the row's patches do not overlap, and a part is a 1x1
+    // convolution with the row's KW x I items as channels (a patchify convolution is a matrix
+    // multiply); otherwise a 1 x KW convolution within the NCE's limits. Padding and dilation
+    // are refused (their rows are not in the input).
+    bool large_conv(const tosa::Op& op, const FConst& w, const FConst& b, const View& x);
 
     // The int8 path's int32 accumulator of a convolution (assign_executors_int8_split.cpp): NCE convs
     // that write their int32 accumulator plus the bias, the PPE's requantization bypassed; split over

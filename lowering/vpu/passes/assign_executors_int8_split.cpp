@@ -29,17 +29,15 @@ View Builder::int32_accumulator(Layer l, const tosa::Op& op, std::int64_t ki, co
         m.layers.push_back(l);
         return l.output;
     }
-    // the weights moved out once: each chunk takes its slice (VGG-11's are 25088 x 4096)
-    const std::vector<float> all = std::move(l.weights_f32);
-    l.weights_f32.clear();
     const std::vector<std::int64_t> bias = std::move(l.q_bias);
     l.q_bias.assign(std::size_t(O), 0);
+    std::vector<Layer> parts;
+    channel_chunks(std::move(l), ki, parts);
     View acc;
-    for (std::int64_t k0 = 0, j = 0; k0 < I; k0 += ki, ++j) {
-        const std::int64_t kn = std::min(ki, I - k0);
-        Layer part = k_chunk(l, all, I, k0, kn);
+    for (std::size_t j = 0; j < parts.size(); ++j) {
+        Layer& part = parts[j];
         if (j == 0) part.q_bias = bias;
-        part.source = l.source + ".k" + std::to_string(j);
+        part.source += ".k" + std::to_string(j);
         part.output = dense_view(add_tensor(name + ".k" + std::to_string(j), volume, Role::activation, DataType::int32), ys);
         const View pv = part.output;
         m.layers.push_back(std::move(part));

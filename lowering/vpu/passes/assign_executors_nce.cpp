@@ -20,6 +20,7 @@ bool Builder::conv(const tosa::Op& op, bool depthwise) {
     if (m.int8 && !tosa::is_float(g.type(op.outputs[0]).dtype)) return conv_int8(op, depthwise, x, w);
     if (x && !depthwise && (!w || !b)) return conv_on_shave(op, *x);
     if (!x || !w || !b) return fail(op, "the weights and bias must be constants");
+    if (!depthwise && beyond_nce_limits(op, w->shape[1], w->shape[2])) return large_conv(op, *w, *b, *x);
     Layer l;
     if (!nce_conv(op, l, *w, *x, depthwise)) return false;
     const std::int64_t O = l.weights_shape[0];
@@ -29,8 +30,7 @@ bool Builder::conv(const tosa::Op& op, bool depthwise) {
     std::vector<std::int64_t> ys = g.type(y).shape;
     if (!batch_as_rows(op, l, ys)) return false;
     const std::int64_t KH = l.weights_shape[1], KW = l.weights_shape[2], I = l.weights_shape[3];
-    const std::int64_t align = m.target.nce_channel_alignment;
-    const std::int64_t ki = std::max<std::int64_t>(align, tile_budget(m.target) / 4 / (align * KH * KW * 2) / align * align);
+    const std::int64_t ki = chunk_channels(KH, KW);
     if (!depthwise && I > ki) return split_k(std::move(l), y, ki, ys);
     const int t = add_tensor(g.value(y).name, g.type(y).volume(), Role::activation);
     l.output = dense_view(t, ys);
@@ -81,52 +81,10 @@ bool Builder::batch_as_rows(const tosa::Op& op, Layer& l, std::vector<std::int64
     return true;
 }
 
-Layer Builder::k_chunk(const Layer& l, const std::vector<float>& all, std::int64_t I, std::int64_t k0, std::int64_t kn) {
-    const std::int64_t O = l.weights_shape[0], KH = l.weights_shape[1], KW = l.weights_shape[2];
-    Layer part = l;
-    part.inputs[0].offset += k0 * part.inputs[0].strides[3];
-    part.inputs[0].shape[3] = kn;
-    part.weights_shape = {O, KH, KW, kn};
-    part.weights_f32.assign(std::size_t(O * KH * KW * kn), 0.0f);
-    for (std::int64_t o = 0; o < O * KH * KW; ++o)
-        for (std::int64_t i = 0; i < kn; ++i) part.weights_f32[std::size_t(o * kn + i)] = all[std::size_t(o * I + k0 + i)];
-    return part;
-}
-
 bool Builder::split_k(Layer l, ValueId y, std::int64_t ki, const std::vector<std::int64_t>& ys) {
-    const std::int64_t O = l.weights_shape[0], I = l.weights_shape[3];
-    const std::vector<float> all = std::move(l.weights_f32);  // each chunk takes its slice
-    l.weights_f32.clear();
-    View acc;
-    for (std::int64_t k0 = 0, j = 0; k0 < I; k0 += ki, ++j) {
-        const std::int64_t kn = std::min(ki, I - k0);
-        Layer part = k_chunk(l, all, I, k0, kn);
-        if (j > 0) part.bias.assign(std::size_t(O), 0.0f);
-        part.source = l.source + ".k" + std::to_string(j);
-        part.output = dense_view(add_tensor(g.value(y).name + ".k" + std::to_string(j), g.type(y).volume(), Role::activation), ys);
-        const View pv = part.output;
-        m.layers.push_back(std::move(part));
-        if (j == 0) {
-            acc = pv;
-            continue;
-        }
-        Layer add;
-        add.exec = Exec::nce;
-        add.nce_op = NceOp::eltwise;
-        add.nce.eltwise = "add";
-        add.inputs = {acc, pv};
-        add.source = l.source;
-        add.origin = l.origin;
-        const bool last = k0 + kn >= I;
-        add.output = dense_view(add_tensor(last ? g.value(y).name : g.value(y).name + ".sum" + std::to_string(j), g.type(y).volume(),
-                                           Role::activation),
-                                ys);
-        acc = add.output;
-        m.layers.push_back(std::move(add));
-    }
-    views[y] = dense_view(acc.tensor, g.type(y).shape);
-    producer_layer[y] = int(m.layers.size()) - 1;
-    return true;
+    std::vector<Layer> parts;
+    channel_chunks(std::move(l), ki, parts);
+    return sum_parts(std::move(parts), y, ys);
 }
 
 bool Builder::pool(const tosa::Op& op) {

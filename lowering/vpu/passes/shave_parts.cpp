@@ -69,7 +69,19 @@ std::vector<SplitUse> split_uses(const Layer& l, int dim) {
         if (axis_of(k) == std::optional<std::int64_t>(dim)) return {};
         if (k.name == "matmul" && dim != 0) return {};  // rows of A are not rows of B: only the batch splits
         // permuting, gathering or repeating kernels: their output indices are not their input's
-        if (k.name == "transpose" || k.name == "tile" || k.name == "gather" || k.name == "scatter" || k.name == "fft2d" ||
+        if (k.name == "gather") {
+            // TOSA GATHER: values [N, K, C], indices [N, W] -> [N, W, C]; the batch splits both,
+            // W the indices (every value row may be read), C the values (every index is needed)
+            if (os.size() != 3 || l.inputs.size() != 2) return {};
+            if (d == 0) return {SplitUse::sliced, SplitUse::sliced};
+            return d == 1 ? std::vector<SplitUse>{SplitUse::whole, SplitUse::sliced} : std::vector<SplitUse>{SplitUse::sliced, SplitUse::whole};
+        }
+        if (k.name == "table") {
+            // TABLE: element-wise through a lookup table that every part reads whole
+            if (l.inputs.size() != 2 || l.inputs[0].shape != os) return {};
+            return {SplitUse::sliced, SplitUse::whole};
+        }
+        if (k.name == "transpose" || k.name == "tile" || k.name == "scatter" || k.name == "fft2d" ||
             k.name == "rfft2d" || k.name == "argmax" || k.name == "slice" || k.name == "reshape")
             return {};
         if (k.name == "resize" && dim != 0 && dim != 3) return {};

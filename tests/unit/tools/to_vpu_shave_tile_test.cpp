@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tool_runner.hpp"
+#include "vpu_model_run.hpp"
 
 namespace to_vpu_shave_tile_test {
 
@@ -25,20 +26,11 @@ using namespace to_vpu_shave_tile_test;
 
 TEST_SUITE("tools") {
     TEST_CASE("nnef-to-vpu: an Inception-v3 stem (299x299) with its pad before avg_pool compiles, its SHAVE pad tiled, values as nnef-run") {
-        const fs::path model = nnef_test::source_dir() / "tests" / "unit" / "tools" / "models" / "inception_stem";
-        const fs::path dir = nnef_test::scratch_dir() / "vpu-inception-stem";
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-        auto ref = nnef_test::run_tool("nnef-run", q(model) + " --random-weights 1 --input random:3 --output-dir " + q(dir / "ref"));
-        INFO(ref.err);
-        REQUIRE(ref.code == 0);
-        auto list = nnef_test::run_tool("nnef-to-vpu", q(model) + " --random-weights 1 -o " + q(dir / "tasks.json"));
-        INFO(list.err);
-        REQUIRE(list.code == 0);
+        const nnef_test::VpuModelRun r = nnef_test::reference_and_tasks("inception_stem", 3);
+        const fs::path& dir = r.dir;
+        const nlohmann::json& j = r.tasks;
         // the pad's result (1x192x37x37 fp16, with its input more than a quarter of CMX) is
         // computed by several SHAVE tasks, each writing a part of it
-        nlohmann::json j;
-        std::ifstream(dir / "tasks.json") >> j;
         int pads = 0;
         for (const auto& t : j["tasks"])
             if (t["kind"] == "SHAVE" && t["op"] == "pad") ++pads;

@@ -30,6 +30,18 @@ using nnef_test::shell_quote;
 std::string q(const fs::path& p) { return shell_quote(p.string()); }
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// A scratch folder DIR (with DIR/ref) holding DIR/graph.nnef: output = input [1,16,4,4] times `factor`
+// (fp16's range tests: 1e-9 below its smallest normal, 1e6 above its largest value).
+fs::path scaled_model(const std::string& name, const std::string& factor) {
+    const fs::path dir = nnef_test::scratch_dir() / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir / "ref");
+    std::ofstream(dir / "graph.nnef") << "version 1.0;\n\ngraph scaled( input ) -> ( output )\n{\n"
+                                         "    input = external<scalar>(shape = [1, 16, 4, 4]);\n"
+                                         "    output = mul(input, " << factor << ");\n}\n";
+    return dir;
+}
+
 // Writes the list and its constant data file into a fresh folder; returns TASKS.json.
 fs::path write_list(const std::string& name, const nnef::vpu::TaskList& l) {
     const fs::path dir = nnef_test::scratch_dir() / name;
@@ -360,12 +372,7 @@ TEST_SUITE("tools") {
 
     TEST_CASE("nnef-to-vpu --simulate: outputs below fp16's smallest normal get a warning naming them") {
         // mul by 1e-9: the float output is about 1e-9, which fp16 holds only as 0 (below 2^-24).
-        const fs::path dir = nnef_test::scratch_dir() / "vpu-tiny-output";
-        fs::remove_all(dir);
-        fs::create_directories(dir / "ref");
-        std::ofstream(dir / "graph.nnef") << "version 1.0;\n\ngraph tiny( input ) -> ( output )\n{\n"
-                                             "    input = external<scalar>(shape = [1, 16, 4, 4]);\n"
-                                             "    output = mul(input, 1e-9);\n}\n";
+        const fs::path dir = scaled_model("vpu-tiny-output", "1e-9");
         auto r = run_tool("nnef-to-vpu", q(dir / "graph.nnef") + " --simulate --input random:3 --output-dir " + q(dir / "out"));
         CAPTURE(r.err);
         REQUIRE(r.code == 0);
@@ -389,6 +396,25 @@ TEST_SUITE("tools") {
         r = run_tool("nnef-to-vpu", q(dir / "graph.nnef") + " --simulate --input random:3");
         CHECK(r.code == 0);
         CHECK_FALSE(has(r.err, "fp16"));
+    }
+
+    TEST_CASE("nnef-to-vpu --simulate: outputs above fp16's largest value get a warning naming them") {
+        // mul by 1e6: the float output reaches a few 1e6, beyond fp16's 65504 (infinity there)
+        const fs::path dir = scaled_model("vpu-huge-output", "1e6");
+        auto r = run_tool("nnef-to-vpu", q(dir / "graph.nnef") + " --simulate --input random:3 --output-dir " + q(dir / "out"));
+        CAPTURE(r.err);
+        REQUIRE(r.code == 0);
+        CHECK(has(r.err, "warning[vpu]: output 'output': the simulated max |value| is inf, above fp16's largest (65504)"));
+        r = run_tool("nnef-run", q(dir / "graph.nnef") + " --input random:3 --output-dir " + q(dir / "ref"));
+        REQUIRE(r.code == 0);
+        r = run_tool("nnef-to-vpu", q(dir / "graph.nnef") + " --simulate --input random:3 --compare " + q(dir / "ref"));
+        CHECK(r.code == 1);  // the infinite items differ from the reference
+        CHECK(has(r.err, "warning[vpu]: output 'output': the reference's max |value| is "));
+        CHECK(has(r.err, "above fp16's largest (65504): fp16 overflows to infinity"));
+        const auto at = r.err.find("the reference's max |value| is ");
+        REQUIRE(at != std::string::npos);
+        const double magnitude = std::stod(r.err.substr(at + 31));
+        CHECK(magnitude > 65504);
     }
 
     TEST_CASE("nnef-to-vpu on every real model of the corpus: N passed, M failed") {

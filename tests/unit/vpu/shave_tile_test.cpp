@@ -213,3 +213,145 @@ TEST_SUITE("vpu") {
         CHECK(vpu_test::count_dma(*parts).spills == 0);
     }
 }
+
+namespace {
+
+// A PRO-INT graph of one SHAVE kernel on int8 (and int32) inputs, compiled on a CMX of `cmx_kb`
+// KiB, simulated on `inputs`: the number of tasks of kernel `op`, and whether every output code
+// equals the TOSA interpreter's.
+struct IntRun {
+    int parts = 0;
+    std::int64_t items = 0, mismatches = 0;
+};
+
+IntRun run_int(const Graph& g, std::int64_t cmx_kb, const std::vector<ConstPtr>& inputs, const std::string& op) {
+    IntRun r;
+    vpu::Target t;
+    t.cmx_bytes = cmx_kb * 1024;
+    Diagnostics d{0};
+    vpu::CompileOptions co;
+    co.verify_each = true;
+    const auto list = vpu::compile(g, t, co, d);
+    INFO(text(d));
+    REQUIRE(list);
+    for (const auto& task : list->tasks) r.parts += task.op == op;
+    const auto want = interpret(g, inputs, {}, d);
+    REQUIRE(want);
+    vpu::SimulateOptions so;
+    so.values = true;
+    for (std::size_t i = 0; i < inputs.size(); ++i) so.inputs[g.value(g.main().inputs[i]).name] = inputs[i];
+    const auto sim = vpu::simulate(*list, t, so, d);
+    INFO(text(d));
+    REQUIRE(sim.valid);
+    const ConstData& got = *sim.outputs.at("y");
+    const ConstData& ref = *(*want)[0];
+    REQUIRE(got.type.volume() == ref.type.volume());
+    REQUIRE(got.type.dtype == DType::i32);  // the simulator's integer outputs: codes as int32
+    REQUIRE(ref.type.dtype == DType::i8);
+    for (std::int64_t i = 0; i < ref.type.volume(); ++i) {
+        ++r.items;
+        r.mismatches += got.items<std::int32_t>()[i] != ref.items<std::int8_t>()[i];
+    }
+    return r;
+}
+
+// int8 codes (or int32 items in [0, bound)) from `seed`
+ConstPtr int_items(const TensorType& type, unsigned seed, std::int64_t bound = 256) {
+    auto c = ConstData::allocate(type);
+    std::uint32_t s = seed * 2654435761u + 7;
+    for (std::int64_t i = 0; i < c->type.volume(); ++i) {
+        s = s * 1664525u + 1013904223u;
+        const std::int64_t v = std::int64_t((s >> 8) % std::uint32_t(bound));
+        if (type.dtype == DType::i8) c->mutable_items<std::int8_t>()[i] = std::int8_t(v - 128);
+        else c->mutable_items<std::int32_t>()[i] = std::int32_t(v);
+    }
+    return c;
+}
+
+}  // namespace
+
+TEST_SUITE("vpu") {
+    TEST_CASE("SHAVE tiling: an int8 TABLE too large for a tile splits, every part reading the whole table (EfficientNet-B1's sigmoid)") {
+        Graph g;
+        g.name = "table";
+        g.profile = Profile::pro_int;
+        const TensorType xt{DType::i8, {1, 48, 40, 32}};
+        const ValueId x = g.add_value(xt, "x");
+        g.main().inputs = {x};
+        const ValueId table = g.add_const(0, int_items({DType::i8, {256}}, 3));
+        const ValueId y = g.add_op(0, OpKind::TABLE, {x, table}, {xt}).outputs[0];
+        g.values[y].name = "y";
+        g.main().outputs = {y};
+        // 61440 bytes in, 61440 out: one part on the default target, several on a 96 KiB CMX
+        const std::vector<ConstPtr> in{int_items(xt, 5)};
+        const IntRun whole = run_int(g, 1936, in, "table");
+        CHECK(whole.parts == 1);
+        CHECK(whole.mismatches == 0);
+        const IntRun split = run_int(g, 96, in, "table");
+        CHECK(split.parts > 2);
+        CHECK(split.items == 48 * 40 * 32);
+        CHECK(split.mismatches == 0);
+    }
+
+    TEST_CASE("SHAVE tiling: a GATHER with computed indices splits over its indices or its channels, the rest read whole") {
+        // values [1, K, C] int8, indices [1, W] int32 (graph inputs, so the SHAVE kernel runs; constant
+        // indices become copies), y [1, W, C]
+        const auto graph = [](std::int64_t K, std::int64_t W, std::int64_t C) {
+            Graph g;
+            g.name = "gather";
+            g.profile = Profile::pro_int;
+            const ValueId x = g.add_value({DType::i8, {1, K, C}}, "x");
+            const ValueId idx = g.add_value({DType::i32, {1, W}}, "idx");
+            g.main().inputs = {x, idx};
+            const ValueId y = g.add_op(0, OpKind::GATHER, {x, idx}, {{DType::i8, {1, W, C}}}).outputs[0];
+            g.values[y].name = "y";
+            g.main().outputs = {y};
+            return g;
+        };
+        // many indices into a small table of values: split over the indices (dimension 1)
+        {
+            const Graph g = graph(64, 2048, 16);
+            const IntRun r = run_int(g, 96, {int_items({DType::i8, {1, 64, 16}}, 1), int_items({DType::i32, {1, 2048}}, 2, 64)}, "gather");
+            CHECK(r.parts > 1);
+            CHECK(r.mismatches == 0);
+        }
+        // few indices into wide values: split over the channels (dimension 2)
+        {
+            const Graph g = graph(64, 8, 1024);
+            const IntRun r = run_int(g, 96, {int_items({DType::i8, {1, 64, 1024}}, 3), int_items({DType::i32, {1, 8}}, 4, 64)}, "gather");
+            CHECK(r.parts > 1);
+            CHECK(r.mismatches == 0);
+        }
+        // the uses per dimension
+        ir::Layer l;
+        l.exec = ir::Exec::shave;
+        l.shave.name = "gather";
+        l.inputs.resize(2);
+        l.inputs[0].shape = {1, 64, 16};
+        l.inputs[1].shape = {1, 2048};
+        l.output.shape = {1, 2048, 16};
+        CHECK(ir::split_uses(l, 0) == std::vector<ir::SplitUse>{ir::SplitUse::sliced, ir::SplitUse::sliced});
+        CHECK(ir::split_uses(l, 1) == std::vector<ir::SplitUse>{ir::SplitUse::whole, ir::SplitUse::sliced});
+        CHECK(ir::split_uses(l, 2) == std::vector<ir::SplitUse>{ir::SplitUse::sliced, ir::SplitUse::whole});
+    }
+
+    TEST_CASE("SHAVE tiling: a kernel that cannot split names its kernel in the error") {
+        // TILE repeats its input: its output indices are not its input's, so it does not split
+        Graph g;
+        g.name = "tile";
+        const ValueId x = g.add_value(f32({1, 64, 64, 8}), "x");
+        g.main().inputs = {x};
+        const ValueId s = g.add_op(0, OpKind::SIGMOID, {x}, {f32({1, 64, 64, 8})}).outputs[0];
+        const ValueId multiples = g.add_const_shape(0, {1, 1, 1, 4});
+        const ValueId y = g.add_op(0, OpKind::TILE, {s, multiples}, {f32({1, 64, 64, 32})}).outputs[0];
+        g.values[y].name = "y";
+        g.main().outputs = {y};
+        vpu::Target t;
+        t.cmx_bytes = 64 * 1024;
+        Diagnostics d{0};
+        CHECK_FALSE(vpu::compile(g, t, {}, d));
+        const std::string e = text(d);
+        CHECK(e.find("(SHAVE tile) needs") != std::string::npos);
+        CHECK(e.find("(SHAVE )") == std::string::npos);
+    }
+}
