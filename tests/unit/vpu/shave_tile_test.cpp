@@ -282,13 +282,15 @@ TEST_SUITE("vpu") {
         const ValueId y = g.add_op(0, OpKind::TABLE, {x, table}, {xt}).outputs[0];
         g.values[y].name = "y";
         g.main().outputs = {y};
-        // 61440 bytes in, 61440 out: one part on the default target, several on a 96 KiB CMX
+        // 61440 bytes in, 61440 out: on the default target at most one part per SHAVE engine (a long
+        // kernel is dealt over the engines for speed, not for room); on a 96 KiB CMX more parts,
+        // because the whole does not fit a tile
         const std::vector<ConstPtr> in{int_items(xt, 5)};
         const IntRun whole = run_int(g, 1936, in, "table");
-        CHECK(whole.parts == 1);
+        CHECK(whole.parts <= 4);
         CHECK(whole.mismatches == 0);
         const IntRun split = run_int(g, 96, in, "table");
-        CHECK(split.parts > 2);
+        CHECK(split.parts > whole.parts);
         CHECK(split.items == 48 * 40 * 32);
         CHECK(split.mismatches == 0);
     }
