@@ -1,0 +1,25 @@
+// The nnef-draw HTML page (docs/draw.md, HTML page): one self-contained, offline file that shows a
+// picture document (the JSON of docs/draw.md, Picture document) with pan and zoom, search by name,
+// a side panel for the selected operation, fragments that collapse and expand in place, and with a
+// "lowering" member the TOSA graph and the VPU schedule beside it. The JavaScript libraries
+// (cytoscape.js with cytoscape-dagre) are inlined from the npm packages pinned at build time.
+#pragma once
+#include <ostream>
+#include <string>
+
+namespace nnef::draw {
+
+// Whether this build carries the page's JavaScript; when not, why (e.g. "npm was not found when this
+// build was configured").
+bool html_available();
+std::string html_unavailable_reason();
+
+// Writes the page for `picture_json` (a picture document, text). False with `error` set when the
+// build has no page support or the text is not a picture document (a JSON object with "nodes").
+bool write_html(const std::string& picture_json, std::ostream& out, std::string& error);
+
+// `text` made safe inside <script type="application/json">: every '<' becomes \u003c (JSON text has
+// '<' only inside strings, where the escape means the same character).
+std::string json_for_script(const std::string& text);
+
+}  // namespace nnef::draw
