@@ -1,0 +1,120 @@
+// nnef-draw: draws a model's graph (tools/draw: the picture model, DOT, Graphviz layout):
+// operations as nodes, tensors as labelled edges, compound-fragment invocations as nested
+// clusters. docs/draw.md.
+#include <iostream>
+#include <set>
+
+#include <nnef/draw/picture.hpp>
+#include <nnef/draw/render.hpp>
+
+#include "../common/cli.hpp"
+
+namespace nnef::draw_main {
+
+const char* const description =
+    "Draws the model (a folder, a .tar or .tgz archive, or a graph.nnef file): operations as nodes,\n"
+    "tensors as edges labelled with dtype and shape (and quantization), graph inputs, outputs,\n"
+    "variables (with shape and bytes) and constants drawn distinctly, and each invocation of a\n"
+    "compound fragment as a cluster that holds the operations of its body, nested as the fragments\n"
+    "call each other. A collapsed invocation is drawn as one node named after its fragment; by\n"
+    "default every invocation is collapsed (the graph as written).\n"
+    "\n"
+    "An invalid model is drawn as far as it parsed and checked: the operation where the first error\n"
+    "sits is marked with the diagnostic's text (or the error is drawn on its own), the diagnostics\n"
+    "are printed as usual and the exit status is 1, but the picture is written.\n"
+    "\n"
+    "Formats: dot (Graphviz text, for other tools), svg and png (laid out here by Graphviz's\n"
+    "libraries), json (the tool's JSON document with the picture, docs/draw.md). The format comes\n"
+    "from --format, else from the extension of -o FILE (.dot .gv .svg .png .json), else dot.";
+
+int run(int argc, char** argv) {
+    cli::tune_allocator();
+    const std::string limit = std::to_string(draw::max_layout_items);
+    cli::Tool tool({"nnef-draw", "MODEL", description, false,
+                    "0 success, 1 invalid input (diagnostics printed; the picture is written), 2 usage or I/O error",
+                    "Limits: svg and png are laid out for at most " + limit +
+                        " drawn nodes (operations, endpoints and collapsed\n"
+                        "invocations); a larger picture is refused with exit status 2 (write dot or json, or draw\n"
+                        "less with a smaller --depth)."});
+    cli::FrontEnd front;
+    front.formats = {"dot", "svg", "png", "json"};
+    front.format_help = "(default: from the extension of -o FILE)";
+    front.output = true;
+    front.output_help = "(the picture; its extension gives the format when --format is not given)";
+    front.expand = true;
+    cli::add_front_end(tool.options, tool.common, front);
+    std::uint64_t depth = 0;
+    bool no_shapes = false;
+    tool.options.add({"--depth", "", "N",
+                      "open the invocations nested less than N deep (default 0: the graph\nas written; 1: the fragments the graph calls, ...)",
+                      "picture", cli::set_uint(depth)});
+    tool.options.add({"--no-shapes", "", "", "no dtype and shape labels on the edges", "picture", cli::set_flag(no_shapes)});
+    tool.parse(argc, argv);
+    cli::CommonOptions& opts = tool.common;
+    const std::string& path = opts.paths.front();
+
+    // The format: --format, else the extension of -o FILE, else dot.
+    std::string format = opts.format;
+    if (!opts.format_given) {
+        format = "dot";
+        const std::string& out = opts.output;
+        if (!out.empty() && out != "-") {
+            const auto dot = out.find_last_of('.');
+            const auto slash = out.find_last_of('/');
+            const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+            const std::string ext = has_ext ? out.substr(dot + 1) : "";
+            if (ext == "dot" || ext == "gv") format = "dot";
+            else if (ext == "svg" || ext == "png" || ext == "json") format = ext;
+            else tool.usage_error("cannot tell the format from the file name '" + out + "' (use --format dot|svg|png|json)");
+        }
+        opts.format = format;
+    }
+
+    FlattenOptions& flatten = opts.flatten;
+    flatten.weights_optional = true;
+    flatten.keep_partial = true;
+    draw::PictureOptions po;
+    po.depth = static_cast<std::size_t>(depth);
+    po.expand_all = flatten.expand_all;
+    po.expand.insert(flatten.expand.begin(), flatten.expand.end());
+
+    Session session(flatten);
+    const bool good = session.load_path(path);
+    const int code = good ? cli::ok : cli::failure_code(session.diagnostics());
+    // A model that cannot be read at all has nothing to draw.
+    if (code == cli::usage) tool.fail(session.diagnostics(), session.sources());
+    tool.report(session.diagnostics(), session.sources());
+    const draw::Picture picture = draw::build_picture(session, path, po);
+
+    if (format == "json") {
+        tool.document["picture"] = cli::Json::parse(draw::picture_to_json(picture));
+        if (!opts.output.empty() && opts.output != "-") {
+            if (!cli::write_output(opts.output, tool.full_document(code).dump() + "\n", tool)) tool.finish(cli::usage);
+            tool.document_written();
+        }
+        tool.finish(code);
+    }
+    draw::DotOptions dot_options;
+    dot_options.shapes = !no_shapes;
+    const std::string dot = draw::to_dot(picture, dot_options);
+    std::string out;
+    if (format == "dot") {
+        out = dot;
+    } else {
+        const std::size_t items = draw::visible(picture).items.size();
+        if (items > draw::max_layout_items)
+            tool.usage_error("the picture has " + std::to_string(items) + " nodes to draw, more than " + limit +
+                             ", the most that " + format + " is laid out for (write dot or json, or draw less: --depth)");
+        std::string error;
+        if (!draw::render(dot, format, out, error)) {
+            tool.error("draw", error);
+            tool.finish(cli::usage);
+        }
+    }
+    if (!cli::write_output(opts.output, out, tool)) tool.finish(cli::usage);
+    tool.finish(code);
+}
+
+}  // namespace nnef::draw_main
+
+int main(int argc, char** argv) { return nnef::draw_main::run(argc, argv); }
