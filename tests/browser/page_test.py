@@ -109,6 +109,17 @@ def test_page(b, path, screenshot=None):
             check(low['error'].splitlines()[0] in b.evaluate("document.getElementById('lowering-error').innerText"),
                   'the lowering pane shows the lowering error')
 
+    # the error mark: drawn (never folded into a fragment) and explained in the panel
+    for n in pic['nodes']:
+        if not n.get('error'):
+            continue
+        check(b.evaluate('nnefDraw.cy.getElementById(%s).hasClass("error")' % json.dumps(n['id'])),
+              "the error node '%s' is drawn marked" % n['name'])
+        p = position(b, n['id'])
+        b.click(p['x'], p['y'])
+        check(n['error'].splitlines()[0] in panel_text(b), 'clicking it shows the diagnostic in the panel')
+        break
+
     # a collapsed fragment, drawn: clicking it expands it in place
     collapsed = [c for c in pic['clusters'] if visible(b, c['id']) and
                  not b.evaluate('nnefDraw.expanded[%s]' % json.dumps(c['id']))]

@@ -3,7 +3,9 @@
 // clusters. docs/draw.md.
 #include <iostream>
 #include <set>
+#include <sstream>
 
+#include <nnef/draw/html.hpp>
 #include <nnef/draw/picture.hpp>
 #include <nnef/draw/render.hpp>
 
@@ -24,8 +26,11 @@ const char* const description =
     "are printed as usual and the exit status is 1, but the picture is written.\n"
     "\n"
     "Formats: dot (Graphviz text, for other tools), svg and png (laid out here by Graphviz's\n"
-    "libraries), json (the tool's JSON document with the picture, docs/draw.md). The format comes\n"
-    "from --format, else from the extension of -o FILE (.dot .gv .svg .png .json), else dot.";
+    "libraries), json (the tool's JSON document with the picture, docs/draw.md), html (one\n"
+    "self-contained page: pan and zoom, search, the selected operation's details, fragments that\n"
+    "open and close in place; --lowering adds the TOSA graph and the VPU schedule beside it). The\n"
+    "format comes from --format, else from the extension of -o FILE (.dot .gv .svg .png .json\n"
+    ".html), else dot.";
 
 int run(int argc, char** argv) {
     cli::tune_allocator();
@@ -37,7 +42,7 @@ int run(int argc, char** argv) {
                         "invocations); a larger picture is refused with exit status 2 (write dot or json, or draw\n"
                         "less with a smaller --depth)."});
     cli::FrontEnd front;
-    front.formats = {"dot", "svg", "png", "json"};
+    front.formats = {"dot", "svg", "png", "json", "html"};
     front.format_help = "(default: from the extension of -o FILE)";
     front.output = true;
     front.output_help = "(the picture; its extension gives the format when --format is not given)";
@@ -49,6 +54,10 @@ int run(int argc, char** argv) {
                       "open the invocations nested less than N deep (default 0: the graph\nas written; 1: the fragments the graph calls, ...)",
                       "picture", cli::set_uint(depth)});
     tool.options.add({"--no-shapes", "", "", "no dtype and shape labels on the edges", "picture", cli::set_flag(no_shapes)});
+    bool lowering = false;
+    tool.options.add({"--lowering", "", "",
+                      "(html) also the model's TOSA graph and VPU schedule, linked to the NNEF\noperations they came from",
+                      "picture", cli::set_flag(lowering)});
     tool.parse(argc, argv);
     cli::CommonOptions& opts = tool.common;
     const std::string& path = opts.paths.front();
@@ -64,11 +73,14 @@ int run(int argc, char** argv) {
             const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
             const std::string ext = has_ext ? out.substr(dot + 1) : "";
             if (ext == "dot" || ext == "gv") format = "dot";
-            else if (ext == "svg" || ext == "png" || ext == "json") format = ext;
-            else tool.usage_error("cannot tell the format from the file name '" + out + "' (use --format dot|svg|png|json)");
+            else if (ext == "svg" || ext == "png" || ext == "json" || ext == "html") format = ext;
+            else if (ext == "htm") format = "html";
+            else tool.usage_error("cannot tell the format from the file name '" + out + "' (use --format dot|svg|png|json|html)");
         }
         opts.format = format;
     }
+    if (lowering && format != "html") tool.usage_error("--lowering applies to the html format");
+    if (format == "html" && !draw::html_available()) tool.usage_error(draw::html_unavailable_reason());
 
     FlattenOptions& flatten = opts.flatten;
     flatten.weights_optional = true;
@@ -92,6 +104,21 @@ int run(int argc, char** argv) {
             if (!cli::write_output(opts.output, tool.full_document(code).dump() + "\n", tool)) tool.finish(cli::usage);
             tool.document_written();
         }
+        tool.finish(code);
+    }
+    if (format == "html") {
+        draw::PageOptions page;
+        page.lowering = lowering;
+        page.lowering_graph = good ? session.graph() : nullptr;
+        page.sources = &session.sources();
+        page.lowering_options.title = picture.model;
+        std::ostringstream html;
+        std::string error;
+        if (!draw::write_html(picture, page, html, error)) {
+            tool.error("draw", error);
+            tool.finish(cli::usage);
+        }
+        if (!cli::write_output(opts.output, html.str(), tool)) tool.finish(cli::usage);
         tool.finish(code);
     }
     draw::DotOptions dot_options;

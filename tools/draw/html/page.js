@@ -29,10 +29,19 @@
     while (cid && clusterById[cid]) { r.push(cid); cid = clusterById[cid].parent; }
     return r;
   }
-  function representative(n) {
-    var r = n.id, ch = chain(n.cluster);
+  // The outermost collapsed cluster around a node, or null.
+  function outermostCollapsed(cid) {
+    var r = null, ch = chain(cid);
     for (var i = 0; i < ch.length; i++) if (!expanded[ch[i]]) r = ch[i];
     return r;
+  }
+  // An error node stays visible (the mark must not be folded away), drawn beside its fragment.
+  function representative(n) {
+    return n.error ? n.id : outermostCollapsed(n.cluster) || n.id;
+  }
+  function home(n) {
+    var c = outermostCollapsed(n.cluster);
+    return c ? clusterById[c].parent : n.cluster;
   }
 
   // ---- labels ---------------------------------------------------------------------------------
@@ -90,23 +99,19 @@
       if (expanded[c.id]) {
         els.push({ group: 'nodes', data: { id: c.id, label: label, parent: c.parent || undefined, kind: 'cluster' }, classes: 'cluster' });
       } else {
-        var l = label + '\n\u25b8 ' + c.fragment;
-        if (label === c.fragment) l = c.fragment + '\n\u25b8 expand';
+        var l = label + (label !== c.fragment ? ' (' + c.fragment + ')' : '') + '\n\u25b8 ' + (c.location ? 'line ' + c.location.line : 'open');
         var b = box(l, 90);
         els.push({ group: 'nodes', data: { id: c.id, label: l, parent: c.parent || undefined, kind: 'fragment', w: b.w, h: b.h }, classes: 'fragment' });
       }
     });
-    var errorClusters = {};
     nodes.forEach(function (n) {
       var r = representative(n);
       repOf[n.id] = r;
-      if (n.error && r !== n.id) errorClusters[r] = true;
       if (r !== n.id) return;
       var label = nodeLabel(n), b = box(label);
-      els.push({ group: 'nodes', data: { id: n.id, label: label, parent: n.cluster || undefined, kind: n.kind, w: b.w, h: b.h },
+      els.push({ group: 'nodes', data: { id: n.id, label: label, parent: home(n) || undefined, kind: n.kind, w: b.w, h: b.h },
                  classes: n.kind + (n.error ? ' error' : '') });
     });
-    els.forEach(function (e) { if (errorClusters[e.data.id]) e.classes += ' error'; });
     var seen = {};
     edges.forEach(function (e) {
       var a = repOf[e.from], b = repOf[e.to];
@@ -119,23 +124,24 @@
     return els;
   }
 
-  // ---- styles (the colours of draw-core's SVG: inputs green, outputs orange, variables blue,
-  //      constants grey, collapsed fragments purple, the error red) -------------------------------
+  // ---- styles: the colours and shapes of the SVG (tools/draw/render.cpp): inputs green, outputs
+  //      blue (houses), variables yellow cylinders, constants grey, fragments purple, errors red ---
+  var house = '-1 1 1 1 1 -0.2 0 -1 -1 -0.2', invhouse = '-1 -1 1 -1 1 0.2 0 1 -1 0.2';
   var style = [
     { selector: 'node', style: { 'label': 'data(label)', 'text-wrap': 'wrap', 'text-valign': 'center', 'text-halign': 'center',
         'font-size': 11, 'font-family': 'DejaVu Sans, Arial, sans-serif', 'width': 'data(w)', 'height': 'data(h)',
         'shape': 'round-rectangle', 'background-color': '#ffffff', 'border-width': 1.2, 'border-color': '#455a64', 'color': '#212121' } },
-    { selector: 'node.input', style: { 'background-color': '#c8e6c9', 'border-color': '#2e7d32', 'shape': 'round-tag' } },
-    { selector: 'node.output', style: { 'background-color': '#ffe0b2', 'border-color': '#e65100', 'shape': 'round-tag' } },
-    { selector: 'node.variable', style: { 'background-color': '#bbdefb', 'border-color': '#1565c0', 'shape': 'barrel' } },
-    { selector: 'node.constant', style: { 'background-color': '#eeeeee', 'border-color': '#757575', 'border-style': 'dashed' } },
-    { selector: 'node.fragment', style: { 'background-color': '#e1bee7', 'border-color': '#6a1b9a', 'border-width': 3,
-        'border-style': 'double', 'shape': 'cut-rectangle', 'font-weight': 'bold' } },
-    { selector: 'node.cluster', style: { 'background-color': '#f3e5f5', 'background-opacity': 0.45, 'border-color': '#8e24aa',
+    { selector: 'node.input', style: { 'background-color': '#c8e6c9', 'border-color': '#2e7d32', 'shape': 'polygon', 'shape-polygon-points': invhouse } },
+    { selector: 'node.output', style: { 'background-color': '#bbdefb', 'border-color': '#1565c0', 'shape': 'polygon', 'shape-polygon-points': house } },
+    { selector: 'node.variable', style: { 'background-color': '#fff3c4', 'border-color': '#a07800', 'shape': 'barrel' } },
+    { selector: 'node.constant', style: { 'background-color': '#eeeeee', 'border-color': '#616161', 'shape': 'rectangle' } },
+    { selector: 'node.fragment', style: { 'background-color': '#e1d5f0', 'border-color': '#5e35b1', 'border-width': 3,
+        'border-style': 'double', 'shape': 'rectangle', 'font-weight': 'bold', 'color': '#311b92' } },
+    { selector: 'node.cluster', style: { 'background-color': '#ede7f6', 'background-opacity': 0.35, 'border-color': '#5e35b1',
         'border-style': 'dashed', 'border-width': 1.2, 'label': 'data(label)', 'text-valign': 'top', 'text-halign': 'center',
-        'font-weight': 'bold', 'color': '#6a1b9a', 'padding': 14, 'shape': 'round-rectangle',
+        'font-weight': 'bold', 'color': '#4527a0', 'padding': 14, 'shape': 'round-rectangle',
         'text-halign': 'right', 'text-margin-x': 0, 'text-margin-y': 0, 'text-background-color': '#ffffff', 'text-background-opacity': 0.85 } },
-    { selector: 'node.error', style: { 'background-color': '#ffcdd2', 'border-color': '#d50000', 'border-width': 3.5, 'color': '#b71c1c' } },
+    { selector: 'node.error', style: { 'background-color': '#ffcdd2', 'border-color': '#c62828', 'border-width': 3.5, 'color': '#b71c1c', 'shape': 'octagon' } },
     { selector: 'edge', style: { 'width': 1.2, 'line-color': '#78909c', 'target-arrow-color': '#78909c', 'target-arrow-shape': 'triangle',
         'curve-style': 'bezier', 'arrow-scale': 0.8, 'label': 'data(label)', 'font-size': 9, 'color': '#37474f',
         'text-background-color': '#ffffff', 'text-background-opacity': 0.9, 'text-background-padding': 1, 'text-rotation': 'none' } },
@@ -148,6 +154,8 @@
 
   var layoutOptions = { name: 'dagre', rankDir: 'TB', nodeSep: 24, rankSep: 46, edgeSep: 12, animate: false, nodeDimensionsIncludeLabels: false };
   var status = document.getElementById('status');
+  // The lowering pane takes its room before the NNEF graph measures its own.
+  if (lowering) document.getElementById('lowering-pane').hidden = false;
   var cy = cytoscape({ container: document.getElementById('nnef'), elements: elements(), style: style,
                        layout: Object.assign({ fit: true, padding: 20 }, layoutOptions), minZoom: 0.02, maxZoom: 4, wheelSensitivity: 0.3 });
 
@@ -365,7 +373,6 @@
     summary.textContent = 'lowered to ' + Object.keys(tosa).length + ' TOSA operators and ' + n + ' VPU tasks (highlighted)';
   }
   if (lowering) {
-    document.getElementById('lowering-pane').hidden = false;
     if (lowering.error) {
       var err = document.getElementById('lowering-error');
       err.hidden = false;

@@ -7,7 +7,13 @@
 #include <ostream>
 #include <string>
 
+#include <nnef/draw/lowering.hpp>
+#include <nnef/graph.hpp>
+#include <nnef/source.hpp>
+
 namespace nnef::draw {
+
+struct Picture;
 
 // Whether this build carries the page's JavaScript; when not, why (e.g. "npm was not found when this
 // build was configured").
@@ -17,6 +23,17 @@ std::string html_unavailable_reason();
 // Writes the page for `picture_json` (a picture document, text). False with `error` set when the
 // build has no page support or the text is not a picture document (a JSON object with "nodes").
 bool write_html(const std::string& picture_json, std::ostream& out, std::string& error);
+
+// The page of a picture (tools/draw/page.cpp). With `lowering_graph` (the model's graph, valid), the
+// document gets its "lowering" member (lowering.hpp); with `lowering` but no graph (an invalid model)
+// the member carries only the error saying why nothing was lowered.
+struct PageOptions {
+    bool lowering = false;
+    const Graph* lowering_graph = nullptr;
+    const SourceManager* sources = nullptr;
+    LoweringOptions lowering_options;
+};
+bool write_html(const Picture& picture, const PageOptions& options, std::ostream& out, std::string& error);
 
 // `text` made safe inside <script type="application/json">: every '<' becomes \u003c (JSON text has
 // '<' only inside strings, where the escape means the same character).
