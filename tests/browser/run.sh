@@ -17,15 +17,14 @@ skip() {
 chromium=${NNEF_CHROMIUM:-/usr/bin/chromium}
 [ -x "$chromium" ] || skip "no Chromium at $chromium (Debian package chromium: scripts/install-deps.sh)"
 rm -rf "$out" && mkdir -p "$out/broken" || exit 1
-# a shape error in the second operation: the page marks it and still draws the rest
+# a semantic error in the third statement: the statements before it are drawn, the error marked
 cat >"$out/broken/graph.nnef" <<'NNEF'
 version 1.0;
 graph broken( input ) -> ( output )
 {
     input = external<scalar>(shape = [1, 3, 8, 8]);
-    filter = variable<scalar>(shape = [4, 5, 3, 3], label = 'filter');
-    conv1 = conv(input, filter);
-    output = relu(conv1);
+    hidden = leaky_relu(input, alpha = 0.5);
+    output = sigmoid(hidden, missing);
 }
 NNEF
 run() { # OUT.html ARGS...

@@ -68,15 +68,15 @@
     if (n.kind === 'operation') lines = [n.op, clip(n.name, 28)];
     else if (n.kind === 'variable') lines = [clip(n.name, 28), shapeText(t.shape) + (t.bytes ? '  ' + bytesText(t.bytes) : '')];
     else if (n.kind === 'constant') lines = [clip(n.name, 28), n.attributes && n.attributes.value ? 'value ' + clip(n.attributes.value, 20) : shapeText(t.shape)];
+    else if (n.kind === 'error') lines = [n.op ? n.op + ' ' + clip(n.name, 24) : 'error', clip(String(n.error || '').replace(/^.*?error\[[a-z]+\]: /, ''), 40)];
     else lines = [n.kind + ' ' + clip(n.name, 24), shapeText(t.shape)];
     if (t.quantization) lines.push(clip(quantText(t.quantization), 30));
     if (n.error) lines.unshift('\u26a0 error');
     return lines.join('\n');
   }
+  // Two short lines (dtype, shape) rather than one long one: labels of neighbouring edges collide less.
   function edgeLabel(e) {
-    var s = (e.dtype || '') + ' ' + shapeText(e.shape);
-    if (e.quantization) s += ' q';
-    return s;
+    return (e.dtype || '?') + (e.quantization ? ' q' : '') + '\n' + shapeText(e.shape);
   }
   function box(label, min) {
     var lines = label.split('\n'), w = 0;
@@ -112,14 +112,17 @@
       els.push({ group: 'nodes', data: { id: n.id, label: label, parent: home(n) || undefined, kind: n.kind, w: b.w, h: b.h },
                  classes: n.kind + (n.error ? ' error' : '') });
     });
-    var seen = {};
+    var seen = {}, labelled = {};
     edges.forEach(function (e) {
       var a = repOf[e.from], b = repOf[e.to];
       if (a === undefined || b === undefined || a === b) return;
       var key = a + '\u0000' + b + '\u0000' + e.tensor;
       if (seen[key]) return;
       seen[key] = true;
-      els.push({ group: 'edges', data: { id: e.id, source: a, target: b, label: edgeLabel(e), tensor: e.tensor } });
+      // a tensor that fans out is labelled on one of its edges
+      var first = !labelled[a + '\u0000' + e.tensor];
+      labelled[a + '\u0000' + e.tensor] = true;
+      els.push({ group: 'edges', data: { id: e.id, source: a, target: b, label: first ? edgeLabel(e) : '', tensor: e.tensor } });
     });
     return els;
   }
@@ -144,7 +147,8 @@
     { selector: 'node.error', style: { 'background-color': '#ffcdd2', 'border-color': '#c62828', 'border-width': 3.5, 'color': '#b71c1c', 'shape': 'octagon' } },
     { selector: 'edge', style: { 'width': 1.2, 'line-color': '#78909c', 'target-arrow-color': '#78909c', 'target-arrow-shape': 'triangle',
         'curve-style': 'bezier', 'arrow-scale': 0.8, 'label': 'data(label)', 'font-size': 9, 'color': '#37474f',
-        'text-background-color': '#ffffff', 'text-background-opacity': 0.9, 'text-background-padding': 1, 'text-rotation': 'none' } },
+        'text-background-color': '#ffffff', 'text-background-opacity': 0.9, 'text-background-padding': 1, 'text-rotation': 'none',
+        'text-wrap': 'wrap' } },
     { selector: 'edge.noshape', style: { 'label': '' } },
     { selector: '.match', style: { 'border-color': '#ff9800', 'border-width': 4 } },
     { selector: 'node:selected', style: { 'overlay-color': '#ffeb3b', 'overlay-opacity': 0.35, 'overlay-padding': 4 } },
@@ -152,7 +156,7 @@
     { selector: '.linked', style: { 'border-color': '#ff6d00', 'border-width': 4, 'overlay-color': '#ff9100', 'overlay-opacity': 0.2 } }
   ];
 
-  var layoutOptions = { name: 'dagre', rankDir: 'TB', nodeSep: 24, rankSep: 46, edgeSep: 12, animate: false, nodeDimensionsIncludeLabels: false };
+  var layoutOptions = { name: 'dagre', rankDir: 'TB', nodeSep: 36, rankSep: 50, edgeSep: 12, animate: false, nodeDimensionsIncludeLabels: false };
   var status = document.getElementById('status');
   // The lowering pane takes its room before the NNEF graph measures its own.
   if (lowering) document.getElementById('lowering-pane').hidden = false;
@@ -343,7 +347,7 @@
   // ---- lowering ---------------------------------------------------------------------------------
   var tcy = null, vpu = document.getElementById('vpu');
   function showLinksOf(ids) {
-    if (!lowering) return;
+    if (!lowering || !lowering.tosa) return;
     var tosa = {}, tasks = {};
     ids.forEach(function (id) {
       var l = (lowering.links || {})[id];
@@ -395,6 +399,7 @@
       });
     } else {
       document.getElementById('tosa').hidden = true;
+      document.getElementById('tosa-title').textContent = 'Lowering';
     }
     if (lowering.vpu && lowering.vpu.svg) {
       vpu.innerHTML = lowering.vpu.svg;
@@ -406,6 +411,7 @@
       });
     } else {
       vpu.hidden = true;
+      document.getElementById('vpu-title').hidden = true;
     }
   }
   function showTosa(t) {
