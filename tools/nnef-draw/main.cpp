@@ -39,8 +39,9 @@ int run(int argc, char** argv) {
                     "0 success, 1 invalid input (diagnostics printed; the picture is written), 2 usage or I/O error",
                     "Limits: svg and png are laid out for at most " + limit +
                         " drawn nodes (operations, endpoints and collapsed\n"
-                        "invocations); a larger picture is refused with exit status 2 (write dot or json, or draw\n"
-                        "less with a smaller --depth)."});
+                        "invocations), html for at most " + std::to_string(draw::max_page_items) +
+                        " (its layout runs in the browser); a larger picture is\n"
+                        "refused with exit status 2 (write dot or json, or draw less with a smaller --depth)."});
     cli::FrontEnd front;
     front.formats = {"dot", "svg", "png", "json", "html"};
     front.format_help = "(default: from the extension of -o FILE)";
@@ -106,7 +107,15 @@ int run(int argc, char** argv) {
         }
         tool.finish(code);
     }
+    auto check_layout_limit = [&] {
+        const std::size_t items = draw::visible(picture).items.size();
+        const std::size_t most = format == "html" ? draw::max_page_items : draw::max_layout_items;
+        if (items > most)
+            tool.usage_error("the picture has " + std::to_string(items) + " nodes to draw, more than " + std::to_string(most) +
+                             ", the most that " + format + " is laid out for (write dot or json, or draw less: --depth)");
+    };
     if (format == "html") {
+        check_layout_limit();  // the page lays out in the browser, as svg and png do here
         draw::PageOptions page;
         page.lowering = lowering;
         page.lowering_graph = good ? session.graph() : nullptr;
@@ -128,10 +137,7 @@ int run(int argc, char** argv) {
     if (format == "dot") {
         out = dot;
     } else {
-        const std::size_t items = draw::visible(picture).items.size();
-        if (items > draw::max_layout_items)
-            tool.usage_error("the picture has " + std::to_string(items) + " nodes to draw, more than " + limit +
-                             ", the most that " + format + " is laid out for (write dot or json, or draw less: --depth)");
+        check_layout_limit();
         std::string error;
         if (!draw::render(dot, format, out, error)) {
             tool.error("draw", error);

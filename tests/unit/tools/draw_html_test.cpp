@@ -140,3 +140,19 @@ TEST_CASE("nnef-draw html usage errors") {
     CHECK(r.code == 2);
     CHECK(contains(r.err, "dot|svg|png|json|html"));
 }
+
+TEST_CASE("nnef-draw html: a picture of more than 1500 drawn nodes is refused, not left to hang a browser") {
+    if (!no_page_reason().empty()) NNEF_SKIP(no_page_reason());
+    // 1600 operations in a chain: 1602 nodes with the input and the output
+    std::string text = "version 1.0;\ngraph chain( x ) -> ( y )\n{\n    x = external<scalar>(shape = [1, 4]);\n    t0 = relu(x);\n";
+    for (int i = 1; i < 1599; ++i) text += "    t" + std::to_string(i) + " = relu(t" + std::to_string(i - 1) + ");\n";
+    text += "    y = relu(t1598);\n}\n";
+    write_scratch("draw-chain/graph.nnef", text);
+    const auto page = fresh_scratch("chain.html");
+    const RunResult r = run_tool("nnef-draw", quoted(scratch_dir() / "draw-chain") + " -o " + quoted(page));
+    CHECK(r.code == 2);
+    CHECK(contains(r.err, "the picture has 1602 nodes to draw, more than 1500, the most that html is laid out for"));
+    CHECK_FALSE(std::filesystem::exists(page));
+    // the same model as dot is written
+    CHECK(run_tool("nnef-draw", quoted(scratch_dir() / "draw-chain") + " --format dot").code == 0);
+}

@@ -62,7 +62,7 @@ bool write_html(const std::string& picture_json, std::ostream& out, std::string&
     out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         << "<meta name=\"generator\" content=\"nnef-draw\">\n"
         << "<title>" << vpu::xml_escape(model) << " - nnef-draw</title>\n"
-        << "<style>\n" << page_css << "</style>\n</head>\n<body>\n"
+        << "<style>\n" << page_css << "</style>\n</head>\n<body data-max-nodes=\"" << max_page_items << "\">\n"
         << "<header id=\"bar\"><span id=\"title\">" << vpu::xml_escape(model) << "</span>"
         << "<input id=\"search\" type=\"search\" placeholder=\"search by name (Enter: next)\" autocomplete=\"off\">"
         << "<span id=\"search-count\"></span>"

@@ -163,12 +163,21 @@
   var cy = cytoscape({ container: document.getElementById('nnef'), elements: elements(), style: style,
                        layout: Object.assign({ fit: true, padding: 20 }, layoutOptions), minZoom: 0.02, maxZoom: 4, wheelSensitivity: 0.3 });
 
+  // The most nodes the page lays out (nnef/draw/html.hpp, max_page_items).
+  var maxNodes = Number(document.body.getAttribute('data-max-nodes')) || Infinity;
+  // Draws the elements of the current expansion; false (nothing changed) when they are too many.
   function redraw(anchorId) {
+    var els = elements(), drawn = 0;
+    els.forEach(function (e) { if (e.group === 'nodes' && e.classes !== 'cluster') drawn++; });
+    if (drawn > maxNodes) {
+      status.textContent = 'not opened: ' + drawn + ' nodes to draw, more than ' + maxNodes + ', the most this page lays out';
+      return false;
+    }
     var before = anchorId && cy.getElementById(anchorId).length ? cy.getElementById(anchorId).renderedPosition() : null;
     var keep = cy.$(':selected').map(function (e) { return e.id(); });
     cy.batch(function () {
       cy.elements().remove();
-      cy.add(elements());
+      cy.add(els);
     });
     cy.layout(Object.assign({ fit: false }, layoutOptions)).run();
     applyShapes();
@@ -179,6 +188,7 @@
       cy.panBy({ x: before.x - after.x, y: before.y - after.y });
     }
     showCount();
+    return true;
   }
   function showCount() {
     status.textContent = cy.nodes().not('.cluster').length + ' nodes, ' + cy.edges().length + ' edges';
@@ -189,12 +199,20 @@
     if (on) chain(cid).forEach(function (a) { expanded[a] = true; });
     else expanded[cid] = false;
   }
+  function saved() { var s = {}; Object.keys(expanded).forEach(function (k) { s[k] = expanded[k]; }); return s; }
+  function restore(s) { Object.keys(s).forEach(function (k) { expanded[k] = s[k]; }); }
   function toggle(cid) {
+    var s = saved();
     setExpanded(cid, !expanded[cid]);
-    redraw(cid);
+    if (!redraw(cid)) { restore(s); return; }
     select(cid);
   }
-  document.getElementById('expand-all').onclick = function () { clusters.forEach(function (c) { expanded[c.id] = true; }); redraw(); cy.fit(undefined, 20); };
+  document.getElementById('expand-all').onclick = function () {
+    var s = saved();
+    clusters.forEach(function (c) { expanded[c.id] = true; });
+    if (!redraw()) { restore(s); return; }
+    cy.fit(undefined, 20);
+  };
   document.getElementById('collapse-all').onclick = function () { clusters.forEach(function (c) { expanded[c.id] = false; }); redraw(); cy.fit(undefined, 20); };
   document.getElementById('fit').onclick = function () { cy.fit(undefined, 20); };
   var shapes = document.getElementById('shapes');
@@ -298,7 +316,11 @@
     var n = nodeById[id], c = clusterById[id];
     var cid = n ? n.cluster : c ? c.parent : null;
     var hidden = chain(cid).some(function (a) { return !expanded[a]; });
-    if (hidden) { setExpanded(cid, true); redraw(); }
+    if (hidden) {
+      var s = saved();
+      setExpanded(cid, true);
+      if (!redraw()) { restore(s); return; }
+    }
     select(id);
     var e = cy.getElementById(id);
     if (e.length) cy.animate({ center: { eles: e }, zoom: Math.max(cy.zoom(), 0.9) }, { duration: 200 });

@@ -4,6 +4,7 @@
 // "lowering" member the TOSA graph and the VPU schedule beside it. The JavaScript libraries
 // (cytoscape.js with cytoscape-dagre) are inlined from the npm packages pinned at build time.
 #pragma once
+#include <cstddef>
 #include <ostream>
 #include <string>
 
@@ -18,6 +19,12 @@ struct Picture;
 // Whether this build carries the page's JavaScript; when not, why (e.g. "npm was not found when this
 // build was configured").
 bool html_available();
+
+// The most nodes the page lays out (drawn nodes: operations, endpoints, collapsed invocations). The
+// layout runs in the browser and grows faster than linearly: 1500 nodes took 42 s in Chromium on
+// the project's loaded machine, the corpus's largest models draw about 1160. nnef-draw refuses a
+// larger picture; the page refuses to open fragments past it.
+constexpr std::size_t max_page_items = 1500;
 std::string html_unavailable_reason();
 
 // Writes the page for `picture_json` (a picture document, text). False with `error` set when the
