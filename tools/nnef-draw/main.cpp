@@ -17,7 +17,9 @@ const char* const description =
     "variables (with shape and bytes) and constants drawn distinctly, and each invocation of a\n"
     "compound fragment as a cluster that holds the operations of its body, nested as the fragments\n"
     "call each other. A collapsed invocation is drawn as one node named after its fragment; by\n"
-    "default every invocation is collapsed (the graph as written).\n"
+    "default every invocation is collapsed (the graph as written); --depth N opens those nested less\n"
+    "than N deep, --expand NAME,... every invocation of those fragments (and the invocations around\n"
+    "them; a standard compound NAME is expanded from its body first), --expand-all everything.\n"
     "\n"
     "An invalid model is drawn as far as it parsed and checked: the operation where the first error\n"
     "sits is marked with the diagnostic's text (or the error is drawn on its own), the diagnostics\n"
@@ -57,15 +59,10 @@ int run(int argc, char** argv) {
     std::string format = opts.format;
     if (!opts.format_given) {
         format = "dot";
-        const std::string& out = opts.output;
-        if (!out.empty() && out != "-") {
-            const auto dot = out.find_last_of('.');
-            const auto slash = out.find_last_of('/');
-            const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
-            const std::string ext = has_ext ? out.substr(dot + 1) : "";
-            if (ext == "dot" || ext == "gv") format = "dot";
-            else if (ext == "svg" || ext == "png" || ext == "json") format = ext;
-            else tool.usage_error("cannot tell the format from the file name '" + out + "' (use --format dot|svg|png|json)");
+        if (!opts.output.empty() && opts.output != "-") {
+            const std::optional<std::string> f = draw::format_from_extension(opts.output);
+            if (!f) tool.usage_error("cannot tell the format from the file name '" + opts.output + "' (use --format dot|svg|png|json)");
+            format = *f;
         }
         opts.format = format;
     }
@@ -96,20 +93,10 @@ int run(int argc, char** argv) {
     }
     draw::DotOptions dot_options;
     dot_options.shapes = !no_shapes;
-    const std::string dot = draw::to_dot(picture, dot_options);
-    std::string out;
-    if (format == "dot") {
-        out = dot;
-    } else {
-        const std::size_t items = draw::visible(picture).items.size();
-        if (items > draw::max_layout_items)
-            tool.usage_error("the picture has " + std::to_string(items) + " nodes to draw, more than " + limit +
-                             ", the most that " + format + " is laid out for (write dot or json, or draw less: --depth)");
-        std::string error;
-        if (!draw::render(dot, format, out, error)) {
-            tool.error("draw", error);
-            tool.finish(cli::usage);
-        }
+    std::string out, error;
+    if (!draw::draw(picture, format, dot_options, out, error)) {
+        tool.error("usage", error);
+        tool.finish(cli::usage);
     }
     if (!cli::write_output(opts.output, out, tool)) tool.finish(cli::usage);
     tool.finish(code);
