@@ -136,8 +136,8 @@ def draw(model, path, format=None, depth=0, expand=(), expand_all=False, shapes=
     if hasattr(model, 'operations') and hasattr(model, 'tensors'):
         from . import save_graph
         folder = tempfile.mkdtemp(prefix='nnef-draw-')
-        save_graph(model, folder)
-        source = folder
+        source = os.path.join(folder, 'model')
+        save_graph(model, source)
     else:
         source = os.fspath(model)
     try:

@@ -76,6 +76,12 @@ TEST_CASE("nnef-draw: every sample and corpus model as DOT and SVG, nodes and ed
         CHECK(got.nodes == want.nodes);
         CHECK(got.edges == want.edges);
         // The SVG laid out in-process: one <g class="node"> per node, one "edge" group per edge.
+        // Graphviz lays out densenet121 (1546 nodes, 2447 edges) in some 30 s of CPU and
+        // convnext_tiny in 6 s (docs/draw.md, Limits): the larger models are checked as DOT only.
+        if (want.nodes > 600) {
+            NNEF_SKIP_PART(model.filename().string() << ": " << want.nodes << " nodes, SVG not laid out here (slow; DOT checked)");
+            continue;
+        }
         const fs::path svg = nnef_test::fresh_scratch(model.filename().string() + ".svg");
         r = run_tool("nnef-draw", "--expand-all " + quoted(model) + " -o " + quoted(svg));
         CHECK_MESSAGE(r.code == 0, r.err);
@@ -256,7 +262,7 @@ TEST_CASE("nnef-draw: formats, options and exit codes") {
 }
 
 TEST_CASE("nnef-draw: svg and png refuse more nodes than the layout limit; dot draws them") {
-    // 7001 operations, above the limit of 6000.
+    // 7001 operations, above the limit of 2500.
     std::string text = "version 1.0;\ngraph g( x ) -> ( y )\n{\n    x = external(shape = [1, 4]);\n";
     std::string last = "x";
     for (int i = 0; i < 7000; ++i) {
@@ -268,7 +274,7 @@ TEST_CASE("nnef-draw: svg and png refuse more nodes than the layout limit; dot d
     const fs::path doc = nnef_test::write_scratch("draw-large/graph.nnef", text);
     auto r = run_tool("nnef-draw", "--format svg " + quoted(doc));
     CHECK(r.code == 2);
-    CHECK(contains(r.err, "nnef-draw: error[usage]: the picture has 7002 nodes to draw, more than 6000"));
+    CHECK(contains(r.err, "nnef-draw: error[usage]: the picture has 7002 nodes to draw, more than 2500"));
     r = run_tool("nnef-draw", "--format dot " + quoted(doc));
     CHECK(r.code == 0);
     CHECK(dot_counts(r.out).nodes == 7002);

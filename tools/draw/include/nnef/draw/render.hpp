@@ -33,7 +33,7 @@ std::string to_dot(const Picture& picture, const DotOptions& options = {});
 
 // The largest number of drawn items (nodes and collapsed clusters) that svg and png are laid out
 // for; above it render() refuses (the layout time grows faster than linearly).
-constexpr std::size_t max_layout_items = 6000;
+constexpr std::size_t max_layout_items = 2500;
 
 // Lays out `dot` with Graphviz's dot layout and renders it as `format` ("svg" or "png") into `out`.
 // False with `error` set when Graphviz fails (its message).
