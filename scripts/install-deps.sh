@@ -6,6 +6,8 @@
 #                                    LLVM's FileCheck (llvm-22-tools: the VPU passes' golden tests)
 set -euo pipefail
 packages=(g++ cmake make libboost-dev libboost-filesystem-dev libarchive-dev doctest-dev nlohmann-json3-dev)
+# nnef-draw and nnef.draw lay pictures out with Graphviz's libraries, in-process (docs/draw.md).
+packages+=(libgraphviz-dev pkg-config)
 # The Python module (python/, docs/python.md): pybind11, Python headers, numpy; its tests (pytest) and
 # its pip install (setuptools, venv).
 packages+=(pybind11-dev python3-dev python3-numpy python3-pytest python3-setuptools python3-venv python3-pip)

@@ -3,6 +3,9 @@
 #include <nlohmann/json.hpp>
 #include <nnef/draw/html.hpp>
 #include <nnef/draw/picture.hpp>
+#include <nnef/draw/render.hpp>
+
+#include <sstream>
 
 namespace nnef::draw {
 
@@ -23,6 +26,19 @@ bool write_html(const Picture& picture, const PageOptions& options, std::ostream
         text = doc.dump();
     }
     return write_html(text, out, error);
+}
+
+bool draw_page(const Picture& picture, const PageOptions& options, std::string& out, std::string& error) {
+    const std::size_t items = visible(picture).items.size();
+    if (items > max_page_items) {
+        error = "the picture has " + std::to_string(items) + " nodes to draw, more than " + std::to_string(max_page_items) +
+                ", the most that html is laid out for (write dot or json, or draw less: a smaller depth)";
+        return false;
+    }
+    std::ostringstream os;
+    if (!write_html(picture, options, os, error)) return false;
+    out = os.str();
+    return true;
 }
 
 }  // namespace nnef::draw

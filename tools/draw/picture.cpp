@@ -2,7 +2,9 @@
 #include <nnef/draw/picture.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <string_view>
 #include <functional>
 #include <unordered_map>
 
@@ -135,9 +137,10 @@ public:
         if (g) {
             producer_.reserve(g->tensors.size());
             for (const Operation& op : g->operations) add_operation(*g, op);
-            for (const std::string& out : g->outputs) add_output(*g, out);
         }
         mark_first_error();
+        if (g)
+            for (const std::string& out : g->outputs) add_output(*g, out);
     }
 
 private:
@@ -194,8 +197,8 @@ private:
             for_each_identifier(v, [&](const std::string& t) { add_edge(g, t, index); });
         for (const auto& [name, v] : op.outputs)
             for_each_identifier(v, [&](const std::string& t) { producer_[t] = index; });
-        by_range_.emplace(range_key(op.provenance.range), index);
-        for (const CallSite& c : op.provenance.chain) by_range_.emplace(range_key(c.range), index);
+        ranges_.push_back({op.provenance.range, index});
+        for (const CallSite& c : op.provenance.chain) ranges_.push_back({c.range, index});
     }
 
     void add_edge(const Graph& g, const std::string& tensor, std::size_t to) {
@@ -235,9 +238,16 @@ private:
         if (!first) return;
         const std::string text = error_text(*first, s_.sources);
         if (first->range.valid()) {
-            auto it = by_range_.find(range_key(first->range));
-            if (it != by_range_.end()) {
-                p_.nodes[it->second].error = text;
+            // The operation whose source (or call site) is the smallest range around the error.
+            const SourceRange& r = first->range;
+            const std::pair<SourceRange, std::size_t>* best = nullptr;
+            for (const auto& entry : ranges_) {
+                const SourceRange& o = entry.first;
+                if (o.file != r.file || o.begin > r.begin || (o.end <= r.begin && o.begin != r.begin)) continue;
+                if (!best || o.end - o.begin < best->first.end - best->first.begin) best = &entry;
+            }
+            if (best) {
+                p_.nodes[best->second].error = text;
                 return;
             }
         }
@@ -259,15 +269,43 @@ private:
             n.name = s_.failed->results.empty() ? s_.failed->operation : s_.failed->results.front();
             n.location = location_of(s_.failed->range, s_.sources);
         }
-        if (n.name.empty()) n.name = "error";
+        // An invocation that made no operation (its shapes were refused, say): its name and the
+        // tensors it names, read from the source text at the error.
+        std::vector<std::string> named;
+        if (!s_.failed && s_.sources && first->range.valid() && first->range.file <= s_.sources->size() &&
+            !s_.sources->is_binary(first->range.file)) {
+            const std::string_view all = s_.sources->text(first->range.file);
+            const SourceRange& r = first->range;
+            if (r.begin < r.end && r.end <= all.size()) {
+                const std::string_view src = all.substr(r.begin, r.end - r.begin);
+                auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+                std::size_t i = 0;
+                while (i < src.size() && ident(src[i])) ++i;
+                if (i > 0 && i < src.size() && (src[i] == '(' || src[i] == '<')) n.op = std::string(src.substr(0, i));
+                for (std::size_t k = i; k < src.size();) {
+                    if (!ident(src[k]) || std::isdigit(static_cast<unsigned char>(src[k]))) {
+                        ++k;
+                        continue;
+                    }
+                    std::size_t e = k;
+                    while (e < src.size() && ident(src[e])) ++e;
+                    const std::string word(src.substr(k, e - k));
+                    if (producer_.count(word) && (k == 0 || src[k - 1] != '\'')) named.push_back(word);
+                    k = e;
+                }
+            }
+        }
+        if (n.name.empty()) n.name = n.op.empty() ? "error" : n.op;
         n.error = text;
         const std::size_t index = p_.nodes.size();
         p_.nodes.push_back(std::move(n));
-        if (s_.failed && s_.graph)
+        if (s_.graph)
+            for (const std::string& t : named) add_edge(*s_.graph, t, index);
+        if (s_.failed && s_.graph) {
             for (const std::string& t : s_.failed->arguments) add_edge(*s_.graph, t, index);
+            for (const std::string& t : s_.failed->results) producer_.emplace(t, index);
+        }
     }
-
-    static std::uint64_t range_key(const SourceRange& r) { return (std::uint64_t(r.file) << 32) | r.begin; }
 
     struct Key {
         std::size_t parent;       // index + 1, 0 for the graph
@@ -296,7 +334,7 @@ private:
     Picture& p_;
     std::unordered_map<std::string, std::size_t> producer_;
     std::unordered_map<Key, std::size_t, KeyHash> clusters_;
-    std::unordered_multimap<std::uint64_t, std::size_t> by_range_;
+    std::vector<std::pair<SourceRange, std::size_t>> ranges_;  // operations' sources and call sites
     std::set<Triple> seen_;
 };
 

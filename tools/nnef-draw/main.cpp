@@ -19,7 +19,9 @@ const char* const description =
     "variables (with shape and bytes) and constants drawn distinctly, and each invocation of a\n"
     "compound fragment as a cluster that holds the operations of its body, nested as the fragments\n"
     "call each other. A collapsed invocation is drawn as one node named after its fragment; by\n"
-    "default every invocation is collapsed (the graph as written).\n"
+    "default every invocation is collapsed (the graph as written); --depth N opens those nested less\n"
+    "than N deep, --expand NAME,... every invocation of those fragments (and the invocations around\n"
+    "them; a standard compound NAME is expanded from its body first), --expand-all everything.\n"
     "\n"
     "An invalid model is drawn as far as it parsed and checked: the operation where the first error\n"
     "sits is marked with the diagnostic's text (or the error is drawn on its own), the diagnostics\n"
@@ -67,16 +69,10 @@ int run(int argc, char** argv) {
     std::string format = opts.format;
     if (!opts.format_given) {
         format = "dot";
-        const std::string& out = opts.output;
-        if (!out.empty() && out != "-") {
-            const auto dot = out.find_last_of('.');
-            const auto slash = out.find_last_of('/');
-            const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
-            const std::string ext = has_ext ? out.substr(dot + 1) : "";
-            if (ext == "dot" || ext == "gv") format = "dot";
-            else if (ext == "svg" || ext == "png" || ext == "json" || ext == "html") format = ext;
-            else if (ext == "htm") format = "html";
-            else tool.usage_error("cannot tell the format from the file name '" + out + "' (use --format dot|svg|png|json|html)");
+        if (!opts.output.empty() && opts.output != "-") {
+            const std::optional<std::string> f = draw::format_from_extension(opts.output);
+            if (!f) tool.usage_error("cannot tell the format from the file name '" + opts.output + "' (use --format dot|svg|png|json|html)");
+            format = *f;
         }
         opts.format = format;
     }
@@ -107,42 +103,23 @@ int run(int argc, char** argv) {
         }
         tool.finish(code);
     }
-    auto check_layout_limit = [&] {
-        const std::size_t items = draw::visible(picture).items.size();
-        const std::size_t most = format == "html" ? draw::max_page_items : draw::max_layout_items;
-        if (items > most)
-            tool.usage_error("the picture has " + std::to_string(items) + " nodes to draw, more than " + std::to_string(most) +
-                             ", the most that " + format + " is laid out for (write dot or json, or draw less: --depth)");
-    };
     if (format == "html") {
-        check_layout_limit();  // the page lays out in the browser, as svg and png do here
         draw::PageOptions page;
         page.lowering = lowering;
         page.lowering_graph = good ? session.graph() : nullptr;
         page.sources = &session.sources();
         page.lowering_options.title = picture.model;
-        std::ostringstream html;
-        std::string error;
-        if (!draw::write_html(picture, page, html, error)) {
-            tool.error("draw", error);
-            tool.finish(cli::usage);
-        }
-        if (!cli::write_output(opts.output, html.str(), tool)) tool.finish(cli::usage);
+        std::string html, error;
+        if (!draw::draw_page(picture, page, html, error)) tool.usage_error(error);
+        if (!cli::write_output(opts.output, html, tool)) tool.finish(cli::usage);
         tool.finish(code);
     }
     draw::DotOptions dot_options;
     dot_options.shapes = !no_shapes;
-    const std::string dot = draw::to_dot(picture, dot_options);
-    std::string out;
-    if (format == "dot") {
-        out = dot;
-    } else {
-        check_layout_limit();
-        std::string error;
-        if (!draw::render(dot, format, out, error)) {
-            tool.error("draw", error);
-            tool.finish(cli::usage);
-        }
+    std::string out, error;
+    if (!draw::draw(picture, format, dot_options, out, error)) {
+        tool.error("usage", error);
+        tool.finish(cli::usage);
     }
     if (!cli::write_output(opts.output, out, tool)) tool.finish(cli::usage);
     tool.finish(code);

@@ -13,6 +13,8 @@
 #include <nnef/draw/render.hpp>
 #include <nnef/nnef.hpp>
 
+#include "unit/draw/graph_counts.hpp"
+
 namespace {
 
 using nnef::draw::Picture;
@@ -42,30 +44,6 @@ Loaded load(const std::string& text, const nnef::draw::PictureOptions& options =
     return l;
 }
 
-void collect(const nnef::Value& v, std::vector<std::string>& out) {
-    if (v.is_identifier()) out.push_back(v.as_identifier());
-    else if (v.is_list())
-        for (const nnef::Value& i : v.items()) collect(i, out);
-}
-
-// Nodes and edges the graph has, counted from the graph: one node per operation and per graph
-// output; one edge per distinct (producing operation, consuming operation or output, tensor).
-std::pair<std::size_t, std::size_t> graph_counts(const nnef::Graph& g) {
-    std::map<std::string, std::size_t> producer;
-    std::set<std::tuple<std::size_t, std::size_t, std::string>> edges;
-    for (std::size_t i = 0; i < g.operations.size(); ++i) {
-        std::vector<std::string> ins, outs;
-        for (const auto& [n, v] : g.operations[i].inputs) collect(v, ins);
-        for (const std::string& t : ins)
-            if (producer.count(t)) edges.emplace(producer[t], i, t);
-        for (const auto& [n, v] : g.operations[i].outputs) collect(v, outs);
-        for (const std::string& t : outs) producer[t] = i;
-    }
-    for (std::size_t k = 0; k < g.outputs.size(); ++k)
-        if (producer.count(g.outputs[k])) edges.emplace(producer[g.outputs[k]], g.operations.size() + k, g.outputs[k]);
-    return {g.operations.size() + g.outputs.size(), edges.size()};
-}
-
 }  // namespace
 
 TEST_SUITE("draw") {
@@ -74,9 +52,9 @@ TEST_CASE("picture of a flat sample: one node per operation and output, edges pe
     Loaded l = load(read_file(NNEF_SOURCE_DIR "/samples/classifier/graph.nnef"));
     REQUIRE(l.ok);
     const nnef::Graph& g = *l.session.graph();
-    const auto [nodes, edges] = graph_counts(g);
-    CHECK(l.picture.nodes.size() == nodes);
-    CHECK(l.picture.edges.size() == edges);
+    const nnef_test::GraphCounts counts = nnef_test::graph_counts(g);
+    CHECK(l.picture.nodes.size() == counts.nodes);
+    CHECK(l.picture.edges.size() == counts.edges);
     CHECK(l.picture.clusters.empty());
     CHECK(l.picture.model == "model");
     std::map<std::string, int> kinds;
@@ -97,9 +75,9 @@ TEST_CASE("picture of a compositional sample: one cluster per invocation, nested
     Loaded l = load(read_file(NNEF_SOURCE_DIR "/samples/composite/graph.nnef"));
     REQUIRE(l.ok);
     const nnef::Graph& g = *l.session.graph();
-    const auto [nodes, edges] = graph_counts(g);
-    CHECK(l.picture.nodes.size() == nodes);
-    CHECK(l.picture.edges.size() == edges);
+    const nnef_test::GraphCounts counts = nnef_test::graph_counts(g);
+    CHECK(l.picture.nodes.size() == counts.nodes);
+    CHECK(l.picture.edges.size() == counts.edges);
     // The document's calls: conv_stack recurses twice below itself (3 channels), each level calls
     // conv_layer once; branches calls conv_layer three times (sizes 1, 3, 5; the 0 is filtered) in
     // a comprehension; flatten once.
@@ -170,7 +148,11 @@ TEST_CASE("picture JSON: the fields of nnef-draw/1") {
     CHECK(n0["kind"] == "input");
     CHECK(n0["op"] == "external");
     CHECK(n0["attributes"]["shape"] == "[1, 3, 64, 64]");
-    CHECK(n0["location"]["line"] == 57);
+    // the line of `image = external...` in the sample
+    const std::string text = read_file(NNEF_SOURCE_DIR "/samples/composite/graph.nnef");
+    const std::size_t at = text.find("image = external");
+    REQUIRE(at != std::string::npos);
+    CHECK(n0["location"]["line"] == 1 + std::count(text.begin(), text.begin() + at, '\n'));
     CHECK(n0["tensor"]["shape"] == Json::array({1, 3, 64, 64}));
     for (const Json& c : j["clusters"]) {
         CHECK(c["id"].get<std::string>().rfind("c", 0) == 0);
@@ -181,6 +163,95 @@ TEST_CASE("picture JSON: the fields of nnef-draw/1") {
         CHECK(e["from"].get<std::string>().rfind("n", 0) == 0);
         CHECK(e["shape"].is_array());
     }
+}
+
+TEST_CASE("an invalid model: the graph as far as it got, the first error marked") {
+    SUBCASE("a semantic error in the third statement") {
+        Loaded l = load("version 1.0;\ngraph g( x ) -> ( y )\n{\n    x = external(shape = [1, 4]);\n"
+                        "    a = relu(x);\n    y = add(a, missing);\n}\n");
+        CHECK_FALSE(l.ok);
+        REQUIRE(l.session.partial_graph());
+        CHECK(l.session.partial_graph()->operations.size() == 2);
+        REQUIRE(l.session.failed_statement());
+        CHECK(l.session.failed_statement()->operation == "add");
+        CHECK(l.session.failed_statement()->results == std::vector<std::string>{"y"});
+        CHECK(l.session.failed_statement()->arguments == std::vector<std::string>{"a", "missing"});
+        const Picture& p = l.picture;
+        REQUIRE(p.nodes.size() == 4);  // x, a, the failed statement, the output y
+        const auto& failed = p.nodes[2];
+        CHECK(failed.kind == nnef::draw::NodeKind::error);
+        CHECK(failed.op == "add");
+        REQUIRE(failed.error);
+        CHECK(failed.error->find("graph.nnef:6:") == 0);
+        CHECK(failed.error->find("error[semantic]") != std::string::npos);
+        REQUIRE(failed.location);
+        CHECK(failed.location->line == 6);
+        // an edge from `a` into it (`missing` has no producer)
+        std::size_t into = 0;
+        for (const auto& e : p.edges) into += e.to == 2 ? 1 : 0;
+        CHECK(into == 1);
+        CHECK(p.diagnostics.size() >= 1);
+    }
+    SUBCASE("a syntax error before any operation: the error alone") {
+        Loaded l = load("version 1.0;\ngraph g( x ) -> ( y )\n{\n    x = external(shape = [1, 4];\n}\n");
+        CHECK_FALSE(l.ok);
+        CHECK(l.session.partial_graph() == nullptr);
+        REQUIRE(l.picture.nodes.size() == 1);
+        CHECK(l.picture.nodes[0].kind == nnef::draw::NodeKind::error);
+        CHECK(l.picture.edges.empty());
+    }
+    SUBCASE("a shape error: the invocation that made no operation, with edges from its arguments") {
+        Loaded l = load("version 1.0;\ngraph g( x ) -> ( y )\n{\n    x = external(shape = [1, 4]);\n"
+                        "    w = variable(shape = [3, 5], label = 'w');\n    y = matmul(x, w);\n}\n");
+        CHECK_FALSE(l.ok);
+        std::size_t marked = 0;
+        for (const auto& n : l.picture.nodes)
+            if (n.error) {
+                ++marked;
+                CHECK(n.op == "matmul");
+                CHECK(n.kind == nnef::draw::NodeKind::error);
+            }
+        CHECK(marked == 1);
+        CHECK(l.picture.edges.size() == 2);  // x and w into it
+    }
+    SUBCASE("keep_partial off: nothing kept") {
+        nnef::Session s;
+        CHECK_FALSE(s.load_text("graph.nnef", "version 1.0;\ngraph g( x ) -> ( y )\n{\n    x = external(shape = [1, 4]);\n"
+                                              "    y = add(x, missing);\n}\n"));
+        CHECK(s.partial_graph() == nullptr);
+        CHECK(s.failed_statement() == nullptr);
+    }
+}
+
+TEST_CASE("a custom operation's results have unknown extents") {
+    Loaded l = load("version 1.0;\nextension KHR_enable_fragment_definitions;\n"
+                    "fragment my_op( x: tensor<scalar> ) -> ( y: tensor<scalar> );\n"
+                    "graph g( x ) -> ( y )\n{\n    x = external(shape = [1, 4]);\n    t = my_op(x);\n    y = relu(t);\n}\n");
+    REQUIRE(l.ok);
+    std::size_t unknown = 0;
+    for (const auto& e : l.picture.edges) unknown += e.info.shape ? 0 : 1;
+    CHECK(unknown == 2);  // t into relu, y into the output
+    const std::string dot = nnef::draw::to_dot(l.picture);
+    CHECK(dot.find("scalar[?]") != std::string::npos);
+}
+
+TEST_CASE("DOT: collapsed invocations are one node, open ones nested subgraphs") {
+    Loaded l = load(read_file(NNEF_SOURCE_DIR "/samples/composite/graph.nnef"));
+    REQUIRE(l.ok);
+    std::string dot = nnef::draw::to_dot(l.picture);
+    CHECK(dot.find("subgraph") == std::string::npos);
+    nnef::draw::PictureOptions o;
+    o.expand_all = true;
+    nnef::draw::apply_expansion(l.picture, o);
+    dot = nnef::draw::to_dot(l.picture);
+    std::size_t subgraphs = 0;
+    for (auto at = dot.find("subgraph cluster_"); at != std::string::npos; at = dot.find("subgraph cluster_", at + 1)) ++subgraphs;
+    CHECK(subgraphs == l.picture.clusters.size());
+    std::string svg, error;
+    REQUIRE_MESSAGE(nnef::draw::render(dot, "svg", svg, error), error);
+    CHECK(svg.find("<svg") != std::string::npos);
+    CHECK_FALSE(nnef::draw::render("digraph { a -> ", "svg", svg, error));
+    CHECK_FALSE(error.empty());
 }
 
 }  // TEST_SUITE

@@ -41,6 +41,9 @@ struct PageOptions {
     LoweringOptions lowering_options;
 };
 bool write_html(const Picture& picture, const PageOptions& options, std::ostream& out, std::string& error);
+// The same into `out`, refusing a picture of more than max_page_items drawn nodes (draw() of
+// render.hpp calls it for the format "html", without the lowering).
+bool draw_page(const Picture& picture, const PageOptions& options, std::string& out, std::string& error);
 
 // `text` made safe inside <script type="application/json">: every '<' becomes \u003c (JSON text has
 // '<' only inside strings, where the escape means the same character).
