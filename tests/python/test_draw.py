@@ -78,3 +78,17 @@ def test_draw_bad_arguments(tmp_path):
     assert not (tmp_path / 'y.svg').exists()
     with pytest.raises(TypeError):
         nnef.draw(model, tmp_path / 'x.svg', no_such_limit=3)
+
+
+def test_draw_html_page(tmp_path):
+    # the page of docs/draw.md (without the lowering) is one more format, from the extension too
+    model = os.path.join(SAMPLES, 'composite')
+    nnef.draw(model, tmp_path / 'c.html', depth=1)
+    nnef.draw(model, tmp_path / 'c.json', depth=1)
+    page = (tmp_path / 'c.html').read_text()
+    assert page.startswith('<!DOCTYPE html>') and '<script src' not in page
+    opening = '<script id="picture" type="application/json">'
+    start = page.index(opening) + len(opening)
+    embedded = json.loads(page[start:page.index('</script>', start)])
+    assert embedded['nodes'] == json.loads((tmp_path / 'c.json').read_text())['nodes']
+    assert embedded['lowering'] is None
