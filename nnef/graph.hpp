@@ -26,6 +26,9 @@ const Value* find(const NamedValues& list, std::string_view name);
 struct CallSite {
     std::string fragment;
     SourceRange range;
+    // The number of this fragment body's expansion in the graph (1-based): tells apart invocations
+    // at one call site (in a comprehension, or a recursive fragment), for pictures (nnef-draw).
+    std::uint64_t invocation = 0;
 };
 struct Provenance {
     SourceRange range;

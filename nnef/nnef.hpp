@@ -51,6 +51,19 @@ struct FlattenOptions {
     bool parallel_scan = true;
     std::size_t max_archive_members = 1000000;  // a 500k-operation graph has some 200k variables
     std::uint64_t max_archive_bytes = std::uint64_t(16) << 30;
+    // When the load fails, keep the graph as far as it got (for a picture of an invalid model,
+    // nnef-draw): the statements before the first error, expanded, or the whole graph when a later
+    // stage (shapes, tensor data, graph.quant) failed; Session::partial_graph() and
+    // failed_statement() tell. Off: nothing is kept and nothing is recorded (no cost).
+    bool keep_partial = false;
+};
+
+// The graph statement where the first semantic error sits (FlattenOptions::keep_partial).
+struct FailedStatement {
+    SourceRange range;                   // the statement
+    std::string operation;               // the operation it invokes ("" when its value is no invocation)
+    std::vector<std::string> results;    // the identifiers it assigns
+    std::vector<std::string> arguments;  // the identifiers among its arguments
 };
 
 // What a load did with the model's tensor data.
@@ -80,6 +93,11 @@ public:
     bool load_path(const std::string& path);
 
     const Graph* graph() const;  // null unless the front end got through expansion
+    // With FlattenOptions::keep_partial, after a failed load: the graph as far as it got (null when
+    // no statement was expanded, or the load succeeded), and the statement of the first semantic
+    // error in the graph body (null when the first error was elsewhere).
+    const Graph* partial_graph() const;
+    const FailedStatement* failed_statement() const;
     std::size_t operation_count() const;  // operations of the graph (also when not kept)
     const Diagnostics& diagnostics() const;
     const SourceManager& sources() const;

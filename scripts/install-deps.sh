@@ -6,9 +6,14 @@
 #                                    LLVM's FileCheck (llvm-22-tools: the VPU passes' golden tests)
 set -euo pipefail
 packages=(g++ cmake make libboost-dev libboost-filesystem-dev libarchive-dev doctest-dev nlohmann-json3-dev)
+# nnef-draw and nnef.draw lay pictures out with Graphviz's libraries, in-process (docs/draw.md).
+packages+=(libgraphviz-dev pkg-config)
 # The Python module (python/, docs/python.md): pybind11, Python headers, numpy; its tests (pytest) and
 # its pip install (setuptools, venv).
 packages+=(pybind11-dev python3-dev python3-numpy python3-pytest python3-setuptools python3-venv python3-pip)
+# nnef-draw's HTML page (docs/draw.md): npm fetches its JavaScript libraries at configure time
+# (without npm the html format is not built); Chromium runs the page's browser test headless.
+packages+=(npm chromium)
 if [ "${1:-}" = fuzz ]; then packages+=(clang libclang-rt-14-dev); fi
 if [ "${1:-}" = mlir ]; then packages+=(mlir-22-tools llvm-22-tools); fi
 missing=()

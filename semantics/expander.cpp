@@ -782,7 +782,7 @@ private:
         std::string local = hint.lhs ? first_identifier(*hint.lhs) : decl.name;
         inner.prefix = hint.graph ? s.prefix : s.prefix + "_" + local;
         for (std::size_t i = 0; i < decl.params.size(); ++i) inner.vars[decl.params[i].name] = std::move(*values[i]);
-        chain_.push_back(CallSite{decl.name, e.range});
+        chain_.push_back(CallSite{decl.name, e.range, expansions_});
         for (const ast::Assignment& a : *decl.body) {
             Value v = eval(a.rhs, inner, Hint{&a.lhs, false});
             bind_local(a.lhs, v, inner);

@@ -2,6 +2,7 @@
 #include <nnef/nnef.hpp>
 
 #include <exception>
+#include <functional>
 
 #include "grammar/parse.hpp"
 #include "nnef/detail/deep_stack.hpp"
@@ -32,6 +33,8 @@ struct Session::Impl {
     std::optional<ast::Document> document;
     sema::Program program;
     std::optional<sema::Expansion> expansion;
+    std::optional<sema::Expansion> partial;  // FlattenOptions::keep_partial
+    std::optional<FailedStatement> failed;
     std::vector<std::string> no_custom;
     std::optional<storage::Container> container;
     bool collect_exports = false;  // a graph.quant will name tensors
@@ -62,10 +65,16 @@ struct Session::Impl {
         std::uint32_t qfile = sources.add(std::move(name), std::move(text));
         if (!storage::apply_quantization(expansion->graph, program, &expansion->exported, sources, qfile, options.options,
                                          diagnostics)) {
-            expansion.reset();
+            drop_expansion();
             return false;
         }
         return true;
+    }
+
+    // A failed load drops the graph, or keeps it as the partial graph (keep_partial).
+    void drop_expansion() {
+        if (options.keep_partial && expansion) partial = std::move(expansion);
+        expansion.reset();
     }
 
     // The standard library and the plain flat fast path recurse only to a small fixed depth: with
@@ -107,12 +116,15 @@ struct Session::Impl {
 
         void statement(const ast::Assignment& a, bool syntax_errors) override {
             if (syntax_errors) {  // only syntax diagnostics will count: stop the other stages
+                keep_partial();
                 expanding_.reset();
                 return;
             }
             if (!checking_) return;
             checking_->statement(a);
             if (semantic.has_errors()) {
+                if (expanding_ && s_.options.keep_partial) record_failed(a);
+                keep_partial();
                 expanding_.reset();
                 return;
             }
@@ -120,6 +132,7 @@ struct Session::Impl {
         }
 
         void end_graph(bool syntax_errors) override {
+            if (syntax_errors) keep_partial();
             if (syntax_errors || !checking_) return;
             checking_->end_graph();
             if (semantic.has_errors() || !expanding_) return;
@@ -139,6 +152,28 @@ struct Session::Impl {
         std::optional<sema::Expansion> expansion;
 
     private:
+        // keep_partial: the graph of the statements expanded so far.
+        void keep_partial() {
+            if (expanding_ && s_.options.keep_partial && !s_.partial) s_.partial = expanding_->finish();
+        }
+
+        // keep_partial: what the statement of the first semantic error says.
+        void record_failed(const ast::Assignment& a) {
+            if (s_.failed) return;
+            FailedStatement f;
+            f.range = a.range;
+            std::function<void(const ast::Expr&, std::vector<std::string>&)> names = [&](const ast::Expr& e,
+                                                                                           std::vector<std::string>& out) {
+                if (e.kind == ast::ExprKind::identifier) out.push_back(e.text.str());
+                else if (e.kind != ast::ExprKind::invocation || &out == &f.arguments)
+                    for (const ast::Expr& c : e.children) names(c, out);
+            };
+            names(a.lhs, f.results);
+            if (a.rhs.kind == ast::ExprKind::invocation) f.operation = a.rhs.text.str();
+            names(a.rhs, f.arguments);
+            s_.failed = std::move(f);
+        }
+
         Impl& s_;
         sema::ExpandOptions xo_;
         std::optional<sema::Checking> checking_;
@@ -183,7 +218,10 @@ struct Session::Impl {
         if (pipeline.semantic.has_errors()) return false;
         program = pipeline.take_program(*document);
         diagnostics.append(pipeline.shape);
-        if (pipeline.shape.has_errors() || !pipeline.expansion) return false;
+        if (pipeline.shape.has_errors() || !pipeline.expansion) {
+            if (options.keep_partial && pipeline.expansion) partial = std::move(pipeline.expansion);
+            return false;
+        }
         expansion = std::move(pipeline.expansion);
         return true;
     }
@@ -214,7 +252,7 @@ bool Session::load_text(std::string name, std::string text, std::string quant_na
     if (!load_text(std::move(name), std::move(text))) return false;
     if (!impl_->apply_quant(std::move(quant_name), std::move(quant_text))) return false;
     if (!storage::check_quantization(impl_->expansion->graph, impl_->diagnostics)) {
-        impl_->expansion.reset();
+        impl_->drop_expansion();
         return false;
     }
     return true;
@@ -255,20 +293,22 @@ bool Session::load_path(const std::string& path) {
         impl_->weights.variables = count.variables;
         impl_->weights.checked = count.attached;
         if (!attached) {
-            impl_->expansion.reset();
+            impl_->drop_expansion();
             return false;
         }
     }
     // graph.quant's parameters must apply to their tensors and to the data stored for them
     // (stage data, before anything runs; storage/quantization.hpp).
     if (con.quant_text && !storage::check_quantization(impl_->expansion->graph, impl_->diagnostics)) {
-        impl_->expansion.reset();
+        impl_->drop_expansion();
         return false;
     }
     return true;
 }
 
 const Graph* Session::graph() const { return impl_->expansion ? &impl_->expansion->graph : nullptr; }
+const Graph* Session::partial_graph() const { return impl_->partial ? &impl_->partial->graph : nullptr; }
+const FailedStatement* Session::failed_statement() const { return impl_->failed ? &*impl_->failed : nullptr; }
 const Diagnostics& Session::diagnostics() const { return impl_->diagnostics; }
 const SourceManager& Session::sources() const { return impl_->sources; }
 const std::vector<std::string>& Session::custom_operations() const {

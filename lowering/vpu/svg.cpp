@@ -8,9 +8,7 @@
 
 namespace nnef::vpu {
 
-namespace svg_cpp {
-
-std::string escape(const std::string& s) {
+std::string xml_escape(const std::string& s) {
     std::string out;
     for (char c : s) {
         switch (c) {
@@ -23,6 +21,8 @@ std::string escape(const std::string& s) {
     }
     return out;
 }
+
+namespace svg_cpp {
 
 std::string fmt(double v) {
     char buf[32];
@@ -94,7 +94,7 @@ std::string to_svg(const TaskList& list, const Target& target, const SimulationR
                   !o.title.empty() ? o.title.c_str() : list.graph.empty() ? "task list" : list.graph.c_str(), target.name.c_str(), std::ceil(r.makespan), r.makespan_us,
                   std::ceil(r.bound.value()), r.bound.value() > 0 ? r.makespan / r.bound.value() : 0.0, double(r.ddr.total()) / 1e6,
                   list.tasks.size(), list.tasks.size() == 1 ? "" : "s");
-    os << "<text x=\"" << fmt(left) << "\" y=\"18\" font-size=\"14\" font-weight=\"bold\">" << escape(buf) << "</text>\n";
+    os << "<text x=\"" << fmt(left) << "\" y=\"18\" font-size=\"14\" font-weight=\"bold\">" << xml_escape(buf) << "</text>\n";
     // Legend.
     double lx = left;
     for (const auto& [fill, name] : {std::pair<const char*, const char*>{"#59a14f", "DMA weights"},
@@ -128,7 +128,7 @@ std::string to_svg(const TaskList& list, const Target& target, const SimulationR
         const Style s = style_of(list, buffer_index, t);
         std::snprintf(buf, sizeof buf, "#%lld %s %s: %.0f..%.0f cycles (%.0f)", (long long)t.id, t.queue.c_str(), t.op.c_str(),
                       r.times[ti].start, r.times[ti].end, r.times[ti].end - r.times[ti].start);
-        os << "<g><title>" << escape(buf) << (t.source.empty() ? "" : "\n" + escape(t.source)) << "</title><rect x=\"" << fmt(x)
+        os << "<g data-task=\"" << t.id << "\"><title>" << xml_escape(buf) << (t.source.empty() ? "" : "\n" + xml_escape(t.source)) << "</title><rect x=\"" << fmt(x)
            << "\" y=\"" << fmt(y) << "\" width=\"" << fmt(w) << "\" height=\"" << fmt(lane_h - 4) << "\" fill=\"" << s.fill
            << "\" stroke=\"white\" stroke-width=\"0.3\"/>";
         // The longest of the full label, its first word (the NNEF tensor) and the task's kind that
@@ -140,7 +140,7 @@ std::string to_svg(const TaskList& list, const Target& target, const SimulationR
         for (const std::string& text : {full, word, t.op}) {
             if (text.empty() || double(text.size()) > chars) continue;
             os << "<text x=\"" << fmt(x + 1.5) << "\" y=\"" << fmt(y + lane_h / 2 + 1) << "\" font-size=\"8\" fill=\"black\">"
-               << escape(text) << "</text>";
+               << xml_escape(text) << "</text>";
             break;
         }
         os << "</g>\n";

@@ -3,7 +3,7 @@
 The same API as NNEF-Tools' `nnef` package (parse_string, parse_file, load_graph, save_graph,
 infer_shapes, the format_* printers, read_tensor, write_tensor, Graph, Tensor, Operation,
 Identifier, Error, Session, StandardOperations), plus what only this library does: validate,
-run (the reference executor, or the TOSA interpreter), to_tosa and to_vpu. See docs/python.md.
+run (the reference executor, or the TOSA interpreter), to_tosa, to_vpu and draw (pictures). See docs/python.md.
 """
 import os
 import shutil
@@ -15,7 +15,7 @@ from .parser import _load, _lowered, _stdlib, parse_file, parse_string
 from .printer import (format_argument, format_extensions, format_graph, format_invocation, format_result,
                       format_shapes, format_version)
 from .shapes import _StandardShapeFuncs, infer_shapes
-from ._extras import Diagnostic, Validation, run, to_tosa, to_vpu, validate
+from ._extras import Diagnostic, Validation, draw, run, to_tosa, to_vpu, validate
 
 __version__ = _nnef.version()
 
@@ -118,6 +118,6 @@ class Session:
 
 
 __all__ = ['Diagnostic', 'Error', 'Graph', 'Identifier', 'LIMITS', 'Operation', 'Session', 'StandardOperations',
-           'Tensor', 'Validation', 'format_argument', 'format_extensions', 'format_graph', 'format_invocation',
+           'Tensor', 'Validation', 'draw', 'format_argument', 'format_extensions', 'format_graph', 'format_invocation',
            'format_result', 'format_shapes', 'format_version', 'infer_shapes', 'load_graph', 'parse_file',
            'parse_string', 'read_tensor', 'run', 'save_graph', 'to_tosa', 'to_vpu', 'validate', 'write_tensor']

@@ -1,6 +1,8 @@
-"""What the library does beyond NNEF-Tools' package: validate, run, to_tosa, to_vpu."""
+"""What the library does beyond NNEF-Tools' package: validate, run, to_tosa, to_vpu, draw."""
 import json
 import os
+import shutil
+import tempfile
 from collections import namedtuple
 
 import numpy as np
@@ -103,3 +105,51 @@ def to_vpu(model, profile='pro-fp', target=None, random_weights=None, simulate=F
                                 _options.options(limits))
     tasks = json.loads(text)
     return (tasks, report) if simulate else tasks
+
+
+_DRAW_FORMATS = {'.dot': 'dot', '.gv': 'dot', '.svg': 'svg', '.png': 'png', '.json': 'json', '.html': 'html',
+                 '.htm': 'html'}
+
+
+def draw(model, path, format=None, depth=0, expand=(), expand_all=False, shapes=True, **limits):
+    """Draws a model as nnef-draw does (docs/draw.md) and writes the picture to `path`.
+
+    model: a path (folder, .tar, .tgz or graph.nnef), or a Graph (as load_graph returns; saved to a
+    temporary folder first). format: 'dot', 'svg', 'png', 'json' (the picture document
+    "nnef-draw/1") or 'html' (the page of docs/draw.md, without the lowering); default from the extension of `path`. depth: invocations of compound fragments
+    nested less deep are drawn open (0: the graph as written); expand: names of fragments whose
+    invocations are drawn open (standard compounds among them are expanded); expand_all: every
+    fragment open; shapes=False drops the dtype[shape] labels of the edges.
+
+    An invalid model is drawn as far as it parsed and checked, with the first error marked; the
+    picture is written, then nnef.Error is raised with the diagnostics. A model that cannot be read,
+    or a picture too large to lay out as svg or png, raises without writing."""
+    if isinstance(expand, str):
+        expand = [expand]
+    if format is None:
+        format = _DRAW_FORMATS.get(os.path.splitext(os.fspath(path))[1].lower())
+        if format is None:
+            raise ValueError('cannot tell the format from the file name {!r}; pass format= (dot, svg, png, json or html)'
+                             .format(os.fspath(path)))
+    if format not in ('dot', 'svg', 'png', 'json', 'html'):
+        raise ValueError("format must be 'dot', 'svg', 'png', 'json' or 'html', not {!r}".format(format))
+    if depth < 0:
+        raise ValueError('depth must be at least 0')
+    folder = None
+    if hasattr(model, 'operations') and hasattr(model, 'tensors'):
+        from . import save_graph
+        folder = tempfile.mkdtemp(prefix='nnef-draw-')
+        source = os.path.join(folder, 'model')
+        save_graph(model, source)
+    else:
+        source = os.fspath(model)
+    try:
+        data, ok, diagnostics = _nnef.draw(source, format, int(depth), list(expand), bool(expand_all), bool(shapes),
+                                           _options.options(limits))
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+    with open(path, 'wb') as f:
+        f.write(data)
+    if not ok:
+        raise Error(diagnostics.rstrip('\n'))

@@ -24,6 +24,8 @@
 
 #include <nnef/nnef.hpp>
 #include <nnef/tensor_data.hpp>
+#include <nnef/draw/picture.hpp>
+#include <nnef/draw/render.hpp>
 
 #include "exec/executor.hpp"
 #include "lowering/tosa/from_nnef.hpp"
@@ -750,6 +752,35 @@ py::tuple to_vpu(const std::string& path, const std::string& profile, const std:
     return py::make_tuple(json, report);
 }
 
+// draw(): the picture of a model as nnef-draw draws it (tools/draw), also of an invalid model (as
+// far as it got, the first error marked): (the picture's bytes, ok, the diagnostics' text). A model
+// that cannot be read, or a picture that cannot be drawn, raises.
+py::tuple draw(const std::string& path, const std::string& format, std::size_t depth, const std::vector<std::string>& expand,
+               bool expand_all, bool shapes, const py::dict& options) {
+    FlattenOptions f = flatten_options(options);
+    f.weights_optional = true;
+    f.keep_partial = true;
+    f.expand_all = expand_all;
+    f.expand = expand;
+    Loaded l = load(path, false, path, std::nullopt, "", f);
+    for (const Diagnostic& d : l.session->diagnostics())
+        if (d.severity == Severity::error && d.stage == Stage::io) fail(l.session->diagnostics(), l.session->sources());
+    draw::PictureOptions po;
+    po.depth = depth;
+    po.expand.insert(expand.begin(), expand.end());
+    po.expand_all = expand_all;
+    draw::DotOptions dot;
+    dot.shapes = shapes;
+    std::string out, error;
+    bool drawn = false;
+    {
+        py::gil_scoped_release release;
+        drawn = draw::draw(draw::build_picture(*l.session, path, po), format, dot, out, error);
+    }
+    if (!drawn) throw Failure{"nnef-draw: error: " + error};
+    return py::make_tuple(py::bytes(out), l.ok, render_all(l.session->diagnostics(), l.session->sources()));
+}
+
 }  // namespace
 }  // namespace nnef::python
 
@@ -796,4 +827,5 @@ PYBIND11_MODULE(_nnef, m) {
         .def("run", &Runner::run);
     m.def("to_tosa", &to_tosa);
     m.def("to_vpu", &to_vpu);
+    m.def("draw", &draw);
 }

@@ -28,7 +28,7 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 fs::path sample(const std::string& name) { return nnef_test::source_dir() / "samples" / name; }
 
 const std::vector<std::string> tools = {"nnef-validate", "nnef-flatten", "nnef-info", "nnef-run", "nnef-to-tosa", "nnef-to-vpu",
-                                        "nnef-to-nnapi"};
+                                        "nnef-to-nnapi", "nnef-draw"};
 
 // ---- the schemas of docs/json.md and a checker for them ----------------------------------------
 
@@ -321,6 +321,17 @@ TEST_CASE("--format json: every tool's document matches docs/json.md") {
         CHECK(f.code == 1);
         d = document("nnef-to-tosa", f);
         CHECK_FALSE(d.contains("format"));
+    }
+    SUBCASE("nnef-draw") {
+        json d = document("nnef-draw", run_tool("nnef-draw", "--format json " + q(classifier)));
+        CHECK(d.at("exit_status") == 0);
+        CHECK(d.at("picture").at("schema") == "nnef-draw/1");
+        // an invalid model: the picture still, with the first error marked, and exit status 1
+        auto f = run_tool("nnef-draw", "--format json " + q(broken));
+        CHECK(f.code == 1);
+        d = document("nnef-draw", f);
+        CHECK(d.at("picture").at("nodes").size() >= 1);
+        CHECK(d.at("diagnostics")[0].at("line") == 5);
     }
     SUBCASE("nnef-to-nnapi") {
         const fs::path out = nnef_test::scratch_dir() / "cli-nnapi.json";

@@ -284,7 +284,7 @@ TEST_SUITE("tools") {
         CHECK(has(text, "font-weight=\"bold\">classifier on "));
         CHECK_FALSE(has(text, "~</text>"));
         std::size_t labels = 0, boxes = 0;
-        for (std::size_t at = text.find("<g><title>"); at != std::string::npos; at = text.find("<g><title>", at + 1)) {
+        for (std::size_t at = text.find("<g data-task=\""); at != std::string::npos; at = text.find("<g data-task=\"", at + 1)) {
             ++boxes;
             const std::size_t end = text.find("</g>", at);
             const std::string g = text.substr(at, end - at);
