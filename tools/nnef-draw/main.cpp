@@ -25,7 +25,7 @@ const char* const description =
     "\n"
     "An invalid model is drawn as far as it parsed and checked: the operation where the first error\n"
     "sits is marked with the diagnostic's text (or the error is drawn on its own), the diagnostics\n"
-    "are printed as usual and the exit status is 1, but the picture is written.\n"
+    "are printed as usual and the tool exits with 1, but the picture is written.\n"
     "\n"
     "Formats: dot (Graphviz text, for other tools), svg and png (laid out here by Graphviz's\n"
     "libraries), json (the tool's JSON document with the picture, docs/draw.md), html (one\n"
@@ -43,7 +43,7 @@ int run(int argc, char** argv) {
                         " drawn nodes (operations, endpoints and collapsed\n"
                         "invocations), html for at most " + std::to_string(draw::max_page_items) +
                         " (its layout runs in the browser); a larger picture is\n"
-                        "refused with exit status 2 (write dot or json, or draw less with a smaller --depth)."});
+                        "refused as a usage error (write dot or json, or draw less with a smaller --depth)."});
     cli::FrontEnd front;
     front.formats = {"dot", "svg", "png", "json", "html"};
     front.format_help = "(default: from the extension of -o FILE)";

@@ -13,6 +13,7 @@
 #include <nnef/draw/render.hpp>
 #include <nnef/nnef.hpp>
 
+#include "common/build_paths.hpp"
 #include "unit/draw/graph_counts.hpp"
 
 namespace {
@@ -49,7 +50,7 @@ Loaded load(const std::string& text, const nnef::draw::PictureOptions& options =
 TEST_SUITE("draw") {
 
 TEST_CASE("picture of a flat sample: one node per operation and output, edges per tensor use") {
-    Loaded l = load(read_file(NNEF_SOURCE_DIR "/samples/classifier/graph.nnef"));
+    Loaded l = load(read_file(std::string(NNEF_SOURCE_DIR) + "/samples/classifier/graph.nnef"));
     REQUIRE(l.ok);
     const nnef::Graph& g = *l.session.graph();
     const nnef_test::GraphCounts counts = nnef_test::graph_counts(g);
@@ -72,7 +73,7 @@ TEST_CASE("picture of a flat sample: one node per operation and output, edges pe
 }
 
 TEST_CASE("picture of a compositional sample: one cluster per invocation, nested as called") {
-    Loaded l = load(read_file(NNEF_SOURCE_DIR "/samples/composite/graph.nnef"));
+    Loaded l = load(read_file(std::string(NNEF_SOURCE_DIR) + "/samples/composite/graph.nnef"));
     REQUIRE(l.ok);
     const nnef::Graph& g = *l.session.graph();
     const nnef_test::GraphCounts counts = nnef_test::graph_counts(g);
@@ -112,7 +113,7 @@ TEST_CASE("picture of a compositional sample: one cluster per invocation, nested
 }
 
 TEST_CASE("the collapsing rule: --depth, --expand (with ancestors), --expand-all") {
-    Loaded l = load(read_file(NNEF_SOURCE_DIR "/samples/composite/graph.nnef"));
+    Loaded l = load(read_file(std::string(NNEF_SOURCE_DIR) + "/samples/composite/graph.nnef"));
     REQUIRE(l.ok);
     Picture& p = l.picture;
     nnef::draw::PictureOptions o;
@@ -133,7 +134,7 @@ TEST_CASE("the collapsing rule: --depth, --expand (with ancestors), --expand-all
 }
 
 TEST_CASE("picture JSON: the fields of nnef-draw/1") {
-    Loaded l = load(read_file(NNEF_SOURCE_DIR "/samples/composite/graph.nnef"));
+    Loaded l = load(read_file(std::string(NNEF_SOURCE_DIR) + "/samples/composite/graph.nnef"));
     REQUIRE(l.ok);
     const Json j = Json::parse(nnef::draw::picture_to_json(l.picture));
     CHECK(j["schema"] == "nnef-draw/1");
@@ -149,7 +150,7 @@ TEST_CASE("picture JSON: the fields of nnef-draw/1") {
     CHECK(n0["op"] == "external");
     CHECK(n0["attributes"]["shape"] == "[1, 3, 64, 64]");
     // the line of `image = external...` in the sample
-    const std::string text = read_file(NNEF_SOURCE_DIR "/samples/composite/graph.nnef");
+    const std::string text = read_file(std::string(NNEF_SOURCE_DIR) + "/samples/composite/graph.nnef");
     const std::size_t at = text.find("image = external");
     REQUIRE(at != std::string::npos);
     CHECK(n0["location"]["line"] == 1 + std::count(text.begin(), text.begin() + at, '\n'));
@@ -236,7 +237,7 @@ TEST_CASE("a custom operation's results have unknown extents") {
 }
 
 TEST_CASE("DOT: collapsed invocations are one node, open ones nested subgraphs") {
-    Loaded l = load(read_file(NNEF_SOURCE_DIR "/samples/composite/graph.nnef"));
+    Loaded l = load(read_file(std::string(NNEF_SOURCE_DIR) + "/samples/composite/graph.nnef"));
     REQUIRE(l.ok);
     std::string dot = nnef::draw::to_dot(l.picture);
     CHECK(dot.find("subgraph") == std::string::npos);

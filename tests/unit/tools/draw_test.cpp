@@ -219,7 +219,7 @@ TEST_CASE("nnef-draw: a custom operation's unknown shapes are drawn as ?") {
     auto r = run_tool("nnef-draw", quoted(doc));
     CHECK(r.code == 0);
     CHECK(contains(r.out, "label=\"scalar[1,4]\""));  // into my_op
-    CHECK(occurrences(r.out, "[?]\"") == 2);          // t, y
+    CHECK(occurrences(r.out, "[?]\"") == 3);          // the edges of t and y, and the output node y
 }
 
 TEST_CASE("nnef-draw: formats, options and exit codes") {
@@ -261,7 +261,7 @@ TEST_CASE("nnef-draw: formats, options and exit codes") {
     }
 }
 
-TEST_CASE("nnef-draw: svg and png refuse more nodes than the layout limit; dot draws them") {
+TEST_CASE("nnef-draw: svg and png refuse more nodes than the layout limit, dot draws them") {
     // 7001 operations, above the limit of 2500.
     std::string text = "version 1.0;\ngraph g( x ) -> ( y )\n{\n    x = external(shape = [1, 4]);\n";
     std::string last = "x";
