@@ -18,6 +18,8 @@ if [ "${1:-}" = fuzz ]; then packages+=(clang libclang-rt-14-dev); fi
 if [ "${1:-}" = mlir ]; then packages+=(mlir-22-tools llvm-22-tools); fi
 missing=()
 for p in "${packages[@]}"; do
+  # an npm already on PATH will do (NodeSource's nodejs bundles one, and conflicts with Debian's npm)
+  if [ "$p" = npm ] && command -v npm >/dev/null 2>&1; then continue; fi
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -304,7 +304,7 @@ tosa::ConstPtr input_value(const vpu::IoEntry& e, const std::string& item, const
             tool().finish(cli::invalid);
         }
         if (v->shape() != shape) {
-            tool().error("data", "input '" + e.name + "' needs shape " + to_string(shape) + " (NNEF order), the file has " +
+            tool().error("data", "input '" + e.name + "' needs shape " + to_string(shape) + " (as the model declares it: an NNEF model in its own order, an NNAPI model NHWC), the file has " +
                                      to_string(v->shape()), item);
             tool().finish(cli::invalid);
         }
