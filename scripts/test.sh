@@ -16,7 +16,9 @@ if [ "${NNEF_SKIP_SANITIZE:-0}" != 1 ]; then
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
   # alloc_dealloc_mismatch=0: Debian's Boost.Filesystem 1.74 allocates its directory iterators with
   # `new (std::nothrow)` and frees them with `free` inside the shared library (fixed in later Boost).
+  # tests/lsan.supp: what Graphviz and fontconfig keep for the life of the process (nnef-draw's layout).
   (cd "$asan" && ASAN_OPTIONS=detect_leaks=1:alloc_dealloc_mismatch=0 UBSAN_OPTIONS=print_stacktrace=1 \
+     LSAN_OPTIONS=suppressions="$root/tests/lsan.supp" \
      ctest --output-on-failure -j"$(nproc)")
 fi
 if [ "${NNEF_SKIP_FUZZ:-0}" != 1 ]; then
