@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test; then runs the unit tests once more under
 # AddressSanitizer + UndefinedBehaviorSanitizer (set NNEF_SKIP_SANITIZE=1 to skip that part); then
-# builds the libFuzzer targets with clang and runs each for 20 s on its seeds, `ctest -L fuzz-smoke`
+# builds the libFuzzer targets with clang and runs each for 10 s on its seeds, `ctest -L fuzz-smoke`
 # (set NNEF_SKIP_FUZZ=1 to skip that part; clang and libFuzzer are installed only for it).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
