@@ -368,6 +368,7 @@ bool Builder::one(const tosa::Op& op) {
         case OpKind::TRANSPOSE:
         case OpKind::SLICE: {
             if (fconst(y)) return true;
+            if (op.kind == OpKind::RESHAPE && channel_shuffle(op)) return true;
             auto x = view_of(op.inputs[0]);
             if (!x) return fail(op, "the operand has no memory form");
             View v = *x;
@@ -396,7 +397,7 @@ bool Builder::one(const tosa::Op& op) {
         case OpKind::SUB:
         case OpKind::MUL: return eltwise(op);
         case OpKind::CLAMP: return clamp(op);
-        case OpKind::CONCAT: return concat(op);
+        case OpKind::CONCAT: return channel_shuffle(op) || concat(op);
         case OpKind::GATHER: return fconst(y) ? true : gather(op);
         case OpKind::MINIMUM:
         case OpKind::MAXIMUM:

@@ -5,6 +5,7 @@
 //   assign_executors_fusion.cpp  bias, scale and clamp fused into the NCE layer producing their operand
 //   assign_executors_int8.cpp    the int8 path: requantizations packed into NCE layers, integer SHAVE kernels
 //   assign_executors_shave.cpp   SHAVE kernels, gathers and concats
+//   assign_executors_shuffle.cpp channel shuffles (and the concat before one) as copies into an NHWC tensor
 //   assign_executors_decompose.cpp  convolutions as partial convolutions summed (many input
 //                                channels, kernels and strides beyond the NCE's)
 // Private to those files.
@@ -341,6 +342,14 @@ struct Builder {
     bool gather(const tosa::Op& op);
 
     bool concat(const tosa::Op& op);
+
+    // assign_executors_shuffle.cpp: a channel shuffle (RESHAPE [N,C,H,W] -> [N,g,C/g,H,W],
+    // TRANSPOSE [0,2,1,3,4], RESHAPE back; `op` its first RESHAPE, or the CONCAT of channels
+    // feeding it alone) as copies into one NHWC tensor, each operand's channels of group j to
+    // channels j, j + g, ... (a box with channel stride g). False (nothing done) for anything else.
+    bool channel_shuffle(const tosa::Op& op);
+    // The one operator reading `v` (no other reader, not a graph output) and its index, or null.
+    const tosa::Op* only_user(ValueId v, std::size_t& index) const;
 
     bool run();
 
