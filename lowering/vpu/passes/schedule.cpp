@@ -278,6 +278,7 @@ void Scheduler::nce_tile(const Tile& tl) {
 
 void Scheduler::other_tile(const Tile& tl) {
     const Layer& l = m.layers[std::size_t(tl.layer)];
+    if (permuted[std::size_t(tl.layer)]) return permuted_copy(tl);
     if (alias[std::size_t(tl.layer)]) {
         if (!aliased.insert(tl.layer).second) return;
         std::array<std::int64_t, 4> lo{}, hi{};
@@ -348,7 +349,11 @@ bool Scheduler::run() {
     shared.assign(m.layers.size(), 0);
     grouped.assign(m.layers.size(), false);
     std::vector<std::vector<std::int64_t>> live(m.layers.size(), std::vector<std::int64_t>(std::size_t(t.clusters), 0));
-    for (std::size_t li = 0; li < m.layers.size(); ++li) held[li] = hold_budget > 0 && can_hold(li, live);
+    permuted.assign(m.layers.size(), false);
+    for (std::size_t li = 0; li < m.layers.size(); ++li) {
+        held[li] = hold_budget > 0 && can_hold(li, live);
+        if (hold_budget > 0 && m.layers[li].exec == Exec::copy && !permuted[li]) plan_permuted(li, live);
+    }
     alias.assign(m.layers.size(), false);
     plan_aliases();
     std::vector<std::int64_t> nce_layers;

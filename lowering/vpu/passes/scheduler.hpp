@@ -78,6 +78,11 @@ struct Scheduler {
     std::map<int, std::pair<std::size_t, std::size_t>> held_span;  // tensor -> (producer, last reader)
     std::vector<bool> alias;             // per copy layer: it aliases (see `plan_aliases`)
     std::set<std::int64_t> aliased;      // alias layers whose pieces are in place
+    // schedule_permuted.cpp: per copy layer, it writes a held permuted tensor (`plan_permuted`);
+    // such a tensor's pieces' (cluster, row0, rows); the copy layers done
+    std::vector<bool> permuted;
+    std::map<int, std::set<std::array<std::int64_t, 3>>> permuted_rows;
+    std::set<std::int64_t> copied;
     std::vector<int> inplace;                                // per held eltwise: the input it overwrites, or -1
     std::map<std::tuple<int, std::int64_t, std::array<std::int64_t, 4>, std::array<std::int64_t, 4>>, int> gathered;
     std::int64_t hold_budget = 0;
@@ -168,6 +173,19 @@ struct Scheduler {
     // (a concat), read only as boxes, not a graph output, is not written at all: each copy's
     // pieces, moved to where the copy puts them, are Y's pieces.
     void plan_aliases();
+
+    // `v` (rank 4, one image) as a box of the whole dense NHWC view `full` of its tensor, but
+    // with any channel stride (a multiple of the element size): the destination of a shuffle's copy.
+    bool channel_box(const View& v, View& full) const;
+    // Copy layer `li`, the first writer of a tensor Y: Y is held (its writers `permuted`) when
+    // its writers are consecutive copies from boxes of held results (rows to the same rows, the
+    // sources' pieces one per (cluster, rows), the same for all) into channel boxes of Y, every
+    // other reader reads a box of Y, it is not a graph output and it fits the budget beside the
+    // held results live (`live`, updated).
+    void plan_permuted(std::size_t li, std::vector<std::vector<std::int64_t>>& live);
+    // A writer of a held permuted tensor: a CMX-to-CMX DMA per source piece into Y's piece of the
+    // same rows on the same cluster (made by the first such DMA).
+    void permuted_copy(const Tile& tl);
 
     // Whether NCE layer `li`'s result can be held (see `held`): read whole by every reader, not a
     // graph output, and within `hold_budget` with the held results live beside it.
