@@ -222,7 +222,16 @@ bool Builder::rescale_on_nce(const tosa::Op& op, const IConst& mult, const ICons
     if (!xv) return false;
     View in = *xv;
     std::vector<std::int64_t> shape4;
-    if (xs.size() == 4 && xs[0] == 1) {
+    // a per-tensor requantization of an NCHW view of NHWC data (ShuffleNet's channel split after
+    // its shuffle) runs on the NHWC data and gives NHWC data, seen as NCHW again: the NCE reads a
+    // box of the operand and its readers read a box of the result
+    const bool nchw = xs.size() == 4 && xs[0] == 1 && mult.items.size() == 1 && shift.items.size() == 1 && in.strides[1] == es(in) &&
+                      in.strides[3] > in.strides[1];
+    if (nchw) {
+        shape4 = {1, xs[2], xs[3], xs[1]};
+        in.shape = shape4;
+        in.strides = {xv->strides[0], xv->strides[2], xv->strides[3], xv->strides[1]};
+    } else if (xs.size() == 4 && xs[0] == 1) {
         shape4 = xs;
     } else if (in.dense(es(in))) {
         shape4 = {1, g.type(x).volume() / std::max<std::int64_t>(C, 1), 1, C};
@@ -238,7 +247,7 @@ bool Builder::rescale_on_nce(const tosa::Op& op, const IConst& mult, const ICons
     l.nce.input_zp = izp;
     l.nce.output_zp = ozp;
     l.nce.double_round = double_round;
-    for (std::int64_t c = 0; c < C; ++c) {
+    for (std::int64_t c = 0; c < shape4[3]; ++c) {  // C, or (nchw, per tensor) the data's channels
         l.q_bias.push_back(0);
         l.q_mult.push_back(at(mult, c));
         l.q_shift.push_back(at(shift, c));
@@ -248,7 +257,9 @@ bool Builder::rescale_on_nce(const tosa::Op& op, const IConst& mult, const ICons
     l.origin = op.origin;
     const int t = add_tensor(g.value(y).name, g.type(y).volume(), Role::activation, DataType::int8);
     l.output = dense_view(t, shape4);
-    add_layer(std::move(l), y, dense_view(t, g.type(y).shape));
+    View yv = dense_view(t, g.type(y).shape);
+    if (nchw) yv.strides = {l.output.strides[0], l.output.strides[3], l.output.strides[1], l.output.strides[2]};
+    add_layer(std::move(l), y, yv);
     return true;
 }
 
