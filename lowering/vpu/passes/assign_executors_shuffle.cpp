@@ -41,7 +41,9 @@ bool Builder::channel_shuffle(const tosa::Op& op) {
         } else if (axis != 1) {
             return false;
         }
-    } else if (op.kind != OpKind::RESHAPE) {
+    } else if (op.kind == OpKind::RESHAPE) {
+        x = op.inputs[0];
+    } else {
         return false;
     }
     const auto& xs = g.type(x).shape;  // [N, C, H, W]
