@@ -1,6 +1,6 @@
 // schedule (scheduler.hpp): permuted copies held in CMX. A tensor Y written only by copies whose
-// sources are boxes of held results and whose destinations are boxes of Y's NHWC form with any
-// channel stride (a channel shuffle: assign_executors_shuffle.cpp writes channels j, j + g, ...),
+// sources are boxes of held results and whose destinations are boxes of Y's NHWC form with a
+// channel stride above one element (a channel shuffle: assign_executors_shuffle.cpp writes channels j, j + g, ...),
 // read only as boxes, is held like an NCE result: in one piece of all channels per (cluster, rows)
 // of its sources' pieces (which must all have the same rows on the same clusters), each copy a
 // CMX-to-CMX DMA from a source piece into Y's piece on the same cluster, rows for rows. Without
@@ -40,7 +40,9 @@ void Scheduler::plan_permuted(std::size_t li, std::vector<std::vector<std::int64
     for (; li2 < m.layers.size() && m.layers[li2].output.tensor == y; ++li2) {
         const Layer& w = m.layers[li2];
         View f;
-        if (w.exec != Exec::copy || w.inputs.size() != 1 || !channel_box(w.output, f) || f.strides != fy.strides) return;
+        // (a channel stride above one element: a plain concat keeps its own paths, `plan_aliases`)
+        if (w.exec != Exec::copy || w.inputs.size() != 1 || !channel_box(w.output, f) || f.strides != fy.strides || w.output.strides[3] == es(fy))
+            return;
         const View& in = w.inputs[0];
         const auto hs = held_span.find(in.tensor);
         std::array<std::int64_t, 4> lo{}, hi{};

@@ -179,7 +179,8 @@ struct Scheduler {
     bool channel_box(const View& v, View& full) const;
     // Copy layer `li`, the first writer of a tensor Y: Y is held (its writers `permuted`) when
     // its writers are consecutive copies from boxes of held results (rows to the same rows, the
-    // sources' pieces one per (cluster, rows), the same for all) into channel boxes of Y, every
+    // sources' pieces one per (cluster, rows), the same for all) into channel boxes of Y with a
+    // channel stride above one element (a plain concat is `plan_aliases`'s), every
     // other reader reads a box of Y, it is not a graph output and it fits the budget beside the
     // held results live (`live`, updated).
     void plan_permuted(std::size_t li, std::vector<std::vector<std::int64_t>>& live);
