@@ -171,7 +171,12 @@ std::optional<RuleFailure> operator_rules(const Graph& g, const Op& op, const st
     c.results_checked = true;
     if (check_structure(c)) check_operator(c);
     if (!c.failed()) return std::nullopt;
-    return RuleFailure{c.failure->code, c.failure->rule + (c.failure->detail.empty() ? "" : ": " + c.failure->detail)};
+    // The site below lowering/tosa/ (the compiler may have been given the file by any path).
+    std::string file = c.failure_file;
+    const std::size_t at = file.rfind("lowering/tosa/");
+    if (at != std::string::npos) file = file.substr(at + std::string("lowering/tosa/").size());
+    return RuleFailure{c.failure->code, c.failure->rule + (c.failure->detail.empty() ? "" : ": " + c.failure->detail),
+                       file + ":" + std::to_string(c.failure_line)};
 }
 
 // ---- validate --------------------------------------------------------------------------------

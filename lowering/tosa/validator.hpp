@@ -88,6 +88,7 @@ std::optional<std::vector<TensorType>> infer_output_types(const Graph& g, const 
 struct RuleFailure {
     std::string code;
     std::string message;
+    std::string site;  // the rule's place in the checks: "ops/data_layout.cpp:123" (for the tests)
 };
 std::optional<RuleFailure> operator_rules(const Graph& g, const Op& op, const std::vector<const Op*>* producers = nullptr);
 

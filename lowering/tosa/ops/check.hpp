@@ -161,16 +161,30 @@ public:
     bool validating() const { return opts_ != nullptr; }
     bool failed() const { return failure.has_value(); }
 
-    bool fail(std::string code, std::string rule, std::string detail = {}) {
-        if (!failure) failure = Failure{std::move(code), std::move(rule), std::move(detail)};
+    // Where the first failure was decided: the source file and line of the rule's call (the
+    // compiler's __builtin_FILE / __builtin_LINE of the caller). operator_rules reports it, so the
+    // tests can check that a hand-broken graph reaches every ERROR_IF and REQUIRE of the checks
+    // (tests/unit/tosa/error_if_sites_test.cpp).
+    const char* failure_file = "";
+    int failure_line = 0;
+
+    bool fail(std::string code, std::string rule, std::string detail = {}, const char* file = __builtin_FILE(),
+              int line = __builtin_LINE()) {
+        if (!failure) {
+            failure = Failure{std::move(code), std::move(rule), std::move(detail)};
+            failure_file = file;
+            failure_line = line;
+        }
         return true;
     }
     // True (and the failure recorded) when the ERROR_IF condition holds.
-    bool error_if(bool cond, const std::string& rule, const std::string& detail = {}) {
-        return cond && fail("tosa-error-if", "ERROR_IF(" + rule + ")", detail);
+    bool error_if(bool cond, const std::string& rule, const std::string& detail = {}, const char* file = __builtin_FILE(),
+                  int line = __builtin_LINE()) {
+        return cond && fail("tosa-error-if", "ERROR_IF(" + rule + ")", detail, file, line);
     }
-    bool require(bool ok, const std::string& rule, const std::string& detail = {}) {
-        return !ok && fail("tosa-require", "REQUIRE(" + rule + ")", detail);
+    bool require(bool ok, const std::string& rule, const std::string& detail = {}, const char* file = __builtin_FILE(),
+                 int line = __builtin_LINE()) {
+        return !ok && fail("tosa-require", "REQUIRE(" + rule + ")", detail, file, line);
     }
     bool argument(bool ok, const std::string& rule, const std::string& detail = {}) {
         return !ok && fail("tosa-argument", rule, detail);

@@ -392,8 +392,6 @@ inline std::vector<I64> shape_operand(const ConstData& c, const char* name) {
     return v;
 }
 
-inline void check_same_shape(const Shape& a, const Shape& b, const char* rule) { error_if(a != b, rule); }
-
 // The checks every broadcasting binary operator makes; returns the output type.
 inline const TensorType& binary_shapes(Ctx& c) {
     const TensorType& out = c.out_type(0);
@@ -444,10 +442,6 @@ inline AxisSplit split_at(const Shape& s, I64 axis) {
 // division is not exact).
 inline void check_extent(I64 out, I64 num, I64 den, const std::string& rule) {
     error_if(den == 0 || num % den != 0 || out != num / den + 1, rule);
-}
-
-inline void check_rank(const TensorType& t, std::size_t r, const char* name) {
-    error_if(t.rank() != r, std::string("rank(") + name + ") != " + std::to_string(r));
 }
 
 // Integer items minus a zero point, as int32 (the operands of the integer convolutions).

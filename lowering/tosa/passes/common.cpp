@@ -33,6 +33,18 @@ void gather_items(const T* src, T* dst, const Shape& out, const std::vector<std:
     }
 }
 
+// gather_items in the storage width of c's items, from item `first`, into `out` (its shape).
+void gather_stored(const ConstData& c, std::int64_t first, ConstData& out, const std::vector<std::int64_t>& strides) {
+    void* dst = const_cast<void*>(out.data);
+    const Shape& shape = out.type.shape;
+    switch (storage_bytes(c.type.dtype)) {
+        case 1: gather_items(static_cast<const std::uint8_t*>(c.data) + first, static_cast<std::uint8_t*>(dst), shape, strides); break;
+        case 2: gather_items(static_cast<const std::uint16_t*>(c.data) + first, static_cast<std::uint16_t*>(dst), shape, strides); break;
+        case 4: gather_items(static_cast<const std::uint32_t*>(c.data) + first, static_cast<std::uint32_t*>(dst), shape, strides); break;
+        default: gather_items(static_cast<const std::uint64_t*>(c.data) + first, static_cast<std::uint64_t*>(dst), shape, strides); break;
+    }
+}
+
 }  // namespace tosa_passes_common_cpp
 
 ConstPtr permute(const ConstData& c, const std::vector<std::int64_t>& perms) {
@@ -57,13 +69,25 @@ ConstPtr permute(const ConstData& c, const std::vector<std::int64_t>& perms) {
     std::vector<std::int64_t> in_strides(r, 1), strides(r);
     for (std::size_t i = r; i-- > 1;) in_strides[i - 1] = in_strides[i] * in[i];
     for (std::size_t i = 0; i < r; ++i) strides[i] = in_strides[std::size_t(perms[i])];
-    void* dst = const_cast<void*>(result->data);
-    switch (storage_bytes(c.type.dtype)) {
-        case 1: gather_items(static_cast<const std::uint8_t*>(c.data), static_cast<std::uint8_t*>(dst), out, strides); break;
-        case 2: gather_items(static_cast<const std::uint16_t*>(c.data), static_cast<std::uint16_t*>(dst), out, strides); break;
-        case 4: gather_items(static_cast<const std::uint32_t*>(c.data), static_cast<std::uint32_t*>(dst), out, strides); break;
-        default: gather_items(static_cast<const std::uint64_t*>(c.data), static_cast<std::uint64_t*>(dst), out, strides); break;
-    }
+    gather_stored(c, 0, *result, strides);
+    return result;
+}
+
+ConstPtr slice(const ConstData& c, const std::vector<std::int64_t>& start, const Shape& size) {
+    using namespace tosa_passes_common_cpp;
+    const Shape& in = c.type.shape;
+    const std::size_t r = in.size();
+    if (start.size() != r || size.size() != r || !c.data) return nullptr;
+    for (std::size_t i = 0; i < r; ++i)
+        if (start[i] < 0 || size[i] < 0 || start[i] + size[i] > in[i]) return nullptr;
+    auto result = ConstData::allocate(TensorType{c.type.dtype, size});
+    if (result->type.volume() == 0) return result;
+    // the input's row-major strides; the box starts at item `first`
+    std::vector<std::int64_t> strides(r, 1);
+    for (std::size_t i = r; i-- > 1;) strides[i - 1] = strides[i] * in[i];
+    std::int64_t first = 0;
+    for (std::size_t i = 0; i < r; ++i) first += start[i] * strides[i];
+    gather_stored(c, first, *result, strides);
     return result;
 }
 
@@ -99,7 +123,7 @@ void replace_uses(Graph& g, ValueId from, ValueId to) {
 
 std::vector<lowering::Pass<Graph>> layout_passes(const LowerOptions&) {
     return {
-        {"fold-constant-layouts", "TRANSPOSE and RESHAPE of constants become constants", fold_constant_layouts},
+        {"fold-constant-layouts", "TRANSPOSE, RESHAPE and SLICE of constants become constants", fold_constant_layouts},
         {"push-transposes", "TRANSPOSEs move below element-wise operators and reductions", push_transposes},
         {"cancel-transposes", "inverse TRANSPOSE pairs cancel, unit-dimension TRANSPOSEs become RESHAPEs",
          cancel_transposes},

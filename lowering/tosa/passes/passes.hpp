@@ -14,8 +14,9 @@
 
 namespace nnef::tosa::passes {
 
-// fold-constant-layouts: TRANSPOSE and RESHAPE of a CONST become a CONST (a reshape views the same
-// items; a transpose permutes them once, at lowering time).
+// fold-constant-layouts: TRANSPOSE, RESHAPE and SLICE of a CONST (with a CONST_SHAPE start) become
+// a CONST (a reshape views the same items; a transpose permutes them and a slice copies its box
+// once, at lowering time). The operators run in order, so a chain of them folds in one walk.
 bool fold_constant_layouts(Graph& g, Diagnostics& diags);
 // push-transposes: an element-wise operator (or a reduction) whose transposed operands all carry the
 // same permutation, the others being constants, works on the operands before the permutation and is
@@ -39,6 +40,9 @@ std::vector<lowering::Pass<Graph>> layout_passes(const LowerOptions& options);
 
 // Items of `c` permuted: out[i0..ir] = c[i_perms[0]..], the result shape[i] = c.shape[perms[i]].
 ConstPtr permute(const ConstData& c, const std::vector<std::int64_t>& perms);
+// The box of `c` at `start` with extents `size` (SLICE's items); null when it is not inside `c`
+// (the verifier names the SLICE).
+ConstPtr slice(const ConstData& c, const std::vector<std::int64_t>& start, const Shape& size);
 std::vector<std::int64_t> inverse(const std::vector<std::int64_t>& perms);
 bool is_identity(const std::vector<std::int64_t>& perms);
 // The index of the operator producing each value of the main block (-1: none).

@@ -70,30 +70,6 @@ Const<T> transpose(const Const<T>& x, const std::vector<std::int64_t>& perms) {
     return y;
 }
 
-// The box of `x` from `start` with `shape` (TOSA SLICE).
-template <class T>
-Const<T> slice(const Const<T>& x, const std::vector<std::int64_t>& start, const std::vector<std::int64_t>& shape) {
-    Const<T> y;
-    y.shape = shape;
-    const std::size_t r = shape.size();
-    std::vector<std::int64_t> xs(r, 1);
-    for (std::size_t i = r; i-- > 1;) xs[i - 1] = xs[i] * x.shape[i];
-    std::int64_t n = 1;
-    for (auto d : shape) n *= d;
-    y.items.resize(std::size_t(n));
-    std::vector<std::int64_t> idx(r, 0);
-    for (std::size_t o = 0; o < y.items.size(); ++o) {
-        std::int64_t src = 0;
-        for (std::size_t i = 0; i < r; ++i) src += (start[i] + idx[i]) * xs[i];
-        y.items[o] = x.items[std::size_t(src)];
-        for (std::size_t i = r; i-- > 0;) {
-            if (++idx[i] < shape[i]) break;
-            idx[i] = 0;
-        }
-    }
-    return y;
-}
-
 struct Builder {
     Module& m;
     const tosa::Graph& g;
@@ -141,10 +117,6 @@ struct Builder {
             }
         } else if (op->kind == OpKind::TRANSPOSE) {
             if (const Const<T>* x = folded(op->inputs[0], cache)) f = transpose(*x, op->get<std::vector<std::int64_t>>(AttrName::perms));
-        } else if (op->kind == OpKind::SLICE) {
-            const Const<T>* x = folded(op->inputs[0], cache);
-            const auto start = const_shape(op->inputs[1]);
-            if (x && start) f = slice(*x, *start, g.type(v).shape);
         } else if constexpr (std::is_same_v<T, float>) {
             if (!unfoldable.count(v)) f = evaluate(*op);
         }

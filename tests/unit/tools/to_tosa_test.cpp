@@ -4,6 +4,9 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -263,6 +266,56 @@ TEST_CASE("nnef-to-tosa --print-after all: after every pass the printed MLIR rea
         CHECK(back.code == 0);
         CHECK(back.out == text);
     }
+}
+
+}  // namespace to_tosa_test
+
+namespace to_tosa_test {
+
+// How many "tosa.slice" operators of MLIR text (generic form) read a "tosa.const"; `slices`: of all.
+std::size_t slices_of_constants(const std::string& mlir, std::size_t& slices) {
+    std::set<std::string> constants;
+    std::size_t n = 0;
+    slices = 0;
+    std::istringstream in(mlir);
+    for (std::string line; std::getline(in, line);) {
+        const std::size_t eq = line.find(" = \"tosa.");
+        if (eq == std::string::npos) continue;
+        const std::string name = line.substr(line.find_first_not_of(' '), eq - line.find_first_not_of(' '));
+        if (line.compare(eq, 15, " = \"tosa.const\"") == 0) constants.insert(name);
+        const std::string slice = " = \"tosa.slice\"(";
+        if (line.compare(eq, slice.size(), slice) != 0) continue;
+        ++slices;
+        const std::size_t from = eq + slice.size();
+        n += constants.count(line.substr(from, line.find_first_of(",)", from) - from));
+    }
+    return n;
+}
+
+TEST_CASE("nnef-to-tosa on lstm_small: the SLICEs of constants (its split biases) are folded by fold-constant-layouts") {
+    NNEF_REQUIRE_CORPUS();
+    const fs::path lstm = nnef_test::corpus_dir() / "real" / "lstm_small";
+    const auto r = run_tool("nnef-to-tosa", quoted(lstm) + " --print-after legalize-nnef-to-tosa --print-after fold-constant-layouts");
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    std::map<std::string, std::string> after;
+    for (const auto& [pass, text] : nnef_test::print_after_sections(r.err)) after[pass] = text;
+    REQUIRE(after.count("legalize-nnef-to-tosa"));
+    REQUIRE(after.count("fold-constant-layouts"));
+    std::size_t slices = 0;
+    // the legalization slices the bias constant of every step's two linears
+    const std::size_t legalized = slices_of_constants(after["legalize-nnef-to-tosa"], slices);
+    CHECK(legalized > 0);
+    const std::size_t all_legalized = slices;
+    CHECK(slices_of_constants(after["fold-constant-layouts"], slices) == 0);
+    CHECK(slices == all_legalized - legalized);  // the slices of activations stay
+    CHECK(slices > 0);
+    CHECK(slices_of_constants(r.out, slices) == 0);
+    // the graph reads back and validates (nnef-to-tosa FILE.mlir validates what it reads)
+    const fs::path in = nnef_test::write_scratch("lstm_small-folded.mlir", r.out);
+    const auto back = run_tool("nnef-to-tosa", quoted(in) + " --format mlir");
+    CHECK_MESSAGE(back.code == 0, back.err);
+    CHECK(slices_of_constants(back.out, slices) == 0);
+    CHECK(slices == all_legalized - legalized);
 }
 
 }  // namespace to_tosa_test

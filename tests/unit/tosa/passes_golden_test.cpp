@@ -64,6 +64,36 @@ block ^0 "main"(%0:fp32[3,2]) %0='x' {
 )");
     }
 
+    TEST_CASE("pass golden: fold-constant-layouts copies a SLICE of a CONST once, and a RESHAPE of it views it") {
+        // CONST [[1, 2, 3], [4, 8, 5]], the box at [0, 1] of [2, 2]: [[2, 3], [8, 5]], reshaped to [4].
+        const std::string in = R"({"format": "nnef-tosa-graph", "version": 1, "name": "g", "profile": "PRO-FP",
+ "values": [{"type": "fp32", "shape": [4], "name": "x"}, {"type": "fp32", "shape": [2, 3]},
+            {"type": "shape", "shape": [2]}, {"type": "shape", "shape": [2]}, {"type": "fp32", "shape": [2, 2]},
+            {"type": "shape", "shape": [1]}, {"type": "fp32", "shape": [4]}, {"type": "fp32", "shape": [4], "name": "y"}],
+ "blocks": [{"name": "main", "inputs": [0], "outputs": [7],
+   "ops": [{"op": "CONST", "inputs": [], "outputs": [1], "attributes": {"values": {"type": "fp32", "shape": [2, 3],
+             "data": "0000803f000000400000404000008040000000410000a040"}}},
+           {"op": "CONST_SHAPE", "inputs": [], "outputs": [2], "attributes": {"values": [0, 1]}},
+           {"op": "CONST_SHAPE", "inputs": [], "outputs": [3], "attributes": {"values": [2, 2]}},
+           {"op": "SLICE", "inputs": [1, 2, 3], "outputs": [4]},
+           {"op": "CONST_SHAPE", "inputs": [], "outputs": [5], "attributes": {"values": [4]}},
+           {"op": "RESHAPE", "inputs": [4, 5], "outputs": [6]},
+           {"op": "ADD", "inputs": [0, 6], "outputs": [7]}]}]})";
+        // the CONST and the CONST_SHAPEs are dead now (eliminate-dead-code removes them)
+        CHECK(after_pass("fold-constant-layouts", in) == R"(tosa.graph "g" profile PRO-FP
+block ^0 "main"(%0:fp32[4]) %0='x' {
+  %1:fp32[2,3] = CONST() {values=fp32[2,3] [1, 2, 3, 4, 8, 5]}
+  %2:shape[2] = CONST_SHAPE() {values=[0,1]}
+  %3:shape[2] = CONST_SHAPE() {values=[2,2]}
+  %4:fp32[2,2] = CONST() {values=fp32[2,2] [2, 3, 8, 5]}
+  %5:shape[1] = CONST_SHAPE() {values=[4]}
+  %6:fp32[4] = CONST() {values=fp32[4] [2, 3, 8, 5]}
+  %7:fp32[4] = ADD(%0, %6)
+  return %7
+}
+)");
+    }
+
     TEST_CASE("pass golden: push-transposes moves a TRANSPOSE below an element-wise operator") {
         const std::string in = R"({"format": "nnef-tosa-graph", "version": 1, "name": "g", "profile": "PRO-FP",
  "values": [{"type": "fp32", "shape": [1, 2, 3, 4], "name": "x"}, {"type": "fp32", "shape": [1, 3, 4, 2]},

@@ -8,11 +8,34 @@
 #include <cctype>
 #include <cmath>
 #include <functional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lowering/tosa/interpreter.hpp"
 #include "lowering/tosa/validator.hpp"
+
+// The ERROR_IF / REQUIRE sites of the family checks (RuleFailure::site) that a hand-broken graph
+// of the tests reached, and the groups of such graphs: tests/unit/tosa/error_if_sites_test.cpp runs
+// every group and checks that together they reach every site of lowering/tosa/ops (one binary,
+// one set: inline, not in the unnamed namespace).
+inline std::set<std::string>& rule_sites_reached() {
+    static std::set<std::string> sites;
+    return sites;
+}
+inline std::vector<std::pair<std::string, void (*)()>>& case_groups() {
+    static std::vector<std::pair<std::string, void (*)()>> groups;
+    return groups;
+}
+inline bool list_case_group(const char* title, void (*cases)()) {
+    case_groups().emplace_back(title, cases);
+    return true;
+}
+// A test case of hand-broken graphs, listed for the site coverage test too.
+#define CASE_GROUP(cases, title)                                                   \
+    [[maybe_unused]] const bool cases##_listed = list_case_group(title, cases); \
+    TEST_CASE(title) { cases(); }
 
 using namespace nnef::tosa;
 using nnef::CallSite;
@@ -104,6 +127,17 @@ inline ValidateOptions opts(Profile p = Profile::pro_fp, std::vector<std::string
     return o;
 }
 
+// Interpreter::create refuses g by the rule `f` (code and words) before running it; the rule's site
+// is reached.
+inline void interpreter_refuses_by(const Graph& g, const RuleFailure& f) {
+    rule_sites_reached().insert(f.site);
+    Diagnostics d(100);
+    CHECK(Interpreter::create(g, InterpretOptions{}, d) == nullptr);
+    bool same = false;
+    for (const Diagnostic& x : d) same = same || (x.code == f.code && has_text(x.message, f.message));
+    CHECK(same);
+}
+
 // ERROR_IF in one place: when an operator of `g` breaks one of its own rules (operator_rules, the
 // family check), the interpreter refuses the graph before running it with the validator's code and
 // words; when the validator reports that rule, it is the same words. Returns whether a rule broke.
@@ -114,11 +148,7 @@ inline bool interpreter_refuses_as_validator(const Graph& g, const std::string& 
             if (!f) continue;
             CAPTURE(f->message);
             CHECK(has_text(validator_errors, f->message));
-            Diagnostics d(100);
-            CHECK(Interpreter::create(g, InterpretOptions{}, d) == nullptr);
-            bool same = false;
-            for (const Diagnostic& x : d) same = same || (x.code == f->code && has_text(x.message, f->message));
-            CHECK(same);
+            interpreter_refuses_by(g, *f);
             return true;
         }
     return false;

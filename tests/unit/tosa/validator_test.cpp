@@ -38,7 +38,7 @@ TEST_SUITE("tosa") {
         }
     }
 
-    TEST_CASE("validator: sliding-window ERROR_IFs") {
+    void sliding_window_cases() {
         // (5 - 1 + 0 + 0 - 2) = 2 is a multiple of stride 2: OH = 2
         CHECK(errors(conv({1, 5, 5, 3}, {4, 3, 3, 3}, {1, 2, 2, 4}, {0, 0, 0, 0}, {2, 2}, {1, 1})) == "");
         const std::string oh = "ERROR_IF(OH != idiv_check(IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y, stride_y) + 1)";
@@ -99,8 +99,9 @@ TEST_SUITE("tosa") {
         Graph fft = build([](G& b) { b.op_n(OpKind::RFFT2D, {b.in(f32, {1, 4, 6})}, {T(f32, {1, 4, 4}), T(f32, {1, 4, 4})}); });
         CHECK(has(errors(fft, opts(Profile::pro_fp, {"EXT-FFT"})), "ERROR_IF(!power_of_two(W))"));
     }
+    CASE_GROUP(sliding_window_cases, "validator: sliding-window ERROR_IFs")
 
-    TEST_CASE("validator: elementwise, reduction and data layout ERROR_IFs") {
+    void elementwise_layout_cases() {
         auto binary = [](Shape a, Shape b2, Shape out) {
             return build([&](G& b) { b.out(b.op(OpKind::ADD, {b.in(f32, a), b.in(f32, b2)}, T(f32, out))); });
         };
@@ -167,8 +168,9 @@ TEST_SUITE("tosa") {
         Graph rev = build([](G& b) { b.out(b.op(OpKind::REVERSE, {b.in(f32, {2, 3})}, T(f32, {2, 3}), {{AttrName::axis, i(2)}})); });
         CHECK(has(errors(rev), "ERROR_IF(axis < 0 || axis >= rank(shape))"));
     }
+    CASE_GROUP(elementwise_layout_cases, "validator: elementwise, reduction and data layout ERROR_IFs")
 
-    TEST_CASE("validator: RESIZE, RESCALE, TABLE, MUL, GATHER / SCATTER rules") {
+    void resize_rescale_gather_cases() {
         // OH = ((2 - 1) * 4 - 0 + 0) / 2 + 1 = 3
         CHECK(errors(resize({1, 2, 2, 1}, {1, 3, 3, 1}, {4, 2, 4, 2}, {0, 0}, {0, 0})) == "");
         CHECK(has(errors(resize({1, 2, 2, 1}, {1, 3, 3, 1}, {0, 2, 4, 2}, {0, 0}, {0, 0})),
@@ -288,8 +290,9 @@ TEST_SUITE("tosa") {
         Graph ng = build([](G& b) { b.out(b.op(OpKind::NEGATE, {b.in(f32, {2}), b.zp(f32, 1), b.zp(f32)}, T(f32, {2}))); });
         CHECK(has(errors(ng), "ERROR_IF(!is_same<in_out_t,i8_t>() && input1_zp != 0)"));
     }
+    CASE_GROUP(resize_rescale_gather_cases, "validator: RESIZE, RESCALE, TABLE, MUL, GATHER / SCATTER rules")
 
-    TEST_CASE("validator: control flow and variables") {
+    void control_flow_variable_cases() {
         const ValidateOptions cf = opts(Profile::pro_fp, {"EXT-CONTROLFLOW"});
         // COND_IF: a condition of one element; graphs whose interfaces match the lists.
         auto cond_if = [](Shape cond, Shape then_in) {
@@ -373,8 +376,9 @@ TEST_SUITE("tosa") {
         CHECK(has(errors(i8var, opts(Profile::pro_int)), "needs EXT-VARIABLE and PRO-INT"));
         CHECK(errors(i8var, opts(Profile::pro_int, {"EXT-VARIABLE"})) == "");
     }
+    CASE_GROUP(control_flow_variable_cases, "validator: control flow and variables")
 
-    TEST_CASE("validator: Supported Data Types per profile and extension") {
+    void type_table_cases() {
         auto add = [](DType t) {
             return build([&](G& b) { b.out(b.op(OpKind::ADD, {b.in(t, {2}), b.in(t, {2})}, T(t, {2}))); });
         };
@@ -450,8 +454,9 @@ TEST_SUITE("tosa") {
         // Out of the IR's element types: their rows exist but never match.
         CHECK(errors(conv_t(DType::i8, DType::i8, DType::i32, AccType::INT32), opts(Profile::pro_int, {"EXT-INT4"})) == "");
     }
+    CASE_GROUP(type_table_cases, "validator: Supported Data Types per profile and extension")
 
-    TEST_CASE("validator: level limits") {
+    void level_cases() {
         const ValidateOptions none = opts(Profile::pro_fp, {}, Level::none());
         // A rank-7 tensor: beyond 8K's MAX_RANK of 6, fine at level none.
         Graph r7 = build([](G& b) { b.out(b.op(OpKind::ABS, {b.in(f32, {1, 1, 1, 1, 1, 2, 2})}, T(f32, {1, 1, 1, 1, 1, 2, 2}))); });
@@ -500,8 +505,9 @@ TEST_SUITE("tosa") {
         Graph fits = build([](G& b) { b.out(b.op(OpKind::ABS, {b.in(f32, {(I64(1) << 29) - 1})}, T(f32, {(I64(1) << 29) - 1}))); });
         CHECK(errors(fits) == "");
     }
+    CASE_GROUP(level_cases, "validator: level limits")
 
-    TEST_CASE("validator: SSA form, operands, attributes, compile-time constants") {
+    void ssa_attribute_ctc_cases() {
         // Use before definition.
         Graph use = build([](G& b) {
             ValueId x = b.in(f32, {2});
@@ -615,8 +621,9 @@ TEST_SUITE("tosa") {
         Graph zero = build([](G& b) { b.out(b.op(OpKind::ABS, {b.in(f32, {2, 0})}, T(f32, {2, 0}))); });
         CHECK(has(errors(zero), "REQUIRE(1 <= shape[i]) (tensor_size, 4.4.1)"));
     }
+    CASE_GROUP(ssa_attribute_ctc_cases, "validator: SSA form, operands, attributes, compile-time constants")
 
-    TEST_CASE("validator: messages carry the operator, the rule and the NNEF source range") {
+    void message_cases() {
         Graph g = conv({1, 5, 5, 3}, {4, 3, 3, 3}, {1, 4, 4, 4}, {0, 0, 0, 0}, {1, 1}, {1, 1});
         g.origins[0].provenance.chain.push_back(CallSite{"my_fragment", SourceRange{1, 30, 40}});
         Diagnostics d;
@@ -634,8 +641,9 @@ TEST_SUITE("tosa") {
         CHECK(has(x.message, "CONV2D (operator 4 of the main graph, from NNEF conv 'y'): ERROR_IF(OH != idiv_check("));
         CHECK(has(x.message, "output is fp32[1,4,4,4], the rule gives 3 for dimension 1"));
     }
+    CASE_GROUP(message_cases, "validator: messages carry the operator, the rule and the NNEF source range")
 
-    TEST_CASE("validator: corrupted graphs get diagnostics, never a crash") {
+    void corrupted_graph_cases() {
         std::mt19937 rng(12345);
         auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % std::max<std::size_t>(n, 1)); };
         const std::vector<Attr> odd = {Attr(I64(5)), Attr(I64(-3)), Attr(std::vector<I64>{}), Attr(std::vector<I64>{0, -1, 70000}),
@@ -711,6 +719,7 @@ TEST_SUITE("tosa") {
         MESSAGE(reported << " of " << runs << " corrupted graphs were refused");
         CHECK(reported * 10 > runs * 8);
     }
+    CASE_GROUP(corrupted_graph_cases, "validator: corrupted graphs get diagnostics, never a crash")
 
     TEST_CASE("validator: as the verifier of a lowering pipeline") {
         Graph bad = build([](G& b) { b.out(b.op(OpKind::ABS, {b.in(f32, {2})}, T(f32, {3}))); });
