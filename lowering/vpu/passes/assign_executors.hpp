@@ -2,7 +2,6 @@
 // main block in order and turns each operator into NCE layers, SHAVE kernels, copies or views.
 //   assign_executors.cpp         the walk, views and constants, graph inputs, outputs and variables
 //   assign_executors_nce.cpp     convolutions, pools, matmul and eltwise on the NCE
-//   assign_executors_fusion.cpp  bias, scale and clamp fused into the NCE layer producing their operand
 //   assign_executors_int8.cpp    the int8 path: requantizations packed into NCE layers, integer SHAVE kernels
 //   assign_executors_shave.cpp   SHAVE kernels, gathers and concats
 //   assign_executors_decompose.cpp  convolutions as partial convolutions summed (many input
@@ -185,15 +184,6 @@ struct Builder {
     // A layer that copies `from` into a new dense tensor (reshape of a strided view, outputs).
     View materialize(const View& from, const std::string& name, Role role, const std::string& source);
 
-    // `y` (the result of an operator fused into `layer`, which computes `x`) is that layer's result:
-    // its view, and the layer's tensor takes its name. Returns true.
-    bool fused(ValueId y, ValueId x, int layer);
-    // A float clamp [lo, hi] as the post-op of an NCE layer (relu when it is one).
-    static void float_post_op(Layer& l, double lo, double hi);
-
-    // The single NCE layer producing `v` that nothing else reads, or -1.
-    int fusable_producer(ValueId v) const;
-
     // Channel c's value of a per-tensor (one value) or per-channel constant.
     static std::int64_t at(const IConst& k, std::int64_t c) { return k.items.size() == 1 ? k.items[0] : k.items[std::size_t(c)]; }
 
@@ -294,15 +284,13 @@ struct Builder {
 
     bool matmul(const tosa::Op& op);
 
-    // ADD/SUB/MUL with a per-channel constant after an NCE layer: folded into its bias and scale.
-    bool fold_affine(const tosa::Op& op);
-
     bool eltwise(const tosa::Op& op);
 
+    // CLAMP: the SHAVE clamp with the operator's bounds (fuse-post-ops may make it its producer's
+    // post-op); float bounds as they are, infinities included.
     bool clamp(const tosa::Op& op);
 
-    // Integer CLAMP: the post-op (in the output's codes) of the int8 NCE layer that alone produces
-    // its operand, else the SHAVE clamp.
+    // Integer CLAMP: the SHAVE clamp with integer bounds (the output's codes).
     bool clamp_int(const tosa::Op& op);
 
     // The int8 path's SHAVE kernels: RESCALE as the native `rescale`, the element-wise and reduction
@@ -321,10 +309,6 @@ struct Builder {
     // channel), bias 0, plus the output zero point and saturation is exactly TOSA's RESCALE. The
     // operand: rank 4 with one image, or dense (then [1, rows, 1, C]).
     bool rescale_on_nce(const tosa::Op& op, const IConst& mult, const IConst& shift, std::int64_t izp, std::int64_t ozp, bool double_round);
-
-    // MINIMUM / MAXIMUM with a scalar constant after an NCE layer: its post-op becomes (or
-    // narrows) a clamp, when the composition is one (lower bound <= upper bound).
-    bool fuse_min_max(const tosa::Op& op);
 
     // Operators whose bool result a SHAVE kernel computes as fp16 1.0 / 0.0.
     static bool bool_result(OpKind k);

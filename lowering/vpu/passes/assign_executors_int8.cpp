@@ -359,7 +359,6 @@ bool Builder::matmul_int8(const tosa::Op& op) {
 }
 
 bool Builder::clamp_int(const tosa::Op& op) {
-    const ValueId x = op.inputs[0], y = op.outputs[0];
     auto bound = [&](AttrName n) -> std::optional<std::int64_t> {
         const tosa::Attr* a = op.attr(n);
         if (const auto* i = a ? std::get_if<std::int64_t>(a) : nullptr) return *i;
@@ -367,17 +366,8 @@ bool Builder::clamp_int(const tosa::Op& op) {
     };
     const auto lo_ = bound(AttrName::min_val), hi_ = bound(AttrName::max_val);
     if (!lo_ || !hi_) return fail(op, "an integer CLAMP without integer bounds");
-    const std::int64_t lo = *lo_, hi = *hi_;
-    const int l = fusable_producer(x);
-    if (l >= 0 && m.layers[std::size_t(l)].nce.post_op == PostOp::none && m.layers[std::size_t(l)].nce.quantized) {
-        Layer& L = m.layers[std::size_t(l)];
-        L.nce.post_op = PostOp::clamp;
-        L.nce.clamp_min = double(lo);
-        L.nce.clamp_max = double(hi);
-        return fused(y, x, l);
-    }
     ShaveKernel k = kernel("clamp");
-    k.clamp_int = std::array<std::int64_t, 2>{lo, hi};
+    k.clamp_int = std::array<std::int64_t, 2>{*lo_, *hi_};
     return shave(op, std::move(k));
 }
 
