@@ -206,7 +206,7 @@ bool fuse_post_ops(Module& m, Diagnostics&) {
         // the constant, when only fused layers read it
         for (const View& v : s.inputs) {
             const std::size_t t = std::size_t(v.tensor);
-            if (t == tx) continue;
+            if (t == tx || t >= m.tensors.size()) continue;
             --uses.readers[t];
             if (uses.readers[t] == 0 && uses.writers[t] == 0 && m.tensors[t].role == Role::constant) dead_tensor[t] = true;
         }
