@@ -4,12 +4,13 @@
 // (lowering/vpu/verify.cpp) checks every promise made so far after each pass.
 //
 //   assign-executors  TOSA operators -> Layers: an NCE operation (NceOp; matmul with constant
-//                     weights as a 1x1 conv; the int8 path's requantizing RESCALEs packed into
-//                     it), a SHAVE kernel (ShaveKernel), or a copy; reshapes, transposes and slices
-//                     become Views of DDR tensors (no task).
-//   fuse-post-ops     SHAVE bias / scale (add, sub, mul by a per-channel constant), clamp and
-//                     minimum / maximum by a scalar folded into the NCE layer producing their
-//                     operand (its bias, weights and post-op), from their exact constants.
+//                     weights as a 1x1 conv; the int8 eltwise with its RESCALEs), a SHAVE kernel
+//                     (ShaveKernel), or a copy; reshapes, transposes and slices become Views of
+//                     DDR tensors (no task).
+//   fuse-post-ops     SHAVE bias / scale (add, sub, mul by a per-channel constant), clamp,
+//                     minimum / maximum by a scalar and the int8 rescale of an int32 accumulator
+//                     folded into the NCE layer producing their operand (its bias, weights,
+//                     post-op or requantization), from their exact constants.
 //   layout-and-types  fp16 storage (int8 on the int8 path): weights OHWI, and the weights table
 //                     tensor (16 bytes per aligned output channel) of every NCE layer, sized.
 //   tile              each layer split into Tiles spread over the clusters.

@@ -2,7 +2,8 @@
 // main block in order and turns each operator into NCE layers, SHAVE kernels, copies or views.
 //   assign_executors.cpp         the walk, views and constants, graph inputs, outputs and variables
 //   assign_executors_nce.cpp     convolutions, pools, matmul and eltwise on the NCE
-//   assign_executors_int8.cpp    the int8 path: requantizations packed into NCE layers, integer SHAVE kernels
+//   assign_executors_int8.cpp    the int8 path: convs (int32 accumulator + SHAVE rescale), the NCE eltwise with
+//                                its RESCALEs, requantizations between grids, integer SHAVE kernels
 //   assign_executors_shave.cpp   SHAVE kernels, gathers and concats
 //   assign_executors_decompose.cpp  convolutions as partial convolutions summed (many input
 //                                channels, kernels and strides beyond the NCE's)
@@ -207,9 +208,10 @@ struct Builder {
     bool batch_as_rows(const tosa::Op& op, Layer& l, std::vector<std::int64_t>& ys);
 
     // The int8 path (TOSA PRO-INT): CONV2D / DEPTHWISE_CONV2D i8 -> i32, then (through RESHAPEs of
-    // the i32 result) the RESCALE i32 -> i8 that alone reads it, become one NCE task with the
-    // requantization in its table (bias, multiplier, shift per output channel) and the zero points
-    // in its params. The RESHAPEs and the RESCALE are then done (`done`).
+    // the i32 result) the RESCALE i32 -> i8 that alone reads it, become the NCE conv writing its
+    // int32 accumulator (the bias in its table, the input and weights zero points in its params)
+    // and the SHAVE rescale, which fuse-post-ops packs into the conv's table. The RESHAPEs and the
+    // RESCALE are then done (`done`).
     bool conv_int8(const tosa::Op& op, bool depthwise, const std::optional<View>& x, const FConst* w);
 
     // The int8 eltwise form (docs/vpu.md): ADD/SUB of two i32 values, each the RESCALE i8 -> i32 of

@@ -7,14 +7,18 @@
 //     wider than fp16's), float bounds as the TOSA attribute gives them, integer bounds (in output
 //     codes) only after an int8 (quantized) layer;
 //   minimum / maximum by a scalar constant (fp16 path) after an NCE layer whose post-op is none,
-//     relu or clamp: the post-op narrowed to a clamp when the bounds stay ordered.
+//     relu or clamp: the post-op narrowed to a clamp when the bounds stay ordered;
+//   rescale to int8 (int8 path) after an NCE layer writing its int32 accumulator (the PPE's scale
+//     bypassed): the requantization into its table words (multiplier, shift per channel), its
+//     output zero point and rounding, and the NCE writes the int8 result's tensor itself.
 // The operand must be the whole NCE result (dense, the result's shape), read by nothing else and no
 // graph output; the fused result keeps the NCE layer's tensor under the SHAVE result's name (and
-// role: a graph output stays one). Layers are visited in program order, so bias, scale and clamp
-// chain. The tensors left unread (the SHAVE results, constants read only by fused layers) are
-// dropped and the rest renumbered in order. The int8 requantizations are no post-op here: whether
-// a RESCALE follows decides the executor (an NCE conv writing int8, or the int32 accumulator, or
-// SHAVE), so assign-executors packs them (assign_executors_int8.cpp).
+// role: a graph output stays one; a requantization instead keeps the SHAVE result's tensor). Layers
+// are visited in program order, so bias, scale and clamp chain (a requantization, then its
+// integer clamp). The tensors left unread (the SHAVE results or int32 accumulators, constants read
+// only by fused layers) are dropped and the rest renumbered in order, so the numbering is the one
+// a fusion while the layers were built gave. The int8 eltwise (RESCALEs of its operands and result
+// around an ADD/SUB) stays in assign-executors: without them the ADD is no NCE operation.
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -26,12 +30,13 @@ namespace nnef::vpu::ir {
 
 namespace vpu_fuse_post_ops_cpp {
 
-enum class Kind { none, affine, min_max, clamp_float, clamp_int };
+enum class Kind { none, affine, min_max, clamp_float, clamp_int, requant };
 
 Kind kind_of(const Module& m, const Layer& s) {
     if (s.exec != Exec::shave) return Kind::none;
     const ShaveKernel& k = s.shave;
     if (k.name == "clamp" && s.inputs.size() == 1) return k.clamp_float ? Kind::clamp_float : k.clamp_int ? Kind::clamp_int : Kind::none;
+    if (k.name == "rescale" && s.inputs.size() == 1 && k.rescale) return Kind::requant;
     if (m.int8 || !k.constant || s.inputs.size() != 2 || k.constant->input < 0 || k.constant->input > 1) return Kind::none;
     if (k.name == "add" || k.name == "mul" || (k.name == "sub" && k.constant->input == 1)) return Kind::affine;  // c - x has no bias form
     if (k.name == "minimum" || k.name == "maximum") return Kind::min_max;
@@ -54,6 +59,32 @@ void float_post_op(NceParams& p, double lo, double hi) {
     p.post_op = PostOp::clamp;
     p.clamp_min = lo;
     p.clamp_max = hi;
+}
+
+// Item c of a per-tensor (one item) or per-channel vector.
+std::int64_t at(const std::vector<std::int64_t>& v, std::size_t c) { return v.size() == 1 ? v[0] : v[c]; }
+
+// An int8 NCE layer writing its int32 accumulator: the PPE's requantization bypassed (multiplier 1,
+// shift 0, output zero point 0), no post-op.
+bool accumulates(const Layer& p) {
+    if (!p.nce.quantized || p.nce.post_op != PostOp::none || p.nce.output_zp != 0 || p.q_mult.empty() || p.q_mult.size() != p.q_shift.size())
+        return false;
+    for (std::size_t c = 0; c < p.q_mult.size(); ++c)
+        if (p.q_mult[c] != 1 || p.q_shift[c] != 0) return false;
+    return true;
+}
+
+// A SHAVE rescale the NCE's table can hold: input zero point 0, multiplier and shift per tensor or
+// per channel (of C), shift in [2, 62], multiplier not negative.
+bool table_rescale(const ShaveKernel::Rescale& r, std::size_t C) {
+    if (r.input_zp != 0) return false;
+    for (const auto* v : {&r.multiplier, &r.shift})
+        if (v->size() != 1 && v->size() != C) return false;
+    for (std::int64_t s : r.shift)
+        if (s < 2 || s > 62) return false;
+    for (std::int64_t m : r.multiplier)
+        if (m < 0) return false;
+    return true;
 }
 
 // Folds SHAVE layer `s` into NCE layer `p` (fusible_post_op said it can).
@@ -88,6 +119,18 @@ void fold(const Module& m, const Layer& s, Layer& p) {
                     for (std::int64_t i = 0; i < per; ++i) p.weights_f32[std::size_t(ch * per + i)] *= x;
                 }
             }
+            return;
+        }
+        case Kind::requant: {
+            // the requantization into the table, the int8 result written by the NCE itself
+            const ShaveKernel::Rescale& r = *k.rescale;
+            for (std::size_t c = 0; c < p.q_mult.size(); ++c) {
+                p.q_mult[c] = at(r.multiplier, c);
+                p.q_shift[c] = at(r.shift, c);
+            }
+            p.nce.output_zp = r.output_zp;
+            p.nce.double_round = r.double_round;
+            p.output = s.output;
             return;
         }
         case Kind::none: return;
@@ -137,10 +180,11 @@ int fusible_post_op(const Module& m, std::size_t i, const TensorUses& uses) {
     if (P.exec != Exec::nce) return -1;
     // the operand is the NCE layer's whole result, the SHAVE result a tensor of its own alike
     const Tensor &X = m.tensors[tx], &Y = m.tensors[ty];
-    const std::int64_t es = element_size(X.dtype);
-    if (X.role != Role::activation || Y.dtype != X.dtype || Y.bytes != X.bytes) return -1;
-    if (x.offset != 0 || !x.dense(es) || x.elements() * es != X.bytes || x.shape != s.output.shape) return -1;
-    if (s.output.offset != 0 || !s.output.dense(es)) return -1;
+    const std::int64_t es = element_size(X.dtype), es_y = element_size(Y.dtype);
+    if (X.role != Role::activation || x.offset != 0 || !x.dense(es) || x.elements() * es != X.bytes || x.shape != s.output.shape) return -1;
+    if (s.output.offset != 0 || !s.output.dense(es_y) || s.output.elements() * es_y != Y.bytes) return -1;
+    // a post-op keeps the type; a requantization takes the int32 accumulator to int8
+    if (kind == Kind::requant ? X.dtype != DataType::int32 || Y.dtype != DataType::int8 : Y.dtype != X.dtype) return -1;
     switch (kind) {
         case Kind::clamp_float: return P.nce.post_op == PostOp::none ? p : -1;
         case Kind::clamp_int: return P.nce.post_op == PostOp::none && P.nce.quantized ? p : -1;
@@ -167,6 +211,11 @@ int fusible_post_op(const Module& m, std::size_t i, const TensorUses& uses) {
             if (std::int64_t(P.weights_f32.size()) % C != 0 || (!P.bias.empty() && std::int64_t(P.bias.size()) != C)) return -1;
             return p;
         }
+        case Kind::requant:
+            if (!accumulates(P) || P.output.tensor != int(tx) || P.output.shape != s.output.shape ||
+                P.q_mult.size() != std::size_t(s.output.shape.back()) || !table_rescale(*s.shave.rescale, P.q_mult.size()))
+                return -1;
+            return p;
         case Kind::none: break;
     }
     return -1;
@@ -188,8 +237,17 @@ bool fuse_post_ops(Module& m, Diagnostics&) {
         if (p < 0) continue;
         const Layer& s = m.layers[i];
         Layer& P = m.layers[std::size_t(p)];
-        fold(m, s, P);
         const std::size_t tx = std::size_t(P.output.tensor), ty = std::size_t(s.output.tensor);
+        if (kind_of(m, s) == Kind::requant) {
+            // the NCE writes the SHAVE result's tensor; its accumulator is no more
+            fold(m, s, P);
+            uses.writer[ty] = p;
+            uses.readers[tx] = uses.writers[tx] = 0;
+            dead_tensor[tx] = true;
+            dead_layer[i] = true;
+            continue;
+        }
+        fold(m, s, P);
         // the NCE's tensor is the fused result: the SHAVE result's name, role and readers
         m.tensors[tx].name = m.tensors[ty].name;
         m.tensors[tx].role = m.tensors[ty].role;

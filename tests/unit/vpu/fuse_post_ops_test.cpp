@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,19 @@ std::uint32_t bits(float f) {
     return u;
 }
 
+// The module of `model` after assign-executors; `lowered` keeps its TOSA graph.
+ir::Module assigned(std::unique_ptr<nnef_test::LoweredModel>& lowered, const fs::path& model,
+                    nnef::tosa::Profile profile = nnef::tosa::Profile::pro_fp) {
+    lowered = nnef_test::lower_model(model, 1, profile);
+    REQUIRE(lowered->graph);
+    ir::Module m;
+    m.graph = &*lowered->graph;
+    m.name = lowered->graph->name;
+    Diagnostics d{0};
+    REQUIRE_MESSAGE(vpu::run_pass(m, "assign-executors", d), text(d));
+    return m;
+}
+
 const ir::Layer* layer(const ir::Module& m, const std::string& source, ir::Exec exec) {
     for (const ir::Layer& l : m.layers)
         if (l.source == source && l.exec == exec) return &l;
@@ -43,13 +57,9 @@ const ir::Layer* layer(const ir::Module& m, const std::string& source, ir::Exec 
 }  // namespace
 
 TEST_CASE("fuse-post-ops: scale, bias, clamp and minimum fold into the conv from their float32 constants, and the verifier checks the promise") {
-    auto lowered = nnef_test::lower_model(fs::path(NNEF_SOURCE_DIR) / "tests" / "data" / "vpu_post_ops", 1);
-    REQUIRE(lowered->graph);
-    ir::Module m;
-    m.graph = &*lowered->graph;
-    m.name = lowered->graph->name;
+    std::unique_ptr<nnef_test::LoweredModel> lowered;
+    ir::Module m = assigned(lowered, fs::path(NNEF_SOURCE_DIR) / "tests" / "data" / "vpu_post_ops");
     Diagnostics d{0};
-    REQUIRE_MESSAGE(vpu::run_pass(m, "assign-executors", d), text(d));
     // before: conv1, then SHAVE mul (per-channel scale), add, minimum, maximum, minimum
     const ir::Layer* conv = layer(m, "conv1", ir::Exec::nce);
     const ir::Layer* scale = layer(m, "scaled", ir::Exec::shave);
@@ -121,12 +131,8 @@ TEST_CASE("fuse-post-ops: scale, bias, clamp and minimum fold into the conv from
 }
 
 TEST_CASE("fuse-post-ops: an exact constant that is no SHAVE input, or of another size than its input, breaks the layers promise") {
-    auto lowered = nnef_test::lower_model(fs::path(NNEF_SOURCE_DIR) / "tests" / "data" / "vpu_post_ops", 1);
-    REQUIRE(lowered->graph);
-    ir::Module m;
-    m.graph = &*lowered->graph;
-    Diagnostics d{0};
-    REQUIRE_MESSAGE(vpu::run_pass(m, "assign-executors", d), text(d));
+    std::unique_ptr<nnef_test::LoweredModel> lowered;
+    ir::Module m = assigned(lowered, fs::path(NNEF_SOURCE_DIR) / "tests" / "data" / "vpu_post_ops");
     ir::Layer* scale = nullptr;
     for (ir::Layer& l : m.layers)
         if (l.source == "scaled") scale = &l;
@@ -140,4 +146,49 @@ TEST_CASE("fuse-post-ops: an exact constant that is no SHAVE input, or of anothe
     Diagnostics d2{0};
     CHECK_FALSE(ir::verify(m, "assign-executors", d2));
     CHECK(text(d2).find("an exact constant of no SHAVE input") != std::string::npos);
+}
+
+TEST_CASE("fuse-post-ops: on the int8 path the RESCALE after a conv's int32 accumulator is packed into its table") {
+    std::unique_ptr<nnef_test::LoweredModel> lowered;
+    ir::Module m = assigned(lowered, fs::path(NNEF_SOURCE_DIR) / "samples" / "quantized", nnef::tosa::Profile::pro_int);
+    Diagnostics d{0};
+    // assign-executors: fc an NCE conv writing its int32 accumulator (the PPE's scale bypassed:
+    // multiplier 1, shift 0), then the SHAVE rescale to int8
+    REQUIRE(m.layers.size() >= 2);
+    const ir::Layer acc = m.layers[0];
+    const ir::Layer& rescale = m.layers[1];
+    REQUIRE(acc.exec == ir::Exec::nce);
+    CHECK(m.tensors[std::size_t(acc.output.tensor)].dtype == vpu::DataType::int32);
+    CHECK(acc.q_mult == std::vector<std::int64_t>(acc.q_mult.size(), 1));
+    REQUIRE(rescale.exec == ir::Exec::shave);
+    REQUIRE(rescale.shave.rescale);
+    CHECK(rescale.inputs[0].tensor == acc.output.tensor);
+    const ir::ShaveKernel::Rescale r = *rescale.shave.rescale;
+    const int result = rescale.output.tensor;
+    const std::string result_name = m.tensors[std::size_t(result)].name;
+    {
+        ir::Module bad = m;
+        bad.promise(ir::Promise::post_ops_fused);
+        Diagnostics dv{0};
+        CHECK_FALSE(ir::verify(bad, "fuse-post-ops", dv));
+        CHECK(text(dv).find("layer 1 (rescale, 'fc') is left on SHAVE though NCE layer 0 (conv)") != std::string::npos);
+    }
+    REQUIRE_MESSAGE(vpu::run_pass(m, "fuse-post-ops", d), text(d));
+    const ir::Layer& fc = m.layers[0];
+    REQUIRE(fc.exec == ir::Exec::nce);
+    for (std::size_t c = 0; c < fc.q_mult.size(); ++c) {
+        CHECK(fc.q_mult[c] == (r.multiplier.size() == 1 ? r.multiplier[0] : r.multiplier[c]));
+        CHECK(fc.q_shift[c] == (r.shift.size() == 1 ? r.shift[0] : r.shift[c]));
+    }
+    CHECK(fc.q_bias == acc.q_bias);
+    CHECK(fc.nce.output_zp == r.output_zp);
+    CHECK(fc.nce.double_round == r.double_round);
+    // the conv writes the int8 result itself (the accumulator's tensor is gone)
+    CHECK(m.tensors[std::size_t(fc.output.tensor)].dtype == vpu::DataType::int8);
+    CHECK(m.tensors[std::size_t(fc.output.tensor)].name == result_name);
+    CHECK(fc.output.tensor == result - 1);
+    CHECK(m.layers[1].exec == ir::Exec::nce);
+    CHECK(m.layers[1].inputs[0].tensor == fc.output.tensor);
+    Diagnostics dv{0};
+    CHECK_MESSAGE(ir::verify(m, "fuse-post-ops", dv), text(dv));
 }
