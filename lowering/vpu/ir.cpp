@@ -3,6 +3,7 @@
 #include "lowering/vpu/ir.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -71,6 +72,7 @@ std::optional<NceOp> nce_op_from_string(const std::string& s) {
 const char* to_string(Promise p) {
     switch (p) {
         case Promise::layers: return "layers";
+        case Promise::post_ops_fused: return "post-ops-fused";
         case Promise::weights_laid_out: return "weights-laid-out";
         case Promise::tiled: return "tiled";
         case Promise::tables_built: return "tables-built";
@@ -106,8 +108,10 @@ nlohmann::json ShaveKernel::params_json() const {
     using namespace vpu_ir_cpp;
     nlohmann::json p = nlohmann::json::object();
     if (clamp_float) {
-        p["min"] = (*clamp_float)[0];
-        p["max"] = (*clamp_float)[1];
+        // fp16's range: an infinite bound is its largest finite value
+        const auto bound = [](double v) { return std::isinf(v) ? (v < 0 ? -65504.0 : 65504.0) : v; };
+        p["min"] = bound((*clamp_float)[0]);
+        p["max"] = bound((*clamp_float)[1]);
     }
     if (clamp_int) {
         p["min"] = (*clamp_int)[0];

@@ -4,9 +4,13 @@
 // (lowering/vpu/verify.cpp) checks every promise made so far after each pass.
 //
 //   assign-executors  TOSA operators -> Layers: an NCE operation (NceOp; matmul with constant
-//                     weights as a 1x1 conv; CLAMP and bias ADDs fused into the producer), a
-//                     SHAVE kernel (ShaveKernel), or a copy; reshapes, transposes and slices become
-//                     Views of DDR tensors (no task).
+//                     weights as a 1x1 conv; the int8 eltwise with its RESCALEs), a SHAVE kernel
+//                     (ShaveKernel), or a copy; reshapes, transposes and slices become Views of
+//                     DDR tensors (no task).
+//   fuse-post-ops     SHAVE bias / scale (add, sub, mul by a per-channel constant), clamp,
+//                     minimum / maximum by a scalar and the int8 rescale of an int32 accumulator
+//                     folded into the NCE layer producing their operand (its bias, weights,
+//                     post-op or requantization), from their exact constants.
 //   layout-and-types  fp16 storage (int8 on the int8 path): weights OHWI, and the weights table
 //                     tensor (16 bytes per aligned output channel) of every NCE layer, sized.
 //   tile              each layer split into Tiles spread over the clusters.
@@ -69,7 +73,8 @@ inline bool has_weights(NceOp o) { return o == NceOp::conv || o == NceOp::dwconv
 struct ShaveKernel {
     std::string name;                  // the kernel: a TOSA mnemonic ("add", "reduce_sum", ...)
     std::optional<std::int64_t> axis;  // the TOSA operator's axis (reductions, ...)
-    // clamp: bounds as float (the fp16 path) or as integer codes (the int8 path)
+    // clamp: bounds as float (the fp16 path: the TOSA attribute's, infinities included; the task
+    // list's params saturate them to fp16's range) or as integer codes (the int8 path)
     std::optional<std::array<double, 2>> clamp_float;
     std::optional<std::array<std::int64_t, 2>> clamp_int;
     // rescale (int8 path): per tensor (one item) or per channel
@@ -82,6 +87,15 @@ struct ShaveKernel {
     // the int8 path's TOSA kernels: the operator's attributes, and its shape operands as constants
     std::vector<std::pair<tosa::AttrName, tosa::Attr>> attributes;
     std::vector<std::pair<std::string, std::vector<std::int64_t>>> shape_constants;
+    // add / sub / mul / minimum / maximum on the fp16 path with a per-tensor or per-channel
+    // constant operand (every dimension 1 but the last): which input it is and its items exactly
+    // as float32 (the input's tensor holds them rounded to fp16), what fuse-post-ops folds into an
+    // NCE layer's bias and weights. Not part of the task list.
+    struct Constant {
+        std::int64_t input = 0;
+        std::vector<float> items;
+    };
+    std::optional<Constant> constant;
 
     // The task list's params: TOSA attributes and constants in lowering/tosa/json.hpp's form.
     nlohmann::json params_json() const;
@@ -160,6 +174,7 @@ struct Task {
 // pipeline.cpp; the verifier checks every promise made so far, docs/vpu-compiler.md lists them).
 enum class Promise : std::uint8_t {
     layers,          // assign-executors: views inside their tensors, NCE layers rank 4 within limits, no writes to inputs or constants
+    post_ops_fused,  // fuse-post-ops: no SHAVE layer left that fusible_post_op would fold into its NCE producer
     weights_laid_out,  // layout-and-types: NCE weights in the layer's data type, a table tensor per NCE layer, 16 bytes per aligned channel
     tiled,           // tile: the tiles of each layer cover its output once, on clusters the target has
     tables_built,    // build-tables: every table written, its weights offsets inside the weights tensor
@@ -168,7 +183,7 @@ enum class Promise : std::uint8_t {
     barriers,        // barriers: producers before consumers, counts within limits, physical ids within the target's
     emitted,         // emit: the task list passes the simulator's checks
 };
-inline constexpr int promise_count = 8;
+inline constexpr int promise_count = 9;
 const char* to_string(Promise);
 
 struct Module {
@@ -204,6 +219,7 @@ std::vector<std::uint8_t> fp16_bytes(const std::vector<float>& v);
 // The passes (lowering/vpu/passes/<pass>.cpp, in pipeline order); each returns false after
 // reporting an error.
 bool assign_executors(Module& m, Diagnostics& diags);
+bool fuse_post_ops(Module& m, Diagnostics& diags);
 bool layout_and_types(Module& m, Diagnostics& diags);
 bool tile(Module& m, Diagnostics& diags);
 bool build_tables(Module& m, Diagnostics& diags);
@@ -214,6 +230,15 @@ bool emit(Module& m, Diagnostics& diags);
 // schedules again with fewer held results when it finds no room); false after reporting
 // `cmx-exhausted` into `diags`.
 bool allocate_cmx(Module& m, Diagnostics& diags);
+// Who reads and writes each DDR tensor (layers' inputs and outputs; graph outputs count as readers).
+struct TensorUses {
+    std::vector<int> readers, writers;
+    std::vector<int> writer;  // the (last) layer writing it, -1: none
+};
+TensorUses tensor_uses(const Module& m);
+// The NCE layer that SHAVE layer `i` can be folded into as its bias, scale or post-op
+// (passes/fuse_post_ops.cpp: the rules), or -1. What fuse-post-ops does and the verifier checks.
+int fusible_post_op(const Module& m, std::size_t i, const TensorUses& uses);
 // Checks every promise the module carries (lowering/vpu/verify.cpp).
 bool verify(const Module& m, const std::string& after_pass, Diagnostics& diags);
 

@@ -223,7 +223,7 @@ NceParams nce(const Node& n) {
 }
 
 ShaveKernel shave(const Node& n) {
-    n.expect_object({"name", "axis", "clamp_float", "clamp_int", "rescale", "attributes", "shape_constants"});
+    n.expect_object({"name", "axis", "clamp_float", "clamp_int", "rescale", "attributes", "shape_constants", "constant"});
     ShaveKernel k;
     k.name = n.field("name").string();
     if (!n.field("axis").json().is_null()) k.axis = integer(n.field("axis"));
@@ -263,6 +263,14 @@ ShaveKernel shave(const Node& n) {
         const Node p = s.at(i);
         if (p.size() != 2) p.fail("[argument, values]");
         k.shape_constants.emplace_back(p.at(0).string(), integers(p.at(1)));
+    }
+    if (const Node c = n.field("constant"); !c.json().is_null()) {
+        c.expect_object({"input", "items"});
+        ShaveKernel::Constant x;
+        x.input = c.field("input").integer(0, 1);
+        x.items = floats(c.field("items"));
+        if (x.items.empty()) c.field("items").fail("the constant's items (float32 hex)");
+        k.constant = std::move(x);
     }
     return k;
 }

@@ -86,6 +86,7 @@ J shave(const ShaveKernel& k) {
     J consts = J::array();
     for (const auto& [name, values] : k.shape_constants) consts.push_back({name, values});
     j["shape_constants"] = std::move(consts);
+    j["constant"] = k.constant ? J{{"input", k.constant->input}, {"items", float_hex(k.constant->items)}} : J();
     return j;
 }
 

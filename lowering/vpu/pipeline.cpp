@@ -23,8 +23,10 @@ struct PassSpec {
 
 const std::vector<PassSpec>& passes() {
     static const std::vector<PassSpec> list = {
-        {"assign-executors", "TOSA operators to NCE layers (bias, scale, clamp and int8 requantization fused), SHAVE kernels, copies and views",
+        {"assign-executors", "TOSA operators to NCE layers (the int8 eltwise with its RESCALEs), SHAVE kernels, copies and views",
          ir::assign_executors, {Promise::layers}},
+        {"fuse-post-ops", "SHAVE bias, scale, clamp, minimum / maximum by a scalar and int8 requantization folded into the NCE layer producing their operand",
+         ir::fuse_post_ops, {Promise::post_ops_fused}},
         {"layout-and-types", "fp16 (or int8) OHWI weights, a weights table tensor per NCE layer", ir::layout_and_types,
          {Promise::weights_laid_out}},
         {"tile", "split layers over output rows / channels and clusters to fit CMX", ir::tile, {Promise::tiled}},

@@ -127,8 +127,24 @@ bool verify(const Module& m, const std::string& after, Diagnostics& diags) {
                     l.nce.stride[1] > t.nce_max_stride)
                     bad(name + ": kernel or stride beyond the NCE's limits");
             }
+            if (const auto& c = l.shave.constant) {
+                if (l.exec != Exec::shave || c->input < 0 || std::size_t(c->input) >= l.inputs.size())
+                    bad(name + ": an exact constant of no SHAVE input");
+                else if (std::int64_t(c->items.size()) != l.inputs[std::size_t(c->input)].elements())
+                    bad(name + ": the exact constant has " + std::to_string(c->items.size()) + " items, its input " +
+                        std::to_string(l.inputs[std::size_t(c->input)].elements()));
+            }
             if (m.tensors[std::size_t(l.output.tensor)].role == Role::input || is_constant(m.tensors[std::size_t(l.output.tensor)].role))
                 bad(name + ": writes a graph input or a constant");
+        }
+    }
+    if (m.has(Promise::post_ops_fused)) {
+        const TensorUses uses = tensor_uses(m);
+        for (std::size_t i = 0; i < m.layers.size(); ++i) {
+            const int p = fusible_post_op(m, i, uses);
+            if (p >= 0)
+                bad("layer " + std::to_string(i) + " (" + m.layers[i].op_name() + ", '" + m.layers[i].source + "') is left on SHAVE though NCE layer " +
+                    std::to_string(p) + " (" + m.layers[std::size_t(p)].op_name() + ") producing its operand can compute it");
         }
     }
     if (m.has(Promise::weights_laid_out)) {

@@ -399,10 +399,6 @@ bool Builder::one(const tosa::Op& op) {
         case OpKind::CLAMP: return clamp(op);
         case OpKind::CONCAT: return channel_shuffle(op) || concat(op);
         case OpKind::GATHER: return fconst(y) ? true : gather(op);
-        case OpKind::MINIMUM:
-        case OpKind::MAXIMUM:
-            if (fuse_min_max(op)) return true;
-            break;
         case OpKind::CUSTOM:
             return fail(op, "custom operator '" + op.get<std::string>(AttrName::operator_name) + "' has no NCE form and no SHAVE kernel");
         case OpKind::COND_IF:

@@ -2,8 +2,8 @@
 // main block in order and turns each operator into NCE layers, SHAVE kernels, copies or views.
 //   assign_executors.cpp         the walk, views and constants, graph inputs, outputs and variables
 //   assign_executors_nce.cpp     convolutions, pools, matmul and eltwise on the NCE
-//   assign_executors_fusion.cpp  bias, scale and clamp fused into the NCE layer producing their operand
-//   assign_executors_int8.cpp    the int8 path: requantizations packed into NCE layers, integer SHAVE kernels
+//   assign_executors_int8.cpp    the int8 path: convs (int32 accumulator + SHAVE rescale), the NCE eltwise with
+//                                its RESCALEs, requantizations between grids, integer SHAVE kernels
 //   assign_executors_shave.cpp   SHAVE kernels, gathers and concats
 //   assign_executors_shuffle.cpp channel shuffles (and the concat before one) as copies into an NHWC tensor
 //   assign_executors_decompose.cpp  convolutions as partial convolutions summed (many input
@@ -158,15 +158,6 @@ struct Builder {
     // A layer that copies `from` into a new dense tensor (reshape of a strided view, outputs).
     View materialize(const View& from, const std::string& name, Role role, const std::string& source);
 
-    // `y` (the result of an operator fused into `layer`, which computes `x`) is that layer's result:
-    // its view, and the layer's tensor takes its name. Returns true.
-    bool fused(ValueId y, ValueId x, int layer);
-    // A float clamp [lo, hi] as the post-op of an NCE layer (relu when it is one).
-    static void float_post_op(Layer& l, double lo, double hi);
-
-    // The single NCE layer producing `v` that nothing else reads, or -1.
-    int fusable_producer(ValueId v) const;
-
     // Channel c's value of a per-tensor (one value) or per-channel constant.
     static std::int64_t at(const IConst& k, std::int64_t c) { return k.items.size() == 1 ? k.items[0] : k.items[std::size_t(c)]; }
 
@@ -190,9 +181,10 @@ struct Builder {
     bool batch_as_rows(const tosa::Op& op, Layer& l, std::vector<std::int64_t>& ys);
 
     // The int8 path (TOSA PRO-INT): CONV2D / DEPTHWISE_CONV2D i8 -> i32, then (through RESHAPEs of
-    // the i32 result) the RESCALE i32 -> i8 that alone reads it, become one NCE task with the
-    // requantization in its table (bias, multiplier, shift per output channel) and the zero points
-    // in its params. The RESHAPEs and the RESCALE are then done (`done`).
+    // the i32 result) the RESCALE i32 -> i8 that alone reads it, become the NCE conv writing its
+    // int32 accumulator (the bias in its table, the input and weights zero points in its params)
+    // and the SHAVE rescale, which fuse-post-ops packs into the conv's table. The RESHAPEs and the
+    // RESCALE are then done (`done`).
     bool conv_int8(const tosa::Op& op, bool depthwise, const std::optional<View>& x, const FConst* w);
 
     // The int8 eltwise form (docs/vpu.md): ADD/SUB of two i32 values, each the RESCALE i8 -> i32 of
@@ -267,15 +259,13 @@ struct Builder {
 
     bool matmul(const tosa::Op& op);
 
-    // ADD/SUB/MUL with a per-channel constant after an NCE layer: folded into its bias and scale.
-    bool fold_affine(const tosa::Op& op);
-
     bool eltwise(const tosa::Op& op);
 
+    // CLAMP: the SHAVE clamp with the operator's bounds (fuse-post-ops may make it its producer's
+    // post-op); float bounds as they are, infinities included.
     bool clamp(const tosa::Op& op);
 
-    // Integer CLAMP: the post-op (in the output's codes) of the int8 NCE layer that alone produces
-    // its operand, else the SHAVE clamp.
+    // Integer CLAMP: the SHAVE clamp with integer bounds (the output's codes).
     bool clamp_int(const tosa::Op& op);
 
     // The int8 path's SHAVE kernels: RESCALE as the native `rescale`, the element-wise and reduction
@@ -294,10 +284,6 @@ struct Builder {
     // channel), bias 0, plus the output zero point and saturation is exactly TOSA's RESCALE. The
     // operand: rank 4 with one image, or dense (then [1, rows, 1, C]).
     bool rescale_on_nce(const tosa::Op& op, const IConst& mult, const IConst& shift, std::int64_t izp, std::int64_t ozp, bool double_round);
-
-    // MINIMUM / MAXIMUM with a scalar constant after an NCE layer: its post-op becomes (or
-    // narrows) a clamp, when the composition is one (lower bound <= upper bound).
-    bool fuse_min_max(const tosa::Op& op);
 
     // Operators whose bool result a SHAVE kernel computes as fp16 1.0 / 0.0.
     static bool bool_result(OpKind k);

@@ -1,6 +1,8 @@
-// assign-executors (assign_executors.hpp), the int8 path (TOSA PRO-INT): convolutions and
-// eltwise with the RESCALE that requantizes their result packed into one NCE layer (its table
-// words), requantizations between grids as NCE 1x1 maxpools, integer SHAVE kernels.
+// assign-executors (assign_executors.hpp), the int8 path (TOSA PRO-INT): convolutions on the NCE
+// when a RESCALE to int8 requantizes their result (their int32 accumulator, then the SHAVE
+// `rescale` that fuse-post-ops packs into the conv's table), eltwise with the RESCALEs of its
+// operands and result as one NCE layer, requantizations between grids as NCE 1x1 maxpools,
+// integer SHAVE kernels.
 #include "lowering/vpu/passes/assign_executors.hpp"
 
 namespace nnef::vpu::ir::assign_executors_impl {
@@ -29,7 +31,7 @@ bool Builder::conv_int8(const tosa::Op& op, bool depthwise, const std::optional<
     l.nce.weights_zp = wzp->items[0];
     std::vector<std::int64_t> ys = g.type(op.outputs[0]).shape;
     if (!batch_as_rows(op, l, ys)) return false;
-    const std::int64_t KH = l.weights_shape[1], KW = l.weights_shape[2], I = l.weights_shape[3];
+    const std::int64_t KH = l.weights_shape[1], KW = l.weights_shape[2];
     const std::int64_t align = m.target.nce_channel_alignment;
     const std::int64_t ki = std::max<std::int64_t>(align, tile_budget(m.target) / 4 / (align * KH * KW) / align * align);
     if (!rs) {
@@ -39,33 +41,22 @@ bool Builder::conv_int8(const tosa::Op& op, bool depthwise, const std::optional<
         producer_layer[op.outputs[0]] = int(m.layers.size()) - 1;
         return true;
     }
+    // the RESCALE to int8: the SHAVE `rescale` of the int32 accumulator (in chunks when the weights
+    // exceed a tile: exact int32 partial sums, assign_executors_int8_split.cpp); fuse-post-ops packs
+    // it into the conv's table when one NCE layer computes the accumulator
     const IConst* mult = iconst(rs->inputs[1]);
     const IConst* shift = iconst(rs->inputs[2]);
     const IConst* ozp = iconst(rs->inputs[4]);
-    for (std::int64_t c = 0; c < O; ++c) {
-        l.q_bias.push_back(at(*b, c));
-        l.q_mult.push_back(at(*mult, c));
-        l.q_shift.push_back(at(*shift, c));
-    }
-    l.nce.output_zp = ozp->items[0];
-    l.nce.double_round = rs->get<tosa::RoundingMode>(AttrName::rounding_mode) == tosa::RoundingMode::DOUBLE_ROUND;
+    for (std::int64_t c = 0; c < O; ++c) l.q_bias.push_back(at(*b, c));
     const ValueId y = rs->outputs[0];
-    if (!depthwise && I > ki) {
-        // exact int32 partial sums (assign_executors_int8_split.cpp), then the RESCALE once
-        const View acc = int32_accumulator(std::move(l), op, ki, ys, g.value(y).name);
-        ShaveKernel r = kernel("rescale");
-        r.rescale = ShaveKernel::Rescale{mult->items, shift->items, 0, ozp->items[0],
-                                         rs->get<tosa::RoundingMode>(AttrName::rounding_mode) == tosa::RoundingMode::DOUBLE_ROUND};
-        const View out = shave_layer(std::move(r), {acc}, ys, *rs, g.value(y).name, DataType::int8);
-        for (std::size_t k : chain) done[k] = true;
-        views[y] = dense_view(out.tensor, g.type(y).shape);
-        producer_layer[y] = int(m.layers.size()) - 1;
-        return true;
-    }
-    const int t = add_tensor(g.value(y).name, g.type(y).volume(), Role::activation, DataType::int8);
-    l.output = dense_view(t, ys);
+    const View acc = int32_accumulator(std::move(l), op, ki, ys, g.value(y).name);  // a dwconv: I = 1
+    ShaveKernel r = kernel("rescale");
+    r.rescale = ShaveKernel::Rescale{mult->items, shift->items, 0, ozp->items[0],
+                                     rs->get<tosa::RoundingMode>(AttrName::rounding_mode) == tosa::RoundingMode::DOUBLE_ROUND};
+    const View out = shave_layer(std::move(r), {acc}, ys, *rs, g.value(y).name, DataType::int8);
     for (std::size_t k : chain) done[k] = true;
-    add_layer(std::move(l), y, dense_view(t, g.type(y).shape));
+    views[y] = dense_view(out.tensor, g.type(y).shape);
+    producer_layer[y] = int(m.layers.size()) - 1;
     return true;
 }
 
@@ -370,7 +361,6 @@ bool Builder::matmul_int8(const tosa::Op& op) {
 }
 
 bool Builder::clamp_int(const tosa::Op& op) {
-    const ValueId x = op.inputs[0], y = op.outputs[0];
     auto bound = [&](AttrName n) -> std::optional<std::int64_t> {
         const tosa::Attr* a = op.attr(n);
         if (const auto* i = a ? std::get_if<std::int64_t>(a) : nullptr) return *i;
@@ -378,17 +368,8 @@ bool Builder::clamp_int(const tosa::Op& op) {
     };
     const auto lo_ = bound(AttrName::min_val), hi_ = bound(AttrName::max_val);
     if (!lo_ || !hi_) return fail(op, "an integer CLAMP without integer bounds");
-    const std::int64_t lo = *lo_, hi = *hi_;
-    const int l = fusable_producer(x);
-    if (l >= 0 && m.layers[std::size_t(l)].nce.post_op == PostOp::none && m.layers[std::size_t(l)].nce.quantized) {
-        Layer& L = m.layers[std::size_t(l)];
-        L.nce.post_op = PostOp::clamp;
-        L.nce.clamp_min = double(lo);
-        L.nce.clamp_max = double(hi);
-        return fused(y, x, l);
-    }
     ShaveKernel k = kernel("clamp");
-    k.clamp_int = std::array<std::int64_t, 2>{lo, hi};
+    k.clamp_int = std::array<std::int64_t, 2>{*lo_, *hi_};
     return shave(op, std::move(k));
 }
 

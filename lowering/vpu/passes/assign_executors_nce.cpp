@@ -159,7 +159,6 @@ bool Builder::matmul(const tosa::Op& op) {
 }
 
 bool Builder::eltwise(const tosa::Op& op) {
-    if (fold_affine(op)) return true;
     if (m.int8 && !tosa::is_float(g.type(op.outputs[0]).dtype)) {
         const auto it = eltwise_plans.find(std::size_t(&op - g.main().ops.data()));
         return it != eltwise_plans.end() ? eltwise_int8(op, it->second) : int_shave(op);

@@ -117,6 +117,16 @@ bool Builder::shave_on(const tosa::Op& op, ShaveKernel k, const std::vector<Valu
     l.origin = op.origin;
     if (op.outputs.size() != 1) return fail(op, "SHAVE kernels have one result");
     const ValueId y = op.outputs[0];
+    // the float path's binary kernels with one per-tensor or per-channel constant operand: its
+    // exact float32 items (what fuse-post-ops folds into an NCE producer's bias and weights)
+    if (!m.int8 && reads.size() == 2 && (op.kind == OpKind::ADD || op.kind == OpKind::SUB || op.kind == OpKind::MUL ||
+                                         op.kind == OpKind::MINIMUM || op.kind == OpKind::MAXIMUM)) {
+        const FConst *c0 = fconst(reads[0]), *c1 = fconst(reads[1]);
+        const FConst* c = c0 ? c1 ? nullptr : c0 : c1;
+        bool per_channel = c && !c->items.empty();
+        for (std::size_t i = 0; per_channel && i + 1 < c->shape.size(); ++i) per_channel = c->shape[i] == 1;
+        if (per_channel) l.shave.constant = ShaveKernel::Constant{c == c0 ? 0 : 1, c->items};
+    }
     // A bool result (comparisons, logical operators) is stored as fp16 1.0 / 0.0: the target's
     // buffers have no bool type, and its float path is fp16 (docs/vpu-compiler.md).
     const bool bool_kernel = g.type(y).dtype == tosa::DType::bool_ && bool_result(op.kind);
@@ -128,6 +138,13 @@ bool Builder::shave_on(const tosa::Op& op, ShaveKernel k, const std::vector<Valu
     const View ov = l.output;
     add_layer(std::move(l), y, ov);
     return true;
+}
+
+bool Builder::clamp(const tosa::Op& op) {
+    if (m.int8 && !tosa::is_float(g.type(op.outputs[0]).dtype)) return clamp_int(op);
+    ShaveKernel k = kernel("clamp");
+    k.clamp_float = std::array<double, 2>{op.get<double>(AttrName::min_val), op.get<double>(AttrName::max_val)};
+    return shave(op, std::move(k));
 }
 
 bool Builder::gather(const tosa::Op& op) {

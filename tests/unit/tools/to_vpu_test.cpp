@@ -567,7 +567,7 @@ TEST_CASE("nnef-to-vpu --print-after all: every VPU pass's IR text reads back, a
         if (s.first == "import" || !vpu.empty()) vpu.push_back(s);
     std::vector<std::string> names;
     for (const auto& s : vpu) names.push_back(s.first);
-    CHECK(names == std::vector<std::string>{"import", "assign-executors", "layout-and-types", "tile", "build-tables", "schedule", "barriers",
+    CHECK(names == std::vector<std::string>{"import", "assign-executors", "fuse-post-ops", "layout-and-types", "tile", "build-tables", "schedule", "barriers",
                                             "emit"});
     for (std::size_t i = 0; i < vpu.size(); ++i) {
         const auto& [pass, text] = vpu[i];

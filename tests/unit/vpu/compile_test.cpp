@@ -597,7 +597,7 @@ TEST_SUITE("vpu") {
 
     TEST_CASE("compile: the passes run in order, print-after gives the IR") {
         const auto names = vpu::compile_pipeline().names();
-        CHECK(names == std::vector<std::string>{"assign-executors", "layout-and-types", "tile", "build-tables", "schedule", "barriers", "emit"});
+        CHECK(names == std::vector<std::string>{"assign-executors", "fuse-post-ops", "layout-and-types", "tile", "build-tables", "schedule", "barriers", "emit"});
         vpu::CompileOptions co;
         co.print_after = {"tile", "emit"};
         std::vector<std::string> seen;
@@ -626,6 +626,7 @@ TEST_SUITE("vpu") {
         using vpu::ir::Promise;
         const std::map<std::string, std::vector<Promise>> promises = {
             {"assign-executors", {Promise::layers}},
+            {"fuse-post-ops", {Promise::post_ops_fused}},
             {"layout-and-types", {Promise::weights_laid_out}},
             {"tile", {Promise::tiled}},
             {"build-tables", {Promise::tables_built}},
@@ -722,7 +723,7 @@ TEST_SUITE("vpu") {
         CHECK(ir_field(printed[vpu::import_name], "graph").rfind("{\"blocks\":", 0) == 0);  // assign-executors' input
         CHECK(ir_field(printed["assign-executors"], "graph") == "null");
         CHECK(ir_field(printed["assign-executors"], "promises") == "[\"layers\"]");
-        CHECK(ir_field(printed["build-tables"], "promises") == "[\"layers\",\"weights-laid-out\",\"tiled\",\"tables-built\"]");
+        CHECK(ir_field(printed["build-tables"], "promises") == "[\"layers\",\"post-ops-fused\",\"weights-laid-out\",\"tiled\",\"tables-built\"]");
         CHECK(printed["schedule"].find("\"scheduled\",\"cmx-allocated\"]") != std::string::npos);
         CHECK(printed["assign-executors"].find("\"exec\":\"SHAVE\"") != std::string::npos);
         CHECK(printed["assign-executors"].find("\"name\":\"sigmoid\"") != std::string::npos);

@@ -63,7 +63,7 @@ ir::Module tiled(const Graph& g, const vpu::Target& target) {
     m.target = target;
     m.name = g.name;
     Diagnostics d{0};
-    for (const char* pass : {"assign-executors", "layout-and-types", "tile"}) REQUIRE_MESSAGE(vpu::run_pass(m, pass, d), text(d));
+    for (const char* pass : {"assign-executors", "fuse-post-ops", "layout-and-types", "tile"}) REQUIRE_MESSAGE(vpu::run_pass(m, pass, d), text(d));
     return m;
 }
 

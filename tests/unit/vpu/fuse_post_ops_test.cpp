@@ -1,0 +1,194 @@
+// The fuse-post-ops pass (lowering/vpu/passes/fuse_post_ops.cpp): assign-executors leaves bias,
+// scale, clamp and minimum / maximum on SHAVE with their exact constants; fuse-post-ops folds them
+// into the NCE layer producing their operand, from those float32 constants (not the fp16 tensors),
+// and the verifier refuses a module that claims the pass's promise with a fusible layer left.
+// The model: tests/data/vpu_post_ops (its comment says what folds).
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/skip.hpp"
+#include "lowering/vpu/compiler.hpp"
+#include "lowering/vpu/ir_text.hpp"
+#include "unit/mlir/lowered_model.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace vpu = nnef::vpu;
+namespace ir = nnef::vpu::ir;
+using nnef::Diagnostics;
+
+std::string text(const Diagnostics& d) {
+    std::string s;
+    for (const auto& x : d) s += x.code + ": " + x.message + "\n";
+    return s;
+}
+
+std::uint32_t bits(float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
+
+// The module of `model` after assign-executors; `lowered` keeps its TOSA graph.
+ir::Module assigned(std::unique_ptr<nnef_test::LoweredModel>& lowered, const fs::path& model,
+                    nnef::tosa::Profile profile = nnef::tosa::Profile::pro_fp) {
+    lowered = nnef_test::lower_model(model, 1, profile);
+    REQUIRE(lowered->graph);
+    ir::Module m;
+    m.graph = &*lowered->graph;
+    m.name = lowered->graph->name;
+    Diagnostics d{0};
+    REQUIRE_MESSAGE(vpu::run_pass(m, "assign-executors", d), text(d));
+    return m;
+}
+
+const ir::Layer* layer(const ir::Module& m, const std::string& source, ir::Exec exec) {
+    for (const ir::Layer& l : m.layers)
+        if (l.source == source && l.exec == exec) return &l;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("fuse-post-ops: scale, bias, clamp and minimum fold into the conv from their float32 constants, and the verifier checks the promise") {
+    std::unique_ptr<nnef_test::LoweredModel> lowered;
+    ir::Module m = assigned(lowered, fs::path(NNEF_SOURCE_DIR) / "tests" / "data" / "vpu_post_ops");
+    Diagnostics d{0};
+    // before: conv1, then SHAVE mul (per-channel scale), add, minimum, maximum, minimum
+    const ir::Layer* conv = layer(m, "conv1", ir::Exec::nce);
+    const ir::Layer* scale = layer(m, "scaled", ir::Exec::shave);
+    REQUIRE(conv);
+    REQUIRE(scale);
+    REQUIRE(scale->shave.constant);
+    CHECK(scale->shave.constant->input == 1);
+    const std::vector<float> w = conv->weights_f32, s = scale->shave.constant->items;
+    REQUIRE(s.size() == 16);
+    REQUIRE(w.size() == 16 * 3 * 3 * 8);
+    CHECK(layer(m, "output", ir::Exec::shave));  // the pool's relu
+    const std::size_t layers = m.layers.size(), tensors = m.tensors.size();
+    CHECK(layers == 11);
+
+    // claiming the promise with the SHAVE layers still there is refused, naming the layer
+    {
+        ir::Module bad = m;
+        bad.promise(ir::Promise::post_ops_fused);
+        Diagnostics dv{0};
+        CHECK_FALSE(ir::verify(bad, "fuse-post-ops", dv));
+        CHECK(text(dv).find("layer 1 (mul, 'scaled') is left on SHAVE though NCE layer 0 (conv) producing its operand can compute it") !=
+              std::string::npos);
+        // and so is the IR text of such a module given to the next pass
+        Diagnostics dr{0};
+        auto read = ir::read_text(ir::write_text(bad), "bad.txt", dr);
+        REQUIRE(read);
+        Diagnostics dn{0};
+        CHECK_FALSE(vpu::run_pass(read->module, "layout-and-types", dn));
+        CHECK(text(dn).find("invalid-vpu-ir") != std::string::npos);
+    }
+
+    REQUIRE_MESSAGE(vpu::run_pass(m, "fuse-post-ops", d), text(d));
+    CHECK(m.has(ir::Promise::post_ops_fused));
+    conv = layer(m, "conv1", ir::Exec::nce);
+    REQUIRE(conv);
+    // the weights scaled per output channel in float32, exactly; the bias 0 * s + 0.5
+    const std::size_t per = w.size() / 16;
+    bool exact = true;
+    for (std::size_t c = 0; c < 16; ++c)
+        for (std::size_t i = 0; i < per; ++i) exact = exact && bits(conv->weights_f32[c * per + i]) == bits(w[c * per + i] * s[c]);
+    CHECK(exact);
+    REQUIRE(conv->bias.size() == 16);
+    for (float b : conv->bias) CHECK(bits(b) == bits(0.5f));
+    // relu6 (minimum 6, maximum 0) and minimum 4: one clamp [0, 4]
+    CHECK(conv->nce.post_op == vpu::PostOp::clamp);
+    CHECK(conv->nce.clamp_min == 0.0);
+    CHECK(conv->nce.clamp_max == 4.0);
+    const ir::Layer* pool = layer(m, "pooled", ir::Exec::nce);
+    REQUIRE(pool);
+    CHECK(pool->nce.post_op == vpu::PostOp::relu);
+    // the pool writes the graph output itself
+    REQUIRE(m.output_tensors.size() == 2);
+    CHECK(pool->output.tensor == m.output_tensors[0]);
+    CHECK(m.tensors[std::size_t(pool->output.tensor)].name == "output");
+    CHECK(m.tensors[std::size_t(pool->output.tensor)].role == vpu::Role::output);
+    CHECK(m.outputs[0].buffer == std::to_string(pool->output.tensor));
+    // conv2's add stays (conv2 has two readers), with its constant
+    const ir::Layer* shifted = layer(m, "shifted", ir::Exec::shave);
+    REQUIRE(shifted);
+    REQUIRE(shifted->shave.constant);
+    CHECK(shifted->shave.constant->items == std::vector<float>{1.0f});
+    CHECK(m.layers.size() == layers - 6);
+    CHECK(m.tensors.size() == tensors - 11);  // six results and five constants
+    Diagnostics dv{0};
+    CHECK_MESSAGE(ir::verify(m, "fuse-post-ops", dv), text(dv));
+    // the rest of the pipeline compiles the fused module
+    for (const char* pass : {"layout-and-types", "tile", "build-tables", "schedule", "barriers", "emit"})
+        REQUIRE_MESSAGE(vpu::run_pass(m, pass, d), pass << ": " << text(d));
+}
+
+TEST_CASE("fuse-post-ops: an exact constant that is no SHAVE input, or of another size than its input, breaks the layers promise") {
+    std::unique_ptr<nnef_test::LoweredModel> lowered;
+    ir::Module m = assigned(lowered, fs::path(NNEF_SOURCE_DIR) / "tests" / "data" / "vpu_post_ops");
+    ir::Layer* scale = nullptr;
+    for (ir::Layer& l : m.layers)
+        if (l.source == "scaled") scale = &l;
+    REQUIRE(scale);
+    REQUIRE(scale->shave.constant);
+    scale->shave.constant->items.pop_back();
+    Diagnostics d1{0};
+    CHECK_FALSE(ir::verify(m, "assign-executors", d1));
+    CHECK(text(d1).find("the exact constant has 15 items, its input 16") != std::string::npos);
+    scale->shave.constant->input = 2;
+    Diagnostics d2{0};
+    CHECK_FALSE(ir::verify(m, "assign-executors", d2));
+    CHECK(text(d2).find("an exact constant of no SHAVE input") != std::string::npos);
+}
+
+TEST_CASE("fuse-post-ops: on the int8 path the RESCALE after a conv's int32 accumulator is packed into its table") {
+    std::unique_ptr<nnef_test::LoweredModel> lowered;
+    ir::Module m = assigned(lowered, fs::path(NNEF_SOURCE_DIR) / "samples" / "quantized", nnef::tosa::Profile::pro_int);
+    Diagnostics d{0};
+    // assign-executors: fc an NCE conv writing its int32 accumulator (the PPE's scale bypassed:
+    // multiplier 1, shift 0), then the SHAVE rescale to int8
+    REQUIRE(m.layers.size() >= 2);
+    const ir::Layer acc = m.layers[0];
+    const ir::Layer& rescale = m.layers[1];
+    REQUIRE(acc.exec == ir::Exec::nce);
+    CHECK(m.tensors[std::size_t(acc.output.tensor)].dtype == vpu::DataType::int32);
+    CHECK(acc.q_mult == std::vector<std::int64_t>(acc.q_mult.size(), 1));
+    REQUIRE(rescale.exec == ir::Exec::shave);
+    REQUIRE(rescale.shave.rescale);
+    CHECK(rescale.inputs[0].tensor == acc.output.tensor);
+    const ir::ShaveKernel::Rescale r = *rescale.shave.rescale;
+    const int result = rescale.output.tensor;
+    const std::string result_name = m.tensors[std::size_t(result)].name;
+    {
+        ir::Module bad = m;
+        bad.promise(ir::Promise::post_ops_fused);
+        Diagnostics dv{0};
+        CHECK_FALSE(ir::verify(bad, "fuse-post-ops", dv));
+        CHECK(text(dv).find("layer 1 (rescale, 'fc') is left on SHAVE though NCE layer 0 (conv)") != std::string::npos);
+    }
+    REQUIRE_MESSAGE(vpu::run_pass(m, "fuse-post-ops", d), text(d));
+    const ir::Layer& fc = m.layers[0];
+    REQUIRE(fc.exec == ir::Exec::nce);
+    for (std::size_t c = 0; c < fc.q_mult.size(); ++c) {
+        CHECK(fc.q_mult[c] == (r.multiplier.size() == 1 ? r.multiplier[0] : r.multiplier[c]));
+        CHECK(fc.q_shift[c] == (r.shift.size() == 1 ? r.shift[0] : r.shift[c]));
+    }
+    CHECK(fc.q_bias == acc.q_bias);
+    CHECK(fc.nce.output_zp == r.output_zp);
+    CHECK(fc.nce.double_round == r.double_round);
+    // the conv writes the int8 result itself (the accumulator's tensor is gone)
+    CHECK(m.tensors[std::size_t(fc.output.tensor)].dtype == vpu::DataType::int8);
+    CHECK(m.tensors[std::size_t(fc.output.tensor)].name == result_name);
+    CHECK(fc.output.tensor == result - 1);
+    CHECK(m.layers[1].exec == ir::Exec::nce);
+    CHECK(m.layers[1].inputs[0].tensor == fc.output.tensor);
+    Diagnostics dv{0};
+    CHECK_MESSAGE(ir::verify(m, "fuse-post-ops", dv), text(dv));
+}
