@@ -403,8 +403,11 @@ int lay_out(GVC_t* gvc, Agraph_t* g) {
 
 }  // namespace render_cpp
 
-bool render(const std::string& dot, const std::string& format, std::string& out, std::string& error) {
-    using namespace render_cpp;
+namespace render_cpp {
+
+// Reads `dot`, lays it out (lay_out) and calls `use` on the laid-out graph, under the lock that
+// Graphviz's global state needs. False with `error` set when Graphviz fails or `use` does.
+bool with_layout(const std::string& dot, const std::function<bool(GVC_t*, Agraph_t*, std::string&)>& use, std::string& error) {
     static std::mutex mutex;  // Graphviz keeps global state
     std::lock_guard<std::mutex> lock(mutex);
     graphviz_errors().clear();
@@ -424,18 +427,43 @@ bool render(const std::string& dot, const std::string& format, std::string& out,
     bool ok = lay_out(gvc, g) == 0;
     if (!ok) error = "Graphviz layout failed: " + graphviz_errors();
     if (ok) {
-        char* data = nullptr;
-        unsigned int length = 0;
-        ok = gvRenderData(gvc, g, format.c_str(), &data, &length) == 0 && data;
-        if (ok) out.assign(data, length);
-        else error = "Graphviz cannot render " + format + ": " + graphviz_errors();
-        if (data) gvFreeRenderData(data);
+        ok = use(gvc, g, error);
         gvFreeLayout(gvc, g);
     }
     agclose(g);
     gvFreeContext(gvc);
     while (!error.empty() && (error.back() == '\n' || error.back() == ' ')) error.pop_back();
     return ok;
+}
+
+}  // namespace render_cpp
+
+bool render(const std::string& dot, const std::string& format, std::string& out, std::string& error) {
+    using namespace render_cpp;
+    return with_layout(
+        dot,
+        [&](GVC_t* gvc, Agraph_t* g, std::string& message) {
+            char* data = nullptr;
+            unsigned int length = 0;
+            const bool ok = gvRenderData(gvc, g, format.c_str(), &data, &length) == 0 && data;
+            if (ok) out.assign(data, length);
+            else message = "Graphviz cannot render " + format + ": " + graphviz_errors();
+            if (data) gvFreeRenderData(data);
+            return ok;
+        },
+        error);
+}
+
+bool layout_positions(const std::string& dot, std::vector<Position>& out, std::string& error) {
+    using namespace render_cpp;
+    return with_layout(
+        dot,
+        [&](GVC_t*, Agraph_t* g, std::string&) {
+            out.clear();
+            for (Agnode_t* n = agfstnode(g); n; n = agnxtnode(g, n)) out.push_back({agnameof(n), ND_coord(n).x, ND_coord(n).y});
+            return true;
+        },
+        error);
 }
 
 std::optional<std::string> format_from_extension(const std::string& path) {
