@@ -255,10 +255,18 @@ std::string to_dot(const Picture& p, const DotOptions& options) {
     };
     body(0, "  ");
     std::vector<std::size_t> copies_drawn(readers.size(), 0);
-    // In a large picture the first input of each operation (its data, by the order of the
-    // arguments) weighs more, so that the main path runs straight rather than drifting towards the
-    // parameters hung beside it.
+    // In a large picture the first data input of each operation (by the order of the arguments)
+    // weighs more, so that the main path runs straight rather than drifting towards the parameters
+    // hung beside it.
     std::vector<bool> has_main_input(nn + p.clusters.size(), false);
+    // The data: nodes computed from a graph input (not only from variables and constants, as the
+    // copies and unsqueezes of parameters are). A node's edges come after its producers' (the
+    // picture adds each operation's edges with it), so one pass settles it.
+    std::vector<bool> data(nn, false);
+    for (std::size_t i = 0; i < nn; ++i) data[i] = p.nodes[i].kind == NodeKind::input;
+    for (const Edge& e : p.edges)
+        if (data[e.from]) data[e.to] = true;
+    auto is_data = [&](std::size_t r) { return r >= nn || data[r]; };
     for (std::size_t i : v.edges) {
         const Edge& e = p.edges[i];
         const std::size_t a = v.representative[e.from], b = v.representative[e.to];
@@ -274,7 +282,7 @@ std::string to_dot(const Picture& p, const DotOptions& options) {
             if (!q.empty()) label += "\n" + q;
             attributes.push_back(std::string(label_attribute) + "=\"" + escape(label) + "\"");
         }
-        if (large && !readers[a] && !has_main_input[b]) {
+        if (large && is_data(a) && !has_main_input[b]) {
             has_main_input[b] = true;
             attributes.push_back("weight=8");
         }
@@ -364,13 +372,20 @@ int lay_out(GVC_t* gvc, Agraph_t* g) {
         agdelete(g, graph_edges[i]);
     }
     // A head whose main input moved to a lane (a concatenation's first input in DenseNet) keeps its
-    // path straight by its first remaining input from an operation.
+    // path straight by a remaining input that is itself on the main path (has a weighted input).
+    auto weighted = [&](Agedge_t* e) {
+        const char* w = agget(e, const_cast<char*>("weight"));
+        return w && std::string(w) == "8";
+    };
     for (Agnode_t* head : lost_main_input)
-        for (Agedge_t* e = agfstin(g, head); e; e = agnxtin(g, e))
-            if (agfstin(g, agtail(e))) {
+        for (Agedge_t* e = agfstin(g, head); e; e = agnxtin(g, e)) {
+            bool main_path = false;
+            for (Agedge_t* in = agfstin(g, agtail(e)); in && !main_path; in = agnxtin(g, in)) main_path = weighted(in);
+            if (main_path) {
                 agsafeset(e, const_cast<char*>("weight"), const_cast<char*>("8"), const_cast<char*>("1"));
                 break;
             }
+        }
     if (const int rc = gvLayout(gvc, g, "dot"); rc != 0 || taken.empty()) return rc;
     // The positions as attributes (pos, bb, lp), which the "nop2" layout reads back.
     char* data = nullptr;
