@@ -1,7 +1,8 @@
 #!/bin/sh
 # The nnef-draw page in headless Chromium (CTest "draw: page in chromium", tests/CMakeLists.txt;
 # docs/draw.md, The browser test): nnef-draw writes pages of a compositional sample (collapsed, and
-# with --lowering), of ResNet-18 from the corpus with --lowering, and of a model with a shape error;
+# with --lowering), of ResNet-18 from the corpus with --lowering, of DenseNet-121 (a large page, laid
+# out by nnef-draw), and of a model with a shape error;
 # tests/browser/page_test.py clicks through each. Skips (exit 77, saying why) without Chromium or
 # when the build has no HTML page.
 #   run.sh NNEF_DRAW SOURCE_DIR CORPUS_DIR OUT_DIR
@@ -45,6 +46,10 @@ if [ -f "$corpus/real/resnet18/graph.nnef" ]; then
   run resnet18.html "$corpus/real/resnet18" --lowering
   [ "$code" = 0 ] || { cat "$out/resnet18.html.err"; exit 1; }
   pages="$pages $out/resnet18.html"
+  # the corpus's largest model as written (1113 nodes): its first view laid out by nnef-draw
+  run densenet121.html "$corpus/real/densenet121"
+  [ "$code" = 0 ] || { cat "$out/densenet121.html.err"; exit 1; }
+  pages="$pages $out/densenet121.html"
 else
   echo "partly skipped: no corpus at $corpus (ResNet-18 not drawn)"
   [ -n "${NNEF_SKIP_LOG:-}" ] && echo "$name: partly skipped: no corpus at $corpus" >>"$NNEF_SKIP_LOG"

@@ -5,6 +5,7 @@
 #include <nnef/draw/picture.hpp>
 #include <nnef/draw/render.hpp>
 
+#include <cmath>
 #include <sstream>
 
 namespace nnef::draw {
@@ -15,11 +16,21 @@ bool write_html(const Picture& picture, const PageOptions& options, std::ostream
         return false;
     }
     std::string text = picture_to_json(picture);
-    if (options.lowering) {
+    const bool preset = visible(picture).items.size() > page_preset_items;
+    if (options.lowering || preset) {
         nlohmann::json doc = nlohmann::json::parse(text);
-        if (options.lowering_graph && options.sources) {
+        if (preset) {
+            // The first view laid out here (html.hpp, page_preset_items): each drawn node's centre,
+            // y downwards as in the browser.
+            std::vector<Position> positions;
+            if (!layout_positions(to_dot(picture), positions, error)) return false;
+            nlohmann::json layout = nlohmann::json::object();
+            for (const Position& q : positions) layout[q.name] = {std::round(q.x * 10) / 10, std::round(-q.y * 10) / 10};
+            doc["layout"] = std::move(layout);
+        }
+        if (options.lowering && options.lowering_graph && options.sources) {
             doc["lowering"] = lowering_member(*options.lowering_graph, *options.sources, doc, options.lowering_options);
-        } else {
+        } else if (options.lowering) {
             doc["lowering"] = {{"error", "the model is not valid (its errors are marked in the NNEF graph): nothing was lowered"},
                                {"tosa", nullptr}, {"vpu", nullptr}, {"links", nlohmann::json::object()}};
         }
@@ -30,8 +41,8 @@ bool write_html(const Picture& picture, const PageOptions& options, std::ostream
 
 bool draw_page(const Picture& picture, const PageOptions& options, std::string& out, std::string& error) {
     const std::size_t items = visible(picture).items.size();
-    if (items > max_page_items) {
-        error = "the picture has " + std::to_string(items) + " nodes to draw, more than " + std::to_string(max_page_items) +
+    if (items > max_layout_items) {
+        error = "the picture has " + std::to_string(items) + " nodes to draw, more than " + std::to_string(max_layout_items) +
                 ", the most that html is laid out for (write dot or json, or draw less: a smaller depth)";
         return false;
     }

@@ -39,11 +39,11 @@ int run(int argc, char** argv) {
     const std::string limit = std::to_string(draw::max_layout_items);
     cli::Tool tool({"nnef-draw", "MODEL", description, false,
                     "0 success, 1 invalid input (diagnostics printed; the picture is written), 2 usage or I/O error",
-                    "Limits: svg and png are laid out for at most " + limit +
+                    "Limits: svg, png and html are laid out for at most " + limit +
                         " drawn nodes (operations, endpoints and collapsed\n"
-                        "invocations), html for at most " + std::to_string(draw::max_page_items) +
-                        " (its layout runs in the browser); a larger picture is\n"
-                        "refused as a usage error (write dot or json, or draw less with a smaller --depth)."});
+                        "invocations); a larger picture is refused as a usage error (write dot or json, or draw\n"
+                        "less with a smaller --depth). The page opens fragments while at most " +
+                        std::to_string(draw::max_page_items) + " nodes are drawn."});
     cli::FrontEnd front;
     front.formats = {"dot", "svg", "png", "json", "html"};
     front.format_help = "(default: from the extension of -o FILE)";

@@ -10,6 +10,11 @@
   var picture = JSON.parse(document.getElementById('picture').textContent);
   var nodes = picture.nodes || [], edges = picture.edges || [], clusters = picture.clusters || [];
   var lowering = picture.lowering || null;
+  // A large picture's first view comes laid out by nnef-draw (docs/draw.md, Speed of the page):
+  // positions per drawn node, and copies "nK_1", "nK_2", ... of a variable or constant read by
+  // several operations (one beside each reader). Used until a fragment opens or closes, when the
+  // page lays out the new view itself (dagre) and draws each node once.
+  var preset = picture.layout || null;
   var nodeById = {}, clusterById = {}, expanded = {}, children = {};
   nodes.forEach(function (n) { nodeById[n.id] = n; });
   clusters.forEach(function (c) { clusterById[c.id] = c; expanded[c.id] = !!c.expanded; });
@@ -111,18 +116,25 @@
       var label = nodeLabel(n), b = box(label);
       els.push({ group: 'nodes', data: { id: n.id, label: label, parent: home(n) || undefined, kind: n.kind, w: b.w, h: b.h },
                  classes: n.kind + (n.error ? ' error' : '') });
+      for (var k = 1; preset && preset[n.id + '_' + k]; k++)
+        els.push({ group: 'nodes', data: { id: n.id + '_' + k, copyOf: n.id, label: label, parent: home(n) || undefined, kind: n.kind, w: b.w, h: b.h },
+                   classes: n.kind + ' copy' });
     });
-    var seen = {}, labelled = {};
+    // Edges in the order of the picture, as nnef-draw draws them: the k-th edge from a copied node
+    // leaves its copy k.
+    var seen = {}, labelled = {}, uses = {};
     edges.forEach(function (e) {
       var a = repOf[e.from], b = repOf[e.to];
       if (a === undefined || b === undefined || a === b) return;
       var key = a + '\u0000' + b + '\u0000' + e.tensor;
       if (seen[key]) return;
       seen[key] = true;
-      // a tensor that fans out is labelled on one of its edges
-      var first = !labelled[a + '\u0000' + e.tensor];
-      labelled[a + '\u0000' + e.tensor] = true;
-      els.push({ group: 'edges', data: { id: e.id, source: a, target: b, label: first ? edgeLabel(e) : '', tensor: e.tensor } });
+      var k = uses[a] = (uses[a] || 0) + 1;
+      var from = preset && k > 1 && preset[a + '_' + (k - 1)] ? a + '_' + (k - 1) : a;
+      // a tensor that fans out is labelled on one of its edges (each copy's own)
+      var first = !labelled[from + '\u0000' + e.tensor];
+      labelled[from + '\u0000' + e.tensor] = true;
+      els.push({ group: 'edges', data: { id: e.id, source: from, target: b, label: first ? edgeLabel(e) : '', tensor: e.tensor } });
     });
     return els;
   }
@@ -144,6 +156,7 @@
         'border-style': 'dashed', 'border-width': 1.2, 'label': 'data(label)', 'text-valign': 'top', 'text-halign': 'center',
         'font-weight': 'bold', 'color': '#4527a0', 'padding': 14, 'shape': 'round-rectangle',
         'text-halign': 'right', 'text-margin-x': 0, 'text-margin-y': 0, 'text-background-color': '#ffffff', 'text-background-opacity': 0.85 } },
+    { selector: 'node.copy', style: { 'border-style': 'dashed' } },
     { selector: 'node.error', style: { 'background-color': '#ffcdd2', 'border-color': '#c62828', 'border-width': 3.5, 'color': '#b71c1c', 'shape': 'octagon' } },
     { selector: 'edge', style: { 'width': 1.2, 'line-color': '#78909c', 'target-arrow-color': '#78909c', 'target-arrow-shape': 'triangle',
         'curve-style': 'bezier', 'arrow-scale': 0.8, 'label': 'data(label)', 'font-size': 9, 'color': '#37474f',
@@ -160,17 +173,26 @@
   var status = document.getElementById('status');
   // The lowering pane takes its room before the NNEF graph measures its own.
   if (lowering) document.getElementById('lowering-pane').hidden = false;
+  // Graphviz's boxes are for 10 pt Helvetica; the page's labels are larger (box()): the positions
+  // are spread to make room.
+  var firstLayout = preset ? { name: 'preset', fit: true, padding: 20,
+                                positions: function (node) { var q = preset[node.id()]; return q ? { x: q[0] * 1.4, y: q[1] * 1.3 } : undefined; } }
+                            : Object.assign({ fit: true, padding: 20 }, layoutOptions);
   var cy = cytoscape({ container: document.getElementById('nnef'), elements: elements(), style: style,
-                       layout: Object.assign({ fit: true, padding: 20 }, layoutOptions), minZoom: 0.02, maxZoom: 4, wheelSensitivity: 0.3 });
+                       layout: firstLayout, minZoom: 0.01, maxZoom: 4, wheelSensitivity: 0.3 });
 
   // The most nodes the page lays out (nnef/draw/html.hpp, max_page_items).
   var maxNodes = Number(document.body.getAttribute('data-max-nodes')) || Infinity;
   // Draws the elements of the current expansion; false (nothing changed) when they are too many.
   function redraw(anchorId) {
+    var kept = preset;
+    preset = null;  // the new view is laid out here, each node once
     var els = elements(), drawn = 0;
     els.forEach(function (e) { if (e.group === 'nodes' && e.classes !== 'cluster') drawn++; });
     if (drawn > maxNodes) {
       status.textContent = 'not opened: ' + drawn + ' nodes to draw, more than ' + maxNodes + ', the most this page lays out';
+      preset = kept;
+      elements();  // repOf as drawn
       return false;
     }
     var before = anchorId && cy.getElementById(anchorId).length ? cy.getElementById(anchorId).renderedPosition() : null;
@@ -326,7 +348,7 @@
     if (e.length) cy.animate({ center: { eles: e }, zoom: Math.max(cy.zoom(), 0.9) }, { duration: 200 });
   }
   cy.on('tap', 'node', function (evt) {
-    var id = evt.target.id();
+    var id = evt.target.data('copyOf') || evt.target.id();
     if (clusterById[id] && !expanded[id]) toggle(id);  // a collapsed fragment opens in place
     else if (clusterById[id]) { select(id); }
     else select(id);

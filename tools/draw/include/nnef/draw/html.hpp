@@ -20,11 +20,16 @@ struct Picture;
 // build was configured").
 bool html_available();
 
-// The most nodes the page lays out (drawn nodes: operations, endpoints, collapsed invocations). The
-// layout runs in the browser and grows faster than linearly: 1500 nodes took 42 s in Chromium on
-// the project's loaded machine, the corpus's largest models draw about 1160. nnef-draw refuses a
-// larger picture; the page refuses to open fragments past it.
+// The most nodes the page lays out in the browser (drawn nodes: operations, endpoints, collapsed
+// invocations) when a fragment is opened or closed. Its dagre layout grows faster than linearly:
+// 1500 nodes took 42 s in Chromium on the project's loaded machine. The page refuses to open
+// fragments past it.
 constexpr std::size_t max_page_items = 1500;
+// Above this many drawn nodes the page's first view is laid out here, by Graphviz as for svg
+// (render.hpp: with copies of shared variables and long edges in lanes), and the page places the
+// nodes where the member "layout" of its picture document says; smaller pictures are laid out by
+// dagre in the browser. A page is written for at most max_layout_items drawn nodes (render.hpp).
+constexpr std::size_t page_preset_items = 400;
 std::string html_unavailable_reason();
 
 // Writes the page for `picture_json` (a picture document, text). False with `error` set when the

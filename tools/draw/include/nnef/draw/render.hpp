@@ -39,6 +39,14 @@ constexpr std::size_t max_layout_items = 2500;
 // False with `error` set when Graphviz fails (its message).
 bool render(const std::string& dot, const std::string& format, std::string& out, std::string& error);
 
+// Where render() puts each node of `dot`: its DOT name ("n7", "c2", a copy "n5_1") and its centre in
+// points (Graphviz's coordinates: y grows upwards). The HTML page starts from these positions.
+struct Position {
+    std::string name;
+    double x = 0, y = 0;
+};
+bool layout_positions(const std::string& dot, std::vector<Position>& out, std::string& error);
+
 // The format a file name asks for by its extension: "dot" (.dot, .gv), "svg", "png", "json"; nothing
 // for any other name.
 std::optional<std::string> format_from_extension(const std::string& path);
