@@ -147,6 +147,8 @@ public:
 // copy, reshape, squeeze, unsqueeze, transpose and slice (shape_ops.cpp).
 bool conv_integer(Lowering& q, bool linear);
 bool layout_integer(Lowering& q);
+// The division x / y of two activations (division.cpp): INTDIV of an i32 quotient, one RESCALE.
+bool divide_activations(Lowering& q, const Act& x, const Act& y, const Tensor& out);
 
 }  // namespace nnef::tosa::from_nnef::integer
 
