@@ -356,6 +356,7 @@ std::optional<Graph> legalize_integer(const nnef::Graph& model, const LowerOptio
         c.begin(op);
         try {
             const Legalization* f = find_legalization(op.name);
+            if (integer::chain_step(l).has_value()) continue;  // a chain of element-wise operations (or it failed)
             if (f && f->lower_integer) f->lower_integer(l);
             else
                 l.fail("it has no integer (PRO-INT) form in this lowering; the integer lowering covers conv, linear, "

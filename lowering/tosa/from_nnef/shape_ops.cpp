@@ -119,12 +119,9 @@ bool pad(Context& c) {
     return c.bind("output", x);
 }
 
-bool gather(Context& c) {
-    const ValueId x = c.input("input");
-    const TensorType out = c.result_type("output");
+// GATHER of x along `axis` at idx (negative indices count from the end), reshaped to out_shape.
+ValueId gather_value(Context& c, ValueId x, ValueId idx, std::size_t axis, const Shape& out_shape) {
     const Shape xs = c.shape(x);
-    const std::size_t axis = std::size_t(c.int_attr("axis", 0));
-    ValueId idx = c.input("indices");
     const std::int64_t K = xs[axis];
     std::int64_t before = 1, after = 1;
     for (std::size_t i = 0; i < axis; ++i) before *= xs[i];
@@ -151,11 +148,36 @@ bool gather(Context& c) {
     }
     const ValueId values = c.reshape(x, {before, K, after});
     const ValueId y = c.add(OpKind::GATHER, {values, idx2}, TensorType{c.type(x).dtype, {before, W, after}});
-    return c.bind("output", c.reshape(y, out.shape));
+    return c.reshape(y, out_shape);
+}
+
+bool gather(Context& c) {
+    const ValueId x = c.input("input");
+    const std::size_t axis = std::size_t(c.int_attr("axis", 0));
+    return c.bind("output", gather_value(c, x, c.input("indices"), axis, c.result_type("output").shape));
 }
 
 using integer::Act;
 using integer::Real;
+
+// gather of an activation at compile-time indices (a literal or a constant): GATHER of the codes
+// (each item keeps its grid), RESCALEd to the result's entry if it has another.
+bool gather_integer(integer::Lowering& q) {
+    const Act* x = q.act(q.arg_id("input"));
+    if (!x) return q.fail("its input is not an integer activation");
+    std::vector<double> items;
+    Shape shape;
+    const nnef::Value& v = q.c.argument("indices");
+    if (v.is_integer()) items = {double(v.as_integer())};
+    else if (const Real* r = q.real(q.arg_id("indices"))) items = r->items, shape = r->shape;
+    else return q.fail("its indices are not known at compile time (only constant indices are lowered at PRO-INT)");
+    auto idx = ConstData::allocate(TensorType{DType::i32, shape});
+    for (std::size_t i = 0; i < items.size(); ++i) idx->mutable_items<std::int32_t>()[i] = static_cast<std::int32_t>(items[i]);
+    const Tensor& out = q.c.result("output");
+    Act y = *x;
+    y.v = gather_value(q.c, x->v, q.c.constant(std::move(idx)), std::size_t(q.c.int_attr("axis", 0)), *out.shape);
+    return q.bind_act(out.name, y);
+}
 
 // split: slices of the codes (each result RESCALEd to its entry if it has another grid).
 bool split_integer(integer::Lowering& q) {
@@ -319,7 +341,7 @@ void add_shape_ops(Registry& r) {
     r.push_back({"slice", "shape_ops", slice, {}, integer::layout_integer});
     r.push_back({"tile", "shape_ops", tile, {}});
     r.push_back({"pad", "shape_ops", pad, {}, pad_integer});
-    r.push_back({"gather", "shape_ops", gather, {}});
+    r.push_back({"gather", "shape_ops", gather, {}, gather_integer});
     r.push_back({"_unsqueeze_shape", "shape_ops", nullptr,
                  "a compile-time helper of unsqueeze on integer arrays, evaluated by the front end; it never is an "
                  "operation of a graph"});
