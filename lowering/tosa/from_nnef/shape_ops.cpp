@@ -78,11 +78,10 @@ bool unstack(Context& c) {
     return true;
 }
 
-bool slice(Context& c) {
-    ValueId x = c.input("input");
+// The current slice operation's result from x (any dtype), reshaped to out_shape.
+ValueId slice_value(Context& c, ValueId x, const Shape& out_shape) {
     const Ints axes = c.ints_attr("axes"), begin = c.ints_attr("begin"), end = c.ints_attr("end");
     const Ints stride = c.ints_attr("stride");
-    const TensorType out = c.result_type("output");
     for (std::size_t i = 0; i < axes.size(); ++i) {
         const std::size_t a = std::size_t(axes[i]);
         const std::int64_t n = c.shape(x)[a];
@@ -100,11 +99,13 @@ bool slice(Context& c) {
             b = n - 1 - b;
             e = n - 1 - e;
         }
-        x = strided(c, x, a, b, out.shape[a], s > 0 ? s : -s);
+        x = strided(c, x, a, b, out_shape[a], s > 0 ? s : -s);
         (void)e;
     }
-    return c.bind("output", c.reshape(x, out.shape));
+    return c.reshape(x, out_shape);
 }
+
+bool slice(Context& c) { return c.bind("output", slice_value(c, c.input("input"), c.result_type("output").shape)); }
 
 bool tile(Context& c) { return c.bind("output", c.tile(c.input("input"), c.ints_attr("repeats"))); }
 
@@ -279,13 +280,12 @@ bool layout_integer(Lowering& q) {
         for (std::size_t i = perm.size(); in && in->shape && i < in->shape->size(); ++i) perm.push_back(std::int64_t(i));
     }
     Ints start;
+    bool strided_ = false;
     if (op.name == "slice") {
         const Tensor* in = q.model.tensor(x);
         if (!in || !in->shape) return q.fail("its input has no known shape");
         const Ints axes = q.c.ints_attr("axes"), begin = q.c.ints_attr("begin");
-        const Ints stride = q.c.ints_attr("stride");
-        for (std::int64_t s : stride)
-            if (s != 1) return q.fail("strided slices have no integer form here");
+        for (std::int64_t s : q.c.ints_attr("stride")) strided_ = strided_ || s != 1;
         start.assign(in->shape->size(), 0);
         for (std::size_t i = 0; i < axes.size() && i < begin.size(); ++i) {
             const std::size_t a = std::size_t(axes[i] < 0 ? axes[i] + std::int64_t(in->shape->size()) : axes[i]);
@@ -294,6 +294,7 @@ bool layout_integer(Lowering& q) {
         }
     }
     if (const Real* r = q.real(x)) {
+        if (strided_) return q.fail("strided slices of compile-time tensors have no integer form here");
         Real y;
         y.shape = os;
         if (op.name == "transpose" || op.name == "slice") {
@@ -321,6 +322,7 @@ bool layout_integer(Lowering& q) {
     if (!a) return q.fail("its input is neither an integer activation nor known at compile time");
     Act y = *a;
     if (op.name == "transpose") y.v = q.c.transpose(a->v, perm);
+    else if (op.name == "slice" && strided_) y.v = tosa_from_nnef_shape_ops_cpp::slice_value(q.c, a->v, os);
     else if (op.name == "slice") y.v = q.c.slice(a->v, start, os);
     else y.v = q.c.reshape(a->v, os);
     return q.bind_act(out.name, y);
