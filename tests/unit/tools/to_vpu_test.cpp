@@ -177,7 +177,7 @@ TEST_SUITE("tools") {
 
     TEST_CASE("nnef-to-vpu --profile pro-int: constant operands (tests/data/pro_int) compile and simulate") {
         // their codes against the TOSA interpreter's: tests/unit/vpu/int8_test.cpp
-        for (const std::string name : {"hard_swish", "squeeze_excite", "constants", "zoo_forms"}) {
+        for (const std::string name : {"hard_swish", "squeeze_excite", "constants", "zoo_forms", "transformer_forms"}) {
             CAPTURE(name);
             const fs::path m = fs::path(NNEF_SOURCE_DIR) / "tests" / "data" / "pro_int" / name;
             const auto r = run_tool("nnef-to-vpu", q(m) + " --profile pro-int --simulate");
