@@ -88,7 +88,9 @@ TEST_CASE("integer: the corpus's int8 models give nnef-run --float64's codes exa
 }
 
 TEST_CASE("integer: constant operands give nnef-run --float64's codes within one step") {
-    // tests/data/pro_int (integer_test.cpp compares the same graphs with the float32 executor)
+    // tests/data/pro_int (integer_test.cpp compares the same graphs with the float32 executor);
+    // transformer_forms (layer norm with division by an activation, attention, softmax, an erf
+    // chain, x / 0) gives every code exactly
     struct Case {
         std::string name;
         double lo, hi;
@@ -140,6 +142,7 @@ TEST_CASE("integer: constant operands give nnef-run --float64's codes within one
         MESSAGE(k.name << ": " << differ << " of " << total << " output codes differ from nnef-run --float64's, by at most "
                        << worst);
         CHECK(worst <= 1);
+        if (k.name == "transformer_forms") CHECK(differ == 0);
     }
 }
 
