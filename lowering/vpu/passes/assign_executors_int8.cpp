@@ -21,6 +21,7 @@ bool Builder::conv_int8(const tosa::Op& op, bool depthwise, const std::optional<
     // (assign_executors_int8_split.cpp), its readers as they are
     const std::int64_t weight_bytes = std::int64_t(w->items.size());
     if (!rs && (depthwise || weight_bytes <= tile_budget(m.target))) return int_shave(op);
+    if (!depthwise && beyond_nce_limits(op, w->shape[1], w->shape[2])) return large_conv_int8(op, *w, *x, rs, chain);
     Layer l;
     if (!nce_conv(op, l, *w, *x, depthwise)) return false;
     const std::int64_t O = l.weights_shape[0];
@@ -52,15 +53,7 @@ bool Builder::conv_int8(const tosa::Op& op, bool depthwise, const std::optional<
     const ValueId y = rs->outputs[0];
     if (!depthwise && I > ki) {
         // exact int32 partial sums (assign_executors_int8_split.cpp), then the RESCALE once
-        const View acc = int32_accumulator(std::move(l), op, ki, ys, g.value(y).name);
-        ShaveKernel r = kernel("rescale");
-        r.rescale = ShaveKernel::Rescale{mult->items, shift->items, 0, ozp->items[0],
-                                         rs->get<tosa::RoundingMode>(AttrName::rounding_mode) == tosa::RoundingMode::DOUBLE_ROUND};
-        const View out = shave_layer(std::move(r), {acc}, ys, *rs, g.value(y).name, DataType::int8);
-        for (std::size_t k : chain) done[k] = true;
-        views[y] = dense_view(out.tensor, g.type(y).shape);
-        producer_layer[y] = int(m.layers.size()) - 1;
-        return true;
+        return requantize_accumulator(int32_accumulator(std::move(l), op, ki, ys, g.value(y).name), *rs, chain, ys);
     }
     const int t = add_tensor(g.value(y).name, g.type(y).volume(), Role::activation, DataType::int8);
     l.output = dense_view(t, ys);
