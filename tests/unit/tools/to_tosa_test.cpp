@@ -176,7 +176,7 @@ TEST_CASE("nnef-to-tosa: --profile pro-int lowers the quantized sample to i8 cod
 TEST_CASE("nnef-to-tosa --profile pro-int: constant operands (tests/data/pro_int) lower to integers") {
     // mul / div / add / sub by literals and tensors, min / max / clamp with constants: i8 in and out,
     // no floating point, validated (nnef-to-tosa verifies by default)
-    for (const std::string name : {"hard_swish", "squeeze_excite", "constants", "zoo_forms", "transformer_forms"}) {
+    for (const std::string name : {"hard_swish", "squeeze_excite", "constants", "zoo_forms", "transformer_forms", "patch_embed"}) {
         CAPTURE(name);
         const fs::path m = nnef_test::source_dir() / "tests" / "data" / "pro_int" / name;
         auto r = run_tool("nnef-to-tosa", quoted(m) + " --profile pro-int");

@@ -97,7 +97,7 @@ TEST_CASE("integer: constant operands give nnef-run --float64's codes within one
     };
     for (const Case& k : {Case{"hard_swish", -5.5, 5.5}, Case{"squeeze_excite", -3.5, 3.5}, Case{"constants", -1.3, 1.3},
                           Case{"zoo_forms", -2.6, 2.6},
-                          Case{"transformer_forms", -2.6, 2.6}}) {
+                          Case{"transformer_forms", -2.6, 2.6}, Case{"patch_embed", -2.6, 2.6}}) {
         CAPTURE(k.name);
         const fs::path model = nnef_test::source_dir() / "tests" / "data" / "pro_int" / k.name;
         Loaded loaded(model);
