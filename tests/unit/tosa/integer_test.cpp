@@ -463,6 +463,54 @@ graph G( input, other ) -> ( output )
     CHECK(e.errors.find("no graph.quant entry") != std::string::npos);
 }
 
+TEST_CASE("integer: element-wise chains without entries are one TABLE; constants fold; a chain of two activations is an error") {
+    // y = sign(x) * (1 - exp(-x * x)) with no entry between x and y: one TABLE of x's codes; k =
+    // pow(32.0, c) of constants only (Swin's attention scale) is evaluated in double
+    const fs::path dir = write_model("chain", R"(version 1.0;
+extension KHR_enable_operator_expressions;
+graph G( x ) -> ( y, z )
+{
+    x = external(shape = [1, 256]);
+    e = exp(-x * x);
+    y = sign(x) * (1.0 - e);
+    c = constant(shape = [], value = [-0.5]);
+    k = pow(32.0, c);
+    z = mul(x, k);
+}
+)",
+                                      R"("x": zero_point_linear_quantize(zero_point = 0, scale = 0.02, bits = 8, signed = true, symmetric = false);
+"y": zero_point_linear_quantize(zero_point = 0, scale = 0.0079, bits = 8, signed = true, symmetric = false);
+"z": zero_point_linear_quantize(zero_point = 0, scale = 0.004, bits = 8, signed = true, symmetric = false);
+)");
+    nnef::exec::TensorValue in(nnef::PrimType::scalar, {1, 256});
+    for (int i = 0; i < 256; ++i) in.data<float>()[i] = float(i - 128) * 0.02f;
+    const Run r = run(dir.string(), std::nullopt, {in});
+    REQUIRE_MESSAGE(r.why.empty(), r.why);
+    CHECK(only_integers(*r.graph));
+    std::size_t tables = 0;
+    for (const auto& op : r.graph->main().ops) tables += op.kind == nnef::tosa::OpKind::TABLE;
+    CHECK(tables == 1);
+    CHECK_MESSAGE(codes(r).max_abs_within(0), codes(r).summary());
+    const fs::path two = write_model("chain_two", R"(version 1.0;
+graph G( a, b ) -> ( y )
+{
+    a = external(shape = [1, 4]);
+    b = external(shape = [1, 4]);
+    t = abs(a);
+    y = mul(t, b);
+}
+)",
+                                      R"("a": zero_point_linear_quantize(zero_point = 0, scale = 0.05, bits = 8, signed = true, symmetric = false);
+"b": zero_point_linear_quantize(zero_point = 0, scale = 0.05, bits = 8, signed = true, symmetric = false);
+"y": zero_point_linear_quantize(zero_point = 0, scale = 0.05, bits = 8, signed = true, symmetric = false);
+)");
+    const Run e = run(two.string(), std::nullopt);
+    REQUIRE(!e.graph);
+    CHECK(e.errors.find("'mul'") != std::string::npos);
+    CHECK(e.errors.find("graph.nnef:7") != std::string::npos);
+    CHECK(e.errors.find("functions of different activations ('a', 'b')") != std::string::npos);
+}
+
 TEST_CASE("integer: a padded conv of an input whose zero point falls between codes is corrected at the borders") {
     // linear_quantize(min = -1, max = 1): zero point 127.5; padded windows read fewer input items
     const fs::path dir = write_model("halfzp", R"(version 1.0;
