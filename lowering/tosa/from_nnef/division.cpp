@@ -1,5 +1,5 @@
 // PRO-INT: the division of one quantized activation by another (the layer norms of ConvNeXt, ViT and
-// Swin: (x - mean) / sqrt(var + eps)). docs/lowering.md ("Division of two activations") gives the
+// Swin: (x - mean) / sqrt(var + eps)). docs/tosa-lowering.md ("Division of two activations") gives the
 // argument for its exactness against nnef-run.
 //
 // With n = (code_x - zp_x - frac_x) * m_x and d = (code_y - zp_y - frac_y) * m_y (m = 1, or 64 on a

@@ -131,7 +131,7 @@ bool mean_reduce_integer(integer::Lowering& q, bool mean) {
 // 2^15); e = 256 * (hi + 128) + (lo + 128) in i32, s = its sum over the axes; p = e / s by long
 // division, q1 = INTDIV(e * 2^15, s) and q2 = INTDIV(r * 2^b, s) on the remainder r, b as large as
 // keeps r * 2^b in i32; p * 2^(15 + b) = q1 * 2^b + q2 (truncated), one RESCALE to the result's
-// grid. docs/lowering.md gives the error: below 0.01 of a step of the result's grid.
+// grid. docs/tosa-lowering.md gives the error: below 0.01 of a step of the result's grid.
 bool softmax_integer(integer::Lowering& q) {
     const Act* x = q.act(q.arg_id("x"));
     if (!x) return q.fail("its input is not an integer activation");
