@@ -463,7 +463,7 @@ graph G( input, other ) -> ( output )
     CHECK(e.errors.find("no graph.quant entry") != std::string::npos);
 }
 
-TEST_CASE("integer: element-wise chains without entries are one TABLE; constants fold; a chain of two activations is an error") {
+TEST_CASE("integer: element-wise chains without entries are one TABLE, constants fold, and a chain of two activations is an error") {
     // y = sign(x) * (1 - exp(-x * x)) with no entry between x and y: one TABLE of x's codes; k =
     // pow(32.0, c) of constants only (Swin's attention scale) is evaluated in double
     const fs::path dir = write_model("chain", R"(version 1.0;
