@@ -310,10 +310,12 @@ bool mul_integer(integer::Lowering& q) {
     return q.set(out.name, r);
 }
 
-// div of an activation by a constant: by_constant() with the reciprocal.
+// div of an activation by a constant: by_constant() with the reciprocal; by an activation:
+// integer::divide_activations (division.cpp).
 bool div_integer(integer::Lowering& q) {
     const Act* x = q.act(q.arg_id("x"));
     if (!x) return q.fail("its dividend is not an integer activation");
+    if (const Act* y = q.act(q.arg_id("y"))) return integer::divide_activations(q, *x, *y, q.c.result("z"));
     return by_constant(q, *x, "y", true, q.c.result("z"));
 }
 

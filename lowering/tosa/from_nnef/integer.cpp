@@ -356,13 +356,14 @@ std::optional<Graph> legalize_integer(const nnef::Graph& model, const LowerOptio
         c.begin(op);
         try {
             const Legalization* f = find_legalization(op.name);
+            if (integer::chain_step(l).has_value()) continue;  // a chain of element-wise operations (or it failed)
             if (f && f->lower_integer) f->lower_integer(l);
             else
                 l.fail("it has no integer (PRO-INT) form in this lowering; the integer lowering covers conv, linear, "
-                       "relu, matmul, clamp, add, sub, mul, div by a constant, pow by a number, min, max, "
-                       "batch_normalization, max_pool, avg_pool, mean_reduce, sum_reduce, concat, split, pad, the layout "
-                       "operations, the quantize fragments and element-wise "
-                       "functions of one tensor as TABLEs (lower the graph at PRO-FP for its floating-point form)");
+                       "relu, matmul, clamp, add, sub, mul, div, pow by a number, min, max, "
+                       "batch_normalization, max_pool, avg_pool, mean_reduce, sum_reduce, softmax, concat, split, pad, gather "
+                       "at constant indices, the layout operations, the quantize fragments and element-wise "
+                       "functions of one tensor (and chains of them without graph.quant entries) as TABLEs (lower the graph at PRO-FP for its floating-point form)");
         } catch (const std::exception& e) {
             c.error("unsupported-operation", "operation '" + op.name + "' cannot be lowered to TOSA at PRO-INT: " + e.what());
         }

@@ -83,6 +83,13 @@ public:
     std::map<std::string, Real> reals;    // compile-time tensors
     std::map<std::string, Act> acts;      // activations
     std::set<std::string> logarithmic;    // results of logarithmic_quantize (codes offset by -128)
+    // Element-wise results without an entry: functions of the real of one activation `base`, folded
+    // into one TABLE at the first result with an entry (elementwise_chain.cpp).
+    struct Chain {
+        std::string base;
+        std::function<double(double)> f;
+    };
+    std::map<std::string, Chain> chains;
 
     // A graph input (its codes) and output; false / no_value after reporting an error.
     bool input(const std::string& name);
@@ -147,6 +154,12 @@ public:
 // copy, reshape, squeeze, unsqueeze, transpose and slice (shape_ops.cpp).
 bool conv_integer(Lowering& q, bool linear);
 bool layout_integer(Lowering& q);
+// An element-wise operation on a chain (Lowering::chains), or starting one, or of compile-time
+// operands only (evaluated in double); nullopt when the operation is none of these (its registry
+// entry lowers it), else whether it lowered (elementwise_chain.cpp).
+std::optional<bool> chain_step(Lowering& q);
+// The division x / y of two activations (division.cpp): INTDIV of an i32 quotient, one RESCALE.
+bool divide_activations(Lowering& q, const Act& x, const Act& y, const Tensor& out);
 
 }  // namespace nnef::tosa::from_nnef::integer
 

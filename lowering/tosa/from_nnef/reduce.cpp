@@ -125,6 +125,62 @@ bool mean_reduce_integer(integer::Lowering& q, bool mean) {
     return q.set(out.name, y);
 }
 
+// softmax at PRO-INT (PRO-INT has no i16 TABLE: EXT-INT16's): d = code - max(code) in [-255, 0]
+// (i32; the zero point cancels) as the i8 index d + 127 of two i8 TABLEs holding the high and the
+// low byte of e = round(2^15 * exp(d * scale)) (so e is exact to half a unit of 2^-15, the largest
+// 2^15); e = 256 * (hi + 128) + (lo + 128) in i32, s = its sum over the axes; p = e / s by long
+// division, q1 = INTDIV(e * 2^15, s) and q2 = INTDIV(r * 2^b, s) on the remainder r, b as large as
+// keeps r * 2^b in i32; p * 2^(15 + b) = q1 * 2^b + q2 (truncated), one RESCALE to the result's
+// grid. docs/tosa-lowering.md gives the error: below 0.01 of a step of the result's grid.
+bool softmax_integer(integer::Lowering& q) {
+    const Act* x = q.act(q.arg_id("x"));
+    if (!x) return q.fail("its input is not an integer activation");
+    if (x->grid.dtype != DType::i8) return q.fail("softmax of i16 inputs is not lowered here (i8 only)");
+    const Tensor& out = q.c.result("y");
+    bool bad = false;
+    const auto og = q.entry_grid(out.name, bad);
+    if (bad) return false;
+    if (!og) return q.fail("its result '" + out.name + "' has no graph.quant entry");
+    Ints axes = sorted_axes(q.c);
+    const Shape& is = q.c.shape(x->v);
+    std::int64_t count = 1;
+    for (std::int64_t& a : axes) {
+        if (a < 0) a += std::int64_t(is.size());
+        count *= is[std::size_t(a)];
+    }
+    const double s_max = std::ldexp(double(count), 15);  // the largest sum
+    const int b = int(std::floor(std::log2(std::ldexp(1.0, 31) / s_max))) - 1;
+    if (b < 4) return q.fail("it normalizes " + std::to_string(count) + " items, too many for its i32 long division");
+    const double unit = std::ldexp(1.0, -(15 + b));  // of p
+    const double step = unit / og->scale;
+    if (!(step < 1.0 && step >= std::ldexp(1.0, -31)))
+        return q.fail("its result's scale " + format_scalar(og->scale) + " is finer than its integer quotient's " + format_scalar(unit));
+    Context& c = q.c;
+    const ValueId codes = q.rescale(x->v, 0, 1.0, 0, DType::i32);
+    const ValueId d = c.binary(OpKind::SUB, codes, c.reduce(OpKind::REDUCE_MAX, codes, axes));
+    const ValueId index = q.rescale(d, 0, 1.0, 127, DType::i8);  // d + 127, d in [-255, 0]
+    auto high = ConstData::allocate(TensorType{DType::i8, {256}});
+    auto low = ConstData::allocate(TensorType{DType::i8, {256}});
+    for (std::int64_t i = 0; i < 256; ++i) {  // entry i: index i - 128, d = i - 255
+        const auto e = std::int64_t(storage::round_half_up(std::ldexp(std::exp(double(i - 255) * x->grid.scale), 15)));
+        high->mutable_items<std::int8_t>()[i] = static_cast<std::int8_t>((e >> 8) - 128);
+        low->mutable_items<std::int8_t>()[i] = static_cast<std::int8_t>((e & 255) - 128);
+    }
+    const TensorType it = c.type(index);
+    const ValueId hi = c.add(OpKind::TABLE, {index, c.constant(std::move(high))}, it);
+    const ValueId lo = c.add(OpKind::TABLE, {index, c.constant(std::move(low))}, it);
+    const ValueId e = c.binary(OpKind::ADD, q.rescale(hi, -128, 256.0, 0, DType::i32), q.rescale(lo, -128, 1.0, 0, DType::i32));
+    const ValueId sum = c.reduce(OpKind::REDUCE_SUM, e, axes);
+    const ValueId wide = c.mul(e, c.scalar(DType::i32, 32768.0, c.rank(e)));
+    const ValueId q1 = c.binary(OpKind::INTDIV, wide, sum);
+    const ValueId r = c.binary(OpKind::SUB, wide, c.mul(q1, sum));
+    const ValueId q2 = c.binary(OpKind::INTDIV, c.mul(r, c.scalar(DType::i32, std::ldexp(1.0, b), c.rank(r))), sum);
+    ValueId p = c.binary(OpKind::ADD, c.mul(q1, c.scalar(DType::i32, std::ldexp(1.0, b), c.rank(q1))), q2);
+    const double offset = storage::round_half_up(og->frac / step);
+    if (offset != 0.0) p = c.binary(OpKind::ADD, p, c.scalar(DType::i32, offset, c.rank(p)));
+    return q.set(out.name, Act{q.clamp_to(q.rescale(c.reshape(p, *out.shape), 0, step, og->zp, og->dtype), *og), *og});
+}
+
 }  // namespace tosa_from_nnef_reduce_cpp
 
 void add_reduce(Registry& r) {
@@ -140,7 +196,7 @@ void add_reduce(Registry& r) {
     r.push_back({"argmax_reduce", "reduce", arg_reduce(true), {}});
     r.push_back({"argmin_reduce", "reduce", arg_reduce(false), {}});
     r.push_back({"moments", "reduce", moments, {}});
-    r.push_back({"softmax", "reduce", softmax, {}});
+    r.push_back({"softmax", "reduce", softmax, {}, softmax_integer});
 }
 
 }  // namespace nnef::tosa::from_nnef

@@ -78,11 +78,10 @@ bool unstack(Context& c) {
     return true;
 }
 
-bool slice(Context& c) {
-    ValueId x = c.input("input");
+// The current slice operation's result from x (any dtype), reshaped to out_shape.
+ValueId slice_value(Context& c, ValueId x, const Shape& out_shape) {
     const Ints axes = c.ints_attr("axes"), begin = c.ints_attr("begin"), end = c.ints_attr("end");
     const Ints stride = c.ints_attr("stride");
-    const TensorType out = c.result_type("output");
     for (std::size_t i = 0; i < axes.size(); ++i) {
         const std::size_t a = std::size_t(axes[i]);
         const std::int64_t n = c.shape(x)[a];
@@ -100,11 +99,13 @@ bool slice(Context& c) {
             b = n - 1 - b;
             e = n - 1 - e;
         }
-        x = strided(c, x, a, b, out.shape[a], s > 0 ? s : -s);
+        x = strided(c, x, a, b, out_shape[a], s > 0 ? s : -s);
         (void)e;
     }
-    return c.bind("output", c.reshape(x, out.shape));
+    return c.reshape(x, out_shape);
 }
+
+bool slice(Context& c) { return c.bind("output", slice_value(c, c.input("input"), c.result_type("output").shape)); }
 
 bool tile(Context& c) { return c.bind("output", c.tile(c.input("input"), c.ints_attr("repeats"))); }
 
@@ -119,12 +120,9 @@ bool pad(Context& c) {
     return c.bind("output", x);
 }
 
-bool gather(Context& c) {
-    const ValueId x = c.input("input");
-    const TensorType out = c.result_type("output");
+// GATHER of x along `axis` at idx (negative indices count from the end), reshaped to out_shape.
+ValueId gather_value(Context& c, ValueId x, ValueId idx, std::size_t axis, const Shape& out_shape) {
     const Shape xs = c.shape(x);
-    const std::size_t axis = std::size_t(c.int_attr("axis", 0));
-    ValueId idx = c.input("indices");
     const std::int64_t K = xs[axis];
     std::int64_t before = 1, after = 1;
     for (std::size_t i = 0; i < axis; ++i) before *= xs[i];
@@ -151,11 +149,36 @@ bool gather(Context& c) {
     }
     const ValueId values = c.reshape(x, {before, K, after});
     const ValueId y = c.add(OpKind::GATHER, {values, idx2}, TensorType{c.type(x).dtype, {before, W, after}});
-    return c.bind("output", c.reshape(y, out.shape));
+    return c.reshape(y, out_shape);
+}
+
+bool gather(Context& c) {
+    const ValueId x = c.input("input");
+    const std::size_t axis = std::size_t(c.int_attr("axis", 0));
+    return c.bind("output", gather_value(c, x, c.input("indices"), axis, c.result_type("output").shape));
 }
 
 using integer::Act;
 using integer::Real;
+
+// gather of an activation at compile-time indices (a literal or a constant): GATHER of the codes
+// (each item keeps its grid), RESCALEd to the result's entry if it has another.
+bool gather_integer(integer::Lowering& q) {
+    const Act* x = q.act(q.arg_id("input"));
+    if (!x) return q.fail("its input is not an integer activation");
+    std::vector<double> items;
+    Shape shape;
+    const nnef::Value& v = q.c.argument("indices");
+    if (v.is_integer()) items = {double(v.as_integer())};
+    else if (const Real* r = q.real(q.arg_id("indices"))) items = r->items, shape = r->shape;
+    else return q.fail("its indices are not known at compile time (only constant indices are lowered at PRO-INT)");
+    auto idx = ConstData::allocate(TensorType{DType::i32, shape});
+    for (std::size_t i = 0; i < items.size(); ++i) idx->mutable_items<std::int32_t>()[i] = static_cast<std::int32_t>(items[i]);
+    const Tensor& out = q.c.result("output");
+    Act y = *x;
+    y.v = gather_value(q.c, x->v, q.c.constant(std::move(idx)), std::size_t(q.c.int_attr("axis", 0)), *out.shape);
+    return q.bind_act(out.name, y);
+}
 
 // split: slices of the codes (each result RESCALEd to its entry if it has another grid).
 bool split_integer(integer::Lowering& q) {
@@ -257,13 +280,12 @@ bool layout_integer(Lowering& q) {
         for (std::size_t i = perm.size(); in && in->shape && i < in->shape->size(); ++i) perm.push_back(std::int64_t(i));
     }
     Ints start;
+    bool strided_ = false;
     if (op.name == "slice") {
         const Tensor* in = q.model.tensor(x);
         if (!in || !in->shape) return q.fail("its input has no known shape");
         const Ints axes = q.c.ints_attr("axes"), begin = q.c.ints_attr("begin");
-        const Ints stride = q.c.ints_attr("stride");
-        for (std::int64_t s : stride)
-            if (s != 1) return q.fail("strided slices have no integer form here");
+        for (std::int64_t s : q.c.ints_attr("stride")) strided_ = strided_ || s != 1;
         start.assign(in->shape->size(), 0);
         for (std::size_t i = 0; i < axes.size() && i < begin.size(); ++i) {
             const std::size_t a = std::size_t(axes[i] < 0 ? axes[i] + std::int64_t(in->shape->size()) : axes[i]);
@@ -272,6 +294,7 @@ bool layout_integer(Lowering& q) {
         }
     }
     if (const Real* r = q.real(x)) {
+        if (strided_) return q.fail("strided slices of compile-time tensors have no integer form here");
         Real y;
         y.shape = os;
         if (op.name == "transpose" || op.name == "slice") {
@@ -299,6 +322,7 @@ bool layout_integer(Lowering& q) {
     if (!a) return q.fail("its input is neither an integer activation nor known at compile time");
     Act y = *a;
     if (op.name == "transpose") y.v = q.c.transpose(a->v, perm);
+    else if (op.name == "slice" && strided_) y.v = tosa_from_nnef_shape_ops_cpp::slice_value(q.c, a->v, os);
     else if (op.name == "slice") y.v = q.c.slice(a->v, start, os);
     else y.v = q.c.reshape(a->v, os);
     return q.bind_act(out.name, y);
@@ -319,7 +343,7 @@ void add_shape_ops(Registry& r) {
     r.push_back({"slice", "shape_ops", slice, {}, integer::layout_integer});
     r.push_back({"tile", "shape_ops", tile, {}});
     r.push_back({"pad", "shape_ops", pad, {}, pad_integer});
-    r.push_back({"gather", "shape_ops", gather, {}});
+    r.push_back({"gather", "shape_ops", gather, {}, gather_integer});
     r.push_back({"_unsqueeze_shape", "shape_ops", nullptr,
                  "a compile-time helper of unsqueeze on integer arrays, evaluated by the front end; it never is an "
                  "operation of a graph"});

@@ -229,6 +229,15 @@ struct Builder {
     // multiply); otherwise a 1 x KW convolution within the NCE's limits. Padding and dilation
     // are refused (their rows are not in the input).
     bool large_conv(const tosa::Op& op, const FConst& w, const FConst& b, const View& x);
+    // Its parts, each `base` (its bias, or the int8 path's quantization) with the part's input view,
+    // weights and kernel; false after reporting why it does not decompose.
+    bool large_conv_parts(const tosa::Op& op, const FConst& w, const View& x, Layer base, std::vector<Layer>& parts);
+    // The int8 form (assign_executors_int8_split.cpp): the parts write int32 accumulators (the bias
+    // in the first), summed by SHAVE `add`s, requantized once by the SHAVE `rescale` of `rs` (or the
+    // int32 sum as the CONV2D's result without one).
+    bool large_conv_int8(const tosa::Op& op, const FConst& w, const View& x, const tosa::Op* rs, const std::vector<std::size_t>& chain);
+    // The SHAVE `rescale` of RESCALE `rs` on an int32 accumulator: `rs`'s result (the chain done).
+    bool requantize_accumulator(const View& acc, const tosa::Op& rs, const std::vector<std::size_t>& chain, const std::vector<std::int64_t>& ys);
 
     // The int8 path's int32 accumulator of a convolution (assign_executors_int8_split.cpp): NCE convs
     // that write their int32 accumulator plus the bias, the PPE's requantization bypassed; split over

@@ -80,6 +80,15 @@ bool Builder::beyond_nce_limits(const tosa::Op& op, std::int64_t kh, std::int64_
 }
 
 bool Builder::large_conv(const tosa::Op& op, const FConst& w, const FConst& b, const View& x) {
+    Layer base;
+    base.bias.assign(std::size_t(w.shape[0]), 0.0f);
+    for (std::int64_t c = 0; c < w.shape[0]; ++c) base.bias[std::size_t(c)] = b.items.size() == 1 ? b.items[0] : b.items[std::size_t(c)];
+    std::vector<Layer> parts;
+    if (!large_conv_parts(op, w, x, std::move(base), parts)) return false;
+    return sum_parts(std::move(parts), op.outputs[0], g.type(op.outputs[0]).shape);
+}
+
+bool Builder::large_conv_parts(const tosa::Op& op, const FConst& w, const View& x, Layer base, std::vector<Layer>& parts) {
     const auto& pad = op.get<std::vector<std::int64_t>>(AttrName::pad);
     const auto& stride = op.get<std::vector<std::int64_t>>(AttrName::stride);
     const auto& dil = op.get<std::vector<std::int64_t>>(AttrName::dilation);
@@ -105,16 +114,12 @@ bool Builder::large_conv(const tosa::Op& op, const FConst& w, const FConst& b, c
     const View xv = patches && x.strides[2] != I * x.strides[3]
                         ? materialize(x, g.value(op.inputs[0]).name + ".nhwc", Role::activation, source_of(op))
                         : x;
-    Layer base;
     base.exec = Exec::nce;
     base.nce_op = NceOp::conv;
     base.nce.dilation = {1, 1};
     base.nce.pad = {0, 0, 0, 0};
     base.source = source_of(op);
     base.origin = op.origin;
-    base.bias.assign(std::size_t(O), 0.0f);
-    for (std::int64_t c = 0; c < O; ++c) base.bias[std::size_t(c)] = b.items.size() == 1 ? b.items[0] : b.items[std::size_t(c)];
-    std::vector<Layer> parts;
     for (std::int64_t kh = 0; kh < KH; ++kh) {
         Layer p = base;
         View v = xv;
@@ -141,7 +146,7 @@ bool Builder::large_conv(const tosa::Op& op, const FConst& w, const FConst& b, c
         const std::int64_t ki = chunk_channels(1, p.weights_shape[2]);
         channel_chunks(std::move(p), ki, parts);
     }
-    return sum_parts(std::move(parts), y, ys);
+    return true;
 }
 
 }  // namespace nnef::vpu::ir::assign_executors_impl

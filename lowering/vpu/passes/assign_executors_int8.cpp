@@ -23,6 +23,7 @@ bool Builder::conv_int8(const tosa::Op& op, bool depthwise, const std::optional<
     // (assign_executors_int8_split.cpp), its readers as they are
     const std::int64_t weight_bytes = std::int64_t(w->items.size());
     if (!rs && (depthwise || weight_bytes <= tile_budget(m.target))) return int_shave(op);
+    if (!depthwise && beyond_nce_limits(op, w->shape[1], w->shape[2])) return large_conv_int8(op, *w, *x, rs, chain);
     Layer l;
     if (!nce_conv(op, l, *w, *x, depthwise)) return false;
     const std::int64_t O = l.weights_shape[0];
@@ -44,20 +45,10 @@ bool Builder::conv_int8(const tosa::Op& op, bool depthwise, const std::optional<
     // the RESCALE to int8: the SHAVE `rescale` of the int32 accumulator (in chunks when the weights
     // exceed a tile: exact int32 partial sums, assign_executors_int8_split.cpp); fuse-post-ops packs
     // it into the conv's table when one NCE layer computes the accumulator
-    const IConst* mult = iconst(rs->inputs[1]);
-    const IConst* shift = iconst(rs->inputs[2]);
-    const IConst* ozp = iconst(rs->inputs[4]);
     for (std::int64_t c = 0; c < O; ++c) l.q_bias.push_back(at(*b, c));
     const ValueId y = rs->outputs[0];
-    const View acc = int32_accumulator(std::move(l), op, ki, ys, g.value(y).name);  // a dwconv: I = 1
-    ShaveKernel r = kernel("rescale");
-    r.rescale = ShaveKernel::Rescale{mult->items, shift->items, 0, ozp->items[0],
-                                     rs->get<tosa::RoundingMode>(AttrName::rounding_mode) == tosa::RoundingMode::DOUBLE_ROUND};
-    const View out = shave_layer(std::move(r), {acc}, ys, *rs, g.value(y).name, DataType::int8);
-    for (std::size_t k : chain) done[k] = true;
-    views[y] = dense_view(out.tensor, g.type(y).shape);
-    producer_layer[y] = int(m.layers.size()) - 1;
-    return true;
+    // a dwconv: I = 1 (assign_executors_int8_split.cpp: requantize_accumulator, the SHAVE `rescale`)
+    return requantize_accumulator(int32_accumulator(std::move(l), op, ki, ys, g.value(y).name), *rs, chain, ys);
 }
 
 void Builder::plan_eltwise(std::size_t k) {
@@ -338,24 +329,47 @@ bool Builder::tosa_kernel(const tosa::Op& op) {
 }
 
 bool Builder::matmul_int8(const tosa::Op& op) {
+    // (A - za)(B - zb) = A B - za * colsum(B) - zb * rowsum(A - za): the MATMUL reads the i8
+    // operands, a quarter of their int32 differences, which need not fit a tile beside a part of the
+    // other operand (ConvNeXt's MLPs: B of 1536 x 384); the sums are exact in int32
     const ValueId y = op.outputs[0];
-    std::vector<View> operands;
+    const std::string name = g.value(y).name;
+    std::vector<View> operands, zps;
     for (int i = 0; i < 2; ++i) {
-        const ValueId x = op.inputs[std::size_t(i)];
         const IConst* zp = iconst(op.inputs[std::size_t(2 + i)]);
-        auto v = view_of(x);
+        auto v = view_of(op.inputs[std::size_t(i)]);
         if (!zp || zp->items.empty() || !v) return fail(op, "the zero points must be constants");
-        if (zp->items[0] != 0) {
-            auto z = view_of(op.inputs[std::size_t(2 + i)]);
-            if (!z) return fail(op, "the zero point has no memory form");
-            z->shape.assign(v->shape.size(), 1);
-            z->strides.assign(v->shape.size(), es(*z));
-            *v = shave_layer(kernel("sub"), {*v, *z}, v->shape, op,
-                             g.value(y).name + (i == 0 ? ".a" : ".b"), DataType::int32);
-        }
         operands.push_back(*v);
+        if (zp->items[0] == 0) continue;
+        auto z = view_of(op.inputs[std::size_t(2 + i)]);
+        if (!z) return fail(op, "the zero point has no memory form");
+        z->shape.assign(v->shape.size(), 1);
+        z->strides.assign(v->shape.size(), es(*z));
+        zps.resize(std::size_t(i) + 1);
+        zps[std::size_t(i)] = *z;
     }
-    views[y] = shave_layer(kernel("matmul"), operands, g.type(y).shape, op, g.value(y).name, value_type(y));
+    const bool za = !zps.empty() && !zps[0].shape.empty(), zb = zps.size() > 1;
+    if (!za && !zb) {
+        views[y] = shave_layer(kernel("matmul"), operands, g.type(y).shape, op, name, value_type(y));
+    } else {
+        const std::size_t rank = operands[0].shape.size();
+        View acc = shave_layer(kernel("matmul"), operands, g.type(y).shape, op, name + ".ab", DataType::int32);
+        // the correction of one zero point: acc - z * sum(x along axis)
+        auto correct = [&](const View& x, std::size_t axis, const View& z, const std::string& tag, bool last) {
+            std::vector<std::int64_t> s = x.shape;
+            s[axis] = 1;
+            const View sum = shave_layer(kernel("reduce_sum", std::int64_t(axis)), {x}, s, op, name + "." + tag + "sum", DataType::int32);
+            const View zs = shave_layer(kernel("mul"), {sum, z}, s, op, name + "." + tag + "zp", DataType::int32);
+            acc = shave_layer(kernel("sub"), {acc, zs}, g.type(y).shape, op, last ? name : name + "." + tag, last ? value_type(y) : DataType::int32);
+        };
+        if (za) correct(operands[1], rank - 2, zps[0], "col", !zb);
+        if (zb) {
+            View a = operands[0];
+            if (za) a = shave_layer(kernel("sub"), {a, zps[0]}, a.shape, op, name + ".a", DataType::int32);
+            correct(a, rank - 1, zps[1], "row", true);
+        }
+        views[y] = acc;
+    }
     producer_layer[y] = int(m.layers.size()) - 1;
     return true;
 }

@@ -67,7 +67,18 @@ std::vector<SplitUse> split_uses(const Layer& l, int dim) {
     if (l.exec == Exec::shave) {
         const ShaveKernel& k = l.shave;
         if (axis_of(k) == std::optional<std::int64_t>(dim)) return {};
-        if (k.name == "matmul" && dim != 0) return {};  // rows of A are not rows of B: only the batch splits
+        if (k.name == "matmul" && dim != 0) {
+            // TOSA MATMUL: A [N, H, C] x B [N, C, W] -> [N, H, W]; rows (H) slice A and read B whole,
+            // columns (W) slice B and read A whole; operands of one element (zero points) whole
+            if (os.size() != 3 || l.inputs.size() < 2 || l.inputs[0].shape.size() != 3 || l.inputs[1].shape.size() != 3) return {};
+            const std::size_t own = d == 1 ? 0 : 1;  // the operand that has this output dimension
+            if (l.inputs[own].shape[d] != os[d]) return {};
+            uses.assign(l.inputs.size(), SplitUse::whole);
+            uses[own] = SplitUse::sliced;
+            for (std::size_t i = 2; i < l.inputs.size(); ++i)
+                if (l.inputs[i].elements() != 1) return {};
+            return uses;
+        }
         // permuting, gathering or repeating kernels: their output indices are not their input's
         if (k.name == "gather") {
             // TOSA GATHER: values [N, K, C], indices [N, W] -> [N, W, C]; the batch splits both,

@@ -6,6 +6,7 @@
 //  - plain: every operand that has the dimension in full is sliced like the output (element-wise
 //    kernels, reductions along another axis, channels of a pool); TABLE reads its table whole,
 //    GATHER its values (split over the indices) or its indices (split over the channels) whole;
+//    MATMUL slices A over its rows and reads B whole, or slices B over its columns and reads A whole;
 //  - window: the kernel reads a window of its input along the dimension (PAD, and the TOSA kernels
 //    CONV2D, DEPTHWISE_CONV2D, AVG_POOL2D, MAX_POOL2D over height and width). A tile of output
 //    indices [o0, o1) reads the input indices its window covers (the halo with them), and its own

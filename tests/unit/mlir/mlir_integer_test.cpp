@@ -72,7 +72,7 @@ TEST_SUITE("mlir") {
         models.emplace_back(integer_support::write_model("mlir_binary", integer_support::binary_graph, integer_support::binary_quant), 3);
         models.emplace_back(integer_support::write_model("mlir_matmul", integer_support::matmul_graph, integer_support::matmul_quant), 1);
         models.emplace_back(integer_support::write_model("mlir_avg", integer_support::avg_graph, integer_support::avg_quant), 1);
-        for (const char* m : {"hard_swish", "squeeze_excite", "constants", "zoo_forms"})  // constant operands
+        for (const char* m : {"hard_swish", "squeeze_excite", "constants", "zoo_forms", "transformer_forms", "patch_embed"})  // constant operands
             models.emplace_back(source_dir() / "tests" / "data" / "pro_int" / m, std::nullopt);
         if (have_corpus()) {
             for (const char* m : {"shufflenet_v2_x1_0_int8", "squeezenet1_0_int8"})
@@ -112,7 +112,7 @@ TEST_SUITE("mlir") {
         auto avg = lower_model(integer_support::write_model("mlir_avg_run", integer_support::avg_graph, integer_support::avg_quant), 1, Profile::pro_int);
         REQUIRE_MESSAGE(avg->graph.has_value(), rendered(*avg));  // window sums, MUL by per-position factors
         CHECK(differing_codes(*avg->graph, input_codes(*avg, nullptr)) == 0);
-        for (const char* m : {"hard_swish", "squeeze_excite", "constants", "zoo_forms"}) {  // constant operands: MINIMUM/MAXIMUM, NEGATE
+        for (const char* m : {"hard_swish", "squeeze_excite", "constants", "zoo_forms", "transformer_forms", "patch_embed"}) {  // constant operands: MINIMUM/MAXIMUM, NEGATE
             CAPTURE(m);
             auto l = lower_model(source_dir() / "tests" / "data" / "pro_int" / m, std::nullopt, Profile::pro_int);
             REQUIRE_MESSAGE(l->graph.has_value(), rendered(*l));

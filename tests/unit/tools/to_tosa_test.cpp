@@ -179,7 +179,7 @@ TEST_CASE("nnef-to-tosa: --profile pro-int lowers the quantized sample to i8 cod
 TEST_CASE("nnef-to-tosa --profile pro-int: constant operands (tests/data/pro_int) lower to integers") {
     // mul / div / add / sub by literals and tensors, min / max / clamp with constants: i8 in and out,
     // no floating point, validated (nnef-to-tosa verifies by default)
-    for (const std::string name : {"hard_swish", "squeeze_excite", "constants", "zoo_forms"}) {
+    for (const std::string name : {"hard_swish", "squeeze_excite", "constants", "zoo_forms", "transformer_forms", "patch_embed"}) {
         CAPTURE(name);
         const fs::path m = nnef_test::source_dir() / "tests" / "data" / "pro_int" / name;
         auto r = run_tool("nnef-to-tosa", quoted(m) + " --profile pro-int");
@@ -193,7 +193,8 @@ TEST_CASE("nnef-to-tosa --profile pro-int: constant operands (tests/data/pro_int
             CHECK(has(r.out, "\"tosa.sub\""));
         }
     }
-    // division by an activation has no integer form: an error naming it and its line
+    // division by an activation: INTDIV of an i32 quotient (division.cpp); without an entry for its
+    // result, an error naming it and its line
     const fs::path div = model("pro_int_div", "version 1.0;\ngraph G( x, y ) -> ( z )\n{\n    x = external(shape = [1, 4]);\n"
                                               "    y = external(shape = [1, 4]);\n    z = div(x, y);\n}\n");
     nnef_test::write_scratch("to_tosa/pro_int_div/graph.quant",
@@ -201,8 +202,15 @@ TEST_CASE("nnef-to-tosa --profile pro-int: constant operands (tests/data/pro_int
                              "\"y\": zero_point_linear_quantize(zero_point = 0, scale = 0.1, bits = 8, signed = true, symmetric = false);\n"
                              "\"z\": zero_point_linear_quantize(zero_point = 0, scale = 0.1, bits = 8, signed = true, symmetric = false);\n");
     auto r = run_tool("nnef-to-tosa", quoted(div) + " --profile pro-int");
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(has(r.out, "\"tosa.intdiv\""));
+    CHECK(!has(r.out, "f32"));
+    nnef_test::write_scratch("to_tosa/pro_int_div/graph.quant",
+                             "\"x\": zero_point_linear_quantize(zero_point = 0, scale = 0.1, bits = 8, signed = true, symmetric = false);\n"
+                             "\"y\": zero_point_linear_quantize(zero_point = 0, scale = 0.1, bits = 8, signed = true, symmetric = false);\n");
+    r = run_tool("nnef-to-tosa", quoted(div) + " --profile pro-int");
     CHECK(r.code == 1);
-    CHECK(has(r.err, "operation 'div' cannot be lowered to TOSA: its divisor is an activation"));
+    CHECK(has(r.err, "operation 'div' cannot be lowered to TOSA: its result 'z' has no graph.quant entry"));
     CHECK(has(r.err, "graph.nnef:6"));
 }
 

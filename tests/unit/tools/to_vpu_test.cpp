@@ -177,7 +177,7 @@ TEST_SUITE("tools") {
 
     TEST_CASE("nnef-to-vpu --profile pro-int: constant operands (tests/data/pro_int) compile and simulate") {
         // their codes against the TOSA interpreter's: tests/unit/vpu/int8_test.cpp
-        for (const std::string name : {"hard_swish", "squeeze_excite", "constants", "zoo_forms"}) {
+        for (const std::string name : {"hard_swish", "squeeze_excite", "constants", "zoo_forms", "transformer_forms", "patch_embed"}) {
             CAPTURE(name);
             const fs::path m = fs::path(NNEF_SOURCE_DIR) / "tests" / "data" / "pro_int" / name;
             const auto r = run_tool("nnef-to-vpu", q(m) + " --profile pro-int --simulate");
@@ -247,8 +247,9 @@ TEST_SUITE("tools") {
         r = run_tool("nnef-to-vpu", q(dir / "x.json") + " --profile pro-int");
         CHECK(r.code == 2);
         CHECK(has(r.err, "apply to compiling a MODEL"));
-        // a PRO-INT graph the int8 path cannot compile (a 13x13 kernel, beyond the NCE's 11; its
-        // result requantized to int8): a vpu error naming the operator and its NNEF line, exit 1
+        // a PRO-INT graph the int8 path cannot compile (a 13x13 kernel at stride 1, beyond the NCE's
+        // 11, whose columns overlap so that it does not decompose into rows of patches; its result
+        // requantized to int8): a vpu error naming the operator and its NNEF line, exit 1
         fs::create_directories(dir / "k13");
         std::ofstream(dir / "k13" / "graph.nnef") << "version 1.0;\n\n"
                                               "graph G( input ) -> ( output )\n"
@@ -264,7 +265,7 @@ TEST_SUITE("tools") {
         r = run_tool("nnef-to-vpu", q(dir / "k13") + " --profile pro-int --random-weights 1");
         CHECK(r.code == 1);
         CHECK(has(r.err, "graph.nnef:8:14: error[vpu]: TOSA CONV2D (from NNEF operation 'conv' computing 'output') cannot run on the VPU: "
-                         "kernel 13x13 exceeds the NCE's largest (11)"));
+                         "kernel 13x13 stride 1x1 exceeds the NCE's (kernel 11, stride 8): its columns do not decompose"));
     }
 
     TEST_CASE("nnef-to-vpu MODEL: the task list on stdout says its constants are not written, the SVG names the model") {

@@ -28,14 +28,15 @@ TEST_CASE("legalize registry: an integer form sits beside a floating-point form"
                            "unsqueeze", "transpose", "slice", "linear_quantize", "min_max_linear_quantize",
                            "zero_point_linear_quantize", "logarithmic_quantize", "external", "variable", "constant",
                            "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "abs", "neg", "sin", "cos", "leaky_relu",
-                           "elu", "selu", "gelu", "silu", "softplus", "div", "min", "max", "pow", "batch_normalization"}) {
+                           "elu", "selu", "gelu", "silu", "softplus", "div", "min", "max", "pow", "batch_normalization", "softmax",
+                           "gather"}) {
         CAPTURE(op);
         const nnef::tosa::Legalization* l = nnef::tosa::find_legalization(op);
         REQUIRE(l);
         CHECK(l->lower_integer != nullptr);
     }
     // operations without an integer form (PRO-INT refuses them in quantized graphs)
-    for (const char* op : {"softmax", "l2_normalization", "deconv", "rms_pool"}) {
+    for (const char* op : {"moments", "l2_normalization", "deconv", "rms_pool"}) {
         CAPTURE(op);
         const nnef::tosa::Legalization* l = nnef::tosa::find_legalization(op);
         REQUIRE(l);

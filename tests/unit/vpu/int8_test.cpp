@@ -566,7 +566,7 @@ TEST_SUITE("vpu") {
     }
 
     TEST_CASE("int8: constant operands (tests/data/pro_int: hard-swish, squeeze-excitation, every form) give the interpreter's codes") {
-        for (const std::string name : {"hard_swish", "squeeze_excite", "constants", "zoo_forms"}) {
+        for (const std::string name : {"hard_swish", "squeeze_excite", "constants", "zoo_forms", "transformer_forms", "patch_embed"}) {
             CAPTURE(name);
             const Compiled c = compile_int8(nnef_test::source_dir() / "tests" / "data" / "pro_int" / name, 1);
             const Graph& g = *c.lowered->graph;
