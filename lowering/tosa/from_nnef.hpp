@@ -69,6 +69,11 @@ struct IntegerCodes {
 };
 // The codes of `tensor`'s graph.quant entry; nullopt when it has none or none with an i8 form.
 std::optional<IntegerCodes> integer_codes(const nnef::Graph& model, const std::string& tensor);
+// The i8 (i16 for more than 8 bits) codes of the reals of a tensor of `shape` on such a grid, as
+// nnef-run's simulated quantization rounds them (integer_codes.cpp), and the reals of codes. A
+// per-channel entry applies along its axis; a shape it does not broadcast to is an error (nullopt).
+std::optional<std::vector<std::int64_t>> codes_of(const IntegerCodes& codes, const Shape& shape, const std::vector<double>& reals);
+std::optional<std::vector<double>> reals_of(const IntegerCodes& codes, const Shape& shape, const std::vector<std::int64_t>& items);
 namespace from_nnef {
 // A quantized graph (graph.quant entries or quantize fragments): nnef-to-tosa picks PRO-INT for it.
 bool is_quantized(const nnef::Graph& model);
