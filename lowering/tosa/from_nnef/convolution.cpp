@@ -213,10 +213,13 @@ namespace integer {
 namespace {
 
 // The fine bias: for each of n output channels (n = 1: one for all) the largest j <= 28 with
-// (|acc| + |bias in accumulator steps| + 1) * 2^j < 2^31, |acc| <= xmax * wl1 (+ wl1 for a border
-// correction). Empty when some channel has no such j >= 0.
-std::vector<int> fine_bias_steps(const std::vector<double>& bias, const std::vector<double>& bs, double out_frac, double xmax,
-                                 const std::vector<double>& wl1, std::int64_t n) {
+// |acc| * 2^j < 2^29 (apply_scale_32 takes values below 2^(shift - 1), and the RESCALE by 2^j has
+// shift 30 - j) and |bias in accumulator steps| * 2^j < 2^30 (the sum fits i32), where |acc| <=
+// (xmax + 1) * wl1 (the input's largest |code - zero point|, and a border correction of at most
+// one step per weight). Empty when some channel has no such j >= 0 or its values reach 2^28 steps
+// of the result's grid (the final RESCALE's range).
+std::vector<int> fine_bias_steps(const std::vector<double>& bias, const std::vector<double>& bs, double out_frac, double out_scale,
+                                 double xmax, const std::vector<double>& wl1, std::int64_t n) {
     std::vector<int> j(std::size_t(n), 0);
     for (std::size_t o = 0; o < j.size(); ++o) {
         const std::size_t bi = bias.size() == 1 ? 0 : o;
@@ -225,8 +228,9 @@ std::vector<int> fine_bias_steps(const std::vector<double>& bias, const std::vec
             for (double v : wl1) l1 = std::max(l1, v);
         else
             l1 = wl1[o];
-        const double span = (xmax + 1.0) * l1 + std::fabs((bias[bi] + out_frac) / bs[bi]) + 1.0;
-        const int k = int(std::floor(std::log2(2147483647.0 / span)));
+        const double acc = (xmax + 1.0) * l1 + 1.0, steps = std::fabs((bias[bi] + out_frac) / bs[bi]) + 1.0;
+        if ((acc + steps) * bs[bi] / out_scale >= std::ldexp(1.0, 28)) return {};
+        const int k = std::min(int(std::floor(std::log2(std::ldexp(1.0, 29) / acc))), int(std::floor(std::log2(std::ldexp(1.0, 30) / steps))));
         if (k < 0) return {};
         j[o] = std::min(28, k);
     }
@@ -413,7 +417,7 @@ bool conv_integer(Lowering& q, bool linear) {
             const double steps = real_bias[i] / bs[i] + og->frac * og->scale / bs[i];
             between = between || steps != std::nearbyint(steps);
         }
-        if (between) fine = fine_bias_steps(real_bias, bs, og->frac * og->scale, xmax, wl1, b.size() == 1 ? 1 : O);
+        if (between) fine = fine_bias_steps(real_bias, bs, og->frac * og->scale, og->scale, xmax, wl1, b.size() == 1 ? 1 : O);
     }
     if (late_bias || !fine.empty()) std::fill(bc->mutable_items<std::int32_t>(), bc->mutable_items<std::int32_t>() + b.size(), 0);
     ConvZeroPoints zp;
