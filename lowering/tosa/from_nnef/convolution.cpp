@@ -212,54 +212,77 @@ namespace integer {
 
 namespace {
 
-// The fine bias: for each of n output channels (n = 1: one for all) the largest j <= 28 with
-// |acc| * 2^j < 2^29 (apply_scale_32 takes values below 2^(shift - 1), and the RESCALE by 2^j has
-// shift 30 - j) and |bias in accumulator steps| * 2^j < 2^30 (the sum fits i32), where |acc| <=
-// (xmax + 1) * wl1 (the input's largest |code - zero point|, and a border correction of at most
-// one step per weight). Empty when some channel has no such j >= 0 or its values reach 2^28 steps
-// of the result's grid (the final RESCALE's range).
-std::vector<int> fine_bias_steps(const std::vector<double>& bias, const std::vector<double>& bs, double out_frac, double out_scale,
-                                 double xmax, const std::vector<double>& wl1, std::int64_t n) {
-    std::vector<int> j(std::size_t(n), 0);
-    for (std::size_t o = 0; o < j.size(); ++o) {
+// The fine bias of each of n output channels (n = 1: one for all): the accumulator clamped to
+// [lo, hi] (beyond them the result saturates anyway; no clamp when |acc| <= (xmax + 1) * wl1, the
+// input's largest |code - zero point| and a border correction of at most one step per weight, is
+// tighter), times 2^j, plus the bias (in accumulator steps) times 2^j, with j <= 30 the largest that
+// keeps the sum within i32.
+struct FineBias {
+    std::vector<int> j;
+    std::vector<double> lo, hi;  // the clamp, in accumulator steps
+    bool clamp = false;
+};
+
+// Empty j when some channel has no j >= 0.
+FineBias fine_bias_steps(const std::vector<double>& bias, const std::vector<double>& bs, const Grid& og, double xmax,
+                         const std::vector<double>& wl1, std::int64_t n) {
+    FineBias f;
+    for (std::size_t o = 0; o < std::size_t(n); ++o) {
         const std::size_t bi = bias.size() == 1 ? 0 : o;
         double l1 = 0.0;
         if (n == 1)
             for (double v : wl1) l1 = std::max(l1, v);
         else
             l1 = wl1[o];
-        const double acc = (xmax + 1.0) * l1 + 1.0, steps = std::fabs((bias[bi] + out_frac) / bs[bi]) + 1.0;
-        if ((acc + steps) * bs[bi] / out_scale >= std::ldexp(1.0, 28)) return {};
-        const int k = std::min(int(std::floor(std::log2(std::ldexp(1.0, 29) / acc))), int(std::floor(std::log2(std::ldexp(1.0, 30) / steps))));
+        // code = round(acc * m + beta * m) + zp with m = bs / out.scale, beta the bias in steps
+        const double m = bs[bi] / og.scale, beta = (bias[bi] + og.frac * og.scale) / bs[bi];
+        const double lo = std::floor((double(og.lo) - 1.0 - double(og.zp)) / m - beta);
+        const double hi = std::ceil((double(og.hi) + 1.0 - double(og.zp)) / m - beta);
+        if (std::fabs(beta * m) > std::ldexp(1.0, 24)) return {};  // the final RESCALE's range: the old way
+        const double bound = (xmax + 1.0) * l1 + 1.0;
+        const double span = std::min(bound, std::max(std::fabs(lo), std::fabs(hi)));
+        f.clamp = f.clamp || span < bound;
+        f.lo.push_back(std::max(lo, -2147483648.0));
+        f.hi.push_back(std::min(hi, 2147483647.0));
+        const int k = int(std::floor(std::log2(2147483647.0 / (span + std::fabs(beta) + 2.0))));
         if (k < 0) return {};
-        j[o] = std::min(28, k);
+        f.j.push_back(std::min(30, k));
     }
-    return j;
+    return f;
 }
 
 // The accumulator `acc` (i32, NCHW or [N, C]) with the bias added at 2^-j[o] of its steps, onto the
-// result's grid: acc * 2^j exactly (a RESCALE by a power of two), plus round(bias * 2^j / bs) (and
-// the result's zero point fraction), one RESCALE by bs / (out.scale * 2^j). Within 2^-(j+1)
-// accumulator steps of nnef-run's sum acc * bs + bias, where a bias on the accumulator's grid would be
-// up to half a step off.
-ValueId fine_bias(Lowering& q, ValueId acc, const std::vector<int>& j, const std::vector<double>& bias, const std::vector<double>& bs,
+// result's grid: acc (clamped) * 2^j exactly (a MUL), plus round(bias * 2^j / bs) (and the result's
+// zero point fraction), one RESCALE by bs / (out.scale * 2^j). Within 2^-(j+1) accumulator steps of
+// nnef-run's sum acc * bs + bias, where a bias on the accumulator's grid would be up to half a step off.
+ValueId fine_bias(Lowering& q, ValueId acc, const FineBias& f, const std::vector<double>& bias, const std::vector<double>& bs,
                   const Grid& og) {
     Context& c = q.c;
-    const std::size_t n = j.size();
+    const std::size_t n = f.j.size();
     const bool last = n > 1 && c.rank(acc) > 2;
     ValueId a = last ? c.to_channels_last(acc) : acc;
-    std::vector<double> up(n), down(n);
+    std::vector<double> down(n);
     Shape per_c(c.rank(a), 1);
     per_c.back() = std::int64_t(n);
     auto offsets = ConstData::allocate(TensorType{DType::i32, per_c});
+    auto factors = ConstData::allocate(TensorType{DType::i32, per_c});
+    auto lows = ConstData::allocate(TensorType{DType::i32, per_c});
+    auto highs = ConstData::allocate(TensorType{DType::i32, per_c});
     for (std::size_t o = 0; o < n; ++o) {
         const std::size_t bi = bias.size() == 1 ? 0 : o;
-        up[o] = std::ldexp(1.0, j[o]);
-        down[o] = bs[bi] / og.scale / up[o];
+        const double up = std::ldexp(1.0, f.j[o]);
+        down[o] = bs[bi] / og.scale / up;
+        factors->mutable_items<std::int32_t>()[o] = static_cast<std::int32_t>(up);
+        lows->mutable_items<std::int32_t>()[o] = static_cast<std::int32_t>(f.lo[o]);
+        highs->mutable_items<std::int32_t>()[o] = static_cast<std::int32_t>(f.hi[o]);
         offsets->mutable_items<std::int32_t>()[o] =
-            static_cast<std::int32_t>(storage::round_half_up((bias[bi] + og.frac * og.scale) / bs[bi] * up[o]));
+            static_cast<std::int32_t>(storage::round_half_up((bias[bi] + og.frac * og.scale) / bs[bi] * up));
     }
-    ValueId w = q.rescale(a, 0, up, 0, DType::i32);
+    if (f.clamp) {
+        a = c.maximum(a, c.constant(std::move(lows)));
+        a = c.minimum(a, c.constant(std::move(highs)));
+    }
+    ValueId w = c.mul(a, c.constant(std::move(factors)));
     w = c.binary(OpKind::ADD, w, c.constant(std::move(offsets)));
     ValueId y = q.clamp_to(q.rescale(w, 0, down, og.zp, og.dtype), og);
     return last ? c.to_channels_first(y) : y;
@@ -410,16 +433,16 @@ bool conv_integer(Lowering& q, bool linear) {
     // A bias between the accumulator's steps (a float bias: nnef-run adds it exactly) would be rounded
     // to that grid, which moves the codes near ties (fine_bias_steps says how it is added instead).
     const double xmax = double(std::max(x->grid.hi - x->grid.zp, x->grid.zp - x->grid.lo));
-    std::vector<int> fine;  // per output channel: the bias is added at 2^-fine[o] accumulator steps
+    FineBias fine;  // per output channel: the bias added at 2^-fine.j[o] accumulator steps
     if (!late_bias) {
         bool between = false;
         for (std::size_t i = 0; i < b.size(); ++i) {
             const double steps = real_bias[i] / bs[i] + og->frac * og->scale / bs[i];
             between = between || steps != std::nearbyint(steps);
         }
-        if (between) fine = fine_bias_steps(real_bias, bs, og->frac * og->scale, og->scale, xmax, wl1, b.size() == 1 ? 1 : O);
+        if (between) fine = fine_bias_steps(real_bias, bs, *og, xmax, wl1, b.size() == 1 ? 1 : O);
     }
-    if (late_bias || !fine.empty()) std::fill(bc->mutable_items<std::int32_t>(), bc->mutable_items<std::int32_t>() + b.size(), 0);
+    if (late_bias || !fine.j.empty()) std::fill(bc->mutable_items<std::int32_t>(), bc->mutable_items<std::int32_t>() + b.size(), 0);
     ConvZeroPoints zp;
     zp.input = q.c.splat(DType::i8, {1}, double(x->grid.zp));
     zp.weight = q.c.splat(DType::i8, {1}, double(wzp));
@@ -443,7 +466,7 @@ bool conv_integer(Lowering& q, bool linear) {
     if (!per_channel) scales.resize(1);
     ValueId a = q.c.reshape(*acc, *out.shape);
     if (border_correction) a = q.c.binary(OpKind::ADD, a, *border_correction);
-    if (!fine.empty()) {
+    if (!fine.j.empty()) {
         y.v = fine_bias(q, a, fine, real_bias, bs, *og);
         return q.set(out.name, y);
     }
