@@ -43,6 +43,12 @@ struct LowerOptions {
     std::optional<std::uint64_t> random_weights;
     // Run the layout passes (off: the legalized graph, with a TRANSPOSE around every NHWC operator).
     bool layout_passes = true;
+    // PRO-INT: a convolution's float bias that lies between its accumulator's steps (input scale
+    // times weight scale) is added at a finer grid (the accumulator clamped and times 2^j, then one
+    // RESCALE), so that the codes are nnef-run's, which adds the bias exactly; true rounds it to the
+    // accumulator's grid instead (one CONV2D + RESCALE, the form an NCE packs into one layer, but up
+    // to half an accumulator step off: codes near ties move, AlexNet int8: 390 of 1000 outputs).
+    bool bias_on_accumulator_grid = false;
 };
 
 // The whole lowering: legalization, then the layout pipeline, with the verifier after each step

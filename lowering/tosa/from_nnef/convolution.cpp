@@ -434,7 +434,7 @@ bool conv_integer(Lowering& q, bool linear) {
     // to that grid, which moves the codes near ties (fine_bias_steps says how it is added instead).
     const double xmax = double(std::max(x->grid.hi - x->grid.zp, x->grid.zp - x->grid.lo));
     FineBias fine;  // per output channel: the bias added at 2^-fine.j[o] accumulator steps
-    if (!late_bias) {
+    if (!late_bias && !q.c.options().bias_on_accumulator_grid) {
         bool between = false;
         for (std::size_t i = 0; i < b.size(); ++i) {
             const double steps = real_bias[i] / bs[i] + og->frac * og->scale / bs[i];

@@ -221,6 +221,7 @@ struct Builder {
     // requantization in its table (bias, multiplier, shift per output channel) and the zero points
     // in its params. The RESHAPEs and the RESCALE are then done (`done`).
     bool conv_int8(const tosa::Op& op, bool depthwise, const std::optional<View>& x, const FConst* w);
+    bool shave_conv_fits(const tosa::Op& op, const FConst& w) const;
 
     // The int8 eltwise form (docs/vpu.md): ADD/SUB of two i32 values, each the RESCALE i8 -> i32 of
     // an int8 activation that nothing else reads (one multiplier and shift, output zero point 0),
