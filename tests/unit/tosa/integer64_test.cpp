@@ -41,6 +41,15 @@ struct Loaded {
         fo.expand = nnef::exec64::compounds_without_kernel();
         return fo;
     }
+    // The kept graph lowered at PRO-INT (the test stops with the diagnostics when it fails).
+    nnef::tosa::Graph pro_int() {
+        nnef::tosa::LowerOptions lo;
+        lo.profile = nnef::tosa::Profile::pro_int;
+        nnef::Diagnostics d;
+        auto t = nnef::tosa::lower_to_tosa(*kept.graph(), lo, d);
+        REQUIRE_MESSAGE(t.has_value(), rendered(d, kept.sources()));
+        return std::move(*t);
+    }
 };
 
 TEST_SUITE("tosa") {
@@ -104,15 +113,11 @@ graph G( x ) -> ( y )
 "w": zero_point_linear_quantize(zero_point = 0, scale = 0.01, bits = 8, signed = true, symmetric = true);
 "y": zero_point_linear_quantize(zero_point = 0, scale = 0.01, bits = 8, signed = true, symmetric = false);
 )";
-    const fs::path model = integer_support::write_model("fine_bias", graph, quant);
-    Loaded loaded(model);
+    Loaded loaded(integer_support::write_model("fine_bias", graph, quant));
     nnef::Session &session = loaded.session, &kept = loaded.kept;
     const nnef::Graph& g = *session.graph();
-    nnef::tosa::LowerOptions lo;
-    lo.profile = nnef::tosa::Profile::pro_int;
+    const nnef::tosa::Graph t = loaded.pro_int();
     nnef::Diagnostics d;
-    const auto t = nnef::tosa::lower_to_tosa(*kept.graph(), lo, d);
-    REQUIRE_MESSAGE(t.has_value(), rendered(d, kept.sources()));
     // rows of codes -10..10 (x = code * 0.1), the first all zero
     nnef::exec64::TensorValue x(nnef::PrimType::scalar, {64, 4});
     for (std::int64_t i = 0; i < 256; ++i) x.data<double>()[i] = i < 4 ? 0.0 : double((i * 7 + (i / 4) * 3) % 21 - 10) * 0.1;
@@ -124,7 +129,7 @@ graph G( x ) -> ( y )
     const auto out_codes = nnef::tosa::integer_codes(*kept.graph(), "y");
     REQUIRE(in_codes.has_value());
     REQUIRE(out_codes.has_value());
-    const auto outs = nnef::tosa::interpret(*t, {integer_support::input_codes(*in_codes, x)}, {}, d);
+    const auto outs = nnef::tosa::interpret(t, {integer_support::input_codes(*in_codes, x)}, {}, d);
     REQUIRE_MESSAGE(outs.has_value(), rendered(d, kept.sources()));
     const nnef::tosa::ConstData& o = *outs->at(0);
     const std::vector<std::int64_t> want = nnef::storage::quantize(out_codes->params, o.type.shape, (*ex.value)->tensor("y")->to_doubles());
@@ -150,11 +155,8 @@ TEST_CASE("integer: constant operands give nnef-run --float64's codes within one
         Loaded loaded(model);
         nnef::Session &session = loaded.session, &kept = loaded.kept;
         const nnef::Graph& g = *session.graph();
-        nnef::tosa::LowerOptions lo;
-        lo.profile = nnef::tosa::Profile::pro_int;
+        const nnef::tosa::Graph t = loaded.pro_int();
         nnef::Diagnostics d;
-        const auto t = nnef::tosa::lower_to_tosa(*kept.graph(), lo, d);
-        REQUIRE_MESSAGE(t.has_value(), rendered(d, kept.sources()));
         std::size_t differ = 0, total = 0;
         std::int64_t worst = 0;
         for (double phase : {0.0, 0.25, 0.5}) {
@@ -169,7 +171,7 @@ TEST_CASE("integer: constant operands give nnef-run --float64's codes within one
                 ins.push_back(integer_support::input_codes(*codes, xs[i]));
             }
             REQUIRE_MESSAGE((*ex.value)->run(d), rendered(d, session.sources()));
-            const auto outs = nnef::tosa::interpret(*t, ins, {}, d);
+            const auto outs = nnef::tosa::interpret(t, ins, {}, d);
             REQUIRE_MESSAGE(outs.has_value(), rendered(d, kept.sources()));
             for (std::size_t o = 0; o < g.outputs.size(); ++o) {
                 const auto codes = nnef::tosa::integer_codes(*kept.graph(), g.outputs[o]);
