@@ -448,7 +448,7 @@ int run(int argc, char** argv) {
         Diagnostics d;
         engine = mlir_file ? run_engine::make_tosa_engine(std::move(mlir->graph), g, eo, d)
                  : r.via == "nnapi" ? run_engine::make_nnapi_engine(g, eo, d)
-                                    : run_engine::make_tosa_engine(g, eo, *cli::parse_profile(r.profile.empty() ? "pro-fp" : r.profile), d);
+                                    : run_engine::make_tosa_engine(g, eo, d, *cli::parse_profile(r.profile.empty() ? "pro-fp" : r.profile));
         print(d, sources);
         if (!engine) tool().finish(cli::invalid);
 #endif

@@ -329,8 +329,8 @@ std::unique_ptr<Engine<exec::TensorValue>> make_tosa_engine(tosa::Graph graph, c
     return engine;
 }
 
-std::unique_ptr<Engine<exec::TensorValue>> make_tosa_engine(const Graph& g, const exec::ExecOptions& options, tosa::Profile profile,
-                                                            Diagnostics& diags) {
+std::unique_ptr<Engine<exec::TensorValue>> make_tosa_engine(const Graph& g, const exec::ExecOptions& options, Diagnostics& diags,
+                                                            tosa::Profile profile) {
     tosa::LowerOptions lo;
     lo.random_weights = options.random_weights;
     lo.profile = profile;
