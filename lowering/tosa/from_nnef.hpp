@@ -43,6 +43,12 @@ struct LowerOptions {
     std::optional<std::uint64_t> random_weights;
     // Run the layout passes (off: the legalized graph, with a TRANSPOSE around every NHWC operator).
     bool layout_passes = true;
+    // PRO-INT: a convolution's float bias that lies between its accumulator's steps (input scale
+    // times weight scale) is added at a finer grid (the accumulator clamped and times 2^j, then one
+    // RESCALE), so that the codes are nnef-run's, which adds the bias exactly; true rounds it to the
+    // accumulator's grid instead (one CONV2D + RESCALE, the form an NCE packs into one layer, but up
+    // to half an accumulator step off: codes near ties move, AlexNet int8: 390 of 1000 outputs).
+    bool bias_on_accumulator_grid = false;
 };
 
 // The whole lowering: legalization, then the layout pipeline, with the verifier after each step
@@ -69,6 +75,11 @@ struct IntegerCodes {
 };
 // The codes of `tensor`'s graph.quant entry; nullopt when it has none or none with an i8 form.
 std::optional<IntegerCodes> integer_codes(const nnef::Graph& model, const std::string& tensor);
+// The i8 (i16 for more than 8 bits) codes of the reals of a tensor of `shape` on such a grid, as
+// nnef-run's simulated quantization rounds them (integer_codes.cpp), and the reals of codes. A
+// per-channel entry applies along its axis; a shape it does not broadcast to is an error (nullopt).
+std::optional<std::vector<std::int64_t>> codes_of(const IntegerCodes& codes, const Shape& shape, const std::vector<double>& reals);
+std::optional<std::vector<double>> reals_of(const IntegerCodes& codes, const Shape& shape, const std::vector<std::int64_t>& items);
 namespace from_nnef {
 // A quantized graph (graph.quant entries or quantize fragments): nnef-to-tosa picks PRO-INT for it.
 bool is_quantized(const nnef::Graph& model);

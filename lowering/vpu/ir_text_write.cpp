@@ -1,4 +1,5 @@
 // The VPU IR's text form, the writer (lowering/vpu/ir_text.hpp; the reader is ir_text_read.cpp).
+#include <map>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -76,12 +77,15 @@ J shave(const ShaveKernel& k) {
                          {"double_round", k.rescale->double_round}};
     else
         j["rescale"] = J();
-    // the TOSA attributes as the task list's params write them (lowering/tosa/json.hpp)
-    J attrs = J::object();
+    // the TOSA attributes as the task list's params write them (lowering/tosa/json.hpp), by name
+    // (the order read_text gives them back, so that a text reads and writes to itself)
+    std::map<std::string, J> sorted;
     for (const auto& [name, value] : k.attributes) {
         const tosa::AttrSpec* spec = k.attribute_spec(name);
-        attrs[tosa::to_string(name)] = spec ? J(tosa::attribute_to_json(value, *spec)) : J(tosa::to_string(value));  // read_text refuses the latter
+        sorted[tosa::to_string(name)] = spec ? J(tosa::attribute_to_json(value, *spec)) : J(tosa::to_string(value));  // read_text refuses the latter
     }
+    J attrs = J::object();
+    for (auto& [name, value] : sorted) attrs[name] = std::move(value);
     j["attributes"] = std::move(attrs);
     J consts = J::array();
     for (const auto& [name, values] : k.shape_constants) consts.push_back({name, values});

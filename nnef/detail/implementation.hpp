@@ -60,6 +60,7 @@
 #include "exec/kernels/tensor_intro.cpp"
 
 #include "lowering/attributes.cpp"
+#include "lowering/tosa/integer_codes.cpp"
 #include "lowering/tosa/interpreter.cpp"
 #include "lowering/tosa/ir.cpp"
 #include "lowering/tosa/from_nnef.cpp"

@@ -8,6 +8,9 @@ Per model, the float model M and its int8 version M_int8, each on its reference/
              --tosa-validate=strict-op-spec-alignment on that file, as tests/unit/mlir does
   via-tosa   nnef-run --via tosa against nnef-run: relative L2 of the outputs (int8: against
              nnef-run --no-quant, the float computation that PRO-FP lowers)
+  pro-int    int8 only: nnef-run --via tosa --profile pro-int --output-codes (the PRO-INT lowering
+             run by the TOSA interpreter) against nnef-run --float64 --output-codes, as "differing
+             codes / all (largest difference)"
   ref        nnef-run against NNEF-Tools' interpreter (reference/output.dat): relative L2
              (int8: nnef-run --quant-like nnef-tools, which reproduces that interpreter's rounding,
              --compare: in quanta of the output's grid)
@@ -16,9 +19,8 @@ Per model, the float model M and its int8 version M_int8, each on its reference/
   values     fp16: relative L2 of the VPU's output against nnef-run's (and a note when nnef-run's
              output lies below fp16's smallest normal, 2^-14, where the fp16 device returns zeros,
              or above its largest value, 65504, where it overflows to infinity and NaN);
-             int8: output codes against nnef-run --float64 --output-codes (no tool exposes the
-             PRO-INT TOSA interpreter; tests/unit/tosa/integer64_test.cpp shows its codes equal
-             nnef-run --float64's on the corpus), as "differing codes / all (largest difference)"
+             int8: output codes against nnef-run --float64 --output-codes, as "differing codes /
+             all (largest difference)"
   makespan   the simulator's makespan in cycles and its makespan / bound
 Every cell is a figure or the failing tool's first error line. Each stage's wall time is recorded.
 Results accumulate in OUT/check/results.json (a run on some models keeps the others' results);
@@ -153,6 +155,20 @@ class Checker:
         else:
             r['via_tosa'] = Stage(False, e or 'nnef-run failed', s)
 
+        codes64 = None  # int8: nnef-run --float64's output codes, and that run's seconds
+        if int8:
+            c_dir = os.path.join(work, 'codes64')
+            code, out, err, s64, e64 = self.tool([self.bin('nnef-run'), path, '--float64', '--output-codes', '--input', inp,
+                                                  '--output-dir', c_dir])
+            codes64 = read(one_output(c_dir)) if e64 is None and one_output(c_dir) else None
+            pi_dir = os.path.join(work, 'pro-int')
+            code, out, err, s, e = self.tool([self.bin('nnef-run'), path, '--via', 'tosa', '--profile', 'pro-int', '--output-codes',
+                                              '--input', inp, '--output-dir', pi_dir])
+            if e is None and codes64 is not None and one_output(pi_dir):
+                r['pro_int'] = codes_stage(read(one_output(pi_dir)), codes64, s)
+            else:
+                r['pro_int'] = Stage(False, e or e64 or 'no output', s)
+
         if int8:
             # in quanta: nnef-run --compare's verdict (at most 2 quanta off, at most 2 % of the
             # items more than one) and figures
@@ -203,20 +219,7 @@ class Checker:
         if not r['simulate'].ok or got is None:
             r['values'] = Stage(False, 'not simulated' if not r['simulate'].ok else 'no output file', 0.0)
         elif int8:
-            c_dir = os.path.join(work, 'codes64')
-            code, out, err, s, e = self.tool([self.bin('nnef-run'), path, '--float64', '--output-codes', '--input', inp,
-                                              '--output-dir', c_dir])
-            if e is None and one_output(c_dir):
-                import numpy as np
-                a = np.asarray(read(got), np.int64).ravel()
-                w = np.asarray(read(one_output(c_dir)), np.int64).ravel()
-                if a.shape != w.shape:
-                    r['values'] = Stage(False, 'shapes differ', s)
-                else:
-                    diff = int(np.count_nonzero(a != w))
-                    r['values'] = Stage(diff == 0, '%d / %d codes differ (max %d)' % (diff, a.size, int(np.max(np.abs(a - w)))), s)
-            else:
-                r['values'] = Stage(False, e or 'no output', s)
+            r['values'] = codes_stage(read(got), codes64, s64) if codes64 is not None else Stage(False, e64 or 'no output', s64)
         elif y is None:
             r['values'] = Stage(False, 'no nnef-run output', 0.0)
         else:
@@ -236,8 +239,19 @@ class Checker:
 
 
 COLUMNS = [('validate', 'validate'), ('tosa', 'TOSA'), ('mlir', 'MLIR 22 strict'), ('via_tosa', 'via tosa vs nnef-run (rel L2; int8: vs --no-quant)'),
-           ('ref', 'nnef-run vs NNEF-Tools (rel L2)'), ('vpu', 'VPU compile'), ('simulate', 'simulate'),
+           ('pro_int', 'int8 via tosa --profile pro-int vs nnef-run --float64 (codes)'), ('ref', 'nnef-run vs NNEF-Tools (rel L2)'), ('vpu', 'VPU compile'), ('simulate', 'simulate'),
            ('values', 'VPU values'), ('makespan', 'makespan / bound')]
+
+
+def codes_stage(got, want, seconds):
+    """Output codes against nnef-run --float64's: "differing / all (max difference)", ok when none differ."""
+    import numpy as np
+    a = np.asarray(got, np.int64).ravel()
+    w = np.asarray(want, np.int64).ravel()
+    if a.shape != w.shape:
+        return Stage(False, 'shapes differ', seconds)
+    diff = int(np.count_nonzero(a != w))
+    return Stage(diff == 0, '%d / %d codes differ (max %d)' % (diff, a.size, int(np.max(np.abs(a - w)))), seconds)
 
 
 def cell(st):
@@ -273,7 +287,7 @@ def write_doc(results, doc, build, zoo):
             names = [v for v in results if v.endswith('_int8') == int8]
             f.write('\n%s: %d models; passing per column: %s.\n' % (label, len(names), ', '.join(
                 '%s %d' % (title, sum(1 for v in names if results[v]['stages'].get(k, {}).get('ok')))
-                for k, title in COLUMNS)))
+                for k, title in COLUMNS if any(k in results[v]['stages'] for v in names))))
         if missing:
             f.write('\nNot in the table (not generated: see "Generation" above): %s.\n' % ', '.join(missing))
         f.write('\n## Seconds per stage (wall, 2 loaded cores, tools under nice)\n\n')

@@ -85,6 +85,7 @@ struct RunOptions {
     bool time = false, float64 = false, no_quant = false, output_codes = false;
     std::string via;  // "tosa", "nnapi" or empty
     std::string quant_like;  // "nnef-tools" or empty
+    std::string profile;     // --profile: "pro-fp", "pro-int" or empty (pro-fp; a FILE.mlir's own)
 };
 
 cli::Tool& tool() {
@@ -147,11 +148,13 @@ void declare_options(cli::Tool& t, RunOptions& r) {
            cli::set_choice(r.quant_like, {"nnef-tools"})});
     o.add({"--threads", "", "N", "threads for the large kernels (default 2)", run, cli::set_uint(r.threads, 1, 256)});
     o.add({"--time", "", "", "print the time of each cycle on stderr", run, cli::set_flag(r.time)});
-    o.add({"--via", "", "tosa|nnapi", "run the model lowered to TOSA 1.0.1 (PRO-FP) by the TOSA interpreter, or\n"
+    o.add({"--via", "", "tosa|nnapi", "run the model lowered to TOSA 1.0.1 (PRO-FP; --profile) by the TOSA interpreter, or\n"
            "exported as an NNAPI 1.0 model (NHWC; a quantized model as TENSOR_QUANT8_ASYMM)\n"
            "by the NNAPI interpreter, instead (same inputs, outputs and options; --dump\n"
            "finds tensors by the TOSA values' names or the NNAPI operands')", run,
            cli::set_choice(r.via, {"tosa", "nnapi"})});
+    o.shared("--profile", cli::set_choice(r.profile, {"pro-fp", "pro-int"}), "pro-fp; a FILE.mlir's own",
+             "(with --via tosa or FILE.mlir; pro-int lowers a quantized\nmodel in integers: its inputs are quantized on their graph.quant\ngrids, its output codes given as reals, or as codes with\n--output-codes)");
 }
 
 void print(const Diagnostics& d, const SourceManager& sources) { tool().report(d, sources); }
@@ -361,15 +364,18 @@ int run(int argc, char** argv) {
     std::optional<tosa::MlirModule> mlir;
     Graph interface;
     if (mlir_file) {
-        if (r.random_weights || !r.quant_like.empty() || r.no_quant || r.output_codes)
-            usage_error("FILE.mlir is a TOSA graph with its constants: --random-weights, --quant-like, --no-quant and "
-                        "--output-codes apply to NNEF models");
+        if (r.random_weights || !r.quant_like.empty() || r.no_quant)
+            usage_error("FILE.mlir is a TOSA graph with its constants: --random-weights, --quant-like and --no-quant apply "
+                        "to NNEF models");
+        if (r.output_codes)
+            tool().note("--output-codes: FILE.mlir has no graph.quant; its outputs are written as the TOSA graph computes "
+                        "them (a PRO-INT graph's integer outputs are its codes)");
         if (r.via == "nnapi") usage_error("FILE.mlir is a TOSA graph and runs on the TOSA interpreter; --via nnapi applies to NNEF models");
         r.via = "tosa";
 #ifdef NNEF_EXEC_FLOAT64
         usage_error("FILE.mlir runs on the TOSA interpreter, which computes as the TOSA graph says; it does not combine with --float64");
 #else
-        mlir = cli::read_mlir_input(tool(), path, "", mlir_sources, true);
+        mlir = cli::read_mlir_input(tool(), path, r.profile, mlir_sources, true);
         interface = run_engine::interface_of(mlir->graph);
 #endif
     } else {
@@ -428,6 +434,10 @@ int run(int argc, char** argv) {
         eo.exact_sums = true;
     }
     std::unique_ptr<run_engine::Engine<exec::TensorValue>> engine;
+    if (!r.profile.empty() && r.via != "tosa")
+        usage_error("--profile " + r.profile + " says how --via tosa lowers the model; it applies with --via tosa or FILE.mlir");
+    if (r.profile == "pro-int" && r.no_quant)
+        usage_error("--profile pro-int computes on the graph.quant grids; it does not combine with --no-quant");
     if (!r.via.empty()) {
 #ifdef NNEF_EXEC_FLOAT64
         usage_error("--via " + r.via + " computes as the " + (r.via == "tosa" ? "TOSA graph" : "NNAPI model") +
@@ -438,7 +448,7 @@ int run(int argc, char** argv) {
         Diagnostics d;
         engine = mlir_file ? run_engine::make_tosa_engine(std::move(mlir->graph), g, eo, d)
                  : r.via == "nnapi" ? run_engine::make_nnapi_engine(g, eo, d)
-                                    : run_engine::make_tosa_engine(g, eo, d);
+                                    : run_engine::make_tosa_engine(g, eo, d, *cli::parse_profile(r.profile.empty() ? "pro-fp" : r.profile));
         print(d, sources);
         if (!engine) tool().finish(cli::invalid);
 #endif
@@ -492,7 +502,7 @@ int run(int argc, char** argv) {
     if (r.output_codes && !r.no_quant)
         for (const std::string& n : g.outputs)
             if (auto grid = cli::linear_grid(g, n)) grids[n] = *grid;
-    if (r.output_codes && grids.empty()) tool().note("--output-codes: no output is quantized (graph.quant); real values are written");
+    if (r.output_codes && grids.empty() && !mlir_file) tool().note("--output-codes: no output is quantized (graph.quant); real values are written");
     auto codes = [&](const std::string& n) -> const storage::QuantParams* {
         auto it = grids.find(n);
         return it == grids.end() ? nullptr : &it->second;

@@ -16,6 +16,7 @@ namespace nnef::run_engine {
 namespace run_via_tosa_cpp {
 
 using exec::TensorValue;
+using tosa::IntegerCodes;
 
 // The permutation from channels-last to channels-first ([0, r-1, 1, ..., r-2]).
 std::vector<std::size_t> channels_first(std::size_t r) {
@@ -122,6 +123,9 @@ public:
     std::set<std::string> keep;
     bool keep_all = false;
     std::map<std::string, TensorValue> tensors;             // outputs and kept tensors of the last cycle
+    // PRO-INT: the codes of the inputs and outputs (and kept tensors) with an i8 form of their
+    // graph.quant entry; the engine takes and gives reals, as the reference executor does
+    std::map<std::string, IntegerCodes> codes;
     mutable std::map<std::string, TensorValue> variables;  // converted on request
 
     explicit TosaEngine(const Graph& g) : model(g) {}
@@ -139,7 +143,22 @@ public:
                                                         to_string(type.shape));
             return false;
         }
-        tosa::ConstPtr c = to_tosa(value, type, name, diags);
+        tosa::ConstPtr c;
+        const auto grid = codes.find(name);
+        if (grid != codes.end() && value.dtype() == PrimType::scalar) {
+            std::vector<double> reals(static_cast<std::size_t>(value.volume()));
+            for (std::int64_t k = 0; k < value.volume(); ++k) reals[std::size_t(k)] = value.as_double(k);
+            const auto items = codes_of(grid->second, value.shape(), reals);
+            if (!items) {
+                diags.error(Stage::data, "input-grid", "input '" + name + "': its graph.quant entry does not apply to shape " + to_string(value.shape()));
+                return false;
+            }
+            TensorValue q(PrimType::integer, value.shape());
+            std::copy(items->begin(), items->end(), q.data<std::int64_t>());
+            c = to_tosa(q, type, name, diags);
+        } else {
+            c = to_tosa(value, type, name, diags);
+        }
         if (!c) return false;
         feeds[i] = std::move(c);
         return true;
@@ -164,13 +183,15 @@ public:
                                                              ", which does not hold the NNEF tensor");
                 return false;
             }
+            if (!to_reals(name, *v, diags)) return false;
             tensors[name] = std::move(*v);
         }
         // A kept graph input is the value fed.
         for (std::size_t i = 0; i < model.inputs.size(); ++i)
             if (keep.count(model.inputs[i]) && !tensors.count(model.inputs[i]))
                 if (const Tensor* t = model.tensor(model.inputs[i]))
-                    if (std::optional<TensorValue> v = to_nnef(*feeds[i], *t)) tensors[model.inputs[i]] = std::move(*v);
+                    if (std::optional<TensorValue> v = to_nnef(*feeds[i], *t); v && to_reals(model.inputs[i], *v, diags))
+                        tensors[model.inputs[i]] = std::move(*v);
         for (const std::string& name : keep)
             if (!tensors.count(name)) {
                 diags.error(Stage::tosa, "dump-not-lowered",
@@ -229,6 +250,22 @@ public:
         for (const std::string& name : keep) add(name);
     }
 
+    // A scalar tensor of the graph with codes: its codes (in `v`, as numbers) replaced by their reals.
+    // A scalar tensor without them holds what the TOSA value holds.
+    bool to_reals(const std::string& name, TensorValue& v, Diagnostics& diags) const {
+        const auto grid = codes.find(name);
+        if (grid == codes.end() || v.dtype() != PrimType::scalar) return true;
+        std::vector<std::int64_t> items(static_cast<std::size_t>(v.volume()));
+        for (std::int64_t k = 0; k < v.volume(); ++k) items[std::size_t(k)] = static_cast<std::int64_t>(v.as_double(k));
+        const auto reals = reals_of(grid->second, v.shape(), items);
+        if (!reals) {
+            diags.error(Stage::data, "output-grid", "tensor '" + name + "': its graph.quant entry does not apply to shape " + to_string(v.shape()));
+            return false;
+        }
+        for (std::int64_t k = 0; k < v.volume(); ++k) v.data<exec::Real>()[k] = static_cast<exec::Real>((*reals)[std::size_t(k)]);
+        return true;
+    }
+
     // Called by the interpreter with every computed value.
     void observe(tosa::ValueId id, const tosa::ConstPtr& c) {
         auto w = watch.find(id);
@@ -236,7 +273,8 @@ public:
         const Tensor* t = model.tensor(w->second.name);
         if (!t) return;
         std::optional<TensorValue> v = to_nnef(*c, *t, w->second.channels_last);
-        if (v) tensors[w->second.name] = std::move(*v);
+        Diagnostics unused;
+        if (v && (tosa::is_float(c->type.dtype) || to_reals(w->second.name, *v, unused))) tensors[w->second.name] = std::move(*v);
     }
 
     const TensorValue* tensor(const std::string& name) const override {
@@ -291,12 +329,21 @@ std::unique_ptr<Engine<exec::TensorValue>> make_tosa_engine(tosa::Graph graph, c
     return engine;
 }
 
-std::unique_ptr<Engine<exec::TensorValue>> make_tosa_engine(const Graph& g, const exec::ExecOptions& options, Diagnostics& diags) {
+std::unique_ptr<Engine<exec::TensorValue>> make_tosa_engine(const Graph& g, const exec::ExecOptions& options, Diagnostics& diags,
+                                                            tosa::Profile profile) {
     tosa::LowerOptions lo;
     lo.random_weights = options.random_weights;
+    lo.profile = profile;
     std::optional<tosa::Graph> lowered = tosa::lower_to_tosa(g, lo, diags);
     if (!lowered) return nullptr;
-    return make_tosa_engine(std::move(*lowered), g, options, diags);
+    std::map<std::string, tosa::IntegerCodes> codes;
+    if (profile == tosa::Profile::pro_int && tosa::from_nnef::is_quantized(g))
+        for (const Tensor& t : g.tensors)
+            if (t.dtype == PrimType::scalar)
+                if (auto c = tosa::integer_codes(g, t.name)) codes.emplace(t.name, std::move(*c));
+    auto engine = make_tosa_engine(std::move(*lowered), g, options, diags);
+    if (engine) static_cast<run_via_tosa_cpp::TosaEngine&>(*engine).codes = std::move(codes);
+    return engine;
 }
 
 Graph interface_of(const tosa::Graph& tg) {

@@ -18,9 +18,13 @@
 
 namespace nnef::run_engine {
 
-// Lowers `g` (errors: stage tosa diagnostics) and prepares the interpreter; null after an error.
-// Uses the options' threads, random_weights, keep and keep_all.
-std::unique_ptr<Engine<exec::TensorValue>> make_tosa_engine(const Graph& g, const exec::ExecOptions& options, Diagnostics& diags);
+// Lowers `g` at `profile` (errors: stage tosa diagnostics) and prepares the interpreter; null after
+// an error. Uses the options' threads, random_weights, keep and keep_all. At PRO-INT a quantized
+// graph's function takes and gives codes: the engine quantizes its inputs' reals on their
+// graph.quant grids (as nnef-run's simulation does) and gives the reals of the output codes (and
+// of kept tensors with an entry), so that every nnef-run option works alike.
+std::unique_ptr<Engine<exec::TensorValue>> make_tosa_engine(const Graph& g, const exec::ExecOptions& options, Diagnostics& diags,
+                                                            tosa::Profile profile = tosa::Profile::pro_fp);
 
 // A TOSA graph read from MLIR (FILE.mlir), run with `interface` as its NNEF graph (interface_of):
 // prepares the interpreter; null after an error. Uses the options' threads, keep and keep_all.

@@ -291,12 +291,15 @@ tosa::ConstPtr input_value(const vpu::IoEntry& e, const std::string& item, const
                            data->kind == ElementKind::float64;
         v = exec::from_tensor_data(*data, codes && reals ? PrimType::scalar : prim);
         if (v && codes && reals) {
-            const std::optional<storage::ChannelMap> channels = storage::ChannelMap::make(codes->params.shape, v->shape());
-            exec::TensorValue c(PrimType::integer, v->shape());
-            for (std::int64_t i = 0; i < v->volume(); ++i) {
-                const std::size_t k = channels ? channels->channel(std::uint64_t(i)) : 0;
-                c.data<std::int64_t>()[i] = codes->params.quantize(v->as_double(i), k) + codes->offset;
+            std::vector<double> items(static_cast<std::size_t>(v->volume()));
+            for (std::int64_t i = 0; i < v->volume(); ++i) items[std::size_t(i)] = v->as_double(i);
+            const auto q = tosa::codes_of(*codes, v->shape(), items);
+            if (!q) {
+                tool().error("data", "the graph.quant entry of input '" + e.name + "' does not apply to shape " + to_string(v->shape()), item);
+                tool().finish(cli::invalid);
             }
+            exec::TensorValue c(PrimType::integer, v->shape());
+            std::copy(q->begin(), q->end(), c.data<std::int64_t>());
             v = std::move(c);
         }
         if (!v) {
@@ -325,15 +328,10 @@ double item(const tosa::ConstData& c, std::int64_t i) {
 // the integer codes of a task list that has no graph.quant to say what they mean.
 std::vector<double> output_values(const tosa::ConstData& c, const tosa::IntegerCodes* codes) {
     std::vector<double> out(static_cast<std::size_t>(c.type.volume()));
-    std::optional<storage::ChannelMap> channels;
-    if (codes) channels = storage::ChannelMap::make(codes->params.shape, c.type.shape);
-    for (std::int64_t i = 0; i < c.type.volume(); ++i) {
-        const double v = item(c, i);
-        out[std::size_t(i)] = codes && channels
-                                  ? codes->params.dequantize(std::int64_t(v) - codes->offset, channels->channel(std::uint64_t(i)))
-                                  : v;
-    }
-    return out;
+    for (std::int64_t i = 0; i < c.type.volume(); ++i) out[std::size_t(i)] = item(c, i);
+    if (!codes) return out;
+    const auto reals = tosa::reals_of(*codes, c.type.shape, std::vector<std::int64_t>(out.begin(), out.end()));
+    return reals ? *reals : out;  // an entry that does not apply: the codes, as the task list holds them
 }
 
 void write_output_tensor(const fs::path& path, const tosa::ConstData& c, const tosa::IntegerCodes* codes, bool write_codes) {

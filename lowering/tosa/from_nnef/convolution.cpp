@@ -210,6 +210,86 @@ std::optional<ValueId> conv_nchw(Context& c, ValueId x, ValueId filter, ValueId 
 
 namespace integer {
 
+namespace {
+
+// The fine bias of each of n output channels (n = 1: one for all): the accumulator clamped to
+// [lo, hi] (beyond them the result saturates anyway; no clamp when |acc| <= (xmax + 1) * wl1, the
+// input's largest |code - zero point| and a border correction of at most one step per weight, is
+// tighter), times 2^j, plus the bias (in accumulator steps) times 2^j, with j <= 30 the largest that
+// keeps the sum within i32.
+struct FineBias {
+    std::vector<int> j;
+    std::vector<double> lo, hi;  // the clamp, in accumulator steps
+    bool clamp = false;
+};
+
+// Empty j when some channel has no j >= 0.
+FineBias fine_bias_steps(const std::vector<double>& bias, const std::vector<double>& bs, const Grid& og, double xmax,
+                         const std::vector<double>& wl1, std::int64_t n) {
+    FineBias f;
+    for (std::size_t o = 0; o < std::size_t(n); ++o) {
+        const std::size_t bi = bias.size() == 1 ? 0 : o;
+        double l1 = 0.0;
+        if (n == 1)
+            for (double v : wl1) l1 = std::max(l1, v);
+        else
+            l1 = wl1[o];
+        // code = round(acc * m + beta * m) + zp with m = bs / out.scale, beta the bias in steps
+        const double m = bs[bi] / og.scale, beta = (bias[bi] + og.frac * og.scale) / bs[bi];
+        const double lo = std::floor((double(og.lo) - 1.0 - double(og.zp)) / m - beta);
+        const double hi = std::ceil((double(og.hi) + 1.0 - double(og.zp)) / m - beta);
+        if (std::fabs(beta * m) > std::ldexp(1.0, 24)) return {};  // the final RESCALE's range: the old way
+        const double bound = (xmax + 1.0) * l1 + 1.0;
+        const double span = std::min(bound, std::max(std::fabs(lo), std::fabs(hi)));
+        f.clamp = f.clamp || span < bound;
+        f.lo.push_back(std::max(lo, -2147483648.0));
+        f.hi.push_back(std::min(hi, 2147483647.0));
+        const int k = int(std::floor(std::log2(2147483647.0 / (span + std::fabs(beta) + 2.0))));
+        if (k < 0) return {};
+        f.j.push_back(std::min(30, k));
+    }
+    return f;
+}
+
+// The accumulator `acc` (i32, NCHW or [N, C]) with the bias added at 2^-j[o] of its steps, onto the
+// result's grid: acc (clamped) * 2^j exactly (a MUL), plus round(bias * 2^j / bs) (and the result's
+// zero point fraction), one RESCALE by bs / (out.scale * 2^j). Within 2^-(j+1) accumulator steps of
+// nnef-run's sum acc * bs + bias, where a bias on the accumulator's grid would be up to half a step off.
+ValueId fine_bias(Lowering& q, ValueId acc, const FineBias& f, const std::vector<double>& bias, const std::vector<double>& bs,
+                  const Grid& og) {
+    Context& c = q.c;
+    const std::size_t n = f.j.size();
+    const bool last = n > 1 && c.rank(acc) > 2;
+    ValueId a = last ? c.to_channels_last(acc) : acc;
+    std::vector<double> down(n);
+    Shape per_c(c.rank(a), 1);
+    per_c.back() = std::int64_t(n);
+    auto offsets = ConstData::allocate(TensorType{DType::i32, per_c});
+    auto factors = ConstData::allocate(TensorType{DType::i32, per_c});
+    auto lows = ConstData::allocate(TensorType{DType::i32, per_c});
+    auto highs = ConstData::allocate(TensorType{DType::i32, per_c});
+    for (std::size_t o = 0; o < n; ++o) {
+        const std::size_t bi = bias.size() == 1 ? 0 : o;
+        const double up = std::ldexp(1.0, f.j[o]);
+        down[o] = bs[bi] / og.scale / up;
+        factors->mutable_items<std::int32_t>()[o] = static_cast<std::int32_t>(up);
+        lows->mutable_items<std::int32_t>()[o] = static_cast<std::int32_t>(f.lo[o]);
+        highs->mutable_items<std::int32_t>()[o] = static_cast<std::int32_t>(f.hi[o]);
+        offsets->mutable_items<std::int32_t>()[o] =
+            static_cast<std::int32_t>(storage::round_half_up((bias[bi] + og.frac * og.scale) / bs[bi] * up));
+    }
+    if (f.clamp) {
+        a = c.maximum(a, c.constant(std::move(lows)));
+        a = c.minimum(a, c.constant(std::move(highs)));
+    }
+    ValueId w = c.mul(a, c.constant(std::move(factors)));
+    w = c.binary(OpKind::ADD, w, c.constant(std::move(offsets)));
+    ValueId y = q.clamp_to(q.rescale(w, 0, down, og.zp, og.dtype), og);
+    return last ? c.to_channels_first(y) : y;
+}
+
+}  // namespace
+
 // conv / linear: i8 input and weights, i32 bias and accumulator, RESCALE to the result's grid.
 bool conv_integer(Lowering& q, bool linear) {
     const Act* x = q.act(q.arg_id("input"));
@@ -274,6 +354,7 @@ bool conv_integer(Lowering& q, bool linear) {
     const bool per_channel = std::any_of(ws.begin(), ws.end(), [&](double v) { return v != ws[0]; });
     auto wc = ConstData::allocate(TensorType{DType::i8, w->shape});
     std::vector<double> wsum(std::size_t(O), 0.0);  // per output channel, of the weights as coded
+    std::vector<double> wl1(std::size_t(O), 0.0);   // per output channel, sum |code - zero point|
     double wmax = 0.0;                               // the largest |code - zero point|
     for (std::size_t i = 0; i < w->items.size(); ++i) {
         const double s = ws[i / per_o];
@@ -281,6 +362,7 @@ bool conv_integer(Lowering& q, bool linear) {
         wc->mutable_items<std::int8_t>()[i] = static_cast<std::int8_t>(code);
         wsum[i / per_o] += (code - double(wzp)) * s;
         wmax = std::max(wmax, std::fabs(code - double(wzp)));
+        wl1[i / per_o] += std::fabs(code - double(wzp));
     }
     // bias: i32 at scale in_scale * w_scale (per output channel), with the input's and the result's
     // zero point fractions: real = bs * (acc - frac_x * sum(w codes)) + b; code = round(real / out_scale + frac_out) + zp
@@ -348,7 +430,19 @@ bool conv_integer(Lowering& q, bool linear) {
                         format_scalar(bs[i]) + " (input scale times weight scale): code " + format_scalar(code);
         bc->mutable_items<std::int32_t>()[i] = static_cast<std::int32_t>(std::fabs(code) > 2147483647.0 ? 0.0 : code);
     }
-    if (late_bias) std::fill(bc->mutable_items<std::int32_t>(), bc->mutable_items<std::int32_t>() + b.size(), 0);
+    // A bias between the accumulator's steps (a float bias: nnef-run adds it exactly) would be rounded
+    // to that grid, which moves the codes near ties (fine_bias_steps says how it is added instead).
+    const double xmax = double(std::max(x->grid.hi - x->grid.zp, x->grid.zp - x->grid.lo));
+    FineBias fine;  // per output channel: the bias added at 2^-fine.j[o] accumulator steps
+    if (!late_bias && !q.c.options().bias_on_accumulator_grid) {
+        bool between = false;
+        for (std::size_t i = 0; i < b.size(); ++i) {
+            const double steps = real_bias[i] / bs[i] + og->frac * og->scale / bs[i];
+            between = between || steps != std::nearbyint(steps);
+        }
+        if (between) fine = fine_bias_steps(real_bias, bs, *og, xmax, wl1, b.size() == 1 ? 1 : O);
+    }
+    if (late_bias || !fine.j.empty()) std::fill(bc->mutable_items<std::int32_t>(), bc->mutable_items<std::int32_t>() + b.size(), 0);
     ConvZeroPoints zp;
     zp.input = q.c.splat(DType::i8, {1}, double(x->grid.zp));
     zp.weight = q.c.splat(DType::i8, {1}, double(wzp));
@@ -372,9 +466,12 @@ bool conv_integer(Lowering& q, bool linear) {
     if (!per_channel) scales.resize(1);
     ValueId a = q.c.reshape(*acc, *out.shape);
     if (border_correction) a = q.c.binary(OpKind::ADD, a, *border_correction);
+    if (!fine.j.empty()) {
+        y.v = fine_bias(q, a, fine, real_bias, bs, *og);
+        return q.set(out.name, y);
+    }
     if (late_bias) {
         // real = acc * bs + bias, exactly onto the result's grid (channels last when per channel)
-        const double xmax = double(std::max(x->grid.hi - x->grid.zp, x->grid.zp - x->grid.lo));
         const double v_max = xmax * wmax * double(per_o);
         std::vector<double> factor = bs;
         if (!per_channel) factor.resize(1);

@@ -186,6 +186,7 @@ struct Builder {
     // and the SHAVE rescale, which fuse-post-ops packs into the conv's table. The RESHAPEs and the
     // RESCALE are then done (`done`).
     bool conv_int8(const tosa::Op& op, bool depthwise, const std::optional<View>& x, const FConst* w);
+    bool shave_conv_fits(const tosa::Op& op, const FConst& w) const;
 
     // The int8 eltwise form (docs/vpu.md): ADD/SUB of two i32 values, each the RESCALE i8 -> i32 of
     // an int8 activation that nothing else reads (one multiplier and shift, output zero point 0),

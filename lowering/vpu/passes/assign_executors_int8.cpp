@@ -7,6 +7,20 @@
 
 namespace nnef::vpu::ir::assign_executors_impl {
 
+// Whether the SHAVE conv2d of `op` (NHWC input, OHWI weights) fits a tile in its smallest part:
+// the int8 weights, the int32 bias, the input rows of one output row, that row in int32.
+bool Builder::shave_conv_fits(const tosa::Op& op, const FConst& w) const {
+    const auto& xs = g.type(op.inputs[0]).shape;
+    const auto& ys = g.type(op.outputs[0]).shape;
+    if (xs.size() != 4 || ys.size() != 4 || w.shape.size() != 4) return false;
+    std::int64_t dilation = 1;
+    if (const tosa::Attr* a = op.attr(AttrName::dilation); a && std::holds_alternative<std::vector<std::int64_t>>(*a))
+        dilation = std::get<std::vector<std::int64_t>>(*a).at(0);
+    const std::int64_t rows = (w.shape[1] - 1) * dilation + 1;
+    const std::int64_t bytes = std::int64_t(w.items.size()) + 4 * ys[3] + rows * xs[2] * xs[3] + 4 * ys[2] * ys[3];
+    return bytes <= tile_budget(m.target);
+}
+
 bool Builder::conv_int8(const tosa::Op& op, bool depthwise, const std::optional<View>& x, const FConst* w) {
     const IConst* b = iconst(op.inputs[2]);
     const IConst* izp = iconst(op.inputs[3]);
@@ -15,14 +29,15 @@ bool Builder::conv_int8(const tosa::Op& op, bool depthwise, const std::optional<
     std::vector<std::size_t> chain;
     std::string why;
     const tosa::Op* rs = requant_of(op.outputs[0], chain, why);
-    // the NCE convolves int8 into 8-bit results (or int32 accumulators): another input type, or an
-    // int32 result that no RESCALE to int8 alone reads, with weights a SHAVE kernel takes, is the
-    // SHAVE kernel of the operator (in parts over rows; an i16 input is refused there)
+    // the NCE convolves int8 into 8-bit results (or int32 accumulators): another input type, or a
+    // depthwise int32 result that no RESCALE to int8 alone reads, with weights a SHAVE kernel takes,
+    // is the SHAVE kernel of the operator (in parts over rows; an i16 input is refused there)
     if (g.type(op.inputs[0]).dtype != tosa::DType::i8) return int_shave(op);
-    // without such a RESCALE, weights beyond what a SHAVE kernel takes: the NCE's int32 accumulator
-    // (assign_executors_int8_split.cpp), its readers as they are
-    const std::int64_t weight_bytes = std::int64_t(w->items.size());
-    if (!rs && (depthwise || weight_bytes <= tile_budget(m.target))) return int_shave(op);
+    // without such a RESCALE (a bias added after the accumulation at a finer grid than the
+    // accumulator's: a float bias, GoogLeNet's classifier), a convolution whose SHAVE kernel's
+    // smallest part (one output row, split over rows only) would not fit a tile: the NCE's int32
+    // accumulator (assign_executors_int8_split.cpp, split over input channels), its readers as they are
+    if (!rs && (depthwise || shave_conv_fits(op, *w))) return int_shave(op);
     if (!depthwise && beyond_nce_limits(op, w->shape[1], w->shape[2])) return large_conv_int8(op, *w, *x, rs, chain);
     Layer l;
     if (!nce_conv(op, l, *w, *x, depthwise)) return false;

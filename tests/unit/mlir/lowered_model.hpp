@@ -17,9 +17,11 @@ struct LoweredModel {
     std::optional<nnef::tosa::Graph> graph;
 };
 
-// Loads and lowers a model at `profile` (with pseudo-random weights from `seed` when given).
+// Loads and lowers a model at `profile` (with pseudo-random weights from `seed` when given;
+// LowerOptions::bias_on_accumulator_grid as given).
 inline std::unique_ptr<LoweredModel> lower_model(const std::filesystem::path& model, std::optional<std::uint64_t> seed,
-                                                 nnef::tosa::Profile profile = nnef::tosa::Profile::pro_fp) {
+                                                 nnef::tosa::Profile profile = nnef::tosa::Profile::pro_fp,
+                                                 bool bias_on_accumulator_grid = false) {
     nnef::FlattenOptions fo;
     if (seed) fo.load_weights = false;
     auto l = std::make_unique<LoweredModel>();
@@ -28,6 +30,7 @@ inline std::unique_ptr<LoweredModel> lower_model(const std::filesystem::path& mo
     nnef::tosa::LowerOptions lo;
     lo.profile = profile;
     lo.random_weights = seed;
+    lo.bias_on_accumulator_grid = bias_on_accumulator_grid;
     l->graph = nnef::tosa::lower_to_tosa(*l->session.graph(), lo, l->diags);
     return l;
 }

@@ -41,6 +41,15 @@ struct Loaded {
         fo.expand = nnef::exec64::compounds_without_kernel();
         return fo;
     }
+    // The kept graph lowered at PRO-INT (the test stops with the diagnostics when it fails).
+    nnef::tosa::Graph pro_int() {
+        nnef::tosa::LowerOptions lo;
+        lo.profile = nnef::tosa::Profile::pro_int;
+        nnef::Diagnostics d;
+        auto t = nnef::tosa::lower_to_tosa(*kept.graph(), lo, d);
+        REQUIRE_MESSAGE(t.has_value(), rendered(d, kept.sources()));
+        return std::move(*t);
+    }
 };
 
 TEST_SUITE("tosa") {
@@ -87,6 +96,52 @@ TEST_CASE("integer: the corpus's int8 models give nnef-run --float64's codes exa
     }
 }
 
+TEST_CASE("integer: a float bias between the accumulator's steps gives nnef-run --float64's codes exactly") {
+    // input step 0.1 times weight step 0.01: accumulator steps of 0.001; the bias 0.0046 is 4.6 of
+    // them. Rounded to that grid (5 steps) an all-zero row would give round(0.5) = 1 on the output
+    // grid (step 0.01), where nnef-run computes round(0.46) = 0; AlexNet int8's codes moved so.
+    const std::string graph = R"(version 1.0;
+graph G( x ) -> ( y )
+{
+    x = external(shape = [64, 4]);
+    w = constant(shape = [3, 4], value = [0.05, -0.03, 0.12, 0.07, -0.11, 0.02, 0.0, 0.09, 0.01, 0.04, -0.06, 0.1]);
+    b = constant(shape = [1, 3], value = [0.0046, -0.01234, 0.00049]);
+    y = linear(x, w, b);
+}
+)";
+    const std::string quant = R"("x": zero_point_linear_quantize(zero_point = 0, scale = 0.1, bits = 8, signed = true, symmetric = false);
+"w": zero_point_linear_quantize(zero_point = 0, scale = 0.01, bits = 8, signed = true, symmetric = true);
+"y": zero_point_linear_quantize(zero_point = 0, scale = 0.01, bits = 8, signed = true, symmetric = false);
+)";
+    Loaded loaded(integer_support::write_model("fine_bias", graph, quant));
+    nnef::Session &session = loaded.session, &kept = loaded.kept;
+    const nnef::Graph& g = *session.graph();
+    const nnef::tosa::Graph t = loaded.pro_int();
+    nnef::Diagnostics d;
+    // rows of codes -10..10 (x = code * 0.1), the first all zero
+    nnef::exec64::TensorValue x(nnef::PrimType::scalar, {64, 4});
+    for (std::int64_t i = 0; i < 256; ++i) x.data<double>()[i] = i < 4 ? 0.0 : double((i * 7 + (i / 4) * 3) % 21 - 10) * 0.1;
+    auto ex = nnef::exec64::Executor::create(g, nnef::exec64::ExecOptions{});
+    REQUIRE_MESSAGE(ex, rendered(ex.diagnostics, session.sources()));
+    REQUIRE((*ex.value)->set_input("x", x, d));
+    REQUIRE_MESSAGE((*ex.value)->run(d), rendered(d, session.sources()));
+    const auto in_codes = nnef::tosa::integer_codes(*kept.graph(), "x");
+    const auto out_codes = nnef::tosa::integer_codes(*kept.graph(), "y");
+    REQUIRE(in_codes.has_value());
+    REQUIRE(out_codes.has_value());
+    const auto outs = nnef::tosa::interpret(t, {integer_support::input_codes(*in_codes, x)}, {}, d);
+    REQUIRE_MESSAGE(outs.has_value(), rendered(d, kept.sources()));
+    const nnef::tosa::ConstData& o = *outs->at(0);
+    const std::vector<std::int64_t> want = nnef::storage::quantize(out_codes->params, o.type.shape, (*ex.value)->tensor("y")->to_doubles());
+    REQUIRE(want.size() == 192);
+    CHECK(want[0] == 0);  // round(0.46)
+    CHECK(want[2] == 0);  // round(0.049)
+    std::size_t differ = 0;
+    for (std::size_t k = 0; k < want.size(); ++k) differ += integer_support::code_at(o, std::int64_t(k)) - out_codes->offset != want[k];
+    CHECK(integer_support::code_at(o, 0) == 0);
+    CHECK(differ == 0);
+}
+
 TEST_CASE("integer: constant operands give nnef-run --float64's codes within one step") {
     // tests/data/pro_int (integer_test.cpp compares the same graphs with the float32 executor);
     // transformer_forms (layer norm with division by an activation, attention, softmax, an erf
@@ -103,11 +158,8 @@ TEST_CASE("integer: constant operands give nnef-run --float64's codes within one
         Loaded loaded(model);
         nnef::Session &session = loaded.session, &kept = loaded.kept;
         const nnef::Graph& g = *session.graph();
-        nnef::tosa::LowerOptions lo;
-        lo.profile = nnef::tosa::Profile::pro_int;
+        const nnef::tosa::Graph t = loaded.pro_int();
         nnef::Diagnostics d;
-        const auto t = nnef::tosa::lower_to_tosa(*kept.graph(), lo, d);
-        REQUIRE_MESSAGE(t.has_value(), rendered(d, kept.sources()));
         std::size_t differ = 0, total = 0;
         std::int64_t worst = 0;
         for (double phase : {0.0, 0.25, 0.5}) {
@@ -122,7 +174,7 @@ TEST_CASE("integer: constant operands give nnef-run --float64's codes within one
                 ins.push_back(integer_support::input_codes(*codes, xs[i]));
             }
             REQUIRE_MESSAGE((*ex.value)->run(d), rendered(d, session.sources()));
-            const auto outs = nnef::tosa::interpret(*t, ins, {}, d);
+            const auto outs = nnef::tosa::interpret(t, ins, {}, d);
             REQUIRE_MESSAGE(outs.has_value(), rendered(d, kept.sources()));
             for (std::size_t o = 0; o < g.outputs.size(); ++o) {
                 const auto codes = nnef::tosa::integer_codes(*kept.graph(), g.outputs[o]);

@@ -97,15 +97,17 @@ Compared compare(const Graph& g, const vpu::TaskList& list, const std::vector<Co
     return c;
 }
 
-// Lowers `model` at PRO-INT with random weights and compiles it on the default target.
+// Lowers `model` at PRO-INT with random weights and compiles it on the default target. Random
+// biases lie between their accumulators' steps: `grid_bias` rounds them to those steps (one
+// CONV2D + RESCALE, the NCE layer with its table) instead of adding them finer (the default).
 struct Compiled {
     std::unique_ptr<nnef_test::LoweredModel> lowered;
     std::optional<vpu::TaskList> list;
 };
 
-Compiled compile_int8(const fs::path& model, std::uint64_t seed, const vpu::Target& target = vpu::Target{}) {
+Compiled compile_int8(const fs::path& model, std::uint64_t seed, const vpu::Target& target = vpu::Target{}, bool grid_bias = false) {
     Compiled c;
-    c.lowered = nnef_test::lower_model(model, seed, Profile::pro_int);
+    c.lowered = nnef_test::lower_model(model, seed, Profile::pro_int, grid_bias);
     INFO(nnef_test::rendered(*c.lowered));
     REQUIRE(c.lowered->graph);
     REQUIRE(c.lowered->graph->profile == Profile::pro_int);
@@ -320,7 +322,7 @@ TEST_SUITE("vpu") {
     }
 
     TEST_CASE("int8: samples/quantized at PRO-INT gives the TOSA interpreter's output codes exactly") {
-        const Compiled c = compile_int8(fs::path(NNEF_SOURCE_DIR) / "samples" / "quantized", 1);
+        const Compiled c = compile_int8(fs::path(NNEF_SOURCE_DIR) / "samples" / "quantized", 1, vpu::Target{}, true);
         const Graph& g = *c.lowered->graph;
         // the int8 path: int8 input and output; the linear an NCE conv with requantization and int8
         // weights; relu (RESCALE i8 -> i32, ADD of a constant, RESCALE i32 -> i8) an NCE eltwise
@@ -495,13 +497,32 @@ TEST_SUITE("vpu") {
         }
     }
 
+    TEST_CASE("int8: a float bias added finer than the accumulator's steps gives the TOSA interpreter's codes exactly") {
+        // samples/quantized with its random biases between the accumulator's steps (the default
+        // lowering): the linear's accumulator clamped (MAXIMUM, MINIMUM), times 2^j (MUL), plus the
+        // bias (ADD), one RESCALE; the VPU runs that chain in int32 and gives the same codes
+        const Compiled c = compile_int8(fs::path(NNEF_SOURCE_DIR) / "samples" / "quantized", 1);
+        const Graph& g = *c.lowered->graph;
+        std::map<std::string, int> ops;
+        for (const auto& t : c.list->tasks) ++ops[t.op];
+        CHECK(ops["mul"] >= 1);
+        CHECK(ops["rescale"] >= 1);
+        for (unsigned seed : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u}) {
+            CAPTURE(seed);
+            const Compared r = compare(g, *c.list, random_inputs(g, seed));
+            CHECK(r.elements == 4);
+            CHECK(r.distinct.size() > 1);
+            CHECK(r.mismatches == 0);
+        }
+    }
+
     TEST_CASE("int8: the corpus's int8 models at PRO-INT give the TOSA interpreter's output codes exactly") {
         NNEF_RELEASE_PASS_ONLY("the same two models are compiled and simulated at PRO-INT under the sanitizers in int8: the corpus's int8 models with stored weights on reference/input.dat");
         NNEF_REQUIRE_CORPUS();
         for (const std::string name : {"quantized/squeezenet1_0_int8", "quantized/shufflenet_v2_x1_0_int8"}) {
             CAPTURE(name);
             const fs::path model = nnef_test::corpus_file(name);
-            const Compiled c = compile_int8(model, 1);
+            const Compiled c = compile_int8(model, 1, vpu::Target{}, true);  // random biases on the accumulators' grids
             const Graph& g = *c.lowered->graph;
             std::map<std::string, int> nce;
             std::map<std::string, std::set<std::string>> shave;  // op -> the layers (sources) of its tasks (a long kernel runs in parts)
@@ -659,7 +680,7 @@ graph G( input ) -> ( output )
 )";
         vpu::Target t;
         t.cmx_bytes = 65536;
-        const Compiled c = compile_int8(integer_support::write_model("vpu_split_k", graph, quant), 1, t);
+        const Compiled c = compile_int8(integer_support::write_model("vpu_split_k", graph, quant), 1, t, true);
         const Graph& g = *c.lowered->graph;
         std::map<std::string, int> wide;  // NCE conv tasks writing int32 partial sums, by source (the chunk)
         std::set<std::string> shave;
