@@ -4,7 +4,9 @@
 // them for their rows. Values stay the interpreter's.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -65,6 +67,16 @@ Split split_of(const vpu::TaskList& list, std::int64_t H, std::int64_t C) {
     return s;
 }
 
+// How many times each weights tensor was loaded (bytes moved / its size), lowest and highest.
+std::pair<double, double> times_loaded(const Split& s) {
+    std::pair<double, double> r{1e300, 0.0};
+    for (const auto& [id, bytes] : s.weights_loaded) {
+        const double n = double(bytes) / double(s.weights_size.at(id));
+        r = {std::min(r.first, n), std::max(r.second, n)};
+    }
+    return r;
+}
+
 }  // namespace
 
 TEST_SUITE("vpu") {
@@ -80,10 +92,7 @@ TEST_SUITE("vpu") {
         CHECK(s.whole_rows == s.nce_tasks);
         CHECK(s.half_channels == s.nce_tasks);
         REQUIRE(s.weights_loaded.size() == 2);
-        for (const auto& [id, bytes] : s.weights_loaded) {
-            CAPTURE(id);
-            CHECK(bytes == s.weights_size.at(id));  // each weight loaded once
-        }
+        CHECK(times_loaded(s) == std::make_pair(1.0, 1.0));  // each weight loaded once
         CHECK(vpu_test::count_dma(list).spills == 0);
         CHECK(vpu_test::count_dma(list).cross > 0);  // the other cluster's channels, copied in
     }
@@ -96,9 +105,6 @@ TEST_SUITE("vpu") {
         const Split s = split_of(list, H, C);
         CHECK(s.whole_rows == 0);  // split over rows
         REQUIRE_FALSE(s.weights_loaded.empty());
-        for (const auto& [id, bytes] : s.weights_loaded) {
-            CAPTURE(id);
-            CHECK(bytes >= 2 * s.weights_size.at(id));  // on both clusters
-        }
+        CHECK(times_loaded(s).first >= 2.0);  // on both clusters
     }
 }
