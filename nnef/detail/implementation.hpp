@@ -136,6 +136,7 @@
 #include "lowering/vpu/passes/fuse_post_ops.cpp"
 #include "lowering/vpu/passes/layout_and_types.cpp"
 #include "lowering/vpu/passes/tile.cpp"
+#include "lowering/vpu/passes/tile_split_channels.cpp"
 #include "lowering/vpu/passes/shave_parts.cpp"
 #include "lowering/vpu/passes/build_tables.cpp"
 #include "lowering/vpu/passes/schedule.cpp"

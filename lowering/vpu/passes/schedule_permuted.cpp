@@ -3,7 +3,10 @@
 // channel stride above one element (a channel shuffle: assign_executors_shuffle.cpp writes channels j, j + g, ...),
 // read only as boxes, is held like an NCE result: in one piece of all channels per (cluster, rows)
 // of its sources' pieces (which must all have the same rows on the same clusters), each copy a
-// CMX-to-CMX DMA from a source piece into Y's piece on the same cluster, rows for rows. Without
+// CMX-to-CMX DMA from a source piece into Y's piece on the same cluster, rows for rows. A source
+// split over output channels across the clusters (`shared`: every cluster holds all rows of its
+// channels) takes no part in choosing the rows: its copies go to every piece of Y, on whichever
+// cluster (a DMA between clusters); with only such sources Y takes equal rows per cluster. Without
 // this each copy stored its result to DDR and each reader loaded it again.
 #include "lowering/vpu/passes/scheduler.hpp"
 
@@ -59,10 +62,17 @@ void Scheduler::plan_permuted(std::size_t li, std::vector<std::vector<std::int64
             r = pr->second;
         } else {
             const std::size_t ps = hs->second.first;
-            if (m.layers[ps].exec == Exec::copy || !grouped[ps] || shared[ps] > 0) return;
+            if (m.layers[ps].exec == Exec::copy) return;
+            // a source split over channels across the clusters (`shared`) has all rows on each
+            // cluster: its copies go to every piece of Y, on whichever cluster (CMX to CMX)
+            if (shared[ps] > 0) {
+                writers.push_back(li2);
+                continue;
+            }
+            if (!grouped[ps]) return;
             for (const auto& k : piece_keys(ps)) r.insert({k[0], k[1], k[2]});
         }
-        if (writers.empty()) rows = r;
+        if (rows.empty()) rows = r;
         else if (r != rows) return;
         writers.push_back(li2);
     }
@@ -86,6 +96,9 @@ void Scheduler::plan_permuted(std::size_t li, std::vector<std::vector<std::int64
     }
     if (last == 0) return;
     const std::int64_t H = fy.shape[1], W = fy.shape[2], C = fy.shape[3], e = es(fy), a = t.cmx_alignment;
+    // every source split over channels: Y in a piece of equal rows per cluster
+    if (rows.empty())
+        for (std::int64_t k = 0, n = (H + t.clusters - 1) / t.clusters; k * n < H; ++k) rows.insert({k, k * n, std::min(n, H - k * n)});
     std::vector<std::int64_t> bytes(std::size_t(t.clusters), 0);
     for (const auto& k : rows) {
         if (k[0] < 0 || k[0] >= t.clusters) return;
@@ -118,31 +131,34 @@ void Scheduler::permuted_copy(const Tile& tl) {
     const std::vector<Piece> from_pieces = pieces.at(in.tensor);
     for (const Piece& p : from_pieces) {
         if (p.full) continue;
-        const std::int64_t r0 = std::max(lo[1], p.row0), r1 = std::min(hi[1], p.row0 + p.rows);
-        const std::int64_t c0 = std::max(lo[3], p.c0), c1 = std::min(hi[3], p.c0 + p.cn);
-        if (r0 >= r1 || c0 >= c1) continue;
-        // Y's piece for the source piece's rows, on its cluster
-        auto& list = pieces[y];
-        const Piece* q = nullptr;
-        for (const Piece& x : list)
-            if (x.cluster == p.cluster && x.row0 == p.row0 && x.rows == p.rows) q = &x;
-        if (!q) {
-            const std::int64_t a = std::max<std::int64_t>(0, p.row0 - margin[first][0]);
-            const std::int64_t z = std::min(H, p.row0 + p.rows + margin[first][1]);
-            const int b = cmx(p.cluster, (z - a) * W * C * e, dtype(out), Role::activation, m.tensors[std::size_t(y)].name);
-            hold(b, y);
-            list.push_back({p.cluster, {0, a, 0, 0}, {1, z - a, W, C}, p.row0, p.rows, p.row0, p.row0 + p.rows, b, 0, C});
-            q = &list.back();
+        for (const auto& k : permuted_rows.at(y)) {
+            // a source piece's rows go to the piece of Y of the same rows (split over rows: on the
+            // same cluster; a source split over channels: its rows of every piece of Y)
+            const std::int64_t r0 = std::max({lo[1], p.row0, k[1]}), r1 = std::min({hi[1], p.row0 + p.rows, k[1] + k[2]});
+            const std::int64_t c0 = std::max(lo[3], p.c0), c1 = std::min(hi[3], p.c0 + p.cn);
+            if (r0 >= r1 || c0 >= c1) continue;
+            auto& list = pieces[y];
+            const Piece* q = nullptr;
+            for (const Piece& x : list)
+                if (x.cluster == k[0] && x.row0 == k[1] && x.rows == k[2]) q = &x;
+            if (!q) {
+                const std::int64_t a = std::max<std::int64_t>(0, k[1] - margin[first][0]);
+                const std::int64_t z = std::min(H, k[1] + k[2] + margin[first][1]);
+                const int b = cmx(k[0], (z - a) * W * C * e, dtype(out), Role::activation, m.tensors[std::size_t(y)].name);
+                hold(b, y);
+                list.push_back({k[0], {0, a, 0, 0}, {1, z - a, W, C}, k[1], k[2], k[1], k[1] + k[2], b, 0, C});
+                q = &list.back();
+            }
+            Box src = dense_box(p.buffer, {1, r1 - r0, hi[2] - lo[2], c1 - c0}, e);
+            src.strides = dense_strides({p.shape[0], p.shape[1], p.shape[2], p.shape[3]}, e);
+            src.offset = (r0 - p.origin[1]) * src.strides[1] + (lo[2] - p.origin[2]) * src.strides[2] + (c0 - p.origin[3]) * e;
+            Box dst = dense_box(q->buffer, src.shape, e);
+            dst.strides = out.strides;
+            // the element (r0, lo[2], c0) of the source box lands at the copy's output element
+            // (r0 - lo[1], 0, c0 - lo[3]), a byte of Y; the piece starts at Y's row q->origin[1]
+            dst.offset = out.offset + (r0 - lo[1]) * out.strides[1] + (c0 - lo[3]) * out.strides[3] - q->origin[1] * fy.strides[1];
+            dma(std::move(src), std::move(dst), l.source);
         }
-        Box src = dense_box(p.buffer, {1, r1 - r0, hi[2] - lo[2], c1 - c0}, e);
-        src.strides = dense_strides({p.shape[0], p.shape[1], p.shape[2], p.shape[3]}, e);
-        src.offset = (r0 - p.origin[1]) * src.strides[1] + (lo[2] - p.origin[2]) * src.strides[2] + (c0 - p.origin[3]) * e;
-        Box dst = dense_box(q->buffer, src.shape, e);
-        dst.strides = out.strides;
-        // the element (r0, lo[2], c0) of the source box lands at the copy's output element
-        // (r0 - lo[1], 0, c0 - lo[3]), a byte of Y; the piece starts at Y's row q->origin[1]
-        dst.offset = out.offset + (r0 - lo[1]) * out.strides[1] + (c0 - lo[3]) * out.strides[3] - q->origin[1] * fy.strides[1];
-        dma(std::move(src), std::move(dst), l.source);
     }
 }
 

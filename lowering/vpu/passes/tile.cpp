@@ -7,6 +7,7 @@
 
 #include "lowering/vpu/ir.hpp"
 #include "lowering/vpu/passes/shave_parts.hpp"
+#include "lowering/vpu/passes/tile_split_channels.hpp"
 
 namespace nnef::vpu::ir {
 
@@ -109,6 +110,25 @@ bool tile(Module& m, Diagnostics& diags) {
             if (l.nce_op == NceOp::eltwise && prev_chans > 0 && m.layers[li - 1].output.shape == l.output.shape &&
                 std::any_of(l.inputs.begin(), l.inputs.end(), [&](const View& v) { return v.tensor == m.layers[li - 1].output.tensor; }) &&
                 working(s.OH, prev_chans) <= budget) {
+                rows = s.OH;
+                row_tiles = 1;
+                cc = prev_chans;
+                ch_tiles = ceil_div(s.C, cc);
+            }
+            // Weights traffic dominating: each cluster its half of the output channels of all rows
+            // (tile_split_channels.hpp), and a depthwise conv or pool reading such a result takes
+            // its channel chunks, so that it reads them where they were computed.
+            const bool reads_prev = li > 0 && std::any_of(l.inputs.begin(), l.inputs.end(), [&](const View& v) {
+                return v.tensor == m.layers[li - 1].output.tensor;
+            });
+            const std::int64_t K = t.clusters;
+            if (dense && K >= 2 && row_tiles >= K && s.C % K == 0 && working(s.OH, s.C / K) <= budget &&
+                split_channels_wins(m, li, {s.weights(s.C, dense, dw) + table(s.C), n_in * s.H * s.W * s.I * s.es, s.OH * s.OW * s.C * s.oes, work})) {
+                rows = s.OH;
+                row_tiles = 1;
+                cc = s.C / K;
+                ch_tiles = K;
+            } else if ((dw || pool) && prev_chans > 0 && reads_prev && m.layers[li - 1].output.shape[3] == s.C && working(s.OH, prev_chans) <= budget) {
                 rows = s.OH;
                 row_tiles = 1;
                 cc = prev_chans;

@@ -44,13 +44,14 @@ TEST_CASE("nnef-to-vpu schedule: ShuffleNet v2's channel split and shuffle stay 
     // The shuffle's copies go CMX to CMX (docs/schedule.md): no byte is stored to DDR but the
     // output. 1.20x of max(engine, DDR) is not reached yet (DMA-bound on weights and on the
     // 600-cycle latency of every transfer: docs/schedule.md); the limits are today's figures
-    // (1.435 and 1.268) with a margin of 1%, so that a schedule that loses them fails here.
+    // (1.434 and 1.225, stage 4 split over channels: tile_split_channels.hpp) with a margin of
+    // 1%, so that a schedule that loses them fails here.
     struct Case {
         const char* dir;
         const char* args;
         double limit;
     };
-    for (const Case& c : {Case{"real/shufflenet_v2_x1_0", "", 1.45}, Case{"quantized/shufflenet_v2_x1_0_int8", " --profile pro-int", 1.28}}) {
+    for (const Case& c : {Case{"real/shufflenet_v2_x1_0", "", 1.45}, Case{"quantized/shufflenet_v2_x1_0_int8", " --profile pro-int", 1.24}}) {
         CAPTURE(c.dir);
         const fs::path m = nnef_test::corpus_dir() / c.dir;
         const auto r = nnef_test::run_tool("nnef-to-vpu", nnef_test::shell_quote(m.string()) + c.args + " --simulate --format json");

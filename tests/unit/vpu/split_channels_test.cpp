@@ -1,0 +1,110 @@
+// Issue 21, point 4: NCE layers whose weights traffic dominates split their output channels over
+// the clusters (tile_split_channels.hpp, VPUX's SOK): each cluster computes its half of the
+// channels of all rows and loads only their weights, instead of both clusters loading all of
+// them for their rows. Values stay the interpreter's.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <string>
+#include <vector>
+
+#include "unit/vpu/compile_support.hpp"
+#include "unit/vpu/dma_count.hpp"
+
+namespace {
+
+using namespace vpu_compile_support;
+using Attrs = std::vector<std::pair<AttrName, Attr>>;
+using I = std::vector<std::int64_t>;
+
+// x [1,IC,H,W] NCHW -> 1x1 conv (C outputs) -> 1x1 conv (C outputs): y [1,H,W,C] NHWC.
+Graph pointwise_graph(std::int64_t H, std::int64_t W, std::int64_t IC, std::int64_t C) {
+    Graph g;
+    g.name = "pointwise";
+    const ValueId x = g.add_value(f32({1, IC, H, W}), "x");
+    g.main().inputs = {x};
+    ValueId v = g.add_op(0, OpKind::TRANSPOSE, {x}, {f32({1, H, W, IC})}, {{AttrName::perms, I{0, 2, 3, 1}}}).outputs[0];
+    const Attrs attrs = {{AttrName::pad, I{0, 0, 0, 0}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}}, {AttrName::acc_type, AccType::FP32}};
+    std::int64_t in = IC;
+    for (unsigned k = 0; k < 2; ++k) {
+        v = g.add_op(0, OpKind::CONV2D, {v, constant(g, {C, 1, 1, in}, 20 + 2 * k, 0.1f), constant(g, {C}, 21 + 2 * k), zero(g), zero(g)},
+                     {f32({1, H, W, C})}, attrs)
+                .outputs[0];
+        in = C;
+    }
+    g.values[v].name = "y";
+    g.main().outputs = {v};
+    return g;
+}
+
+struct Split {
+    int nce_tasks = 0, whole_rows = 0, half_channels = 0;
+    std::map<std::string, std::int64_t> weights_loaded;  // DDR weights buffer -> bytes moved from it
+    std::map<std::string, std::int64_t> weights_size;
+};
+
+Split split_of(const vpu::TaskList& list, std::int64_t H, std::int64_t C) {
+    std::map<std::string, const vpu::Buffer*> buffers;
+    for (const auto& b : list.buffers) buffers[b.id] = &b;
+    Split s;
+    for (const auto& task : list.tasks) {
+        if (task.kind == vpu::TaskKind::NCE) {
+            ++s.nce_tasks;
+            const auto& w = task.writes[0];
+            if (w.shape[1] == H) ++s.whole_rows;
+            if (w.shape[3] == C / 2) ++s.half_channels;
+        }
+        if (task.kind != vpu::TaskKind::DMA) continue;
+        const vpu::Buffer* r = buffers.at(task.reads[0].buffer);
+        if (r->memory != vpu::Memory::DDR || r->role != vpu::Role::weights) continue;
+        std::int64_t n = 2;  // fp16
+        for (std::int64_t e : task.reads[0].shape) n *= e;
+        s.weights_loaded[r->id] += n;
+        s.weights_size[r->id] = r->size;
+    }
+    return s;
+}
+
+// How many times each weights tensor was loaded (bytes moved / its size), lowest and highest.
+std::pair<double, double> times_loaded(const Split& s) {
+    std::pair<double, double> r{1e300, 0.0};
+    for (const auto& [id, bytes] : s.weights_loaded) {
+        const double n = double(bytes) / double(s.weights_size.at(id));
+        r = {std::min(r.first, n), std::max(r.second, n)};
+    }
+    return r;
+}
+
+}  // namespace
+
+TEST_SUITE("vpu") {
+    TEST_CASE("split over channels: 1x1 convs of many weights on few rows take half the channels of all rows per cluster") {
+        // 8x8 rows, 128 -> 256 -> 256 channels: the row split would load 64 KiB and 128 KiB of
+        // weights on both clusters, the channel split copies 16-32 KiB of activations instead
+        const std::int64_t H = 8, C = 256;
+        const Graph g = pointwise_graph(H, 8, 128, C);
+        vpu::TaskList list;
+        compile_and_check(g, vpu::Target{}, nullptr, &list);
+        const Split s = split_of(list, H, C);
+        CHECK(s.nce_tasks == 4);  // two layers, one task per cluster each
+        CHECK(s.whole_rows == s.nce_tasks);
+        CHECK(s.half_channels == s.nce_tasks);
+        REQUIRE(s.weights_loaded.size() == 2);
+        CHECK(times_loaded(s) == std::make_pair(1.0, 1.0));  // each weight loaded once
+        CHECK(vpu_test::count_dma(list).spills == 0);
+        CHECK(vpu_test::count_dma(list).cross > 0);  // the other cluster's channels, copied in
+    }
+
+    TEST_CASE("split over channels: not where the rows' work hides the weights' load (a large plane of few channels)") {
+        const std::int64_t H = 64, C = 32;
+        const Graph g = pointwise_graph(H, 64, 16, C);
+        vpu::TaskList list;
+        compile_and_check(g, vpu::Target{}, nullptr, &list);
+        const Split s = split_of(list, H, C);
+        CHECK(s.whole_rows == 0);  // split over rows
+        REQUIRE_FALSE(s.weights_loaded.empty());
+        CHECK(times_loaded(s).first >= 2.0);  // on both clusters
+    }
+}
