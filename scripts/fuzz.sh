@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/) with clang, -fsanitize=fuzzer,address,undefined, into a
-# build folder of their own, and runs each, one after the other, for SECONDS (default 120):
+# build folder (scripts/build.sh, with the compiler cache when there is one), and runs each, one
+# after the other, for SECONDS (default 120):
 #
 #   scripts/fuzz.sh [--no-build | --no-run] [--runs N] [SECONDS] [TARGET...]
 #
@@ -49,13 +50,16 @@ corpus=${NNEF_CORPUS_DIR:-$root/../shared/corpus}
 
 if [ $do_build = 1 ]; then
   command -v clang++ >/dev/null || { echo "fuzz.sh: needs clang++ (apt-get install clang libclang-rt-14-dev)" >&2; exit 2; }
-  sanitizers="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-  cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
-    -DNNEF_BUILD_FUZZ=ON -DNNEF_WERROR=ON -DNNEF_BUILD_TESTS=OFF -DNNEF_BUILD_TOOLS=OFF -DNNEF_BUILD_PYTHON=OFF -DNNEF_CORPUS_DIR="$corpus" \
-    -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link $sanitizers" \
-    -DCMAKE_EXE_LINKER_FLAGS="$sanitizers" >/dev/null
-  cmake --build "$build" --target "${targets[@]}" -j"${NNEF_JOBS:-$(nproc)}"
+  # The configuration of scripts/test.sh's clang build (-fsanitize=address,undefined,
+  # -fno-sanitize-recover=undefined, the layers with -fsanitize=fuzzer-no-link: CMakeLists.txt and
+  # fuzz/CMakeLists.txt), so that a folder scripts/test.sh made serves here too. A new folder gets
+  # neither the test suites nor the tools.
+  only_fuzz=()
+  [ -f "$build/CMakeCache.txt" ] || only_fuzz=(-DNNEF_BUILD_TESTS=OFF -DNNEF_BUILD_TOOLS=OFF)
+  NNEF_BUILD_DIR=$build NNEF_BUILD_TARGETS="${targets[*]}" "$root/scripts/build.sh" \
+    -DCMAKE_CXX_COMPILER=clang++ -DNNEF_SANITIZE=ON -DNNEF_BUILD_FUZZ=ON -DNNEF_BUILD_PYTHON=OFF \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
+    -DNNEF_CORPUS_DIR="$corpus" "${only_fuzz[@]}"
 fi
 [ $do_run = 1 ] || exit 0
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages the build needs, only when something is missing.
 #   scripts/install-deps.sh          the build and the tests
-#   scripts/install-deps.sh fuzz     also clang and libFuzzer (the fuzz targets, scripts/fuzz.sh)
+#   scripts/install-deps.sh fuzz     also clang and libFuzzer (scripts/test.sh's sanitizer build and the fuzz targets, scripts/fuzz.sh)
 #   scripts/install-deps.sh mlir     also MLIR's tools (the tests that validate and run emitted TOSA) and
 #                                    LLVM's FileCheck (llvm-22-tools: the VPU passes' golden tests)
 set -euo pipefail

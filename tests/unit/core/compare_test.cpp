@@ -66,7 +66,8 @@ TEST_CASE("compare: NaN against NaN fails unless equal non-finite items are allo
     CHECK(allowed.max_abs_within(0.0));
     CHECK(allowed.items() == 4);
     // allowed, but not the same: NaN vs a number, +inf vs -inf, inf vs a number
-    for (const auto& [x, y] : {std::pair<double, double>{nan_, 1.0}, {1.0, nan_}, {inf_, -inf_}, {inf_, 1e308}, {-inf_, nan_}}) {
+    for (const auto& pair : {std::pair<double, double>{nan_, 1.0}, {1.0, nan_}, {inf_, -inf_}, {inf_, 1e308}, {-inf_, nan_}}) {
+        const double x = pair.first, y = pair.second;  // (not a structured binding: CAPTURE's lambda captures it, which clang 14 refuses in C++17)
         CAPTURE(x);
         CAPTURE(y);
         const Comparison c = compare(std::vector<double>{0.0, x, 0.0}, std::vector<double>{0.0, y, 0.0}, CompareOptions{true});

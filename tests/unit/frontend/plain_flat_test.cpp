@@ -286,8 +286,10 @@ TEST_SUITE("frontend") {
         std::vector<std::pair<std::string, std::string>> docs = nnef_test::documents_at_hand();
         docs.emplace_back("generated.nnef", plain_graph(50));
         std::size_t compared = 0, taken = 0;
-        for (const auto& [name, text] : docs)
+        for (const auto& doc : docs)
             for (bool strict : {false, true}) {
+                const std::string& name = doc.first;  // (CAPTURE's lambda captures it: no structured binding, for clang 14)
+                const std::string& text = doc.second;
                 CAPTURE(name);
                 CAPTURE(strict);
                 bool fast = false;
@@ -328,7 +330,9 @@ TEST_SUITE("frontend") {
         const std::size_t filter = big.rfind("variable(shape = [4, 4, 3, 3]");
         cases.emplace_back("late conv with another filter shape",
                            std::string(big).replace(filter, 29, "variable(shape = [4, 5, 3, 3]"));
-        for (const auto& [what, text] : cases) {
+        for (const auto& what_text : cases) {
+            const auto& what = what_text.first;  // (CAPTURE's lambda captures it: no structured binding, for clang 14)
+            const auto& text = what_text.second;
             CAPTURE(what);
             const std::string one = scan_outcome(text, 0);
             CHECK(scan_outcome(text, 1) == one);

@@ -176,8 +176,10 @@ TEST_SUITE("frontend") {
         std::vector<std::pair<std::string, std::string>> docs = nnef_test::documents_at_hand();
         for (const char* text : written) docs.emplace_back("written.nnef", text);
         std::size_t compared = 0;
-        for (const auto& [name, text] : docs)
+        for (const auto& doc : docs)
             for (bool strict : {false, true}) {
+                const std::string& name = doc.first;  // (CAPTURE's lambda captures it: no structured binding, for clang 14)
+                const std::string& text = doc.second;
                 CAPTURE(name);
                 CAPTURE(strict);
                 CHECK(compare(name, text, strict) == "");

@@ -209,7 +209,8 @@ public:
         MockContext ctx = ctx_;
         const nnef::ast::Fragment* decl = stdlib(ctx.strict_dialect).find(ctx.operation.name);
         REQUIRE_MESSAGE(decl != nullptr, "no standard fragment " << ctx.operation.name);
-        for (const auto& [name, v] : args_) {
+        for (const auto& arg : args_) {
+            const std::string& name = arg.first;  // (REQUIRE_MESSAGE's lambda captures it: no structured binding, for clang 14)
             bool known = false;
             for (const auto& p : decl->params) known = known || p.name == name;
             REQUIRE_MESSAGE(known, ctx.operation.name << " has no parameter " << name);

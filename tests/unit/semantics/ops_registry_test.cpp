@@ -52,7 +52,9 @@ TEST_CASE("ops: every standard operation has a shape function") {
     for (bool strict : {false, true}) {
         const nnef::sema::Stdlib& lib = ops_test::stdlib(strict);
         REQUIRE(!lib.fragments.empty());
-        for (const auto& [name, fragment] : lib.fragments) {
+        for (const auto& entry : lib.fragments) {
+            const auto& name = entry.first;  // (CAPTURE's lambda captures it: no structured binding, for clang 14)
+            const auto& fragment = entry.second;
             bool tensors = false;
             for (const auto& r : fragment->results) tensors = tensors || r.type.contains_tensor();
             if (!tensors) continue;

@@ -332,7 +332,9 @@ TEST_SUITE("semantics") {
             stdlib_test::Loaded loaded(strict);
             const auto& lib = loaded.lib;
             std::size_t invocations = 0;
-            for (const auto& [name, f] : lib->fragments) {
+            for (const auto& entry : lib->fragments) {
+                const auto& name = entry.first;  // (CAPTURE's lambda captures it: no structured binding, for clang 14)
+                const auto& f = entry.second;
                 if (!f->body) continue;
                 CAPTURE(name);
                 std::vector<const nnef::ast::Expr*> todo;
@@ -402,7 +404,8 @@ TEST_SUITE("semantics") {
         const std::string doc = nnef_test::read_text(nnef_test::source_dir() / "docs" / "stdlib.md");
         stdlib_test::Loaded loaded(false);
         const auto& lib = loaded.lib;
-        for (const auto& [name, f] : lib->fragments) {
+        for (const auto& entry : lib->fragments) {
+            const auto& name = entry.first;  // (CAPTURE's lambda captures it: no structured binding, for clang 14)
             CAPTURE(name);
             CHECK(doc.find("| `" + name + "` |") != std::string::npos);
         }

@@ -95,7 +95,9 @@ TEST_SUITE("storage") {
                                                         {ct::scratch() / "model.tgz", K::tgz},
                                                         {ct::scratch() / "named-wrong.zip", K::tgz},
                                                         {ct::scratch() / "wrapped.tar", K::tar}};
-        for (const auto& [path, kind] : cases) {
+        for (const auto& path_kind : cases) {
+            const auto& path = path_kind.first;  // (CAPTURE's lambda captures it: no structured binding, for clang 14)
+            const K kind = path_kind.second;
             CAPTURE(path.string());
             auto r = nnef::storage::open_container(path.string());
             REQUIRE(r.value.has_value());

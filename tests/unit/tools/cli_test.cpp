@@ -181,7 +181,9 @@ TEST_CASE("every tool's --help lists the shared options with the same text, and 
         std::size_t count = 0;
         for (std::size_t at = r.out.find("exit status"); at != std::string::npos; at = r.out.find("exit status", at + 1)) ++count;
         CHECK(count == 1);
-        for (const auto& [name, text] : listed) {
+        for (const auto& option : listed) {
+            const std::string& name = option.first;  // (CHECK_MESSAGE's lambda captures it: no structured binding, for clang 14)
+            const std::string& text = option.second;
             // the shared options' wording, up to the tool's default, is the same in every tool
             std::string line = text.substr(0, text.find('\n'));
             line = line.substr(0, line.find("(default"));

@@ -264,7 +264,9 @@ TEST_CASE("nnef-to-tosa --print-after all: after every pass the printed MLIR rea
     for (const auto& s : sections) names.push_back(s.first);
     CHECK(names == std::vector<std::string>{"legalize-nnef-to-tosa", "fold-constant-layouts", "push-transposes", "cancel-transposes",
                                             "fold-pads", "eliminate-dead-code"});
-    for (const auto& [pass, text] : sections) {
+    for (const auto& section : sections) {
+        const auto& pass = section.first;  // (CAPTURE's lambda captures it: no structured binding, for clang 14)
+        const auto& text = section.second;
         CAPTURE(pass);
         REQUIRE(has(text, "func.func @"));
         // read (and validated) by nnef-to-tosa FILE.mlir, written back: the same text

@@ -466,7 +466,9 @@ TEST_SUITE("tools") {
         const fs::path dir = nnef_test::scratch_dir() / "vpu-corpus-4-barriers";
         fs::create_directories(dir);
         nnef_test::RunResult r;
-        for (const auto& [model, count] : {std::pair<const char*, int>{"resnet18", 4}, {"resnet50", 4}, {"resnet18", 3}}) {
+        for (const auto& model_count : {std::pair<const char*, int>{"resnet18", 4}, {"resnet50", 4}, {"resnet18", 3}}) {
+            const char* model = model_count.first;  // (CAPTURE's lambda captures it: no structured binding, for clang 14)
+            const int count = model_count.second;
             CAPTURE(model);
             CAPTURE(count);
             const fs::path target = dir / ("b" + std::to_string(count) + ".json");
@@ -574,7 +576,8 @@ TEST_CASE("nnef-to-vpu --print-after all: every VPU pass's IR text reads back, a
     CHECK(names == std::vector<std::string>{"import", "assign-executors", "fuse-post-ops", "layout-and-types", "tile", "build-tables", "schedule", "barriers",
                                             "emit"});
     for (std::size_t i = 0; i < vpu.size(); ++i) {
-        const auto& [pass, text] = vpu[i];
+        const auto& pass = vpu[i].first;  // (CAPTURE's lambda captures it: no structured binding, for clang 14)
+        const auto& text = vpu[i].second;
         CAPTURE(pass);
         const fs::path in = nnef_test::write_scratch("after-" + pass + ".txt", text);
         if (i + 1 < vpu.size()) {

@@ -95,9 +95,12 @@ struct G {
                 case DType::fp16: c->mutable_items<std::uint16_t>()[k] = fp32_to_fp16(static_cast<float>(x)); break;
                 case DType::bf16: c->mutable_items<std::uint16_t>()[k] = fp32_to_bf16(static_cast<float>(x)); break;
                 case DType::bool_: c->mutable_items<std::uint8_t>()[k] = x != 0; break;
-                case DType::i8: c->mutable_items<std::int8_t>()[k] = static_cast<std::int8_t>(x); break;
-                case DType::i16: c->mutable_items<std::int16_t>()[k] = static_cast<std::int16_t>(x); break;
-                case DType::i32: c->mutable_items<std::int32_t>()[k] = static_cast<std::int32_t>(x); break;
+                // Integers through int64_t, then to the item type modulo 2^bits: an unsigned zero point
+                // (32768 in an i16 tensor) is its bit pattern. A double outside the item type's range
+                // cast directly is undefined (clang's UBSan: float-cast-overflow).
+                case DType::i8: c->mutable_items<std::int8_t>()[k] = static_cast<std::int8_t>(static_cast<std::int64_t>(x)); break;
+                case DType::i16: c->mutable_items<std::int16_t>()[k] = static_cast<std::int16_t>(static_cast<std::int64_t>(x)); break;
+                case DType::i32: c->mutable_items<std::int32_t>()[k] = static_cast<std::int32_t>(static_cast<std::int64_t>(x)); break;
                 case DType::i48:
                 case DType::shape: c->mutable_items<std::int64_t>()[k] = static_cast<std::int64_t>(x); break;
                 case DType::none: break;

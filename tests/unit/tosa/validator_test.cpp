@@ -806,13 +806,13 @@ TEST_SUITE("tosa") {
         // buffer is memory that cannot be read (PROT_NONE): the validator's cost does not depend on
         // the weights (validator.hpp), and reading one would crash the test. The time it takes is
         // measured by bench/tosa_validate_bench.cpp.
-        const I64 total = 25'500'000;
-        const I64 per = total / 53 / 512;
-        const std::size_t bytes = std::size_t(per * 256 * 53) * sizeof(float);
+        constexpr I64 total = 25'500'000;
+        constexpr I64 per = total / 53 / 512;
+        constexpr std::size_t bytes = std::size_t(per * 256 * 53) * sizeof(float);
         void* unreadable = ::mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         REQUIRE(unreadable != MAP_FAILED);
         const std::shared_ptr<const float> storage(static_cast<const float*>(unreadable),
-                                                   [bytes](const float* p) { ::munmap(const_cast<float*>(p), bytes); });
+                                                   [](const float* p) { ::munmap(const_cast<float*>(p), bytes); });
         G b;
         ValueId x = b.in(f32, {1, 56, 56, 256});
         I64 offset = 0, weights = 0;
