@@ -44,14 +44,18 @@ TEST_CASE("nnef-to-vpu schedule: ShuffleNet v2's channel split and shuffle stay 
     // The shuffle's copies go CMX to CMX (docs/schedule.md): no byte is stored to DDR but the
     // output. 1.20x of max(engine, DDR) is not reached yet (DMA-bound on weights and on the
     // 600-cycle latency of every transfer: docs/schedule.md); the limits are today's figures
-    // (1.434 and 1.225, stage 4 split over channels: tile_split_channels.hpp) with a margin of
-    // 1%, so that a schedule that loses them fails here.
+    // (1.434 and 1.258, stage 4 split over channels: tile_split_channels.hpp) with a margin of
+    // 1%, so that a schedule that loses them fails here. The int8 model has one convolution whose
+    // float bias lies between its accumulator's steps: that bias is added at a finer grid by SHAVE
+    // kernels in int32 (docs/tosa-lowering.md), whose int32 accumulator (24000 bytes) is spilled;
+    // the shuffle's copies store nothing.
     struct Case {
         const char* dir;
         const char* args;
         double limit;
+        double spills;
     };
-    for (const Case& c : {Case{"real/shufflenet_v2_x1_0", "", 1.45}, Case{"quantized/shufflenet_v2_x1_0_int8", " --profile pro-int", 1.24}}) {
+    for (const Case& c : {Case{"real/shufflenet_v2_x1_0", "", 1.45, 0}, Case{"quantized/shufflenet_v2_x1_0_int8", " --profile pro-int", 1.27, 24000}}) {
         CAPTURE(c.dir);
         const fs::path m = nnef_test::corpus_dir() / c.dir;
         const auto r = nnef_test::run_tool("nnef-to-vpu", nnef_test::shell_quote(m.string()) + c.args + " --simulate --format json");
@@ -64,7 +68,7 @@ TEST_CASE("nnef-to-vpu schedule: ShuffleNet v2's channel split and shuffle stay 
         const double ratio = makespan / std::max(engine, ddr);
         MESSAGE(c.dir << ": makespan " << makespan << ", engine " << engine << ", DDR " << ddr << ": " << ratio << "x, spills "
                       << sim.at("ddr_bytes").at("spills").get<double>() << " bytes");
-        CHECK(sim.at("ddr_bytes").at("spills").get<double>() == 0);
+        CHECK(sim.at("ddr_bytes").at("spills").get<double>() <= c.spills);
         CHECK(engine > 0);
         CHECK(ratio >= 1.0);  // a NaN fails both
         CHECK(ratio <= c.limit);
