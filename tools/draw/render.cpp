@@ -458,6 +458,17 @@ bool render(const std::string& dot, const std::string& format, std::string& out,
     return with_layout(
         dot,
         [&](GVC_t* gvc, Agraph_t* g, std::string& message) {
+            if (format == "png") {
+                // cairo's bitmaps take at most 32767 pixels a side: a taller picture (densenet121
+                // as written) is drawn at a lower resolution, rather than Graphviz shrinking it
+                // with a warning of its own on stderr
+                const boxf bb = GD_bb(g);
+                const double longest = std::max(bb.UR.x - bb.LL.x, bb.UR.y - bb.LL.y) + 16;  // points, with the margin
+                double& dpi = GD_drawing(g)->dpi;
+                const double current = dpi > 0 ? dpi : 96;
+                const double largest = 32000.0 * 72.0 / longest;
+                if (current > largest) dpi = largest;
+            }
             char* data = nullptr;
             unsigned int length = 0;
             const bool ok = gvRenderData(gvc, g, format.c_str(), &data, &length) == 0 && data;
