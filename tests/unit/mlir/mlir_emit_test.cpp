@@ -47,7 +47,9 @@ TEST_SUITE("mlir") {
             {fp32_zoo(), {Profile::pro_fp, Level::eight_k(), {}, {}}},
             {int_zoo(), {Profile::pro_int, Level::eight_k(), {}, {}}},
             {extension_zoo(), {Profile::pro_fp, Level::eight_k(), {"EXT-CONTROLFLOW", "EXT-VARIABLE", "EXT-FFT"}, {}}}};
-        for (const auto& [g, options] : cases) {
+        for (const auto& c : cases) {
+            const auto& g = c.first;  // not a structured binding: CAPTURE's lambda takes it (clang 14, C++17)
+            const auto& options = c.second;
             CAPTURE(g.name);
             nnef::Diagnostics d;
             CHECK(validate(g, options, d));

@@ -81,7 +81,9 @@ TEST_SUITE("mlir") {
         } else {
             NNEF_SKIP_PART("corpus not found at " << corpus_dir().string() << ": the small CNN and the sample only");
         }
-        for (const auto& [m, seed] : models) {
+        for (const auto& model : models) {
+            const auto& m = model.first;  // not a structured binding: CAPTURE's lambda takes it (clang 14, C++17)
+            const auto& seed = model.second;
             CAPTURE(m.string());
             auto l = lower_model(m, seed, Profile::pro_int);
             REQUIRE_MESSAGE(l->graph.has_value(), rendered(*l));
