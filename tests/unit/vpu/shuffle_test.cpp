@@ -23,14 +23,14 @@ Attrs conv_attrs(std::int64_t pad) {
 
 // An NHWC conv (k x k, `o` outputs) of `x` [1,H,W,C].
 ValueId conv(Graph& g, ValueId x, std::int64_t k, std::int64_t o, unsigned seed) {
-    const auto& s = g.type(x).shape;
+    const I s = g.type(x).shape;  // a copy: constant() adds values, which may move the types
     return g.add_op(0, OpKind::CONV2D, {x, constant(g, {o, k, k, s[3]}, seed, 0.2f), constant(g, {o}, seed + 1), zero(g), zero(g)},
                     {f32({1, s[1], s[2], o})}, conv_attrs(k / 2))
         .outputs[0];
 }
 
 ValueId transpose(Graph& g, ValueId x, const I& perms) {
-    const auto& s = g.type(x).shape;
+    const I s = g.type(x).shape;
     I out;
     for (std::int64_t p : perms) out.push_back(s[std::size_t(p)]);
     return g.add_op(0, OpKind::TRANSPOSE, {x}, {f32(out)}, {{AttrName::perms, perms}}).outputs[0];
