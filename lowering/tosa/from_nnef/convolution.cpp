@@ -223,7 +223,9 @@ struct FineBias {
     bool clamp = false;
 };
 
-// Empty j when some channel has no j >= 0.
+// Empty j when some channel cannot take a fine bias (no j >= 0, or a bias beyond 2^24 output steps,
+// which the final RESCALE's multiplier cannot carry): the caller then rounds the bias to the
+// accumulator's grid, the one-layer form (LowerOptions::bias_on_accumulator_grid's).
 FineBias fine_bias_steps(const std::vector<double>& bias, const std::vector<double>& bs, const Grid& og, double xmax,
                          const std::vector<double>& wl1, std::int64_t n) {
     FineBias f;
@@ -238,7 +240,7 @@ FineBias fine_bias_steps(const std::vector<double>& bias, const std::vector<doub
         const double m = bs[bi] / og.scale, beta = (bias[bi] + og.frac * og.scale) / bs[bi];
         const double lo = std::floor((double(og.lo) - 1.0 - double(og.zp)) / m - beta);
         const double hi = std::ceil((double(og.hi) + 1.0 - double(og.zp)) / m - beta);
-        if (std::fabs(beta * m) > std::ldexp(1.0, 24)) return {};  // the final RESCALE's range: the old way
+        if (std::fabs(beta * m) > std::ldexp(1.0, 24)) return {};  // beyond the final RESCALE's range: grid bias
         const double bound = (xmax + 1.0) * l1 + 1.0;
         const double span = std::min(bound, std::max(std::fabs(lo), std::fabs(hi)));
         f.clamp = f.clamp || span < bound;
