@@ -192,14 +192,15 @@ public:
                 if (const Tensor* t = model.tensor(model.inputs[i]))
                     if (std::optional<TensorValue> v = to_nnef(*feeds[i], *t); v && to_reals(model.inputs[i], *v, diags))
                         tensors[model.inputs[i]] = std::move(*v);
+        bool all_kept = true;  // every such tensor is named, so that one run lists them all
         for (const std::string& name : keep)
             if (!tensors.count(name)) {
                 diags.error(Stage::tosa, "dump-not-lowered",
                             "tensor '" + name + "' has no value in the TOSA graph (the lowering folded it into other operators); "
                             "dump it without --via tosa, or dump a tensor that the TOSA graph keeps");
-                return false;
+                all_kept = false;
             }
-        return true;
+        return all_kept;
     }
 
     // The TOSA values that hold the NNEF tensors to keep: the last value named after the tensor

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -79,6 +80,18 @@ TEST_CASE("nnef-run --via tosa: errors") {
     auto f64 = run_tool("nnef-run", q(sample("classifier")) + " --random-weights 1 --input image=random:7 --via tosa --float64");
     CHECK(f64.code == 2);
     CHECK(has(f64.err, "does not combine with --float64"));
+    // --dump of tensors the lowering folds away: every one is named in the one run (a script that
+    // dumps many tensors, scripts/zoo/trace.py, drops them all at once), and the exit status is 1
+    const fs::path dir = fresh("via-tosa-folded");
+    fs::create_directories(dir);
+    std::ofstream(dir / "graph.nnef") << "version 1.0;\ngraph g(x) -> (y)\n{\n    x = external<scalar>(shape = [1, 4]);\n"
+                                         "    a = copy(x);\n    b = unsqueeze(a, axes = [0]);\n    c = squeeze(b, axes = [0]);\n"
+                                         "    y = relu(c);\n}\n";
+    auto folded = run_tool("nnef-run", q(dir / "graph.nnef") + " --input x=random:1 --via tosa --dump a,y,c");
+    CHECK(folded.code == 1);
+    CHECK(has(folded.err, "tensor 'a' has no value in the TOSA graph"));
+    CHECK(has(folded.err, "tensor 'c' has no value in the TOSA graph"));
+    CHECK(!has(folded.err, "tensor 'y' has no value"));
 }
 
 TEST_CASE("nnef-run --via tosa on real models") {
