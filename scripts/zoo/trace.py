@@ -18,10 +18,10 @@ reads; for the first origin of each operation its first differing items (index, 
 At the end, the origins by operation. A tensor the TOSA graph does not keep (folded into other
 operators: nnef-run says `dump-not-lowered`) is skipped and said so.
 
-usage: /usr/bin/python3 scripts/zoo/trace.py MODEL [--build DIR] [--input FILE] [--a SIDE] [--b SIDE]
+usage: /usr/bin/python3 scripts/zoo/trace.py MODEL [--build DIR] [--input X ...] [--a SIDE] [--b SIDE]
            [--batch N] [--stop N] [--all] [--work DIR] [--only NAME,...]
-MODEL is a model folder with graph.nnef and graph.quant; the input defaults to
-MODEL/reference/input.dat (the zoo's layout). Exit status 0 when every compared code agrees, 1 when
+MODEL is a model folder (or graph.nnef) with graph.quant; the input defaults to
+MODEL/reference/input.dat (the zoo's layout), else --input as nnef-run takes it, once per input. Exit status 0 when every compared code agrees, 1 when
 some differ, 2 on usage or when a run fails (its first error line is printed).
 """
 import argparse
@@ -56,7 +56,7 @@ class Grid:
 
     def codes(self, reals):
         import numpy as np
-        return np.floor(np.asarray(reals, np.float64) / self.scale + 0.5) + self.zero_point
+        return np.floor(np.asarray(reals, np.float64) / self.scale + self.zero_point + 0.5)
 
 
 def grid_of(fragment, args, where):
@@ -123,9 +123,11 @@ def sources(name, ops, compared):
     return found
 
 
-def run_side(side, build, model, inp, names, out_dir):
+def run_side(side, build, model, inputs, names, out_dir):
     """Runs one side dumping `names`; returns (ok, {name: path}, names not kept, error line)."""
-    cmd = [os.path.join(build, 'nnef-run'), model, '--input', inp, '--output-dir', out_dir] + SIDES[side]
+    cmd = [os.path.join(build, 'nnef-run'), model, '--output-dir', out_dir] + SIDES[side]
+    for i in inputs:
+        cmd += ['--input', i]
     pending = list(names)
     skipped = []
     while True:
@@ -157,7 +159,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('model')
     ap.add_argument('--build', default=os.path.join(os.path.dirname(os.path.dirname(HERE)), 'build'))
-    ap.add_argument('--input', default=None, help='the input tensor file (default MODEL/reference/input.dat)')
+    ap.add_argument('--input', action='append', default=None,
+                    help="FILE, NAME=FILE or NAME=random:SEED as nnef-run takes it, once per input "
+                         "(default MODEL/reference/input.dat)")
     ap.add_argument('--a', default='float64', choices=sorted(SIDES))
     ap.add_argument('--b', default='pro-int', choices=sorted(SIDES))
     ap.add_argument('--batch', type=int, default=100, help='tensors dumped per run (disk: two runs of N tensors)')
@@ -172,9 +176,10 @@ def main():
     if args.a == args.b:
         print('trace.py: error: --a and --b are both %s' % args.a, file=sys.stderr)
         return 2
-    inp = args.input or os.path.join(args.model, 'reference', 'input.dat')
-    for f in (os.path.join(args.model, 'graph.nnef'), os.path.join(args.model, 'graph.quant'), inp,
-              os.path.join(args.build, 'nnef-run')):
+    inp = args.input or [os.path.join(args.model, 'reference', 'input.dat')]
+    files = [i.split('=', 1)[-1] for i in inp if not i.split('=', 1)[-1].startswith('random:')]
+    for f in [os.path.join(args.model, 'graph.nnef'), os.path.join(args.model, 'graph.quant'),
+              os.path.join(args.build, 'nnef-run')] + files:
         if not os.path.exists(f):
             print('trace.py: error: %s does not exist' % f, file=sys.stderr)
             return 2
@@ -195,7 +200,7 @@ def main():
             return 2
         names = [n for n in names if n in wanted]
     work = args.work or tempfile.mkdtemp(prefix='zoo-trace-')
-    print('%s: %s against %s, %d quantized activations, input %s' % (args.model, args.a, args.b, len(names), inp))
+    print('%s: %s against %s, %d quantized activations, input %s' % (args.model, args.a, args.b, len(names), ' '.join(inp)))
     differing, skipped_all, total_codes, total_diff = 0, [], 0, 0
     agree = {}  # compared tensor -> its codes agree
     origins = {}  # operation -> [tensors that differ while every operand agrees]
