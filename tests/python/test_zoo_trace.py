@@ -1,5 +1,6 @@
-"""scripts/zoo/trace.py (docs/zoo.md, "Tracing a difference"): its grids, its walk to a tensor's
-compared operands, and end to end on small quantized graphs with the built nnef-run."""
+"""scripts/zoo/trace_codes.py and softmax_ties.py (docs/zoo.md, "Tracing a difference"): the grids,
+the walk to a tensor's compared operands, and end to end on small quantized graphs with the built
+nnef-run."""
 import importlib.util
 import os
 import re
@@ -9,11 +10,10 @@ import sys
 import pytest
 
 SOURCE = os.environ.get('NNEF_SOURCE_DIR') or os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCRIPT = os.path.join(SOURCE, 'scripts', 'zoo', 'trace.py')
-# loaded under its own name: `trace` is also a module of the standard library
-_spec = importlib.util.spec_from_file_location('zoo_trace', SCRIPT)
-zoo_trace = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(zoo_trace)
+SCRIPT = os.path.join(SOURCE, 'scripts', 'zoo', 'trace_codes.py')
+_spec = importlib.util.spec_from_file_location('trace_codes', SCRIPT)
+trace_codes = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(trace_codes)
 
 
 def write_model(folder, nnef, quant):
@@ -43,7 +43,7 @@ CHAIN_QUANT = """"x": zero_point_linear_quantize(zero_point = -3, scale = 0.02, 
 
 
 def test_grids_give_the_codes_of_both_entry_kinds(tmp_path):
-    grids = zoo_trace.load_grids(write_model(str(tmp_path / 'm'), CHAIN, CHAIN_QUANT))
+    grids = trace_codes.load_grids(write_model(str(tmp_path / 'm'), CHAIN, CHAIN_QUANT))
     assert list(grids) == ['x', 'a', 'y']
     # zero point -3, scale 0.02: real = (code + 3) * 0.02
     assert list(grids['x'].codes([-0.5, 0.0, 0.02 * 130, 0.0299, 0.0301])) == [-28, -3, 127, -2, -1]
@@ -53,22 +53,22 @@ def test_grids_give_the_codes_of_both_entry_kinds(tmp_path):
     assert list(g.codes([-1.0, 1.0, 0.0 - g.scale / 2, 0.0])) == [0, 255, 127, 128]
     bad = write_model(str(tmp_path / 'bad'), CHAIN, '"x": logarithmic_quantize(max = 1.0, bits = 8);\n')
     with pytest.raises(ValueError, match='not a per-tensor linear grid'):
-        zoo_trace.load_grids(bad)
+        trace_codes.load_grids(bad)
 
 
 def test_sources_look_through_uncompared_tensors_to_compared_ones(tmp_path):
-    ops, order = zoo_trace.load_operations(write_model(str(tmp_path / 'm'), CHAIN, CHAIN_QUANT))
+    ops, order = trace_codes.load_operations(write_model(str(tmp_path / 'm'), CHAIN, CHAIN_QUANT))
     assert order == ['x', 'w', 'a', 't', 'y']
     assert ops['t'][:2] == ('add', 7) and ops['t'][2] == ['a', 'w']  # a statement over two lines
     # t has no entry and a is not kept: y's compared operand is x (the weight w is alike on both sides)
-    assert zoo_trace.sources('y', ops, {'x': True}) == {'x'}
-    assert zoo_trace.sources('y', ops, {'x': True, 'a': True}) == {'a'}
+    assert trace_codes.sources('y', ops, {'x': True}) == {'x'}
+    assert trace_codes.sources('y', ops, {'x': True, 'a': True}) == {'a'}
 
 
 def run_trace(*args):
     tools = os.environ.get('NNEF_TOOLS_DIR')
     if not tools or not os.path.isfile(os.path.join(tools, 'nnef-run')):
-        pytest.skip('NNEF_TOOLS_DIR does not hold a built nnef-run; trace.py end-to-end tests skipped')
+        pytest.skip('NNEF_TOOLS_DIR does not hold a built nnef-run; trace_codes.py end-to-end tests skipped')
     r = subprocess.run([sys.executable, SCRIPT, '--build', tools] + list(args),
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
     return r.returncode, r.stdout.decode(), r.stderr.decode()
@@ -111,3 +111,33 @@ def test_trace_usage_errors(tmp_path):
     assert code == 2 and 'graph.nnef does not exist' in err
     code, out, err = run_trace(model, '--input', 'input=random:1', '--input', 'other=random:2', '--only', 'nothing')
     assert code == 2 and 'no graph.quant entry for nothing' in err
+
+
+def run_softmax_ties(*args):
+    tools = os.environ.get('NNEF_TOOLS_DIR')
+    if not tools or not os.path.isfile(os.path.join(tools, 'nnef-run')):
+        pytest.skip('NNEF_TOOLS_DIR does not hold a built nnef-run; softmax_ties.py end-to-end tests skipped')
+    r = subprocess.run([sys.executable, os.path.join(SOURCE, 'scripts', 'zoo', 'softmax_ties.py'), '--build', tools] +
+                       list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+    return r.returncode, r.stdout.decode(), r.stderr.decode()
+
+
+def test_softmax_ties_the_interpreter_computes_the_documented_integer_softmax():
+    # scripts/zoo/softmax_ties.py: the PRO-INT softmax equals its Python emulation code for code,
+    # within the documented 0.01 of a step of the exact softmax (docs/tosa-lowering.md, softmax)
+    model = os.path.join(SOURCE, 'tests', 'data', 'pro_int', 'transformer_forms')
+    for seed in (1, 2, 3):
+        code, out, err = run_softmax_ties(model, '--input', 'random:%d' % seed)
+        assert code == 0, out + err
+        m = re.search(r'^probs\s+graph\.nnef:43\s+8 items per softmax: (\d+) / 64 codes differ from the exact softmax '
+                      r'of its input codes, (\d+) from the integer form; error at most ([0-9.]+) steps', out, re.M)
+        assert m, out
+        assert m.group(2) == '0'
+        assert 0.0 < float(m.group(3)) < 0.01
+
+
+def test_softmax_ties_errors(tmp_path):
+    code, out, err = run_softmax_ties(os.path.join(SOURCE, 'tests', 'data', 'pro_int', 'constants'))
+    assert code == 2 and 'no softmax with graph.quant entries' in err
+    code, out, err = run_softmax_ties(str(tmp_path))
+    assert code == 2 and 'has no graph.nnef and graph.quant' in err

@@ -81,7 +81,7 @@ TEST_CASE("nnef-run --via tosa: errors") {
     CHECK(f64.code == 2);
     CHECK(has(f64.err, "does not combine with --float64"));
     // --dump of tensors the lowering folds away: every one is named in the one run (a script that
-    // dumps many tensors, scripts/zoo/trace.py, drops them all at once), and the exit status is 1
+    // dumps many tensors, scripts/zoo/trace_codes.py, drops them all at once), and the exit status is 1
     const fs::path dir = fresh("via-tosa-folded");
     fs::create_directories(dir);
     std::ofstream(dir / "graph.nnef") << "version 1.0;\ngraph g(x) -> (y)\n{\n    x = external<scalar>(shape = [1, 4]);\n"

@@ -18,7 +18,7 @@ reads; for the first origin of each operation its first differing items (index, 
 At the end, the origins by operation. A tensor the TOSA graph does not keep (folded into other
 operators: nnef-run says `dump-not-lowered`) is skipped and said so.
 
-usage: /usr/bin/python3 scripts/zoo/trace.py MODEL [--build DIR] [--input X ...] [--a SIDE] [--b SIDE]
+usage: /usr/bin/python3 scripts/zoo/trace_codes.py MODEL [--build DIR] [--input X ...] [--a SIDE] [--b SIDE]
            [--batch N] [--stop N] [--all] [--work DIR] [--only NAME,...]
 MODEL is a model folder (or graph.nnef) with graph.quant; the input defaults to
 MODEL/reference/input.dat (the zoo's layout), else --input as nnef-run takes it, once per input. Exit status 0 when every compared code agrees, 1 when
@@ -174,19 +174,19 @@ def main():
     args.build = os.path.abspath(args.build)
     sys.path.insert(0, os.path.join(args.build, 'python'))
     if args.a == args.b:
-        print('trace.py: error: --a and --b are both %s' % args.a, file=sys.stderr)
+        print('trace_codes.py: error: --a and --b are both %s' % args.a, file=sys.stderr)
         return 2
     inp = args.input or [os.path.join(args.model, 'reference', 'input.dat')]
     files = [i.split('=', 1)[-1] for i in inp if not i.split('=', 1)[-1].startswith('random:')]
     for f in [os.path.join(args.model, 'graph.nnef'), os.path.join(args.model, 'graph.quant'),
               os.path.join(args.build, 'nnef-run')] + files:
         if not os.path.exists(f):
-            print('trace.py: error: %s does not exist' % f, file=sys.stderr)
+            print('trace_codes.py: error: %s does not exist' % f, file=sys.stderr)
             return 2
     try:
         grids = load_grids(args.model)
     except (ValueError, KeyError) as e:
-        print('trace.py: error: %s' % e, file=sys.stderr)
+        print('trace_codes.py: error: %s' % e, file=sys.stderr)
         return 2
     ops, order = load_operations(args.model)
     # activations with an entry, in the graph's order (graph inputs first; variables are weights)
@@ -196,7 +196,7 @@ def main():
         wanted = args.only.split(',')
         unknown = [n for n in wanted if n not in grids]
         if unknown:
-            print('trace.py: error: no graph.quant entry for %s' % ', '.join(unknown), file=sys.stderr)
+            print('trace_codes.py: error: no graph.quant entry for %s' % ', '.join(unknown), file=sys.stderr)
             return 2
         names = [n for n in names if n in wanted]
     work = args.work or tempfile.mkdtemp(prefix='zoo-trace-')
@@ -212,7 +212,7 @@ def main():
             ok_b, files_b, skip_b, err_b = run_side(args.b, args.build, args.model, inp, batch, dirs[args.b])
             for side, ok, err in ((args.a, ok_a, err_a), (args.b, ok_b, err_b)):
                 if not ok:
-                    print('trace.py: error: the %s run failed: %s' % (side, err), file=sys.stderr)
+                    print('trace_codes.py: error: the %s run failed: %s' % (side, err), file=sys.stderr)
                     return 2
             skipped_all += [n for n in batch if n in skip_a or n in skip_b]
             for i, n in enumerate(batch, start + 1):
