@@ -149,7 +149,7 @@ TEST_CASE("fuse-post-ops: scale, bias, clamp and minimum fold into the conv from
         REQUIRE_MESSAGE(vpu::run_pass(m, pass, d), pass << ": " << text(d));
 }
 
-TEST_CASE("fuse-post-ops: an exact constant that is no SHAVE input, or of another size than its input, breaks the layers promise") {
+TEST_CASE("fuse-post-ops: an exact constant that is no SHAVE input, or of another size than its input, or a table scale off an fp16 NCE layer's channels, breaks the layers promise") {
     std::unique_ptr<nnef_test::LoweredModel> lowered;
     ir::Module m = assigned(lowered, fs::path(NNEF_SOURCE_DIR) / "tests" / "data" / "vpu_post_ops");
     ir::Layer* scale = nullptr;
@@ -165,6 +165,24 @@ TEST_CASE("fuse-post-ops: an exact constant that is no SHAVE input, or of anothe
     Diagnostics d2{0};
     CHECK_FALSE(ir::verify(m, "assign-executors", d2));
     CHECK(text(d2).find("an exact constant of no SHAVE input") != std::string::npos);
+    // a table scale (scale_shift_nce.cpp) belongs to an fp16 NCE layer, one item per channel
+    scale->shave.constant.reset();
+    scale->scale.assign(16, 1.0f);
+    Diagnostics d3{0};
+    CHECK_FALSE(ir::verify(m, "assign-executors", d3));
+    CHECK(text(d3).find("(mul, 'scaled'): a table scale of 16 items on no fp16 NCE layer of as many channels") != std::string::npos);
+    ir::Layer* conv = nullptr;
+    for (ir::Layer& l : m.layers)
+        if (l.source == "conv1" && l.exec == ir::Exec::nce) conv = &l;
+    REQUIRE(conv);
+    scale->scale.clear();
+    conv->scale.assign(15, 1.0f);
+    Diagnostics d4{0};
+    CHECK_FALSE(ir::verify(m, "assign-executors", d4));
+    CHECK(text(d4).find("(conv, 'conv1'): a table scale of 15 items") != std::string::npos);
+    conv->scale.assign(16, 1.0f);
+    Diagnostics d5{0};
+    CHECK_MESSAGE(ir::verify(m, "assign-executors", d5), text(d5));
 }
 
 TEST_CASE("fuse-post-ops: on the int8 path the RESCALE after a conv's int32 accumulator is packed into its table") {
