@@ -10,7 +10,9 @@
 //   fuse-post-ops     SHAVE bias / scale (add, sub, mul by a per-channel constant), clamp,
 //                     minimum / maximum by a scalar and the int8 rescale of an int32 accumulator
 //                     folded into the NCE layer producing their operand (its bias, weights,
-//                     post-op or requantization), from their exact constants.
+//                     post-op or requantization), from their exact constants; a scale or bias
+//                     with no NCE producer to take it becomes an NCE 1x1 maxpool with the
+//                     constant in its table, and the rest of its chain folds into that.
 //   layout-and-types  fp16 storage (int8 on the int8 path): weights OHWI, and the weights table
 //                     tensor (16 bytes per aligned output channel) of every NCE layer, sized.
 //   tile              each layer split into Tiles spread over the clusters.
@@ -115,6 +117,7 @@ struct Layer {
     std::vector<float> weights_f32;  // conv: [O,KH,KW,I]; dwconv: [C,KH,KW,1] (until layout-and-types)
     std::vector<std::int64_t> weights_shape;
     std::vector<float> bias;        // per output channel (empty: zero)
+    std::vector<float> scale;       // fp16 path: per output channel, the table's fp32 scale (empty: 1.0; scale_shift_to_nce)
     // int8 path (nce.quantized): per output channel the int32 bias and the requantization's
     // multiplier and shift (table words 3, 2, 1); empty: bias 0, multiplier 2^30, shift 30 (identity)
     std::vector<std::int64_t> q_bias, q_mult, q_shift;
@@ -239,6 +242,15 @@ TensorUses tensor_uses(const Module& m);
 // The NCE layer that SHAVE layer `i` can be folded into as its bias, scale or post-op
 // (passes/fuse_post_ops.cpp: the rules), or -1. What fuse-post-ops does and the verifier checks.
 int fusible_post_op(const Module& m, std::size_t i, const TensorUses& uses);
+// Whether SHAVE layer `i` (fp16 mul / add / sub by a per-tensor or per-channel constant, NHWC of
+// one image) that no NCE producer can take becomes an NCE layer of its own, a 1x1 maxpool with the
+// constant in its table's scale or bias (passes/scale_shift_nce.cpp; fuse-post-ops does it and
+// then folds the rest of the chain into it, the verifier checks none is left); and the rewrite.
+bool scale_shift_to_nce(const Module& m, std::size_t i, const TensorUses& uses);
+void make_scale_shift_nce(Module& m, std::size_t i);
+// Whether SHAVE layer `s`'s exact constant is per tensor (one item) or per channel (C items, every
+// dimension 1 but the last).
+bool per_channel_constant(const Layer& s, std::int64_t C);
 // Checks every promise the module carries (lowering/vpu/verify.cpp).
 bool verify(const Module& m, const std::string& after_pass, Diagnostics& diags);
 

@@ -277,7 +277,7 @@ ShaveKernel shave(const Node& n) {
 
 Layer layer(const Node& n, std::size_t i, std::size_t tensors) {
     n.expect_object({"layer", "exec", "nce_op", "source", "origin", "inputs", "output", "weights", "table", "nce", "shave", "weights_shape",
-                     "weights_f32", "bias", "q_bias", "q_mult", "q_shift"});
+                     "weights_f32", "bias", "scale", "q_bias", "q_mult", "q_shift"});
     if (integer(n.field("layer")) != std::int64_t(i)) n.field("layer").fail("the layer's index " + std::to_string(i));
     Layer l;
     l.exec = enumeration<Exec>(n.field("exec"), 3);
@@ -296,6 +296,7 @@ Layer layer(const Node& n, std::size_t i, std::size_t tensors) {
     l.weights_shape = integers(n.field("weights_shape"));
     l.weights_f32 = floats(n.field("weights_f32"));
     l.bias = floats(n.field("bias"));
+    l.scale = floats(n.field("scale"));
     l.q_bias = integers(n.field("q_bias"));
     l.q_mult = integers(n.field("q_mult"));
     l.q_shift = integers(n.field("q_shift"));

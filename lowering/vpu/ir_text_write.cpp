@@ -107,6 +107,7 @@ J layer(const Layer& l) {
     j["weights_shape"] = l.weights_shape;
     j["weights_f32"] = float_hex(l.weights_f32);
     j["bias"] = float_hex(l.bias);
+    j["scale"] = float_hex(l.scale);
     j["q_bias"] = l.q_bias;
     j["q_mult"] = l.q_mult;
     j["q_shift"] = l.q_shift;

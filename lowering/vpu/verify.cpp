@@ -119,6 +119,9 @@ bool verify(const Module& m, const std::string& after, Diagnostics& diags) {
             for (const View& v : l.inputs)
                 if (!view_in(m, v)) bad(name + ": an input view lies outside its tensor");
             if (!view_in(m, l.output)) bad(name + ": the output view lies outside its tensor");
+            if (!l.scale.empty() && (l.exec != Exec::nce || l.nce.quantized || l.output.shape.size() != 4 ||
+                                     std::int64_t(l.scale.size()) != l.output.shape[3]))
+                bad(name + ": a table scale of " + std::to_string(l.scale.size()) + " items on no fp16 NCE layer of as many channels");
             if (l.exec == Exec::nce) {
                 if (l.output.shape.size() != 4) bad(name + ": NCE output is not rank 4 (NHWC)");
                 for (const View& v : l.inputs)
@@ -145,6 +148,9 @@ bool verify(const Module& m, const std::string& after, Diagnostics& diags) {
             if (p >= 0)
                 bad("layer " + std::to_string(i) + " (" + m.layers[i].op_name() + ", '" + m.layers[i].source + "') is left on SHAVE though NCE layer " +
                     std::to_string(p) + " (" + m.layers[std::size_t(p)].op_name() + ") producing its operand can compute it");
+            else if (scale_shift_to_nce(m, i, uses))
+                bad("layer " + std::to_string(i) + " (" + m.layers[i].op_name() + ", '" + m.layers[i].source +
+                    "') is left on SHAVE though it is a scale or shift the NCE computes (a 1x1 maxpool with its constant in the table)");
         }
     }
     if (m.has(Promise::weights_laid_out)) {

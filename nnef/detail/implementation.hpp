@@ -134,6 +134,7 @@
 #include "lowering/vpu/passes/assign_executors_decompose.cpp"
 #include "lowering/vpu/passes/assign_executors_shuffle.cpp"
 #include "lowering/vpu/passes/fuse_post_ops.cpp"
+#include "lowering/vpu/passes/scale_shift_nce.cpp"
 #include "lowering/vpu/passes/layout_and_types.cpp"
 #include "lowering/vpu/passes/tile.cpp"
 #include "lowering/vpu/passes/tile_split_channels.cpp"

@@ -31,6 +31,8 @@ bool Builder::global_pool(const tosa::Op& op, const View& x) {
         const int t = add_tensor(name + ".scale", 1, Role::constant);
         m.tensors[std::size_t(t)].data = std::make_shared<std::vector<std::uint8_t>>(fp16_bytes({1.0f / float(H * W)}));
         v = shave_layer(kernel("mul"), {v, dense_view(t, {1, 1, 1, 1})}, {1, 1, 1, C}, op, name);
+        // its exact float32 item, as for a TOSA constant (fuse-post-ops puts it in an NCE table)
+        if (!m.int8) m.layers.back().shave.constant = ShaveKernel::Constant{1, {1.0f / float(H * W)}};
     }
     views[y] = v;
     producer_layer[y] = int(m.layers.size()) - 1;

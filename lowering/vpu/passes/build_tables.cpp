@@ -2,8 +2,8 @@
 // 32-bit words per output channel (docs/vpu.md, "weights table"): word 0 the byte offset of the
 // channel's weights relative to the weights box an NCE task reads, which is the layer's whole
 // weights tensor, or, when tile split the layer's output channels into chunks, the chunk's weights
-// (offset from the chunk's first channel); then on the fp16 path 0, the scale (1.0) and the bias as
-// fp32, on the int8 path the requantization's shift and multiplier and the int32 bias.
+// (offset from the chunk's first channel); then on the fp16 path 0, the scale (1.0, or the layer's
+// own: scale_shift_nce.cpp) and the bias as fp32, on the int8 path the requantization's shift and multiplier and the int32 bias.
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -44,7 +44,7 @@ bool build_tables(Module& m, Diagnostics&) {
                 std::memcpy(row + 12, &bias, 4);
                 continue;
             }
-            const float scale = 1.0f, bias = l.bias.empty() ? 0.0f : l.bias[std::size_t(c)];
+            const float scale = l.scale.empty() ? 1.0f : l.scale[std::size_t(c)], bias = l.bias.empty() ? 0.0f : l.bias[std::size_t(c)];
             std::memcpy(row + 8, &scale, 4);
             std::memcpy(row + 12, &bias, 4);
         }

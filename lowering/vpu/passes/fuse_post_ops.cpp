@@ -11,6 +11,9 @@
 //   rescale to int8 (int8 path) after an NCE layer writing its int32 accumulator (the PPE's scale
 //     bypassed): the requantization into its table words (multiplier, shift per channel), its
 //     output zero point and rounding, and the NCE writes the int8 result's tensor itself.
+// An add / sub / mul by a constant that no NCE producer takes becomes an NCE 1x1 maxpool with the
+// constant in its table's fp32 scale or bias (passes/scale_shift_nce.cpp), into which the rest of
+// its chain then folds: a layer carrying a table scale takes a mul into it, not into its weights.
 // The operand must be the whole NCE result (dense, the result's shape), read by nothing else and no
 // graph output; the fused result keeps the NCE layer's tensor under the SHAVE result's name (and
 // role: a graph output stays one; a requantization instead keeps the SHAVE result's tensor). Layers
@@ -116,7 +119,9 @@ void fold(const Module& m, const Layer& s, Layer& p) {
                 else if (k.name == "sub") p.bias[std::size_t(ch)] -= x;
                 else {
                     p.bias[std::size_t(ch)] *= x;
-                    for (std::int64_t i = 0; i < per; ++i) p.weights_f32[std::size_t(ch * per + i)] *= x;
+                    if (!p.scale.empty()) p.scale[std::size_t(ch)] *= x;
+                    else
+                        for (std::int64_t i = 0; i < per; ++i) p.weights_f32[std::size_t(ch * per + i)] *= x;
                 }
             }
             return;
@@ -198,17 +203,13 @@ int fusible_post_op(const Module& m, std::size_t i, const TensorUses& uses) {
             return lo <= hi ? p : -1;
         }
         case Kind::affine: {
-            if (!has_weights(P.nce_op) || P.nce.post_op != PostOp::none || P.weights_f32.empty()) return -1;
+            // weights to scale, or a table scale of its own (scale_shift_nce.cpp)
+            const bool table_scale = !P.scale.empty();
+            if (!(table_scale || (has_weights(P.nce_op) && !P.weights_f32.empty())) || P.nce.post_op != PostOp::none) return -1;
             const std::int64_t C = s.output.shape.back();
-            const std::vector<std::int64_t>& cs = s.inputs[std::size_t(s.shave.constant->input)].shape;
-            const std::size_t items = s.shave.constant->items.size();
-            bool per_channel = items == 1;
-            if (!per_channel && !cs.empty() && cs.back() == C && std::int64_t(items) == C) {
-                per_channel = true;
-                for (std::size_t d = 0; d + 1 < cs.size(); ++d) per_channel = per_channel && cs[d] == 1;
-            }
-            if (!per_channel || C <= 0 || P.output.shape.empty() || P.output.shape.back() != C) return -1;
+            if (!per_channel_constant(s, C) || C <= 0 || P.output.shape.empty() || P.output.shape.back() != C) return -1;
             if (std::int64_t(P.weights_f32.size()) % C != 0 || (!P.bias.empty() && std::int64_t(P.bias.size()) != C)) return -1;
+            if (table_scale && std::int64_t(P.scale.size()) != C) return -1;
             return p;
         }
         case Kind::requant:
@@ -234,7 +235,21 @@ bool fuse_post_ops(Module& m, Diagnostics&) {
     std::vector<bool> dead_layer(m.layers.size(), false), dead_tensor(m.tensors.size(), false);
     for (std::size_t i = 0; i < m.layers.size(); ++i) {
         const int p = fusible_post_op(m, i, uses);
-        if (p < 0) continue;
+        if (p < 0) {
+            if (!scale_shift_to_nce(m, i, uses)) continue;
+            // an NCE layer of its own: its constant into the table, the rest of its chain folded into it
+            const Layer& s = m.layers[i];
+            const std::size_t tc = std::size_t(s.inputs[std::size_t(s.shave.constant->input)].tensor);
+            make_scale_shift_nce(m, i);
+            // its one input, the activation, is input 0 now
+            const std::size_t tx = std::size_t(m.layers[i].inputs[0].tensor);
+            for (auto& [j, k] : reads[tx])
+                if (j == i) k = 0;
+            if (tc >= m.tensors.size()) continue;
+            reads[tc].erase(std::remove_if(reads[tc].begin(), reads[tc].end(), [i](const auto& r) { return r.first == i; }), reads[tc].end());
+            if (--uses.readers[tc] == 0 && uses.writers[tc] == 0 && m.tensors[tc].role == Role::constant) dead_tensor[tc] = true;
+            continue;
+        }
         const Layer& s = m.layers[i];
         Layer& P = m.layers[std::size_t(p)];
         const std::size_t tx = std::size_t(P.output.tensor), ty = std::size_t(s.output.tensor);

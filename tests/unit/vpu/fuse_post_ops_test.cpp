@@ -2,9 +2,13 @@
 // scale, clamp and minimum / maximum on SHAVE with their exact constants; fuse-post-ops folds them
 // into the NCE layer producing their operand, from those float32 constants (not the fp16 tensors),
 // and the verifier refuses a module that claims the pass's promise with a fusible layer left.
-// The model: tests/data/vpu_post_ops (its comment says what folds).
+// The model: tests/data/vpu_post_ops (its comment says what folds). A scale or shift with no NCE
+// producer to take it becomes an NCE 1x1 maxpool with the constant in its table
+// (passes/scale_shift_nce.cpp): tests/data/vpu_bn_chain, DenseNet's batch norm after a concat.
 #include <doctest/doctest.h>
 
+#include <array>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -15,6 +19,7 @@
 #include "lowering/vpu/compiler.hpp"
 #include "lowering/vpu/ir_text.hpp"
 #include "unit/mlir/lowered_model.hpp"
+#include "unit/vpu/compile_support.hpp"
 
 namespace {
 
@@ -52,6 +57,14 @@ const ir::Layer* layer(const ir::Module& m, const std::string& source, ir::Exec 
     for (const ir::Layer& l : m.layers)
         if (l.source == source && l.exec == exec) return &l;
     return nullptr;
+}
+
+// The verifier's errors for `m` claiming fuse-post-ops' promise before the pass ran ("" if it accepts).
+std::string claimed_fused(const ir::Module& m) {
+    ir::Module bad = m;
+    bad.promise(ir::Promise::post_ops_fused);
+    Diagnostics dv{0};
+    return ir::verify(bad, "fuse-post-ops", dv) ? std::string() : text(dv);
 }
 
 }  // namespace
@@ -116,13 +129,19 @@ TEST_CASE("fuse-post-ops: scale, bias, clamp and minimum fold into the conv from
     CHECK(m.tensors[std::size_t(pool->output.tensor)].name == "output");
     CHECK(m.tensors[std::size_t(pool->output.tensor)].role == vpu::Role::output);
     CHECK(m.outputs[0].buffer == std::to_string(pool->output.tensor));
-    // conv2's add stays (conv2 has two readers), with its constant
-    const ir::Layer* shifted = layer(m, "shifted", ir::Exec::shave);
+    // conv2's add cannot fold into conv2 (it has two readers): an NCE 1x1 maxpool of its own, its
+    // constant the table's bias (scale 1), no SHAVE layer left
+    CHECK_FALSE(layer(m, "shifted", ir::Exec::shave));
+    const ir::Layer* shifted = layer(m, "shifted", ir::Exec::nce);
     REQUIRE(shifted);
-    REQUIRE(shifted->shave.constant);
-    CHECK(shifted->shave.constant->items == std::vector<float>{1.0f});
+    CHECK(shifted->nce_op == ir::NceOp::maxpool);
+    CHECK(shifted->inputs.size() == 1);
+    CHECK_FALSE(shifted->shave.constant);
+    CHECK(shifted->bias == std::vector<float>(16, 1.0f));
+    CHECK(shifted->scale == std::vector<float>(16, 1.0f));
+    CHECK(shifted->nce.post_op == vpu::PostOp::none);
     CHECK(m.layers.size() == layers - 6);
-    CHECK(m.tensors.size() == tensors - 11);  // six results and five constants
+    CHECK(m.tensors.size() == tensors - 12);  // six results and six constants
     Diagnostics dv{0};
     CHECK_MESSAGE(ir::verify(m, "fuse-post-ops", dv), text(dv));
     // the rest of the pipeline compiles the fused module
@@ -130,7 +149,7 @@ TEST_CASE("fuse-post-ops: scale, bias, clamp and minimum fold into the conv from
         REQUIRE_MESSAGE(vpu::run_pass(m, pass, d), pass << ": " << text(d));
 }
 
-TEST_CASE("fuse-post-ops: an exact constant that is no SHAVE input, or of another size than its input, breaks the layers promise") {
+TEST_CASE("fuse-post-ops: an exact constant that is no SHAVE input, or of another size than its input, or a table scale off an fp16 NCE layer's channels, breaks the layers promise") {
     std::unique_ptr<nnef_test::LoweredModel> lowered;
     ir::Module m = assigned(lowered, fs::path(NNEF_SOURCE_DIR) / "tests" / "data" / "vpu_post_ops");
     ir::Layer* scale = nullptr;
@@ -146,6 +165,24 @@ TEST_CASE("fuse-post-ops: an exact constant that is no SHAVE input, or of anothe
     Diagnostics d2{0};
     CHECK_FALSE(ir::verify(m, "assign-executors", d2));
     CHECK(text(d2).find("an exact constant of no SHAVE input") != std::string::npos);
+    // a table scale (scale_shift_nce.cpp) belongs to an fp16 NCE layer, one item per channel
+    scale->shave.constant.reset();
+    scale->scale.assign(16, 1.0f);
+    Diagnostics d3{0};
+    CHECK_FALSE(ir::verify(m, "assign-executors", d3));
+    CHECK(text(d3).find("(mul, 'scaled'): a table scale of 16 items on no fp16 NCE layer of as many channels") != std::string::npos);
+    ir::Layer* conv = nullptr;
+    for (ir::Layer& l : m.layers)
+        if (l.source == "conv1" && l.exec == ir::Exec::nce) conv = &l;
+    REQUIRE(conv);
+    scale->scale.clear();
+    conv->scale.assign(15, 1.0f);
+    Diagnostics d4{0};
+    CHECK_FALSE(ir::verify(m, "assign-executors", d4));
+    CHECK(text(d4).find("(conv, 'conv1'): a table scale of 15 items") != std::string::npos);
+    conv->scale.assign(16, 1.0f);
+    Diagnostics d5{0};
+    CHECK_MESSAGE(ir::verify(m, "assign-executors", d5), text(d5));
 }
 
 TEST_CASE("fuse-post-ops: on the int8 path the RESCALE after a conv's int32 accumulator is packed into its table") {
@@ -169,13 +206,7 @@ TEST_CASE("fuse-post-ops: on the int8 path the RESCALE after a conv's int32 accu
     const ir::ShaveKernel::Rescale r = *rescale.shave.rescale;
     const int result = rescale.output.tensor;
     const std::string result_name = m.tensors[std::size_t(result)].name;
-    {
-        ir::Module bad = m;
-        bad.promise(ir::Promise::post_ops_fused);
-        Diagnostics dv{0};
-        CHECK_FALSE(ir::verify(bad, "fuse-post-ops", dv));
-        CHECK(text(dv).find("layer 1 (rescale, 'fc') is left on SHAVE though NCE layer 0 (conv)") != std::string::npos);
-    }
+    CHECK(claimed_fused(m).find("layer 1 (rescale, 'fc') is left on SHAVE though NCE layer 0 (conv)") != std::string::npos);
     REQUIRE_MESSAGE(vpu::run_pass(m, "fuse-post-ops", d), text(d));
     const ir::Layer& fc = m.layers[0];
     REQUIRE(fc.exec == ir::Exec::nce);
@@ -194,4 +225,113 @@ TEST_CASE("fuse-post-ops: on the int8 path the RESCALE after a conv's int32 accu
     CHECK(m.layers[1].inputs[0].tensor == fc.output.tensor);
     Diagnostics dv{0};
     CHECK_MESSAGE(ir::verify(m, "fuse-post-ops", dv), text(dv));
+}
+
+namespace {
+
+// The distance from v to the nearest other fp16 value (fp16's step at v's magnitude).
+double fp16_step(double v) {
+    const double a = std::fabs(v);
+    if (a < std::ldexp(1.0, -14)) return std::ldexp(1.0, -24);  // subnormal
+    return std::ldexp(1.0, std::ilogb(a) - 10);
+}
+
+}  // namespace
+
+TEST_CASE("fuse-post-ops: a batch norm and relu after a concat become one NCE 1x1 maxpool, the constants exact in its table") {
+    std::unique_ptr<nnef_test::LoweredModel> lowered;
+    ir::Module m = assigned(lowered, fs::path(NNEF_SOURCE_DIR) / "tests" / "data" / "vpu_bn_chain");
+    Diagnostics d{0};
+    // assign-executors: the concat's copies, then SHAVE mul (the scale), add (the shift), clamp (relu)
+    const ir::Layer *mul = nullptr, *add = nullptr;
+    for (const ir::Layer& l : m.layers)
+        if (l.exec == ir::Exec::shave && l.source == "normed") (l.shave.name == "mul" ? mul : add) = &l;
+    REQUIRE(mul);
+    REQUIRE(add);
+    REQUIRE(mul->shave.constant);
+    REQUIRE(add->shave.constant);
+    const std::vector<float> scale = mul->shave.constant->items, shift = add->shave.constant->items;
+    REQUIRE(scale.size() == 20);
+    REQUIRE(shift.size() == 20);
+    const int features = mul->inputs[std::size_t(1 - mul->shave.constant->input)].tensor;
+    const ir::TensorUses uses = ir::tensor_uses(m);
+    REQUIRE(uses.writer[std::size_t(features)] >= 0);
+    CHECK(m.layers[std::size_t(uses.writer[std::size_t(features)])].exec == ir::Exec::copy);  // no NCE producer
+    CHECK(layer(m, "z", ir::Exec::shave));
+    CHECK(claimed_fused(m).find("(mul, 'normed') is left on SHAVE though it is a scale or shift the NCE computes") != std::string::npos);
+
+    REQUIRE_MESSAGE(vpu::run_pass(m, "fuse-post-ops", d), text(d));
+    for (const ir::Layer& l : m.layers) CHECK_MESSAGE(l.exec != ir::Exec::shave, l.source);
+    const ir::Layer* bn = layer(m, "normed", ir::Exec::nce);
+    REQUIRE(bn);
+    CHECK(bn->nce_op == ir::NceOp::maxpool);
+    CHECK(bn->nce.kernel == std::array<std::int64_t, 2>{1, 1});
+    CHECK(bn->inputs.size() == 1);
+    CHECK(bn->inputs[0].tensor == features);
+    CHECK(bn->weights_f32.empty());
+    CHECK(bn->nce.post_op == vpu::PostOp::relu);  // z's relu folded
+    REQUIRE(bn->scale.size() == 20);
+    REQUIRE(bn->bias.size() == 20);
+    bool exact = true;
+    for (std::size_t c = 0; c < 20; ++c) exact = exact && bits(bn->scale[c]) == bits(scale[c]) && bits(bn->bias[c]) == bits(shift[c]);
+    CHECK(exact);
+    Diagnostics dv{0};
+    CHECK_MESSAGE(ir::verify(m, "fuse-post-ops", dv), text(dv));
+
+    for (const char* pass : {"layout-and-types", "tile", "build-tables"}) REQUIRE_MESSAGE(vpu::run_pass(m, pass, d), pass << ": " << text(d));
+    // the table: word 2 the scale, word 3 the bias, as fp32 bits
+    bn = layer(m, "normed", ir::Exec::nce);
+    REQUIRE(bn);
+    CHECK(bn->weights < 0);
+    const ir::Tensor& table = m.tensors[std::size_t(bn->table)];
+    REQUIRE(table.data);
+    REQUIRE(table.data->size() >= 20 * 16);
+    bool words = true;
+    for (std::size_t c = 0; c < 20; ++c) {
+        std::uint32_t w2, w3;
+        std::memcpy(&w2, table.data->data() + c * 16 + 8, 4);
+        std::memcpy(&w3, table.data->data() + c * 16 + 12, 4);
+        words = words && w2 == bits(scale[c]) && w3 == bits(shift[c]);
+    }
+    CHECK(words);
+    for (const char* pass : {"schedule", "barriers", "emit"}) REQUIRE_MESSAGE(vpu::run_pass(m, pass, d), pass << ": " << text(d));
+
+    // Values: an input exact in fp16 (k / 64), so the max pool's channels of the concat (0..7) are
+    // exact and each of their batch-norm values is the float32 x * scale + shift rounded to fp16
+    // once: p (a 2x2 max pool of z) within half an fp16 step of the interpreter's, element by element.
+    const nnef::tosa::Graph& g = *lowered->graph;
+    auto x = nnef::tosa::ConstData::allocate({nnef::tosa::DType::fp32, {1, 8, 8, 8}});
+    for (std::int64_t i = 0; i < x->type.volume(); ++i) x->mutable_items<float>()[i] = float((i * 37) % 257 - 128) / 64.0f;
+    nnef::tosa::InterpretOptions io;
+    const auto want = nnef::tosa::interpret(g, {x}, io, d);
+    REQUIRE(want);
+    vpu::SimulateOptions so;
+    so.values = true;
+    so.inputs["x"] = x;
+    const auto r = vpu::simulate(m.list, m.target, so, d);
+    INFO(text(d));
+    REQUIRE(r.valid);
+    REQUIRE(g.main().outputs.size() == 2);
+    REQUIRE(g.value(g.main().outputs[1]).name == "p");
+    REQUIRE(r.outputs.count("p"));
+    const std::vector<float> p = vpu_compile_support::floats(*r.outputs.at("p")), p_ref = vpu_compile_support::floats(*(*want)[1]);
+    REQUIRE(p.size() == 20 * 16);
+    REQUIRE(p_ref.size() == p.size());
+    int within = 0, nonzero = 0;
+    for (std::size_t i = 0; i < 8 * 16; ++i) {  // channels 0..7 of NCHW [1, 20, 4, 4]
+        const double err = std::fabs(double(p[i]) - double(p_ref[i]));
+        within += err <= 0.5 * fp16_step(p_ref[i]) * (1 + 1e-6);
+        nonzero += p_ref[i] != 0.0f;
+    }
+    CHECK(within == 8 * 16);
+    CHECK(nonzero > 32);  // the relu leaves enough values to tell
+    // every output within fp16 of the interpreter's (y: the 1x1 conv of z; the conv's channels too)
+    for (std::size_t k = 0; k < 2; ++k) {
+        const std::string name = g.value(g.main().outputs[k]).name;
+        REQUIRE(r.outputs.count(name));
+        const nnef_test::Comparison c =
+            nnef_test::compare(vpu_compile_support::floats(*r.outputs.at(name)), vpu_compile_support::floats(*(*want)[k]));
+        INFO(name << ": " << c.summary());
+        CHECK(c.rel_l2_within(2e-3));
+    }
 }
