@@ -81,9 +81,25 @@ std::optional<IntegerCodes> integer_codes(const nnef::Graph& model, const std::s
 std::optional<std::vector<std::int64_t>> codes_of(const IntegerCodes& codes, const Shape& shape, const std::vector<double>& reals);
 std::optional<std::vector<double>> reals_of(const IntegerCodes& codes, const Shape& shape, const std::vector<std::int64_t>& items);
 namespace from_nnef {
-// A quantized graph (graph.quant entries or quantize fragments): nnef-to-tosa picks PRO-INT for it.
+// A quantized graph (graph.quant entries or quantize fragments): default_profile picks PRO-INT for it.
 bool is_quantized(const nnef::Graph& model);
 }  // namespace from_nnef
+
+// ---- the options a user names (lower_options.cpp) ----------------------------------------------
+// One rule and one set of names for every tool with --profile / --bias-grid (nnef-to-tosa,
+// nnef-to-vpu, nnef-run --via tosa) and the Python package's profile= / bias_grid=.
+
+// The profile a model is lowered at when none is asked for: PRO-INT for a quantized model (its
+// natural lowering: i8 codes, i32 accumulators, RESCALE; the VPU's int8 path), PRO-FP for any other,
+// and for a quantized model whose quantization is not simulated (`quantization` false: nnef-run
+// --no-quant). An unquantized model so never meets PRO-INT's refusal of float operators by default.
+Profile default_profile(const nnef::Graph& model, bool quantization = true);
+// The profile named "pro-fp" or "pro-int" (--profile's values); nullopt for any other text.
+std::optional<Profile> profile_named(std::string_view name);
+// The setting of LowerOptions::bias_on_accumulator_grid named "fine" (false, the default: codes as
+// nnef-run computes them) or "accumulator" (true: one CONV2D + RESCALE per convolution, one NCE
+// layer; codes near ties may move by one); nullopt for any other text.
+std::optional<bool> bias_on_accumulator_grid_named(std::string_view name);
 
 // ---- the registry of legalizations -----------------------------------------------------------
 

@@ -63,6 +63,7 @@
 #include "lowering/tosa/integer_codes.cpp"
 #include "lowering/tosa/interpreter.cpp"
 #include "lowering/tosa/ir.cpp"
+#include "lowering/tosa/lower_options.cpp"
 #include "lowering/tosa/from_nnef.cpp"
 #include "lowering/tosa/from_nnef/activation.cpp"
 #include "lowering/tosa/from_nnef/context.cpp"

@@ -50,7 +50,7 @@ def validate(model=None, text=None, name='input', **limits):
 
 
 def run(model, inputs=None, via='nnef', outputs=None, random_weights=None, quantization=True, quant_like='spec',
-        threads=2, cycles=1, **limits):
+        threads=2, cycles=1, profile=None, bias_grid=None, **limits):
     """Runs a model (a path) with the reference executor (via='nnef', as nnef-run does), lowered
     to TOSA and run by the TOSA interpreter (via='tosa', as nnef-run --via tosa), or exported as an
     NNAPI 1.0 model and run by the NNAPI reference interpreter (via='nnapi', as nnef-run --via
@@ -59,12 +59,13 @@ def run(model, inputs=None, via='nnef', outputs=None, random_weights=None, quant
     tensors to return (default: the graph outputs; intermediate tensors are kept when named).
     random_weights=SEED runs without stored weights; quantization=False runs a quantized model in
     float (nnef-run --no-quant); quant_like='nnef-tools' rounds as NNEF-Tools' interpreter does.
-    With cycles > 1 the same inputs are fed that many times (variables carry over). Returns a dict
+    With cycles > 1 the same inputs are fed that many times (variables carry over). profile and
+    bias_grid (via='tosa' only) are to_tosa's. Returns a dict
     name -> numpy array (float32, int64 or bool). Raises nnef.Error."""
     model = os.fspath(model)
     wanted = list(outputs) if outputs is not None else None
     exec_options = {'threads': threads, 'random_weights': random_weights, 'simulate_quantization': bool(quantization),
-                    'quant_like': quant_like, 'keep': wanted or []}
+                    'quant_like': quant_like, 'keep': wanted or [], 'profile': profile, 'bias_grid': bias_grid}
     runner = _nnef.Runner(model, via, _options.options(limits), exec_options)
     if inputs is None:
         inputs = {}
@@ -86,22 +87,24 @@ def run(model, inputs=None, via='nnef', outputs=None, random_weights=None, quant
     return result
 
 
-def to_tosa(model, profile='pro-fp', level='8k', random_weights=None, no_weights=False, **limits):
+def to_tosa(model, profile=None, level='8k', random_weights=None, no_weights=False, bias_grid=None, **limits):
     """Lowers a model (a path) to TOSA 1.0.1 as nnef-to-tosa does and returns the MLIR `tosa`
     dialect text (validated: the profile's data types, the level's limits, every ERROR_IF).
-    profile: 'pro-fp' or 'pro-int' (quantized models); level: '8k' or 'none'; no_weights elides
-    large constants. Raises nnef.Error."""
-    return _nnef.to_tosa(os.fspath(model), profile, level, random_weights, bool(no_weights), _options.options(limits))
+    profile: 'pro-fp' or 'pro-int' (None, as the tools without --profile: 'pro-int' for a quantized
+    model, else 'pro-fp'); bias_grid: 'fine' or 'accumulator' (--bias-grid; None: 'fine'); level:
+    '8k' or 'none'; no_weights elides large constants. Raises nnef.Error."""
+    return _nnef.to_tosa(os.fspath(model), profile, bias_grid, level, random_weights, bool(no_weights),
+                         _options.options(limits))
 
 
-def to_vpu(model, profile='pro-fp', target=None, random_weights=None, simulate=False, **limits):
+def to_vpu(model, profile=None, target=None, random_weights=None, simulate=False, bias_grid=None, **limits):
     """Compiles a model (a path) for the VPU target (specs/vpu-target.md; `target` a target file, or
     the default target) as nnef-to-vpu does and returns the task list (the JSON document, as a
-    dict). With simulate=True returns (task_list, report): the simulator's timing report as a dict
+    dict). profile and bias_grid are to_tosa's. With simulate=True returns (task_list, report): the simulator's timing report as a dict
     (valid, violations, makespan_cycles, makespan_us, lower_bound_cycles, queues, ddr_bytes,
     text). Raises nnef.Error."""
     target = os.fspath(target) if target is not None else None
-    text, report = _nnef.to_vpu(os.fspath(model), profile, target, random_weights, bool(simulate),
+    text, report = _nnef.to_vpu(os.fspath(model), profile, bias_grid, target, random_weights, bool(simulate),
                                 _options.options(limits))
     tasks = json.loads(text)
     return (tasks, report) if simulate else tasks

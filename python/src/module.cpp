@@ -567,10 +567,32 @@ exec::TensorValue from_numpy(const py::array& a, const Tensor& t) {
     return v;
 }
 
+// profile= and bias_grid= of to_tosa, to_vpu and run(via='tosa'), as the tools' --profile and
+// --bias-grid (tools/common/cli.hpp): None is the rule (tosa::default_profile; `quantization` false:
+// run without graph.quant) and the fine bias grid.
+void choose_lowering(tosa::LowerOptions& lo, const Graph& g, bool quantization, const std::optional<std::string>& profile,
+                     const std::optional<std::string>& bias_grid) {
+    if (profile) {
+        const std::optional<tosa::Profile> p = tosa::profile_named(*profile);
+        if (!p) throw py::value_error("profile must be 'pro-fp' or 'pro-int' (or None: pro-int for a quantized model), not '" + *profile + "'");
+        lo.profile = *p;
+    } else {
+        lo.profile = tosa::default_profile(g, quantization);
+    }
+    if (bias_grid) {
+        const std::optional<bool> b = tosa::bias_on_accumulator_grid_named(*bias_grid);
+        if (!b) throw py::value_error("bias_grid must be 'fine' or 'accumulator' (or None: fine), not '" + *bias_grid + "'");
+        if (profile && lo.profile == tosa::Profile::pro_fp)
+            throw py::value_error("bias_grid says how PRO-INT adds a convolution's bias; it does not combine with profile='pro-fp'");
+        lo.bias_on_accumulator_grid = *b;
+    }
+}
+
 // A loaded model ready to run, cycle after cycle (the package's Session and run()).
 class Runner {
 public:
     Runner(const std::string& path, const std::string& via, const py::dict& options, const py::dict& exec_options) {
+        std::optional<std::string> profile, bias_grid;
         FlattenOptions f = flatten_options(options);
         for (const std::string& n : exec::compounds_without_kernel()) f.expand.push_back(n);
         exec::ExecOptions eo;
@@ -590,18 +612,25 @@ public:
             } else if (key == "keep") {
                 for (auto n : v) eo.keep.insert(py::str(n));
             } else if (key == "keep_all") eo.keep_all = v.cast<bool>();
+            else if (key == "profile") profile = v.cast<std::string>();
+            else if (key == "bias_grid") bias_grid = v.cast<std::string>();
             else throw py::value_error("unknown run option '" + key + "'");
         }
+        if ((profile || bias_grid) && via != "tosa") throw py::value_error("profile and bias_grid say how via='tosa' lowers the model");
+        if (profile == std::string("pro-int") && !eo.simulate_quantization)
+            throw py::value_error("profile='pro-int' computes on the graph.quant grids; it does not combine with quantization=False");
         if (eo.random_weights) f.load_weights = false;
         Loaded l = load(path, false, path, std::nullopt, "", f);
         session_ = std::move(l.session);
         if (!l.ok || !session_->graph()) fail(session_->diagnostics(), session_->sources());
         const Graph& g = *session_->graph();
         Diagnostics d;
+        tosa::LowerOptions lo;
+        if (via == "tosa") choose_lowering(lo, g, eo.simulate_quantization, profile, bias_grid);
         {
             py::gil_scoped_release release;
             if (via == "tosa") {
-                engine_ = run_engine::make_tosa_engine(g, eo, d);
+                engine_ = run_engine::make_tosa_engine(g, eo, d, lo);
             } else if (via == "nnapi") {
                 engine_ = run_engine::make_nnapi_engine(g, eo, d);
             } else if (via == "nnef") {
@@ -663,11 +692,10 @@ private:
 
 // ---- lowering ------------------------------------------------------------------------------
 
-std::optional<tosa::Graph> lower(const Session& session, const std::string& profile, const std::string& level,
-                                 std::optional<std::uint64_t> random_weights, Diagnostics& diags, tosa::LowerOptions& lo) {
-    if (profile == "pro-fp") lo.profile = tosa::Profile::pro_fp;
-    else if (profile == "pro-int") lo.profile = tosa::Profile::pro_int;
-    else throw py::value_error("profile must be 'pro-fp' or 'pro-int', not '" + profile + "'");
+std::optional<tosa::Graph> lower(const Session& session, const std::optional<std::string>& profile, const std::optional<std::string>& bias_grid,
+                                 const std::string& level, std::optional<std::uint64_t> random_weights, Diagnostics& diags,
+                                 tosa::LowerOptions& lo) {
+    choose_lowering(lo, *session.graph(), true, profile, bias_grid);
     if (level == "8k") lo.level = tosa::Level::eight_k();
     else if (level == "none") lo.level = tosa::Level::none();
     else throw py::value_error("level must be '8k' or 'none', not '" + level + "'");
@@ -684,13 +712,13 @@ std::unique_ptr<Session> load_model(const std::string& path, const py::dict& opt
     return std::move(l.session);
 }
 
-std::string to_tosa(const std::string& path, const std::string& profile, const std::string& level,
-                    std::optional<std::uint64_t> random_weights, bool no_weights, const py::dict& options) {
+std::string to_tosa(const std::string& path, const std::optional<std::string>& profile, const std::optional<std::string>& bias_grid,
+                    const std::string& level, std::optional<std::uint64_t> random_weights, bool no_weights, const py::dict& options) {
     if (no_weights && !random_weights) random_weights = 0;
     std::unique_ptr<Session> s = load_model(path, options, random_weights.has_value());
     Diagnostics diags;
     tosa::LowerOptions lo;
-    std::optional<tosa::Graph> g = lower(*s, profile, level, random_weights, diags, lo);
+    std::optional<tosa::Graph> g = lower(*s, profile, bias_grid, level, random_weights, diags, lo);
     if (g && !diags.has_errors()) {
         tosa::ValidateOptions vo;
         vo.profile = lo.profile;
@@ -709,7 +737,8 @@ std::string to_tosa(const std::string& path, const std::string& profile, const s
     return os.str();
 }
 
-py::tuple to_vpu(const std::string& path, const std::string& profile, const std::optional<std::string>& target_file,
+py::tuple to_vpu(const std::string& path, const std::optional<std::string>& profile, const std::optional<std::string>& bias_grid,
+                 const std::optional<std::string>& target_file,
                  std::optional<std::uint64_t> random_weights, bool simulate, const py::dict& options) {
     std::unique_ptr<Session> s = load_model(path, options, random_weights.has_value());
     vpu::Target target;
@@ -720,7 +749,7 @@ py::tuple to_vpu(const std::string& path, const std::string& profile, const std:
     }
     Diagnostics diags(0);
     tosa::LowerOptions lo;
-    std::optional<tosa::Graph> g = lower(*s, profile, "8k", random_weights, diags, lo);
+    std::optional<tosa::Graph> g = lower(*s, profile, bias_grid, "8k", random_weights, diags, lo);
     if (!g) fail(diags, s->sources());
     std::optional<vpu::TaskList> list;
     {

@@ -6,8 +6,8 @@ Per model, the float model M and its int8 version M_int8, each on its reference/
   tosa       nnef-to-tosa (PRO-FP; PRO-INT for int8): the TOSA operator count (tosa.const* not counted)
   mlir       mlir-opt (MLIR 22) --tosa-attach-target="profiles=pro_fp|pro_int level=8k"
              --tosa-validate=strict-op-spec-alignment on that file, as tests/unit/mlir does
-  via-tosa   nnef-run --via tosa against nnef-run: relative L2 of the outputs (int8: against
-             nnef-run --no-quant, the float computation that PRO-FP lowers)
+  via-tosa   nnef-run --via tosa --profile pro-fp against nnef-run: relative L2 of the outputs
+             (int8: against nnef-run --no-quant, the float computation that PRO-FP lowers)
   pro-int    int8 only: nnef-run --via tosa --profile pro-int --output-codes (the PRO-INT lowering
              run by the TOSA interpreter) against nnef-run --float64 --output-codes, as "differing
              codes / all (largest difference)"
@@ -140,15 +140,17 @@ class Checker:
         y = read(one_output(run_dir)) if e is None and one_output(run_dir) else None
         r['run'] = Stage(y is not None, 'ran' if y is not None else (e or 'no single output'), s)
 
-        # --via tosa lowers at PRO-FP: on an int8 model the float computation with the stored codes
-        # dequantized, which is nnef-run --no-quant's (graph.quant not simulated)
+        # --via tosa --profile pro-fp (a quantized model's default is PRO-INT, the pro_int stage): on an
+        # int8 model the float computation with the stored codes dequantized, which is nnef-run
+        # --no-quant's (graph.quant not simulated)
         y_float = y
         if int8:
             nq_dir = os.path.join(work, 'no-quant')
             code, out, err, s, e = self.tool([self.bin('nnef-run'), path, '--no-quant', '--input', inp, '--output-dir', nq_dir])
             y_float = read(one_output(nq_dir)) if e is None and one_output(nq_dir) else None
         vt_dir = os.path.join(work, 'via-tosa')
-        code, out, err, s, e = self.tool([self.bin('nnef-run'), path, '--via', 'tosa', '--input', inp, '--output-dir', vt_dir])
+        code, out, err, s, e = self.tool([self.bin('nnef-run'), path, '--via', 'tosa', '--profile', 'pro-fp', '--input', inp,
+                                          '--output-dir', vt_dir])
         if e is None and y_float is not None and one_output(vt_dir):
             d = rel_l2(read(one_output(vt_dir)), y_float)
             r['via_tosa'] = Stage(d is not None and d <= 1e-5, fmt(d) if d is not None else 'shapes differ', s)
@@ -187,7 +189,7 @@ class Checker:
             r['ref'] = Stage(False, r['run'].cell, r['run'].seconds)
 
         tasks = os.path.join(work, 'tasks.json')
-        cmd = [self.bin('nnef-to-vpu'), path, '-o', tasks] + (['--profile', 'pro-int'] if int8 else [])
+        cmd = [self.bin('nnef-to-vpu'), path, '-o', tasks, '--profile', profile]
         code, out, err, s, e = self.tool(cmd)
         if e is None:
             with open(tasks) as f:

@@ -157,6 +157,33 @@ def test_to_tosa_and_vpu(corpus):
     assert nnef.to_vpu(model) == tasks
 
 
+def test_profile_rule_and_bias_grid(corpus):
+    # profile=None is the tools' rule: PRO-INT for a quantized model, PRO-FP for any other
+    int8 = os.path.join(corpus, 'quantized', 'shufflenet_v2_x1_0_int8')
+    mlir = nnef.to_tosa(int8)
+    assert mlir == nnef.to_tosa(int8, profile='pro-int')
+    assert 'profiles [pro_int]' in mlir
+    classifier = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'samples', 'classifier')
+    assert nnef.to_tosa(classifier, random_weights=1) == nnef.to_tosa(classifier, profile='pro-fp', random_weights=1)
+    # bias_grid='accumulator' (--bias-grid): the classifier's bias joins its CONV2D, fewer operators
+    acc = nnef.to_tosa(int8, bias_grid='accumulator')
+    assert len(re.findall(r'tosa\.\w+', acc)) < len(re.findall(r'tosa\.\w+', mlir))
+    assert nnef.to_tosa(int8, bias_grid='fine') == mlir
+    with pytest.raises(ValueError, match='bias_grid'):
+        nnef.to_tosa(int8, bias_grid='exact')
+    with pytest.raises(ValueError, match="profile='pro-fp'"):
+        nnef.to_tosa(int8, profile='pro-fp', bias_grid='accumulator')
+    # run(via='tosa') follows the same rule; profile= applies with via='tosa' only
+    x = nnef.read_tensor(os.path.join(int8, 'reference', 'input.dat'))
+    default = nnef.run(int8, [x], via='tosa')
+    given = nnef.run(int8, [x], via='tosa', profile='pro-int')
+    assert all(np.array_equal(default[k], given[k]) for k in given)
+    floating = nnef.run(int8, [x], via='tosa', profile='pro-fp')
+    assert any(not np.array_equal(default[k], floating[k]) for k in given)
+    with pytest.raises(ValueError, match='via'):
+        nnef.run(int8, [x], via='nnef', profile='pro-int')
+
+
 def test_hostile_documents_and_archives(tmp_path):
     # Deep nesting, huge repetition, recursion: diagnostics, never a crash or a hang.
     deep = 'version 1.0; graph G( x ) -> ( y ) { x = external(shape = [1]); y = copy(' + '[' * 100000 + \

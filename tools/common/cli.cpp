@@ -76,7 +76,8 @@ const std::vector<SharedOption>& shared_options() {
         {"--max-quanta-off", "", "N", "quantized outputs: largest difference in quanta (default {default})", "outputs"},
         {"--max-share-off", "", "P", "quantized outputs: largest share of items more than one quantum\noff (default {default})", "outputs"},
         // lowering
-        {"--profile", "", "PROFILE", "the TOSA profile, pro-fp or pro-int (default {default})", "lowering"},
+        {"--profile", "", "PROFILE", "the TOSA profile, pro-fp or pro-int (default: pro-int for a\nquantized model (graph.quant), else pro-fp; a note says which)", "lowering"},
+        {"--bias-grid", "", "GRID", "PRO-INT: where a convolution's float bias that lies between the\naccumulator's steps is added: fine (default; nnef-run's codes:\nclamp, MUL and ADD on the accumulator before its RESCALE) or\naccumulator (rounded to its steps: CONV2D + RESCALE, one NCE\nlayer, fewer cycles; codes near ties move; docs/tosa-lowering.md)", "lowering"},
         {"--verify-each", "", "", "verify the IR after every lowering pass (default {default})", "lowering"},
         {"--no-verify-each", "", "", "verify the IR at the end only", "lowering"},
         {"--print-after", "", "PASS", "print the IR after PASS (or 'all') on stderr (repeatable); passes:\n{default}", "lowering"},
@@ -521,10 +522,32 @@ void exit_now(int code) {
     std::_Exit(failed && code == ok ? usage : code);
 }
 
-std::optional<tosa::Profile> parse_profile(const std::string& value) {
-    if (value == "pro-fp") return tosa::Profile::pro_fp;
-    if (value == "pro-int") return tosa::Profile::pro_int;
-    return std::nullopt;
+void add_lowering_options(Options& options, LoweringChoice& choice, const std::string& profile_help, const std::string& bias_help) {
+    options.shared("--profile", set_choice(choice.profile, {"pro-fp", "pro-int"}), "", profile_help);
+    options.shared("--bias-grid", set_choice(choice.bias_grid, {"fine", "accumulator"}), "", bias_help);
+}
+
+tosa::Profile apply_lowering_choice(Tool& tool, const LoweringChoice& choice, const nnef::Graph& model, bool quantization,
+                                    tosa::LowerOptions& lo) {
+    if (!choice.profile.empty()) {
+        lo.profile = *tosa::profile_named(choice.profile);
+    } else {
+        lo.profile = tosa::default_profile(model, quantization);
+        const bool quantized = tosa::from_nnef::is_quantized(model);
+        tool.note(lo.profile == tosa::Profile::pro_int
+                      ? "profile PRO-INT: the model is quantized (graph.quant); --profile pro-fp lowers it in float"
+                  : quantized ? "profile PRO-FP: the model runs without its quantization (--no-quant)"
+                              : "profile PRO-FP");
+    }
+    if (!choice.bias_grid.empty()) {
+        if (lo.profile == tosa::Profile::pro_fp && !choice.profile.empty())
+            tool.usage_error("--bias-grid " + choice.bias_grid + " says how PRO-INT adds a convolution's bias; it does not "
+                             "combine with --profile pro-fp");
+        if (lo.profile == tosa::Profile::pro_fp)
+            tool.note("--bias-grid " + choice.bias_grid + ": the model is lowered at PRO-FP, whose biases are exact; it changes nothing");
+        lo.bias_on_accumulator_grid = *tosa::bias_on_accumulator_grid_named(choice.bias_grid);
+    }
+    return lo.profile;
 }
 
 }  // namespace nnef::cli

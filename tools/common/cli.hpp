@@ -16,6 +16,7 @@
 
 #include <nnef/nnef.hpp>
 
+#include "lowering/tosa/from_nnef.hpp"
 #include "lowering/tosa/ir.hpp"
 
 namespace nnef::cli {
@@ -195,9 +196,24 @@ bool write_output(const std::string& path, const std::string& text, Tool& tool);
 // The same, for output written by `write` as it is made (large outputs need no whole string).
 bool write_output(const std::string& path, const std::function<void(std::ostream&)>& write, Tool& tool);
 
-// The value of a lowering tool's `--profile` option (nnef-to-tosa, nnef-to-vpu): "pro-fp" or
-// "pro-int"; nothing for any other text.
-std::optional<tosa::Profile> parse_profile(const std::string& value);
+// ---- the lowering's choices: --profile and --bias-grid ----------------------------------------
+// One rule for every tool that lowers an NNEF model to TOSA (nnef-to-tosa, nnef-to-vpu, nnef-run
+// --via tosa): without --profile a quantized model is lowered at PRO-INT, any other at PRO-FP
+// (tosa::default_profile), and a note says which; --bias-grid fine|accumulator (default fine) is
+// LowerOptions::bias_on_accumulator_grid. docs/cli.md.
+struct LoweringChoice {
+    std::string profile;    // --profile as given ("pro-fp", "pro-int"), or empty: the rule
+    std::string bias_grid;  // --bias-grid as given ("fine", "accumulator"), or empty: fine
+};
+// Binds --profile and --bias-grid; `profile_help` and `bias_help` are the tool's own lines.
+void add_lowering_options(Options& options, LoweringChoice& choice, const std::string& profile_help = "",
+                          const std::string& bias_help = "");
+// The choice's effect on lowering `model` (`quantization` false: the model runs without its graph.quant,
+// nnef-run --no-quant): sets lo.profile (as given, else by the rule, with a note naming the profile
+// and why) and lo.bias_on_accumulator_grid. --bias-grid with --profile pro-fp is a usage error; at a
+// PRO-FP the rule picked, a note says that it changes nothing. Returns lo.profile.
+tosa::Profile apply_lowering_choice(Tool& tool, const LoweringChoice& choice, const nnef::Graph& model, bool quantization,
+                                    tosa::LowerOptions& lo);
 
 // "1 task", "2 tasks".
 std::string plural(std::uint64_t n, const std::string& word);

@@ -18,7 +18,7 @@ tosa::MlirModule read_mlir_input(Tool& tool, const std::string& path, const std:
     const std::uint32_t file = sources.add(path, std::move(ss).str());
     tosa::MlirReadOptions o;
     o.limits = tool.common.flatten.options.limits;
-    if (!profile.empty()) o.profile = profile == "pro-int" ? tosa::Profile::pro_int : tosa::Profile::pro_fp;
+    if (!profile.empty()) o.profile = tosa::profile_named(profile);
     Diagnostics diags(o.limits.max_errors);
     std::optional<tosa::MlirModule> m = tosa::read_mlir(sources, file, o, diags);
     if (!m || diags.has_errors()) tool.fail(diags, sources);

@@ -25,6 +25,7 @@
 #include "engine.hpp"
 #include "exec/executor.hpp"
 #include "exec/gemm.hpp"
+#include "storage/quantization.hpp"
 #include "storage/tensor_file.hpp"
 #ifndef NNEF_EXEC_FLOAT64
 #include "via_nnapi.hpp"
@@ -85,7 +86,7 @@ struct RunOptions {
     bool time = false, float64 = false, no_quant = false, output_codes = false;
     std::string via;  // "tosa", "nnapi" or empty
     std::string quant_like;  // "nnef-tools" or empty
-    std::string profile;     // --profile: "pro-fp", "pro-int" or empty (pro-fp; a FILE.mlir's own)
+    cli::LoweringChoice lowering;  // --profile, --bias-grid (with --via tosa; --profile also FILE.mlir)
 };
 
 cli::Tool& tool() {
@@ -148,13 +149,16 @@ void declare_options(cli::Tool& t, RunOptions& r) {
            cli::set_choice(r.quant_like, {"nnef-tools"})});
     o.add({"--threads", "", "N", "threads for the large kernels (default 2)", run, cli::set_uint(r.threads, 1, 256)});
     o.add({"--time", "", "", "print the time of each cycle on stderr", run, cli::set_flag(r.time)});
-    o.add({"--via", "", "tosa|nnapi", "run the model lowered to TOSA 1.0.1 (PRO-FP; --profile) by the TOSA interpreter, or\n"
+    o.add({"--via", "", "tosa|nnapi", "run the model lowered to TOSA 1.0.1 (--profile) by the TOSA interpreter, or\n"
            "exported as an NNAPI 1.0 model (NHWC; a quantized model as TENSOR_QUANT8_ASYMM)\n"
            "by the NNAPI interpreter, instead (same inputs, outputs and options; --dump\n"
            "finds tensors by the TOSA values' names or the NNAPI operands')", run,
            cli::set_choice(r.via, {"tosa", "nnapi"})});
-    o.shared("--profile", cli::set_choice(r.profile, {"pro-fp", "pro-int"}), "pro-fp; a FILE.mlir's own",
-             "(with --via tosa or FILE.mlir; pro-int lowers a quantized\nmodel in integers: its inputs are quantized on their graph.quant\ngrids, its output codes given as reals, or as codes with\n--output-codes)");
+    cli::add_lowering_options(o, r.lowering,
+                              "(with --via tosa or FILE.mlir; pro-int lowers a quantized\nmodel in integers: its inputs are quantized on their graph.quant\n"
+                              "grids, its output codes given as reals, or as codes with\n--output-codes; with --no-quant the default is pro-fp;\n"
+                              "FILE.mlir: instead of the file's own)",
+                              "(with --via tosa)");
 }
 
 void print(const Diagnostics& d, const SourceManager& sources) { tool().report(d, sources); }
@@ -350,7 +354,11 @@ int run(int argc, char** argv) {
     if (r.float64) return run_main64::run(argc, argv);
 #endif
 
-    for (const std::string& name : exec::compounds_without_kernel()) opts.flatten.expand.push_back(name);
+    // The reference executor runs the compounds without a kernel through their bodies. --via tosa
+    // keeps the quantize fragments atomic, as nnef-to-tosa and nnef-to-vpu do: at PRO-INT a graph input
+    // read by one linear quantize fragment takes that fragment's grid (samples/quantized).
+    for (const std::string& name : exec::compounds_without_kernel())
+        if (r.via != "tosa" || !storage::quant_algorithm(name)) opts.flatten.expand.push_back(name);
     if (!opts.flatten.load_weights && !r.random_weights)
         usage_error("--no-weights: running a model needs values for its variables; for a model stored without "
                     "weights use --random-weights SEED");
@@ -360,13 +368,14 @@ int run(int argc, char** argv) {
     // FILE.mlir: a TOSA graph, run by the TOSA interpreter (as --via tosa); the NNEF graph `g` is
     // then only its interface (inputs and outputs with their types).
     const bool mlir_file = tosa::is_mlir_path(path);
+    std::string profile;  // the TOSA graph's profile (--via tosa, FILE.mlir), for the JSON document
     SourceManager mlir_sources;
     std::optional<tosa::MlirModule> mlir;
     Graph interface;
     if (mlir_file) {
-        if (r.random_weights || !r.quant_like.empty() || r.no_quant)
-            usage_error("FILE.mlir is a TOSA graph with its constants: --random-weights, --quant-like and --no-quant apply "
-                        "to NNEF models");
+        if (r.random_weights || !r.quant_like.empty() || r.no_quant || !r.lowering.bias_grid.empty())
+            usage_error("FILE.mlir is a TOSA graph with its constants: --random-weights, --quant-like, --no-quant and "
+                        "--bias-grid apply to NNEF models");
         if (r.output_codes)
             tool().note("--output-codes: FILE.mlir has no graph.quant; its outputs are written as the TOSA graph computes "
                         "them (a PRO-INT graph's integer outputs are its codes)");
@@ -375,7 +384,8 @@ int run(int argc, char** argv) {
 #ifdef NNEF_EXEC_FLOAT64
         usage_error("FILE.mlir runs on the TOSA interpreter, which computes as the TOSA graph says; it does not combine with --float64");
 #else
-        mlir = cli::read_mlir_input(tool(), path, r.profile, mlir_sources, true);
+        mlir = cli::read_mlir_input(tool(), path, r.lowering.profile, mlir_sources, true);
+        profile = tosa::to_string(mlir->graph.profile);
         interface = run_engine::interface_of(mlir->graph);
 #endif
     } else {
@@ -434,9 +444,11 @@ int run(int argc, char** argv) {
         eo.exact_sums = true;
     }
     std::unique_ptr<run_engine::Engine<exec::TensorValue>> engine;
-    if (!r.profile.empty() && r.via != "tosa")
-        usage_error("--profile " + r.profile + " says how --via tosa lowers the model; it applies with --via tosa or FILE.mlir");
-    if (r.profile == "pro-int" && r.no_quant)
+    if (!r.lowering.profile.empty() && r.via != "tosa")
+        usage_error("--profile " + r.lowering.profile + " says how --via tosa lowers the model; it applies with --via tosa or FILE.mlir");
+    if (!r.lowering.bias_grid.empty() && r.via != "tosa")
+        usage_error("--bias-grid " + r.lowering.bias_grid + " says how --via tosa lowers the model; it applies with --via tosa");
+    if (r.lowering.profile == "pro-int" && r.no_quant)
         usage_error("--profile pro-int computes on the graph.quant grids; it does not combine with --no-quant");
     if (!r.via.empty()) {
 #ifdef NNEF_EXEC_FLOAT64
@@ -446,9 +458,11 @@ int run(int argc, char** argv) {
         if (r.via == "nnapi" && r.no_quant && std::any_of(g.tensors.begin(), g.tensors.end(), [](const Tensor& t) { return t.quantization != nullptr; }))
             usage_error("--via nnapi runs a quantized model as NNAPI computes it (TENSOR_QUANT8_ASYMM); it does not combine with --no-quant");
         Diagnostics d;
+        tosa::LowerOptions lo;
+        if (!mlir_file && r.via == "tosa") profile = tosa::to_string(cli::apply_lowering_choice(tool(), r.lowering, g, !r.no_quant, lo));
         engine = mlir_file ? run_engine::make_tosa_engine(std::move(mlir->graph), g, eo, d)
                  : r.via == "nnapi" ? run_engine::make_nnapi_engine(g, eo, d)
-                                    : run_engine::make_tosa_engine(g, eo, d, *cli::parse_profile(r.profile.empty() ? "pro-fp" : r.profile));
+                                    : run_engine::make_tosa_engine(g, eo, d, lo);
         print(d, sources);
         if (!engine) tool().finish(cli::invalid);
 #endif
@@ -601,6 +615,7 @@ int run(int argc, char** argv) {
         }
         tool().document["path"] = path;
         tool().document["graph"] = g.name;
+        if (!profile.empty()) tool().document["profile"] = profile;
         tool().document["cycles"] = r.cycles;
         if (!tool().quiet()) tool().document["tensors"] = std::move(tensors);
         if (!r.compare.dir.empty()) tool().document["compare"] = cli::compare_json(comparisons, r.compare);

@@ -331,14 +331,12 @@ std::unique_ptr<Engine<exec::TensorValue>> make_tosa_engine(tosa::Graph graph, c
 }
 
 std::unique_ptr<Engine<exec::TensorValue>> make_tosa_engine(const Graph& g, const exec::ExecOptions& options, Diagnostics& diags,
-                                                            tosa::Profile profile) {
-    tosa::LowerOptions lo;
-    lo.random_weights = options.random_weights;
-    lo.profile = profile;
-    std::optional<tosa::Graph> lowered = tosa::lower_to_tosa(g, lo, diags);
+                                                            tosa::LowerOptions lowering) {
+    lowering.random_weights = options.random_weights;
+    std::optional<tosa::Graph> lowered = tosa::lower_to_tosa(g, lowering, diags);
     if (!lowered) return nullptr;
     std::map<std::string, tosa::IntegerCodes> codes;
-    if (profile == tosa::Profile::pro_int && tosa::from_nnef::is_quantized(g))
+    if (lowering.profile == tosa::Profile::pro_int && tosa::from_nnef::is_quantized(g))
         for (const Tensor& t : g.tensors)
             if (t.dtype == PrimType::scalar)
                 if (auto c = tosa::integer_codes(g, t.name)) codes.emplace(t.name, std::move(*c));

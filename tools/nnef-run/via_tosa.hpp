@@ -13,18 +13,19 @@
 #include <nnef/graph.hpp>
 
 #include "exec/executor.hpp"
+#include "lowering/tosa/from_nnef.hpp"
 #include "lowering/tosa/ir.hpp"
 #include "engine.hpp"
 
 namespace nnef::run_engine {
 
-// Lowers `g` at `profile` (errors: stage tosa diagnostics) and prepares the interpreter; null after
-// an error. Uses the options' threads, random_weights, keep and keep_all. At PRO-INT a quantized
+// Lowers `g` with `lowering` (its profile and bias grid; errors: stage tosa diagnostics) and prepares
+// the interpreter; null after an error. Uses the options' threads, random_weights, keep and keep_all. At PRO-INT a quantized
 // graph's function takes and gives codes: the engine quantizes its inputs' reals on their
 // graph.quant grids (as nnef-run's simulation does) and gives the reals of the output codes (and
 // of kept tensors with an entry), so that every nnef-run option works alike.
 std::unique_ptr<Engine<exec::TensorValue>> make_tosa_engine(const Graph& g, const exec::ExecOptions& options, Diagnostics& diags,
-                                                            tosa::Profile profile = tosa::Profile::pro_fp);
+                                                            tosa::LowerOptions lowering = {});
 
 // A TOSA graph read from MLIR (FILE.mlir), run with `interface` as its NNEF graph (interface_of):
 // prepares the interpreter; null after an error. Uses the options' threads, keep and keep_all.

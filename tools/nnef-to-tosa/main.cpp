@@ -25,7 +25,8 @@ const char* const description =
     "(docs/tosa.md; with the tool's schema_version and diagnostics, docs/json.md), or as a readable text\n"
     "dump. The graph is checked after every lowering step (--verify-each), and validated at the end (the\n"
     "profile's data types, the level's limits, every ERROR_IF of the specification). A quantized model\n"
-    "(graph.quant) is lowered at PRO-INT unless --profile says otherwise; a note on stderr says which.\n"
+    "(graph.quant) is lowered at PRO-INT unless --profile says otherwise, as in nnef-to-vpu and nnef-run\n"
+    "--via tosa; a note on stderr says which.\n"
     "\n"
     "FILE.mlir (TOSA 1.0 MLIR text of any producer, generic or pretty form; docs/tosa.md) is read instead\n"
     "of lowered, validated, and written back in the chosen format (its profile: the file's tosa.target_env,\n"
@@ -72,7 +73,8 @@ int run(int argc, char** argv) {
     front.no_weights = false;
     front.output_help = "(the graph; with --format json the JSON document)";
     cli::add_front_end(tool.options, tool.common, front);
-    std::string profile, level = "8k";
+    cli::LoweringChoice lowering;
+    std::string level = "8k";
     std::optional<std::uint64_t> random_weights;
     bool no_weights = false, resource_blobs = false, verify_each = true;
     std::set<std::string> print_after;
@@ -80,7 +82,7 @@ int run(int argc, char** argv) {
     o.shared("--no-weights", cli::set_flag(no_weights), "",
              "(large constants written as dense_resource<__elided__> (MLIR) or \"elided\"\n(JSON); pseudo-random weights stand in for the lowering)");
     o.shared("--random-weights", cli::set_optional_uint(random_weights), "", "(the same values as nnef-run --random-weights SEED)");
-    o.shared("--profile", cli::set_choice(profile, {"pro-fp", "pro-int"}), "pro-int for a quantized model, else pro-fp");
+    cli::add_lowering_options(o, lowering, "(FILE.mlir: instead of the file's own; NNAPI.json: must be the\nmodel's)");
     o.shared("--verify-each", cli::set_flag(verify_each), "on");
     o.shared("--no-verify-each", cli::set_flag(verify_each, false));
     std::string passes = "legalize-nnef-to-tosa";
@@ -91,29 +93,31 @@ int run(int argc, char** argv) {
         print_after.insert(v);
         return std::nullopt;
     }, passes);
-    const char* lowering = "lowering";
-    o.add({"--no-verify", "", "", "the same as --no-verify-each", lowering, cli::set_flag(verify_each, false)});
-    o.add({"--level", "", "8k|none", "the TOSA level whose limits the graph must keep (default 8k)", lowering,
+    const char* section = "lowering";
+    o.add({"--no-verify", "", "", "the same as --no-verify-each", section, cli::set_flag(verify_each, false)});
+    o.add({"--level", "", "8k|none", "the TOSA level whose limits the graph must keep (default 8k)", section,
            cli::set_choice(level, {"8k", "8K", "none"})});
     o.add({"--resource-blobs", "", "", "MLIR: large constants as dense_resource blobs in the file's\n"
-           "dialect_resources section instead of inline dense<\"0x...\"> data", lowering, cli::set_flag(resource_blobs)});
+           "dialect_resources section instead of inline dense<\"0x...\"> data", section, cli::set_flag(resource_blobs)});
     tool.parse(argc, argv);
     const cli::CommonOptions& opts = tool.common;
     if (cli::is_nnapi_json(opts.paths.front())) {
         // An NNAPI model: its operand types pick the profile, its constants are its weights.
-        if (random_weights || !print_after.empty())
-            tool.usage_error("--random-weights and --print-after apply to lowering an NNEF MODEL; an NNAPI model has its "
-                             "constants and is lowered by the NNAPI lowering (docs/nnapi.md)");
+        if (random_weights || !print_after.empty() || !lowering.bias_grid.empty())
+            tool.usage_error("--random-weights, --bias-grid and --print-after apply to lowering an NNEF MODEL; an NNAPI model "
+                             "has its constants and is lowered by the NNAPI lowering (docs/nnapi.md)");
         cli::NnapiInput in = cli::read_nnapi_input(tool, opts.paths.front(), true);
-        if (!profile.empty() && *cli::parse_profile(profile) != in.module.graph.profile)
-            tool.usage_error("--profile " + profile + ": an NNAPI model's profile is its operand types' (PRO-INT for "
+        if (!lowering.profile.empty() && *tosa::profile_named(lowering.profile) != in.module.graph.profile)
+            tool.usage_error("--profile " + lowering.profile + ": an NNAPI model's profile is its operand types' (PRO-INT for "
                              "TENSOR_QUANT8_ASYMM, PRO-FP for TENSOR_FLOAT32), here " +
                              (in.module.graph.profile == tosa::Profile::pro_int ? std::string("pro-int") : std::string("pro-fp")));
         write_tosa_input(tool, in.module, SourceManager(), level, no_weights, resource_blobs);
     }
     if (tosa::is_mlir_path(opts.paths.front())) {
+        if (!lowering.bias_grid.empty())
+            tool.usage_error("--bias-grid says how an NNEF model's convolutions are lowered; FILE.mlir is TOSA already");
         SourceManager sources;
-        const tosa::MlirModule m = cli::read_mlir_input(tool, opts.paths.front(), profile, sources);
+        const tosa::MlirModule m = cli::read_mlir_input(tool, opts.paths.front(), lowering.profile, sources);
         write_tosa_input(tool, m, sources, level, no_weights, resource_blobs);
     }
 
@@ -128,14 +132,7 @@ int run(int argc, char** argv) {
     tool.report(session.diagnostics(), session.sources());
 
     tosa::LowerOptions lo;
-    if (profile.empty()) {
-        const bool quantized = tosa::from_nnef::is_quantized(*session.graph());
-        lo.profile = quantized ? tosa::Profile::pro_int : tosa::Profile::pro_fp;
-        tool.note(std::string("profile ") + (quantized ? "PRO-INT: the model is quantized (graph.quant); --profile pro-fp lowers it in float"
-                                                        : "PRO-FP"));
-    } else {
-        lo.profile = *cli::parse_profile(profile);
-    }
+    cli::apply_lowering_choice(tool, lowering, *session.graph(), true, lo);
     lo.level = level == "none" ? tosa::Level::none() : tosa::Level::eight_k();
     lo.verify_each = verify_each;
     lo.random_weights = random_weights;

@@ -63,7 +63,7 @@ struct VpuOptions {
     std::vector<std::pair<std::string, std::string>> inputs;  // NAME (may be empty), FILE or random:SEED
     // compiling a MODEL
     std::optional<std::uint64_t> random_weights;
-    std::string profile;
+    cli::LoweringChoice lowering;  // --profile, --bias-grid
     bool verify_each = false;
     std::set<std::string> print_after_tosa, print_after_vpu;
     std::string pass;  // --pass NAME: one VPU pass on the IR text (lowering/vpu/ir_text.hpp)
@@ -103,9 +103,11 @@ void declare_options(cli::Tool& t, VpuOptions& o) {
     cli::add_compare_options(opt, o.compare,
                              "(the device computes in fp16: the defaults are wider than nnef-run's 1e-4\n"
                              "and 0; atol is fp16's smallest subnormal 2^-24)");
-    opt.shared("--profile", cli::set_choice(o.profile, {"pro-fp", "pro-int"}), "pro-fp",
-               "(compiling a MODEL: pro-int compiles the int8 path, int8 activations and\n"
-               "weights, requantization in the NCE's weights table)");
+    cli::add_lowering_options(opt, o.lowering,
+                              "(compiling a MODEL: pro-int compiles the int8 path, int8 activations and\n"
+                              "weights, requantization in the NCE's weights table; FILE.mlir: instead\n"
+                              "of the file's own; NNAPI.json: must be the model's)",
+                              "(compiling a MODEL)");
     opt.shared("--verify-each", cli::set_flag(o.verify_each), "off");
     opt.shared("--no-verify-each", cli::set_flag(o.verify_each, false));
     std::vector<std::string> tosa_passes = {"legalize-nnef-to-tosa"};
@@ -187,7 +189,7 @@ vpu::TaskList compile_model(const std::string& path, const vpu::Target& target, 
                     "and timing need no values (--random-weights SEED picks the seed)");
     }
     lo.verify_each = o.verify_each;
-    lo.profile = o.profile == "pro-int" ? tosa::Profile::pro_int : tosa::Profile::pro_fp;
+    tool().document["profile"] = tosa::to_string(cli::apply_lowering_choice(tool(), o.lowering, graph, true, lo));
     lo.print_after = o.print_after_tosa;
     lo.print = print;
     if (lo.profile == tosa::Profile::pro_int)
@@ -229,7 +231,8 @@ vpu::TaskList compile_graph(const tosa::Graph& g, const SourceManager& sources, 
 // FILE.mlir -> TOSA (read and validated) -> task list for `target`.
 vpu::TaskList compile_mlir(const std::string& path, const vpu::Target& target, const VpuOptions& o, InitialState& state) {
     SourceManager sources;
-    const tosa::MlirModule m = cli::read_mlir_input(tool(), path, o.profile, sources, true);
+    const tosa::MlirModule m = cli::read_mlir_input(tool(), path, o.lowering.profile, sources, true);
+    tool().document["profile"] = tosa::to_string(m.graph.profile);
     return compile_graph(m.graph, sources, target, o, state);
 }
 
@@ -238,11 +241,12 @@ vpu::TaskList compile_mlir(const std::string& path, const vpu::Target& target, c
 vpu::TaskList compile_nnapi(const std::string& path, const vpu::Target& target, const VpuOptions& o, InitialState& state,
                             OutputCodes& codes) {
     cli::NnapiInput in = cli::read_nnapi_input(tool(), path, false);
-    if (!o.profile.empty() && *cli::parse_profile(o.profile) != in.module.graph.profile)
-        usage_error("--profile " + o.profile + ": an NNAPI model's profile is its operand types' (PRO-INT for "
+    if (!o.lowering.profile.empty() && *tosa::profile_named(o.lowering.profile) != in.module.graph.profile)
+        usage_error("--profile " + o.lowering.profile + ": an NNAPI model's profile is its operand types' (PRO-INT for "
                     "TENSOR_QUANT8_ASYMM, PRO-FP for TENSOR_FLOAT32), here " +
                     (in.module.graph.profile == tosa::Profile::pro_int ? std::string("pro-int") : std::string("pro-fp")));
     codes = std::move(in.codes);
+    tool().document["profile"] = tosa::to_string(in.module.graph.profile);
     return compile_graph(in.module.graph, SourceManager(), target, o, state);
 }
 
@@ -421,7 +425,8 @@ cli::Json report_json(const vpu::TaskList& list, const vpu::Target& target, cons
     const bool values = !o.inputs.empty() || !o.output_dir.empty() || !o.compare.dir.empty();
     opts.format = "ir-text";  // stdout is the IR text: no JSON document, messages as text
     if (o.simulate || values || !o.svg.empty() || !o.target_file.empty() || o.random_weights || o.verify_each ||
-        !o.print_after_tosa.empty() || !o.print_after_vpu.empty() || !o.profile.empty() || o.output_codes || opts.format_given)
+        !o.print_after_tosa.empty() || !o.print_after_vpu.empty() || !o.lowering.profile.empty() || !o.lowering.bias_grid.empty() || o.output_codes ||
+        opts.format_given)
         usage_error("--pass reads and writes IR text: it takes no other option of compiling or simulating (but -o)");
     std::ifstream f(path, std::ios::binary);
     if (!f) {
@@ -460,11 +465,11 @@ int run(int argc, char** argv) {
     const bool nnapi = cli::is_nnapi_json(path);
     const bool mlir = !nnapi && tosa::is_mlir_path(path);
     const bool model = !nnapi && !is_task_list_path(path) && !mlir;
-    if (mlir && (o.random_weights || !o.print_after_tosa.empty() || o.output_codes))
-        usage_error("--random-weights, --output-codes and the TOSA passes' --print-after apply to compiling a MODEL; "
+    if (mlir && (o.random_weights || !o.print_after_tosa.empty() || o.output_codes || !o.lowering.bias_grid.empty()))
+        usage_error("--random-weights, --output-codes, --bias-grid and the TOSA passes' --print-after apply to compiling a MODEL; "
                     "FILE.mlir is TOSA already (its constants are its weights)");
-    if (nnapi && (o.random_weights || !o.print_after_tosa.empty()))
-        usage_error("--random-weights and the TOSA passes' --print-after apply to compiling an NNEF MODEL; an NNAPI model "
+    if (nnapi && (o.random_weights || !o.print_after_tosa.empty() || !o.lowering.bias_grid.empty()))
+        usage_error("--random-weights, --bias-grid and the TOSA passes' --print-after apply to compiling an NNEF MODEL; an NNAPI model "
                     "has its constants and is lowered by the NNAPI lowering (docs/nnapi.md)");
     if (model && values && !opts.flatten.load_weights && !o.random_weights)
         usage_error("--no-weights: --input, --output-dir and --compare simulate values, which need the model's "
@@ -472,11 +477,12 @@ int run(int argc, char** argv) {
     // Without values to simulate, a model stored graph-only compiles for its schedule and timing.
     opts.flatten.weights_optional = !values;
     if (!model && !mlir && !nnapi && (o.random_weights || o.verify_each || !o.print_after_tosa.empty() || !o.print_after_vpu.empty() ||
-                   !o.profile.empty() || o.output_codes))
-        usage_error("--random-weights, --profile, --output-codes, --verify-each and --print-after apply to compiling a MODEL, "
+                   !o.lowering.profile.empty() || !o.lowering.bias_grid.empty() || o.output_codes))
+        usage_error("--random-weights, --profile, --bias-grid, --output-codes, --verify-each and --print-after apply to compiling a MODEL, "
                     "not to a task list");
     const std::optional<vpu::Target> given =
         o.target_file.empty() ? std::nullopt : std::optional<vpu::Target>(take(vpu::read_target_file(o.target_file)));
+    tool().document["path"] = path;
     InitialState state;
     OutputCodes codes, input_codes;
     vpu::TaskList list = model   ? compile_model(path, given.value_or(vpu::Target{}), o, opts.flatten, state, codes, input_codes)
@@ -485,7 +491,6 @@ int run(int argc, char** argv) {
                                  : load_task_list(path, values);
     if (nnapi) input_codes = codes;  // the grids of the NNAPI model's quantized inputs and outputs alike
     const vpu::Target target = given.value_or(list.target);
-    tool().document["path"] = path;
 
     if (!o.simulate || to_file) {
         const std::string text = list_format == "json" ? vpu::to_json_text(list) : vpu::to_text(list);

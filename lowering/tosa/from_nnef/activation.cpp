@@ -84,8 +84,8 @@ using integer::Act;
 // relu: with a result entry, RESCALE to its grid, then CLAMP at the code of 0 (RESCALE is monotone
 // and maps the reals below 0 at or below it); else CLAMP at the input's zero point.
 bool relu_integer(integer::Lowering& q) {
-    const Act* x = q.act(q.arg_id("x"));
-    if (!x) return q.fail("its input is not an integer activation");
+    const Act* x = q.input_act("x");
+    if (!x) return false;
     const std::string name = q.c.result("y").name;
     bool bad = false;
     const auto og = q.entry_grid(name, bad);

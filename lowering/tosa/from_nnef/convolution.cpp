@@ -294,8 +294,8 @@ ValueId fine_bias(Lowering& q, ValueId acc, const FineBias& f, const std::vector
 
 // conv / linear: i8 input and weights, i32 bias and accumulator, RESCALE to the result's grid.
 bool conv_integer(Lowering& q, bool linear) {
-    const Act* x = q.act(q.arg_id("input"));
-    if (!x) return q.fail("its input is not an integer activation");
+    const Act* x = q.input_act("input");
+    if (!x) return false;
     if (x->grid.dtype != DType::i8) return q.fail("convolutions of i16 inputs need EXT-INT16 (not lowered)");
     const Real* w = q.real(q.arg_id("filter"));
     if (!w) return q.fail("its filter is not known at compile time (weights must be constants for PRO-INT)");

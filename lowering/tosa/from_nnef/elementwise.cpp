@@ -182,10 +182,8 @@ ValueId wide_operand(integer::Lowering& q, std::string_view name, double unit, d
 bool add_sub_integer(integer::Lowering& q, bool sub) {
     const std::string x = q.arg_id("x"), y = q.arg_id("y");
     const Tensor& out = q.c.result("z");
-    bool bad = false;
-    const auto og = q.entry_grid(out.name, bad);
-    if (bad) return false;
-    if (!og) return q.fail("its result '" + out.name + "' has no graph.quant entry");
+    const auto og = q.result_grid(out.name);
+    if (!og) return false;
     double coarse = 0.0;
     for (const std::string& id : {x, y})
         if (const Act* a = q.act(id)) coarse = std::max(coarse, a->grid.scale);
@@ -261,10 +259,8 @@ std::optional<Act> times_tensor(integer::Lowering& q, const Act& x, const Shape&
 // x * C or x / C for the current operation's compile-time operand `name` (a literal or a tensor):
 // scaled() for one number, times_tensor() for a tensor of several.
 bool by_constant(integer::Lowering& q, const Act& x, std::string_view name, bool divide, const Tensor& out) {
-    bool bad = false;
-    const auto og = q.entry_grid(out.name, bad);
-    if (bad) return false;
-    if (!og) return q.fail("its result '" + out.name + "' has no graph.quant entry");
+    const auto og = q.result_grid(out.name);
+    if (!og) return false;
     if (const auto k = uniform_number(q, name, q.c.shape(x.v))) {
         if (!std::isfinite(*k) || (divide && *k == 0.0)) return q.fail("its constant operand is " + std::to_string(*k));
         return q.set(out.name, scaled(q, x, divide ? 1.0 / *k : *k, *og, *out.shape));
@@ -295,10 +291,8 @@ bool mul_integer(integer::Lowering& q) {
     if (!a || !b || a->grid.dtype != DType::i8 || b->grid.dtype != DType::i8)
         return q.fail("only the product of two i8 activations, or of an activation and a constant, is lowered");
     if (a->grid.frac != 0.0 || b->grid.frac != 0.0) return q.fail("grids whose zero point falls between codes are not lowered here");
-    bool bad = false;
-    const auto og = q.entry_grid(out.name, bad);
-    if (bad) return false;
-    if (!og) return q.fail("its result '" + out.name + "' has no graph.quant entry");
+    const auto og = q.result_grid(out.name);
+    if (!og) return false;
     const ValueId p = q.c.mul(q.rescale(a->v, a->grid.zp, 1.0, 0, DType::i32), q.rescale(b->v, b->grid.zp, 1.0, 0, DType::i32));
     const double unit = a->grid.scale * b->grid.scale;
     ValueId prod = q.c.reshape(p, *out.shape);
@@ -375,8 +369,8 @@ bool min_max_integer(integer::Lowering& q, bool max) {
 // clamp with literal bounds: RESCALE to the result's grid (if any), CLAMP at the codes of the bounds
 // (quantizing is monotone, so this is exact); with tensor bounds: max(min(x, b), a) as min_max_integer.
 bool clamp_integer(integer::Lowering& q) {
-    const Act* x = q.act(q.arg_id("x"));
-    if (!x) return q.fail("its input is not an integer activation");
+    const Act* x = q.input_act("x");
+    if (!x) return false;
     const std::string name = q.c.result("y").name;
     const auto a = literal(q.c.argument("a")), b = literal(q.c.argument("b"));
     if (!a || !b) {

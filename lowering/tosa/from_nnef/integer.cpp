@@ -116,6 +116,19 @@ std::optional<storage::QuantParams> Lowering::params_of(const std::string& tenso
     return *p;
 }
 
+std::optional<Grid> Lowering::result_grid(const std::string& tensor) {
+    bool bad = false;
+    auto g = entry_grid(tensor, bad);
+    if (!g && !bad) fail("its result '" + tensor + "' has no graph.quant entry");
+    return bad ? std::nullopt : g;
+}
+
+const Act* Lowering::input_act(std::string_view arg) {
+    const Act* x = act(arg_id(arg));
+    if (!x) fail("its input is not an integer activation");
+    return x;
+}
+
 std::optional<Grid> Lowering::entry_grid(const std::string& tensor, bool& bad) {
     const auto p = params_of(tensor, bad);
     if (!p) return std::nullopt;
@@ -299,8 +312,8 @@ ValueId Lowering::table(const Act& a, const std::function<double(double)>& code_
 
 // An element-wise function of one activation: a TABLE to the result's grid (its entry needed).
 bool Lowering::unary(const std::function<double(double)>& f, const char* result) {
-    const Act* x = act(arg_id("x"));
-    if (!x) return fail("its input is not an integer activation");
+    const Act* x = input_act("x");
+    if (!x) return false;
     if (x->grid.dtype != DType::i8) return fail("TABLEs of i16 inputs are not lowered here (i8 only)");
     const Tensor& out = c.result(result);
     bool bad = false;

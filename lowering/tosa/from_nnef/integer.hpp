@@ -99,6 +99,12 @@ public:
     // The entry of a tensor, checked; nullopt without one (bad set after an error).
     std::optional<storage::QuantParams> params_of(const std::string& tensor, bool& bad);
     std::optional<Grid> entry_grid(const std::string& tensor, bool& bad);
+    // The grid of the entry of the current operation's result `tensor`, which it needs; nullopt after
+    // reporting an error (an entry without an i8 form, or none).
+    std::optional<Grid> result_grid(const std::string& tensor);
+    // The activation the current operation's argument `arg` names; null after reporting an error
+    // (a literal, a compile-time tensor, a tensor without codes).
+    const Act* input_act(std::string_view arg);
     const Act* act(const std::string& tensor) const {
         auto it = acts.find(tensor);
         return it == acts.end() ? nullptr : &it->second;

@@ -67,10 +67,8 @@ bool matmul_integer(integer::Lowering& q) {
             return q.fail("its operand '" + ids[k] + "' is not on an i8 grid with an integer zero point");
     }
     const Tensor& out = q.c.result("C");
-    bool bad = false;
-    const auto og = q.entry_grid(out.name, bad);
-    if (bad) return false;
-    if (!og) return q.fail("its result '" + out.name + "' has no graph.quant entry");
+    const auto og = q.result_grid(out.name);
+    if (!og) return false;
     const double unit = ops[0].grid.scale * ops[1].grid.scale;
     ValueId acc = matmul_value(q.c, ops[0].v, ops[1].v, q.c.logical_attr("transposeA"), q.c.logical_attr("transposeB"),
                                *out.shape, q.c.splat(DType::i8, {1}, double(ops[0].grid.zp)),

@@ -63,14 +63,12 @@ bool batch_normalization(Context& c) {
 // real = x * k + b (k = scale / sqrt(variance + epsilon), b = offset - mean * k, in double) is an exact
 // affine map of the input's codes onto the result's grid (integer::Lowering::affine).
 bool batch_normalization_integer(integer::Lowering& q) {
-    const integer::Act* x = q.act(q.arg_id("input"));
-    if (!x) return q.fail("its input is not an integer activation");
+    const integer::Act* x = q.input_act("input");
+    if (!x) return false;
     if (x->grid.dtype != DType::i8) return q.fail("its input is not an i8 activation");
     const Tensor& out = q.c.result("output");
-    bool bad = false;
-    const auto og = q.entry_grid(out.name, bad);
-    if (bad) return false;
-    if (!og) return q.fail("its result '" + out.name + "' has no graph.quant entry");
+    const auto og = q.result_grid(out.name);
+    if (!og) return false;
     const Shape xs = q.c.shape(x->v);
     const std::int64_t C = xs.size() > 1 ? xs[1] : 1;
     // a parameter's items per channel: a literal, or a compile-time tensor of 1 or C items

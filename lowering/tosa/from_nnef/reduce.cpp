@@ -93,8 +93,8 @@ using integer::Grid;
 // mean_reduce / sum_reduce: the codes minus the zero point summed in i32, one RESCALE to the
 // result's grid (a single rounding, as the simulation's).
 bool mean_reduce_integer(integer::Lowering& q, bool mean) {
-    const Act* x = q.act(q.arg_id("input"));
-    if (!x) return q.fail("its input is not an integer activation");
+    const Act* x = q.input_act("input");
+    if (!x) return false;
     const Tensor& out = q.c.result("output");
     Ints axes = q.c.ints_attr("axes");
     const Shape& is = q.c.shape(x->v);
@@ -133,14 +133,12 @@ bool mean_reduce_integer(integer::Lowering& q, bool mean) {
 // keeps r * 2^b in i32; p * 2^(15 + b) = q1 * 2^b + q2 (truncated), one RESCALE to the result's
 // grid. docs/tosa-lowering.md gives the error: below 0.01 of a step of the result's grid.
 bool softmax_integer(integer::Lowering& q) {
-    const Act* x = q.act(q.arg_id("x"));
-    if (!x) return q.fail("its input is not an integer activation");
+    const Act* x = q.input_act("x");
+    if (!x) return false;
     if (x->grid.dtype != DType::i8) return q.fail("softmax of i16 inputs is not lowered here (i8 only)");
     const Tensor& out = q.c.result("y");
-    bool bad = false;
-    const auto og = q.entry_grid(out.name, bad);
-    if (bad) return false;
-    if (!og) return q.fail("its result '" + out.name + "' has no graph.quant entry");
+    const auto og = q.result_grid(out.name);
+    if (!og) return false;
     Ints axes = sorted_axes(q.c);
     const Shape& is = q.c.shape(x->v);
     std::int64_t count = 1;

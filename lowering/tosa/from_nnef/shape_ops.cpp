@@ -164,8 +164,8 @@ using integer::Real;
 // gather of an activation at compile-time indices (a literal or a constant): GATHER of the codes
 // (each item keeps its grid), RESCALEd to the result's entry if it has another.
 bool gather_integer(integer::Lowering& q) {
-    const Act* x = q.act(q.arg_id("input"));
-    if (!x) return q.fail("its input is not an integer activation");
+    const Act* x = q.input_act("input");
+    if (!x) return false;
     std::vector<double> items;
     Shape shape;
     const nnef::Value& v = q.c.argument("indices");
@@ -182,8 +182,8 @@ bool gather_integer(integer::Lowering& q) {
 
 // split: slices of the codes (each result RESCALEd to its entry if it has another grid).
 bool split_integer(integer::Lowering& q) {
-    const Act* x = q.act(q.arg_id("value"));
-    if (!x) return q.fail("its input is not an integer activation");
+    const Act* x = q.input_act("value");
+    if (!x) return false;
     std::int64_t axis = q.c.int_attr("axis");
     if (axis < 0) axis += std::int64_t(q.c.rank(x->v));
     std::int64_t begin = 0;
@@ -198,8 +198,8 @@ bool split_integer(integer::Lowering& q) {
 
 // pad: every border mode on the codes ('constant': the code of the value on the input's grid).
 bool pad_integer(integer::Lowering& q) {
-    const Act* x = q.act(q.arg_id("input"));
-    if (!x) return q.fail("its input is not an integer activation");
+    const Act* x = q.input_act("input");
+    if (!x) return false;
     const std::string border = q.c.string_attr("border", "constant");
     if (border == "ignore") return q.fail("border 'ignore' is not defined for pad");
     const double value = q.c.scalar_attr("value", 0.0);

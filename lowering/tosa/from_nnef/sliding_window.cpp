@@ -349,8 +349,8 @@ std::optional<bool> window_mean(integer::Lowering& q, const Act& x, const std::s
 // items) with AVG_POOL2D, whose zero points may stay 0 (the integer zero point commutes with the
 // rounded mean), then a RESCALE to the result's grid (two roundings).
 bool pool_integer(integer::Lowering& q, bool max) {
-    const Act* x = q.act(q.arg_id("input"));
-    if (!x) return q.fail("its input is not an integer activation");
+    const Act* x = q.input_act("input");
+    if (!x) return false;
     const std::string border = q.c.string_attr("border", "constant");
     if (!max)
         if (const auto y = window_mean(q, *x, border)) return *y;

@@ -121,10 +121,11 @@ TEST_CASE("nnef-run --via tosa on real models") {
     }
 }
 
-TEST_CASE("nnef-run --via tosa on the int8 corpus models: stored codes are dequantized as graph.quant says") {
-    // PRO-FP computes in float: the weights are the stored int8 codes read through their graph.quant
-    // entries (not the codes as reals), so the result is the reference executor's without the
-    // simulated quantization of activations (--no-quant).
+TEST_CASE("nnef-run --via tosa --profile pro-fp on the int8 corpus models: stored codes are dequantized as graph.quant says") {
+    // PRO-FP (asked for: a quantized model's default is PRO-INT, run_pro_int_test) computes in
+    // float: the weights are the stored int8 codes read through their graph.quant entries (not the
+    // codes as reals), so the result is the reference executor's without the simulated quantization
+    // of activations (--no-quant).
     NNEF_REQUIRE_CORPUS();
     for (const std::string name : {"squeezenet1_0_int8", "shufflenet_v2_x1_0_int8"}) {
         CAPTURE(name);
@@ -133,7 +134,7 @@ TEST_CASE("nnef-run --via tosa on the int8 corpus models: stored codes are dequa
         auto r = run_tool("nnef-run", q(m) + " --no-quant --input random:3 --output-dir " + q(ref));
         INFO(r.err);
         REQUIRE(r.code == 0);
-        auto t = run_tool("nnef-run", q(m) + " --via tosa --input random:3 --rtol 1e-4 --format json --compare " + q(ref));
+        auto t = run_tool("nnef-run", q(m) + " --via tosa --profile pro-fp --input random:3 --rtol 1e-4 --format json --compare " + q(ref));
         INFO(t.err);
         CHECK(t.code == 0);
         nlohmann::json v;

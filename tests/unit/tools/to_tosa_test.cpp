@@ -40,7 +40,9 @@ TEST_CASE("nnef-to-tosa: help, version and usage errors") {
     auto r = run_tool("nnef-to-tosa", "--help");
     CHECK(r.code == 0);
     CHECK(has(r.out, "--format FORMAT          the output's format: mlir|json|text (default mlir)"));
-    CHECK(has(r.out, "--profile PROFILE        the TOSA profile, pro-fp or pro-int (default pro-int for a quantized model, else pro-fp)"));
+    CHECK(has(r.out, "--profile PROFILE        the TOSA profile, pro-fp or pro-int (default: pro-int for a\n"
+                     "                           quantized model (graph.quant), else pro-fp; a note says which)"));
+    CHECK(has(r.out, "--bias-grid GRID         PRO-INT: where a convolution's float bias"));
     CHECK(has(r.out, "--no-weights"));
     r = run_tool("nnef-to-tosa", "--version");
     CHECK(r.code == 0);

@@ -499,7 +499,8 @@ namespace to_vpu_test {
 TEST_CASE("nnef-to-vpu --pass: the --print-after text reads back, one pass on it gives the next --print-after text") {
     const fs::path model = fs::path(NNEF_SOURCE_DIR) / "samples" / "classifier";
     auto printed = [&](const std::string& pass) {
-        const auto r = run_tool("nnef-to-vpu", q(model) + " --random-weights 1 -o /dev/null --print-after " + pass);
+        // --profile given: no note before the printed IR
+        const auto r = run_tool("nnef-to-vpu", q(model) + " --profile pro-fp --random-weights 1 -o /dev/null --print-after " + pass);
         REQUIRE(r.code == 0);
         const std::string head = "// after " + pass + "\n";
         REQUIRE(r.err.rfind(head, 0) == 0);
@@ -541,7 +542,7 @@ TEST_CASE("nnef-to-vpu --pass: the --print-after text reads back, one pass on it
 
 TEST_CASE("nnef-to-vpu --print-after import: the module before the first pass, which --pass assign-executors reads") {
     const fs::path model = fs::path(NNEF_SOURCE_DIR) / "samples" / "classifier";
-    const auto r = run_tool("nnef-to-vpu", q(model) + " --random-weights 1 -o /dev/null --print-after import --print-after assign-executors");
+    const auto r = run_tool("nnef-to-vpu", q(model) + " --profile pro-fp --random-weights 1 -o /dev/null --print-after import --print-after assign-executors");
     REQUIRE(r.code == 0);
     const std::string head = "// after import\n", next = "// after assign-executors\n";
     REQUIRE(r.err.rfind(head, 0) == 0);

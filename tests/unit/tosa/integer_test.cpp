@@ -150,6 +150,21 @@ bool only_integers(const nnef::tosa::Graph& g) {
     return true;
 }
 
+// run() of `path`, which must lower (in integers only) and run.
+Run integer_run(const std::string& path, std::optional<std::uint64_t> random_weights, std::vector<nnef::exec::TensorValue> inputs = {}) {
+    Run r = run(path, random_weights, std::move(inputs));
+    REQUIRE_MESSAGE(r.why.empty(), r.why);
+    CHECK(only_integers(*r.graph));
+    return r;
+}
+
+// The PRO-INT lowering of `path` refuses it, naming each of `parts` in its diagnostics.
+void check_refused(const std::string& path, std::optional<std::uint64_t> random_weights, const std::vector<std::string>& parts) {
+    const Run r = run(path, random_weights);
+    REQUIRE(!r.graph);
+    for (const std::string& part : parts) CHECK_MESSAGE(r.errors.find(part) != std::string::npos, part << " is not in: " << r.errors);
+}
+
 TEST_SUITE("tosa") {
 
 TEST_CASE("integer: a small quantized CNN lowers to i8/i32 and matches nnef-run within one step") {
@@ -263,11 +278,7 @@ graph G( input ) -> ( output )
                                       R"("input": zero_point_linear_quantize(zero_point = 0, scale = 0.05, bits = 8, signed = true, symmetric = false);
 "output": zero_point_linear_quantize(zero_point = 0, scale = 0.05, bits = 8, signed = true, symmetric = false);
 )");
-    const Run r = run(dir.string(), std::nullopt);
-    REQUIRE(!r.graph);
-    CHECK(r.errors.find("'tile'") != std::string::npos);
-    CHECK(r.errors.find("graph.nnef:5") != std::string::npos);
-    CHECK(r.errors.find("PRO-INT") != std::string::npos);
+    check_refused(dir.string(), std::nullopt, {"'tile'", "graph.nnef:5", "PRO-INT"});
 }
 
 TEST_CASE("integer: an input without a graph.quant entry is an error") {
@@ -280,10 +291,7 @@ graph G( input ) -> ( output )
 )",
                                       R"("output": zero_point_linear_quantize(zero_point = -128, scale = 0.004, bits = 8, signed = true, symmetric = false);
 )");
-    const Run r = run(dir.string(), std::nullopt);
-    REQUIRE(!r.graph);
-    CHECK(r.errors.find("'input'") != std::string::npos);
-    CHECK(r.errors.find("graph.quant entry") != std::string::npos);
+    check_refused(dir.string(), std::nullopt, {"'input'", "graph.quant entry"});
 }
 
 TEST_CASE("integer: the quantized sample and the quant conformance cases match nnef-run within one step") {
@@ -306,9 +314,7 @@ TEST_CASE("integer: the quantized sample and the quant conformance cases match n
                 const nnef::Tensor& t = *s.graph()->tensor(s.graph()->inputs.at(0));
                 inputs.push_back(nnef::exec::random_tensor(t.dtype, *t.shape, 100 + input_seed));
             }
-            const Run r = run(k.path.string(), k.seed, inputs);
-            REQUIRE_MESSAGE(r.why.empty(), r.why);
-            CHECK(only_integers(*r.graph));
+            const Run r = integer_run(k.path.string(), k.seed, inputs);
             MESSAGE(k.path.filename().string() << ": max difference " << codes(r).max_abs() << " steps, " << off_fraction(r) * 100
                                                << "% of items off, relative L2 " << reals(r).rel_l2());
             CHECK_MESSAGE(codes(r).max_abs_within(1), codes(r).summary());
@@ -321,14 +327,9 @@ TEST_CASE("integer: the quantized sample and the quant conformance cases match n
 TEST_CASE("integer: conformance cases whose float input is not quantized once are refused, naming the input") {
     NNEF_REQUIRE_CORPUS();
     // quant/02: no entry for the input, read by conv; valid/073: read by three different quantize fragments
-    const Run r = run(nnef_test::corpus_file("conformance/quant/02_single_quotes_log").string(), 3);
-    REQUIRE(!r.graph);
-    CHECK(r.errors.find("graph input 'input'") != std::string::npos);
+    check_refused(nnef_test::corpus_file("conformance/quant/02_single_quotes_log").string(), 3, {"graph input 'input'"});
     const fs::path q073 = write_model("q073", nnef_test::read_text(nnef_test::corpus_file("conformance/valid/073_quantization_ops.nnef")), "");
-    const Run s = run(q073.string(), 3);
-    REQUIRE(!s.graph);
-    CHECK(s.errors.find("graph input 'x'") != std::string::npos);
-    CHECK(s.errors.find("exactly one linear quantize fragment") != std::string::npos);
+    check_refused(q073.string(), 3, {"graph input 'x'", "exactly one linear quantize fragment"});
 }
 
 TEST_CASE("integer: element-wise functions become TABLEs to the result's grid") {
@@ -355,9 +356,7 @@ graph G( input ) -> ( output )
 TEST_CASE("integer: add, sub, mul and clamp of activations match nnef-run within one step") {
     const fs::path dir = write_model("binary", integer_support::binary_graph, integer_support::binary_quant);
     for (std::uint64_t seed : {3, 4}) {
-        const Run r = run(dir.string(), seed);
-        REQUIRE_MESSAGE(r.why.empty(), r.why);
-        CHECK(only_integers(*r.graph));
+        const Run r = integer_run(dir.string(), seed);
         CHECK(count(*r.graph, OpKind::ADD) >= 2);
         CHECK(count(*r.graph, OpKind::SUB) == 1);
         CHECK(count(*r.graph, OpKind::MUL) == 1);
@@ -389,9 +388,7 @@ TEST_CASE("integer: constant operands (mul, div, add, sub, min, max, clamp) matc
         CAPTURE(k.name);
         const std::string path = (nnef_test::source_dir() / "tests" / "data" / "pro_int" / k.name).string();
         for (double phase : {0.0, 0.25, 0.5}) {
-            const Run r = run(path, std::nullopt, spread_inputs(path, k.lo, k.hi, phase));
-            REQUIRE_MESSAGE(r.why.empty(), r.why);
-            CHECK(only_integers(*r.graph));
+            const Run r = integer_run(path, std::nullopt, spread_inputs(path, k.lo, k.hi, phase));
             MESSAGE(k.name << ": max difference " << codes(r).max_abs() << " steps, " << off_fraction(r) * 100
                            << "% of items off");
             // a tie that float32 rounds down in one tensor of hard_swish's chain (a = m + 0.5 at
@@ -449,9 +446,7 @@ graph G( input, other ) -> ( output )
         x.data<float>()[i] = float(i - 128 - 3) * 0.05f;
         y.data<float>()[i] = float(-0.8 + 1.6 * i / 255.0);
     }
-    const Run r = run(dir.string(), std::nullopt, {x, y});
-    REQUIRE_MESSAGE(r.why.empty(), r.why);
-    CHECK(only_integers(*r.graph));
+    const Run r = integer_run(dir.string(), std::nullopt, {x, y});
     MESSAGE("div of activations: " << codes(r).summary() << ", " << off_fraction(r) * 100 << "% of items off");
     CHECK_MESSAGE(codes(r).max_abs_within(1), codes(r).summary());
     CHECK(off_fraction(r) < 0.001);
@@ -459,11 +454,7 @@ graph G( input, other ) -> ( output )
                                      R"("input": zero_point_linear_quantize(zero_point = 0, scale = 0.05, bits = 8, signed = true, symmetric = false);
 "other": zero_point_linear_quantize(zero_point = 0, scale = 0.05, bits = 8, signed = true, symmetric = false);
 )");
-    const Run e = run(bad.string(), std::nullopt);
-    REQUIRE(!e.graph);
-    CHECK(e.errors.find("'div'") != std::string::npos);
-    CHECK(e.errors.find("graph.nnef:6") != std::string::npos);
-    CHECK(e.errors.find("no graph.quant entry") != std::string::npos);
+    check_refused(bad.string(), std::nullopt, {"'div'", "graph.nnef:6", "no graph.quant entry"});
 }
 
 TEST_CASE("integer: element-wise chains without entries are one TABLE, constants fold, and a chain of two activations is an error") {
@@ -487,9 +478,7 @@ graph G( x ) -> ( y, z )
 )");
     nnef::exec::TensorValue in(nnef::PrimType::scalar, {1, 256});
     for (int i = 0; i < 256; ++i) in.data<float>()[i] = float(i - 128) * 0.02f;
-    const Run r = run(dir.string(), std::nullopt, {in});
-    REQUIRE_MESSAGE(r.why.empty(), r.why);
-    CHECK(only_integers(*r.graph));
+    const Run r = integer_run(dir.string(), std::nullopt, {in});
     std::size_t tables = 0;
     for (const auto& op : r.graph->main().ops) tables += op.kind == nnef::tosa::OpKind::TABLE;
     CHECK(tables == 1);
@@ -507,11 +496,7 @@ graph G( a, b ) -> ( y )
 "b": zero_point_linear_quantize(zero_point = 0, scale = 0.05, bits = 8, signed = true, symmetric = false);
 "y": zero_point_linear_quantize(zero_point = 0, scale = 0.05, bits = 8, signed = true, symmetric = false);
 )");
-    const Run e = run(two.string(), std::nullopt);
-    REQUIRE(!e.graph);
-    CHECK(e.errors.find("'mul'") != std::string::npos);
-    CHECK(e.errors.find("graph.nnef:7") != std::string::npos);
-    CHECK(e.errors.find("functions of different activations ('a', 'b')") != std::string::npos);
+    check_refused(two.string(), std::nullopt, {"'mul'", "graph.nnef:7", "functions of different activations ('a', 'b')"});
 }
 
 TEST_CASE("integer: a padded conv of an input whose zero point falls between codes is corrected at the borders") {

@@ -77,17 +77,21 @@ std::pair<double, double> times_loaded(const Split& s) {
     return r;
 }
 
+// The split of pointwise_graph(H, W, cin, C), compiled and checked against the interpreter
+// (compile_and_check); `list` gets the task list.
+Split compiled_split(std::int64_t H, std::int64_t W, std::int64_t cin, std::int64_t C, vpu::TaskList& list) {
+    compile_and_check(pointwise_graph(H, W, cin, C), vpu::Target{}, nullptr, &list);
+    return split_of(list, H, C);
+}
+
 }  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("split over channels: 1x1 convs of many weights on few rows take half the channels of all rows per cluster") {
         // 8x8 rows, 128 -> 256 -> 256 channels: the row split would load 64 KiB and 128 KiB of
         // weights on both clusters, the channel split copies 16-32 KiB of activations instead
-        const std::int64_t H = 8, C = 256;
-        const Graph g = pointwise_graph(H, 8, 128, C);
         vpu::TaskList list;
-        compile_and_check(g, vpu::Target{}, nullptr, &list);
-        const Split s = split_of(list, H, C);
+        const Split s = compiled_split(8, 8, 128, 256, list);
         CHECK(s.nce_tasks == 4);  // two layers, one task per cluster each
         CHECK(s.whole_rows == s.nce_tasks);
         CHECK(s.half_channels == s.nce_tasks);
@@ -98,11 +102,8 @@ TEST_SUITE("vpu") {
     }
 
     TEST_CASE("split over channels: not where the rows' work hides the weights' load (a large plane of few channels)") {
-        const std::int64_t H = 64, C = 32;
-        const Graph g = pointwise_graph(H, 64, 16, C);
         vpu::TaskList list;
-        compile_and_check(g, vpu::Target{}, nullptr, &list);
-        const Split s = split_of(list, H, C);
+        const Split s = compiled_split(64, 64, 16, 32, list);
         CHECK(s.whole_rows == 0);  // split over rows
         REQUIRE_FALSE(s.weights_loaded.empty());
         CHECK(times_loaded(s).first >= 2.0);  // on both clusters
