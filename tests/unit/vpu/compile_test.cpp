@@ -657,15 +657,17 @@ TEST_SUITE("vpu") {
         for (std::size_t i = 0; i < m.layers.size() && conv < 0; ++i)
             if (m.layers[i].exec == vpu::ir::Exec::nce && m.layers[i].nce_op == vpu::ir::NceOp::conv) conv = int(i);
         REQUIRE(conv >= 0);
-        auto& table = *m.tensors[std::size_t(m.layers[std::size_t(conv)].table)].data;
-        const std::int32_t far = std::int32_t(m.tensors[std::size_t(m.layers[std::size_t(conv)].weights)].bytes);
-        std::memcpy(table.data() + 16, &far, 4);
+        // (the layer's rows of the packed tables: from its table_offset)
+        const vpu::ir::Layer& cl = m.layers[std::size_t(conv)];
+        std::uint8_t* row1 = m.tensors[std::size_t(cl.table)].data->data() + cl.table_offset + 16;
+        const std::int32_t far = std::int32_t(cl.weights_bytes());
+        std::memcpy(row1, &far, 4);
         Diagnostics d{0};
         CHECK_FALSE(vpu::ir::verify(m, "barriers", d));
         CHECK(text(d).find("lies outside the weights") != std::string::npos);
         CHECK(text(d).find("after pass 'barriers'") != std::string::npos);
         // an unaligned CMX offset breaks the schedule's cmx-allocated promise
-        std::memset(table.data() + 16, 0, 4);
+        std::memset(row1, 0, 4);
         REQUIRE(!m.cmx.empty());
         m.cmx[0].offset += 1;
         Diagnostics d2{0};

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "lowering/vpu/ir.hpp"
 #include "unit/vpu/compile_support.hpp"
 
 namespace {
@@ -121,5 +122,47 @@ TEST_SUITE("vpu") {
         for (const auto& [b, offsets] : s.weights_at) CHECK(offsets == std::set<std::int64_t>{0});
         CHECK(s.dmas.at(vpu::Role::table) >= layers);
         CHECK(s.dmas.at(vpu::Role::weights) >= layers);
+    }
+
+    TEST_CASE("constants packed: the verifier checks that each layer's part lies in its packed tensor") {
+        const Graph g = chain_graph(3, 8, 16);
+        vpu::ir::Module m;
+        m.graph = &g;
+        m.target = vpu::Target{};
+        for (const auto& pass : vpu::compile_pipeline().passes) {
+            Diagnostics d{0};
+            REQUIRE(pass.run(m, d));
+            INFO(pass.name << ": " << text(d));
+            REQUIRE(vpu::ir::verify(m, pass.name, d));
+            if (pass.name == "build-tables") break;
+        }
+        // the three convs' parts, one after the other
+        std::vector<const vpu::ir::Layer*> convs;
+        for (const auto& l : m.layers)
+            if (l.exec == vpu::ir::Exec::nce) convs.push_back(&l);
+        REQUIRE(convs.size() == 3);
+        for (std::size_t k = 1; k < convs.size(); ++k) {
+            CHECK(convs[k]->weights == convs[0]->weights);
+            CHECK(convs[k]->table == convs[0]->table);
+            CHECK(convs[k]->weights_offset == convs[k - 1]->weights_offset + convs[k - 1]->weights_bytes());
+            CHECK(convs[k]->table_offset == convs[k - 1]->table_offset + convs[k - 1]->table_bytes(16));
+        }
+        const std::size_t last = std::size_t(convs.back() - m.layers.data());
+        {
+            vpu::ir::Module bad = m;
+            bad.layers[last].table_offset += 16;  // its last row past the tensor
+            Diagnostics d{0};
+            CHECK_FALSE(vpu::ir::verify(bad, "build-tables", d));
+            CHECK(text(d).find("does not lie in its table tensor") != std::string::npos);
+        }
+        {
+            vpu::ir::Module bad = m;
+            bad.layers[last].weights_offset += 2;
+            Diagnostics d{0};
+            CHECK_FALSE(vpu::ir::verify(bad, "build-tables", d));
+            CHECK(text(d).find("do not lie in their weights tensor") != std::string::npos);
+        }
+        Diagnostics d{0};
+        CHECK(vpu::ir::verify(m, "build-tables", d));  // the module itself is sound
     }
 }
