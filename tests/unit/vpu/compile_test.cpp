@@ -684,13 +684,7 @@ TEST_SUITE("vpu") {
         vpu::ir::Module m;
         m.graph = &g;
         m.target = t;
-        for (const auto& pass : vpu::compile_pipeline().passes) {
-            Diagnostics d{0};
-            REQUIRE(pass.run(m, d));
-            INFO(pass.name << ": " << text(d));
-            CHECK(vpu::ir::verify(m, pass.name, d));
-            if (pass.name == "barriers") break;
-        }
+        run_passes_until(m, "barriers");
         REQUIRE(m.barrier_fallback);
         // two CMX buffers of one cluster whose tasks run on different queues with no barrier
         // between them: placing the second over the first's bytes is a reuse the barriers do not order

@@ -129,13 +129,7 @@ TEST_SUITE("vpu") {
         vpu::ir::Module m;
         m.graph = &g;
         m.target = vpu::Target{};
-        for (const auto& pass : vpu::compile_pipeline().passes) {
-            Diagnostics d{0};
-            REQUIRE(pass.run(m, d));
-            INFO(pass.name << ": " << text(d));
-            REQUIRE(vpu::ir::verify(m, pass.name, d));
-            if (pass.name == "build-tables") break;
-        }
+        run_passes_until(m, "build-tables");
         // the three convs' parts, one after the other
         std::vector<const vpu::ir::Layer*> convs;
         for (const auto& l : m.layers)
