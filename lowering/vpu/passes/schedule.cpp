@@ -163,7 +163,7 @@ std::vector<std::int64_t> Scheduler::load_group(std::int64_t li, std::int64_t cl
     const Layer& l = m.layers[std::size_t(li)];
     const std::int64_t align = t.nce_channel_alignment;
     std::vector<std::int64_t> group = {li};
-    if (table ? !whole_tables : !one_chunk[std::size_t(li)]) return group;
+    if (!whole_tables || (!table && !one_chunk[std::size_t(li)])) return group;
     std::int64_t end = table ? l.table_offset + bytes : l.weights_offset + bytes;
     auto at = std::upper_bound(nce_order.begin(), nce_order.end(), li);
     for (; at != nce_order.end(); ++at) {

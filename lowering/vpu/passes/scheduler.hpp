@@ -49,7 +49,8 @@ struct Scheduler {
     // run on that cluster join the load while the group takes at most `pack_bytes`: one
     // transfer's latency worth of bytes (dma_latency_cycles x dma_bytes_per_cycle), so the group's
     // load takes at most twice a single one's time while each layer joining saves a transfer's
-    // latency; the group then stays in CMX until its last layer is done.
+    // latency, and at most 1/32 of a cluster's CMX, since the group then stays there until its
+    // last layer is done. No groups in the schedule's last resort (`whole_tables` off).
     std::int64_t pack_bytes = 0;
     std::vector<std::int64_t> nce_order;        // the NCE layers in program order
     std::vector<std::uint64_t> clusters_of;     // per layer: the clusters its tiles run on (bit k: cluster k; at most 64)
@@ -112,7 +113,7 @@ struct Scheduler {
 
     Scheduler(Module& m_, Diagnostics& d) : m(m_), diags(d), t(m_.target) {
         dma_work.assign(std::size_t(t.dma_engines), 0.0);
-        pack_bytes = t.dma_latency_cycles * t.dma_bytes_per_cycle;
+        pack_bytes = std::min(std::int64_t(double(t.dma_latency_cycles) * t.dma_bytes_per_cycle), t.cmx_bytes / 32);
         shave_next.assign(std::size_t(t.clusters), 0);
     }
 
