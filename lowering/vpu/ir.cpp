@@ -52,6 +52,13 @@ const char* to_string(Exec e) {
     return "?";
 }
 
+std::int64_t Layer::weights_bytes() const {
+    if (weights_shape.size() != 4) return 0;
+    return (nce.quantized ? 1 : 2) * weights_shape[0] * weights_shape[1] * weights_shape[2] * weights_shape[3];
+}
+
+std::int64_t Layer::table_bytes(std::int64_t align) const { return (output.shape[3] + align - 1) / align * align * 16; }
+
 const char* to_string(NceOp o) {
     switch (o) {
         case NceOp::conv: return "conv";

@@ -114,6 +114,11 @@ struct Layer {
     View output;                    // NCE: rank-4 NHWC
     int weights = -1;               // conv/dwconv: the OHWI tensor (after layout-and-types)
     int table = -1;                 // NCE: the weights table tensor (sized by layout-and-types, written by build-tables)
+    // Where the layer's weights and table start in those tensors (bytes): layout-and-types packs
+    // the constants of the NCE layers one after the other in program order (all tables in one
+    // tensor, all weights of a data type in one), so that one DMA can load those of consecutive
+    // layers (docs/vpu-compiler.md, "Constants packed in DDR").
+    std::int64_t weights_offset = 0, table_offset = 0;
     std::vector<float> weights_f32;  // conv: [O,KH,KW,I]; dwconv: [C,KH,KW,1] (until layout-and-types)
     std::vector<std::int64_t> weights_shape;
     std::vector<float> bias;        // per output channel (empty: zero)
@@ -127,6 +132,10 @@ struct Layer {
 
     // The task list's op: the NCE operation, the SHAVE kernel, or "copy".
     std::string op_name() const;
+    // An NCE layer's weights (OHWI in its data type; 0 without weights) and table bytes ([align(C), 4]
+    // 32-bit words for channel alignment `align`).
+    std::int64_t weights_bytes() const;
+    std::int64_t table_bytes(std::int64_t align) const;
 };
 
 // A CMX buffer before allocation: its cluster, size, and lifetime in program order.

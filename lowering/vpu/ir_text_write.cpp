@@ -111,6 +111,8 @@ J layer(const Layer& l) {
     j["q_bias"] = l.q_bias;
     j["q_mult"] = l.q_mult;
     j["q_shift"] = l.q_shift;
+    j["weights_offset"] = l.weights_offset;
+    j["table_offset"] = l.table_offset;
     return j;
 }
 

@@ -161,9 +161,13 @@ bool verify(const Module& m, const std::string& after, Diagnostics& diags) {
                 continue;
             }
             if (m.tensors[std::size_t(l.table)].role != Role::table) bad("the table of '" + l.source + "' is not a table tensor");
-            const std::int64_t C = l.output.shape[3];
             const std::int64_t a = t.nce_channel_alignment;
-            if (m.tensors[std::size_t(l.table)].bytes != (C + a - 1) / a * a * 16) bad("table of '" + l.source + "' is not 16 bytes per aligned channel");
+            if (l.table_offset < 0 || l.table_offset % 16 != 0 || l.table_offset + l.table_bytes(a) > m.tensors[std::size_t(l.table)].bytes)
+                bad("table of '" + l.source + "' (16 bytes per aligned channel from byte " + std::to_string(l.table_offset) +
+                    ") does not lie in its table tensor");
+            if (l.weights >= 0 && (l.weights_offset < 0 || l.weights_offset + l.weights_bytes() > m.tensors[std::size_t(l.weights)].bytes))
+                bad("weights of '" + l.source + "' (" + std::to_string(l.weights_bytes()) + " bytes from byte " + std::to_string(l.weights_offset) +
+                    ") do not lie in their weights tensor");
             const DataType wt = l.nce.quantized ? DataType::int8 : DataType::fp16;
             if (l.weights >= 0 && m.tensors[std::size_t(l.weights)].dtype != wt)
                 bad("weights of '" + l.source + "' are not " + to_string(wt) + " (as the layer's data path)");
@@ -195,10 +199,11 @@ bool verify(const Module& m, const std::string& after, Diagnostics& diags) {
                 continue;
             }
             if (l.weights < 0) continue;
-            const std::int64_t w_bytes = m.tensors[std::size_t(l.weights)].bytes, per = w_bytes / std::max<std::int64_t>(1, l.output.shape[3]);
+            const std::int64_t w_bytes = l.weights_bytes(), per = w_bytes / std::max<std::int64_t>(1, l.output.shape[3]);
+            if (l.table_offset < 0 || l.table_offset + l.output.shape[3] * 16 > tb.bytes) continue;  // reported above
             for (std::int64_t c = 0; c < l.output.shape[3]; ++c) {
                 std::int32_t w0 = 0;
-                std::memcpy(&w0, tb.data->data() + c * 16, 4);
+                std::memcpy(&w0, tb.data->data() + l.table_offset + c * 16, 4);
                 if (w0 < 0 || w0 + per > w_bytes) {
                     bad("table of '" + l.source + "': channel " + std::to_string(c) + "'s weights offset " + std::to_string(w0) +
                         " lies outside the weights");

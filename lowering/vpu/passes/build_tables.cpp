@@ -23,15 +23,16 @@ bool build_tables(Module& m, Diagnostics&) {
     for (std::size_t li = 0; li < m.layers.size(); ++li) {
         const Layer& l = m.layers[li];
         if (l.exec != Exec::nce) continue;
+        // the layer's rows of the packed tables (layout-and-types), zero where channels are padded
         Tensor& t = m.tensors[std::size_t(l.table)];
-        t.data = std::make_shared<std::vector<std::uint8_t>>(std::size_t(t.bytes), 0);
+        if (!t.data || std::int64_t(t.data->size()) != t.bytes) t.data = std::make_shared<std::vector<std::uint8_t>>(std::size_t(t.bytes), 0);
         const bool q = l.nce.quantized;
         const std::int64_t C = l.output.shape[3];
         const std::int64_t per_channel =
             l.weights_shape.empty() ? 0 : (q ? 1 : 2) * l.weights_shape[1] * l.weights_shape[2] * l.weights_shape[3];
         for (std::int64_t c = 0; c < C; ++c) {
             const std::int32_t w0 = std::int32_t((chunk[li] ? c % chunk[li] : c) * per_channel);
-            std::uint8_t* row = t.data->data() + c * 16;
+            std::uint8_t* row = t.data->data() + l.table_offset + c * 16;
             std::memcpy(row, &w0, 4);
             if (q) {
                 // empty requantization: the identity (multiplier 2^30, shift 30, bias 0)

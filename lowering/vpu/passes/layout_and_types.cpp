@@ -1,7 +1,11 @@
 // layout-and-types (lowering/vpu/ir.hpp): the NCE layers' weights stored once in the layer's data
 // type (fp16, or int8 codes on the int8 path) in OHWI order, and the weights table tensor of every
 // NCE layer sized: [align(C), 4] 32-bit words, 16 bytes per aligned output channel. Its words
-// depend on the channel chunks of the tiles: build-tables writes them.
+// depend on the channel chunks of the tiles: build-tables writes them. The constants are packed:
+// the tables of all NCE layers are one tensor, the weights of each data type one tensor, each
+// layer's part right after the previous layer's (Layer::weights_offset, table_offset), so that
+// the schedule can load those of consecutive layers by one DMA.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -13,35 +17,46 @@ namespace nnef::vpu::ir {
 
 bool layout_and_types(Module& m, Diagnostics&) {
     const std::int64_t align = m.target.nce_channel_alignment;
+    // the packed constants: one table tensor, one weights tensor per data type (fp16, int8), each
+    // layer's part after the previous layer's in program order
+    int tables = -1;
+    std::array<int, 2> weights{-1, -1};
+    auto pack = [&](int& index, const char* name, Role role, DataType dt) {
+        if (index < 0) {
+            Tensor t;
+            t.name = name;
+            t.role = role;
+            t.dtype = dt;
+            t.data = std::make_shared<std::vector<std::uint8_t>>();
+            m.tensors.push_back(std::move(t));
+            index = int(m.tensors.size()) - 1;
+        }
+        return index;
+    };
     for (Layer& l : m.layers) {
         if (l.exec != Exec::nce) continue;
-        const std::int64_t C = l.output.shape[3];
         const bool q = l.nce.quantized;
         if (!l.weights_f32.empty()) {
-            Tensor w;
-            w.name = l.source + ".weights";
-            w.role = Role::weights;
+            Tensor& w = m.tensors[std::size_t(pack(weights[q], q ? "weights.int8" : "weights", Role::weights, q ? DataType::int8 : DataType::fp16))];
+            l.weights = weights[q];
+            l.weights_offset = std::int64_t(w.data->size());
             if (q) {
-                w.dtype = DataType::int8;
-                w.data = std::make_shared<std::vector<std::uint8_t>>(l.weights_f32.size());
-                for (std::size_t i = 0; i < l.weights_f32.size(); ++i) (*w.data)[i] = std::uint8_t(std::int8_t(l.weights_f32[i]));
+                for (float f : l.weights_f32) w.data->push_back(std::uint8_t(std::int8_t(f)));
             } else {
-                w.data = std::make_shared<std::vector<std::uint8_t>>(fp16_bytes(l.weights_f32));
+                const std::vector<std::uint8_t> h = fp16_bytes(l.weights_f32);
+                w.data->insert(w.data->end(), h.begin(), h.end());
             }
             w.bytes = std::int64_t(w.data->size());
-            m.tensors.push_back(std::move(w));
-            l.weights = int(m.tensors.size()) - 1;
             l.weights_f32.clear();
             l.weights_f32.shrink_to_fit();
         }
-        Tensor t;
-        t.name = l.source + ".table";
-        t.role = Role::table;
-        t.dtype = DataType::int32;
-        t.bytes = (C + align - 1) / align * align * 16;
-        m.tensors.push_back(std::move(t));
-        l.table = int(m.tensors.size()) - 1;
+        Tensor& t = m.tensors[std::size_t(pack(tables, "tables", Role::table, DataType::int32))];
+        l.table = tables;
+        l.table_offset = t.bytes;
+        t.bytes += l.table_bytes(align);
     }
+    // build-tables writes the words
+    if (tables >= 0) m.tensors[std::size_t(tables)].data.reset();
     return true;
 }
 

@@ -155,46 +155,81 @@ void Scheduler::load_weights(std::int64_t li, std::size_t count) {
     const auto& tiles = tiles_of[li];
     for (std::size_t k = 0; k < std::min(count, tiles.size()); ++k) {
         const Tile& tl = m.tiles[tiles[k]];
-        if (!weights.count(std::make_tuple(li, tl.cluster, tl.channel_tile))) load_one(tl);
+        load_one(tl);
     }
+}
+
+std::vector<std::int64_t> Scheduler::load_group(std::int64_t li, std::int64_t cluster, bool table, std::int64_t& bytes) const {
+    const Layer& l = m.layers[std::size_t(li)];
+    const std::int64_t align = t.nce_channel_alignment;
+    std::vector<std::int64_t> group = {li};
+    if (!whole_tables || (!table && !one_chunk[std::size_t(li)])) return group;
+    std::int64_t end = table ? l.table_offset + bytes : l.weights_offset + bytes;
+    auto at = std::upper_bound(nce_order.begin(), nce_order.end(), li);
+    for (; at != nce_order.end(); ++at) {
+        const std::int64_t lj = *at;
+        const Layer& n = m.layers[std::size_t(lj)];
+        if (!table && n.weights < 0) continue;  // a pool or eltwise: no weights between
+        const std::int64_t b = table ? n.table_bytes(align) : n.weights_bytes();
+        const bool follows = table ? n.table == l.table && n.table_offset == end : n.weights == l.weights && n.weights_offset == end;
+        const bool loaded = table ? tables.count(std::make_tuple(lj, cluster, std::int64_t(0))) > 0
+                                  : weights.count(std::make_tuple(lj, cluster, std::int64_t(0))) > 0;
+        if (!follows || loaded || !(clusters_of[std::size_t(lj)] >> cluster & 1u) || (!table && !one_chunk[std::size_t(lj)]) ||
+            bytes + b > pack_bytes)
+            break;
+        group.push_back(lj);
+        bytes += b;
+        end += b;
+    }
+    return group;
 }
 
 void Scheduler::load_one(const Tile& tl) {
     const std::int64_t li = tl.layer;
     const Layer& l = m.layers[std::size_t(li)];
+    const std::int64_t align = t.nce_channel_alignment;
+    // the name of a CMX buffer of constants: the layer's, or the first and last layers' of a group
+    auto name = [&](const std::vector<std::int64_t>& group, const char* what) {
+        std::string s = m.layers[std::size_t(group.front())].source + what;
+        if (group.size() > 1) s += ".." + m.layers[std::size_t(group.back())].source + what;
+        return s;
+    };
     const auto key = std::make_tuple(li, tl.cluster, tl.channel_tile);
-    {
-        int wb = -1;
-        if (l.weights >= 0) {
-            std::vector<std::int64_t> shape = {tl.chans, l.weights_shape[1], l.weights_shape[2], l.weights_shape[3]};
-            const DataType wt = m.tensors[std::size_t(l.weights)].dtype;
-            const std::int64_t per = element_size(wt) * shape[1] * shape[2] * shape[3];
-            wb = cmx(tl.cluster, tl.chans * per, wt, Role::weights, m.tensors[std::size_t(l.weights)].name);
-            Box from;
-            from.ref = {false, l.weights};
-            from.offset = tl.ch0 * per;
-            from.shape = shape;
-            from.strides = dense_strides(shape, element_size(wt));
-            dma(from, dense_box(wb, shape, element_size(wt)), l.source, true);
-        }
-        // the layer's whole table, once per cluster (one DMA rather than one per chunk), or
-        // (`whole_tables` off) the chunk's rows
-        const std::int64_t t0 = whole_tables ? 0 : tl.ch0, tn = whole_tables ? l.output.shape[3] : tl.chans;
-        auto tt = tables.find({li, tl.cluster, t0});
-        if (tt == tables.end()) {
-            const std::int64_t align = t.nce_channel_alignment;
-            const int tb = cmx(tl.cluster, (tn + align - 1) / align * align * 16, DataType::int32, Role::table,
-                               m.tensors[std::size_t(l.table)].name);
-            Box from;
-            from.ref = {false, l.table};
-            from.offset = t0 * 16;
-            from.shape = {tn, 4};
-            from.strides = {16, 4};
-            dma(from, dense_box(tb, {tn, 4}, 4), l.source, true);
-            tt = tables.emplace(std::make_tuple(li, tl.cluster, t0), tb).first;
-            table_ch0[tb] = t0;
-        }
-        weights[key] = {wb, tt->second};
+    if (l.weights >= 0 && !weights.count(key)) {
+        std::vector<std::int64_t> shape = {tl.chans, l.weights_shape[1], l.weights_shape[2], l.weights_shape[3]};
+        const DataType wt = m.tensors[std::size_t(l.weights)].dtype;
+        const std::int64_t es = element_size(wt), per = es * shape[1] * shape[2] * shape[3];
+        std::int64_t bytes = tl.chans * per;
+        const std::vector<std::int64_t> group = load_group(li, tl.cluster, false, bytes);
+        const int wb = cmx(tl.cluster, bytes, wt, Role::weights, name(group, ".weights"));
+        Box from;
+        from.ref = {false, l.weights};
+        from.offset = l.weights_offset + tl.ch0 * per;
+        if (group.size() > 1) shape = {bytes / es};  // the group's weights: one run of bytes
+        from.shape = shape;
+        from.strides = dense_strides(shape, es);
+        dma(from, dense_box(wb, shape, es), l.source, true);
+        for (std::int64_t lj : group)
+            weights[std::make_tuple(lj, tl.cluster, lj == li ? tl.channel_tile : 0)] = {wb, m.layers[std::size_t(lj)].weights_offset - l.weights_offset};
+    }
+    // the layer's whole table, once per cluster (one DMA rather than one per chunk; with the
+    // tables of a group), or (`whole_tables` off) the chunk's rows
+    const std::int64_t t0 = whole_tables ? 0 : tl.ch0, tn = whole_tables ? l.output.shape[3] : tl.chans;
+    if (!tables.count(std::make_tuple(li, tl.cluster, t0))) {
+        std::int64_t bytes = (tn + align - 1) / align * align * 16;
+        const std::vector<std::int64_t> group = load_group(li, tl.cluster, true, bytes);
+        const int tb = cmx(tl.cluster, bytes, DataType::int32, Role::table, name(group, ".table"));
+        // the rows the tasks read: the last layer's channels, not its padding
+        const Layer& last = m.layers[std::size_t(group.back())];
+        const std::int64_t rows = group.size() > 1 ? (last.table_offset - l.table_offset) / 16 + last.output.shape[3] : tn;
+        Box from;
+        from.ref = {false, l.table};
+        from.offset = l.table_offset + t0 * 16;
+        from.shape = {rows, 4};
+        from.strides = {16, 4};
+        dma(from, dense_box(tb, {rows, 4}, 4), l.source, true);
+        for (std::int64_t lj : group)
+            tables[std::make_tuple(lj, tl.cluster, lj == li ? t0 : 0)] = {tb, m.layers[std::size_t(lj)].table_offset - l.table_offset};
     }
 }
 
@@ -207,7 +242,7 @@ void Scheduler::nce_tile(const Tile& tl) {
     const std::int64_t hi = (tl.row0 + tl.rows - 1) * SH - l.nce.pad[0] + (KH - 1) * DH + 1;
     const std::int64_t iy0 = std::max<std::int64_t>(0, lo), iy1 = std::min(H, hi);
     const bool dense = l.nce_op == NceOp::conv;
-    if (!weights.count(std::make_tuple(tl.layer, tl.cluster, tl.channel_tile))) load_one(tl);
+    load_one(tl);  // its constants, unless loaded already
     std::vector<Box> reads;
     for (const View& in : l.inputs) {
         View v = slice(in, 1, iy0, iy1 - iy0);
@@ -219,13 +254,17 @@ void Scheduler::nce_tile(const Tile& tl) {
         reads.push_back(load_input(v, tl.cluster, l.source));
     }
     flush(2);
-    const auto wt = weights.at(std::make_tuple(tl.layer, tl.cluster, tl.channel_tile));
-    if (wt.first >= 0)
-        reads.push_back(dense_box(wt.first, {tl.chans, l.weights_shape[1], l.weights_shape[2], l.weights_shape[3]},
+    if (l.weights >= 0) {
+        const Placed& w = weights.at(std::make_tuple(tl.layer, tl.cluster, tl.channel_tile));
+        reads.push_back(dense_box(w.buffer, {tl.chans, l.weights_shape[1], l.weights_shape[2], l.weights_shape[3]},
                                   element_size(m.tensors[std::size_t(l.weights)].dtype)));
+        reads.back().offset = w.offset;
+    }
+    const std::int64_t t0 = whole_tables ? 0 : tl.ch0;
+    const Placed& tp = tables.at(std::make_tuple(tl.layer, tl.cluster, t0));
     Box table;
-    table.ref = {true, wt.second};
-    table.offset = (tl.ch0 - table_ch0.at(wt.second)) * 16;
+    table.ref = {true, tp.buffer};
+    table.offset = tp.offset + (tl.ch0 - t0) * 16;
     table.shape = {tl.chans, 4};
     table.strides = {16, 4};
     reads.push_back(table);
@@ -356,9 +395,15 @@ bool Scheduler::run() {
     }
     alias.assign(m.layers.size(), false);
     plan_aliases();
-    std::vector<std::int64_t> nce_layers;
+    std::vector<std::int64_t>& nce_layers = nce_order;
     for (std::size_t li = 0; li < m.layers.size(); ++li)
         if (m.layers[li].exec == Exec::nce) nce_layers.push_back(std::int64_t(li));
+    clusters_of.assign(m.layers.size(), 0);
+    one_chunk.assign(m.layers.size(), true);
+    for (const Tile& tl : m.tiles) {
+        clusters_of[std::size_t(tl.layer)] |= std::uint64_t(1) << unsigned(tl.cluster);
+        if (tl.ch0 != 0 || tl.chans != m.layers[std::size_t(tl.layer)].output.shape[3]) one_chunk[std::size_t(tl.layer)] = false;
+    }
     std::size_t next_nce = 0;
     for (std::size_t li = 0; li < m.layers.size(); ++li) {
         const Layer& l = m.layers[li];
@@ -379,11 +424,23 @@ bool Scheduler::run() {
 
 }  // namespace schedule_impl
 
-// Held results take up to seven eighths of each cluster's CMX. When the allocator then finds no
-// room for a buffer, the largest held result live beside it is not held and the schedule is made
-// again (up to five times); then the budget shrinks (a half, a quarter, an eighth, none). The
-// buffers then have their CMX offsets.
-bool schedule(Module& m, Diagnostics& diags) {
+namespace {
+
+// The bytes the tasks store to DDR (results that did not stay in CMX, and the graph's outputs).
+std::int64_t ddr_stores(const Module& m) {
+    std::int64_t bytes = 0;
+    for (const Task& task : m.tasks)
+        if (task.kind == TaskKind::DMA && !task.writes[0].ref.cmx) {
+            std::int64_t n = element_size(m.tensors[std::size_t(task.writes[0].ref.index)].dtype);
+            for (std::int64_t d : task.writes[0].shape) n *= d;
+            bytes += n;
+        }
+    return bytes;
+}
+
+// One schedule and allocation as `schedule` describes, with constants loaded in groups (`pack`) or
+// one layer's per transfer. True when the buffers have their offsets.
+bool schedule_once(Module& m, Diagnostics& diags, bool pack) {
     std::set<int> banned;
     int bans = 5;  // spill-and-retry rounds, at the first budget only (each a schedule and an allocation)
     // the last resort (budget -1): nothing held, a table per channel chunk (the fewest long-lived
@@ -395,6 +452,7 @@ bool schedule(Module& m, Diagnostics& diags) {
             schedule_impl::Scheduler s(m, diags);
             s.hold_budget = m.target.cmx_bytes / 8 * std::max<std::int64_t>(eighths, 0);
             s.whole_tables = eighths >= 0;
+            if (!pack) s.pack_bytes = 0;
             s.banned = banned;
             if (!s.run()) return false;
             // the last resort reports the allocator's error; the others try again
@@ -415,6 +473,33 @@ bool schedule(Module& m, Diagnostics& diags) {
             --bans;
             banned.insert(s.held_tensor.at(big));
         }
+    return true;
+}
+
+}  // namespace
+
+// Held results take up to seven eighths of each cluster's CMX. When the allocator then finds no
+// room for a buffer, the largest held result live beside it is not held and the schedule is made
+// again (up to five times); then the budget shrinks (a half, a quarter, an eighth, none). The
+// buffers then have their CMX offsets. The schedule is made with the constants of consecutive
+// layers loaded in groups (Scheduler::load_group); a group's buffer lives across its layers and
+// may leave no room for a held result beside it, which is then stored to DDR and loaded again.
+// When it does (more bytes stored to DDR), the schedule with one layer's constants per transfer
+// is kept instead.
+bool schedule(Module& m, Diagnostics& diags) {
+    Diagnostics trial;
+    if (!schedule_once(m, trial, true)) return schedule_once(m, diags, false);
+    const std::int64_t grouped = ddr_stores(m);
+    std::vector<Task> tasks = std::move(m.tasks);
+    std::vector<CmxBuffer> cmx = std::move(m.cmx);
+    Diagnostics trial2;
+    if (schedule_once(m, trial2, false) && ddr_stores(m) < grouped) {
+        diags.append(trial2);
+        return true;
+    }
+    m.tasks = std::move(tasks);
+    m.cmx = std::move(cmx);
+    diags.append(trial);
     return true;
 }
 

@@ -30,11 +30,31 @@ struct Scheduler {
     double cost = 0.0;  // of the task being added
     std::vector<double> dma_work;  // per DMA queue: the cycles of its transfers alone
     std::vector<std::int64_t> shave_next;
-    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::pair<int, int>> weights;  // (layer, cluster, chunk) -> (weights, table) buffers
+    // A constant in CMX: its buffer and the byte offset of its first byte there (a buffer holds the
+    // constants of several consecutive layers when one DMA loaded them: `pack_bytes`).
+    struct Placed {
+        int buffer = -1;
+        std::int64_t offset = 0;
+    };
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, Placed> weights;  // (layer, cluster, chunk) -> its weights
     std::map<std::int64_t, std::vector<std::size_t>> tiles_of;
-    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, int> tables;  // (layer, cluster, first channel) -> table buffer
-    std::map<int, std::int64_t> table_ch0;  // table buffer -> the channel of its first row
+    // (layer, cluster, first channel) -> the table rows from that channel on (first channel 0: the
+    // whole table, `whole_tables`)
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, Placed> tables;
     bool whole_tables = true;
+    // Load groups (docs/vpu-compiler.md, "Constants packed in DDR"): layout-and-types packs the
+    // constants of consecutive NCE layers one after the other in DDR, so one DMA (one box) can load
+    // the tables, or the whole weights, of several layers into one CMX buffer. When a layer's table
+    // (weights) is first needed on a cluster, the tables (weights) of the NCE layers after it that
+    // run on that cluster join the load while the group takes at most `pack_bytes`: one
+    // transfer's latency worth of bytes (dma_latency_cycles x dma_bytes_per_cycle), so the group's
+    // load takes at most twice a single one's time while each layer joining saves a transfer's
+    // latency, and at most 1/32 of a cluster's CMX, since the group then stays there until its
+    // last layer is done. No groups in the schedule's last resort (`whole_tables` off).
+    std::int64_t pack_bytes = 0;
+    std::vector<std::int64_t> nce_order;        // the NCE layers in program order
+    std::vector<std::uint64_t> clusters_of;     // per layer: the clusters its tiles run on (bit k: cluster k; at most 64)
+    std::vector<bool> one_chunk;                // per layer: every tile computes all output channels
     // Results waiting to go to DDR: a tile's store is issued after the next tile's loads, so that
     // an in-order DMA queue loads tile k+1 while tile k computes instead of waiting for its result.
     struct Store {
@@ -93,6 +113,7 @@ struct Scheduler {
 
     Scheduler(Module& m_, Diagnostics& d) : m(m_), diags(d), t(m_.target) {
         dma_work.assign(std::size_t(t.dma_engines), 0.0);
+        pack_bytes = std::min(std::int64_t(double(t.dma_latency_cycles) * t.dma_bytes_per_cycle), t.cmx_bytes / 32);
         shave_next.assign(std::size_t(t.clusters), 0);
     }
 
@@ -133,6 +154,10 @@ struct Scheduler {
     // loaded from DDR into a new buffer.
     Box load_input(const View& v, std::int64_t cluster, const std::string& source);
     void load_weights(std::int64_t li, std::size_t count);
+    // The NCE layers after `li` (in program order) whose table (`table`) or whole weights join the
+    // load of li's on `cluster`: those that follow li's in the packed tensor, run on the cluster,
+    // are not loaded there yet, within `pack_bytes` together (`bytes`: li's, then the group's).
+    std::vector<std::int64_t> load_group(std::int64_t li, std::int64_t cluster, bool table, std::int64_t& bytes) const;
 
     void load_one(const Tile& tl);
 

@@ -11,6 +11,7 @@
 #include "common/compare.hpp"
 #include "lowering/tosa/interpreter.hpp"
 #include "lowering/vpu/compiler.hpp"
+#include "lowering/vpu/ir.hpp"
 #include "lowering/vpu/simulator.hpp"
 
 namespace vpu_compile_support {
@@ -80,5 +81,16 @@ inline void compile_and_check(const Graph& g, const vpu::Target& target, std::in
     }
 }
 
+// Runs the compiler's passes on `m` (its graph and target set) up to and including `last`, each
+// verified after it.
+inline void run_passes_until(vpu::ir::Module& m, const std::string& last) {
+    for (const auto& pass : vpu::compile_pipeline().passes) {
+        Diagnostics d{0};
+        REQUIRE(pass.run(m, d));
+        INFO(pass.name << ": " << text(d));
+        CHECK(vpu::ir::verify(m, pass.name, d));
+        if (pass.name == last) break;
+    }
+}
 
 }  // namespace vpu_compile_support
