@@ -1,10 +1,12 @@
 // End-to-end tests of the VPU schedule's quality (docs/schedule.md): nnef-to-vpu --simulate on
-// corpus models, the makespan against the lower bound's engine and DDR terms, which bound every
-// schedule of the same tasks (the chain term follows the schedule's own orderings). The
-// simulator's cycle counts are deterministic: these are not timing assertions.
+// corpus models, the makespan against the lower bound the tool prints (docs/vpu.md, Lower bound:
+// engine, DDR, dataflow and cut, each a bound of every schedule of the same tasks), recomputed
+// here from its terms. The simulator's cycle counts are deterministic: these are not timing
+// assertions.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <string>
 
@@ -16,10 +18,12 @@ namespace to_vpu_schedule_test {
 namespace fs = std::filesystem;
 
 // nnef-to-vpu MODEL ARGS --simulate --format json: the simulation member, and its makespan over
-// max(busiest engine, DDR) (a NaN when a term is missing fails every comparison of the callers).
+// the bound, the largest of the four terms (a NaN when a term is missing fails every comparison
+// of the callers).
 struct Schedule {
     nlohmann::json sim;
-    double makespan = 0, engine = 0, ddr = 0, ratio = 0;
+    double makespan = 0, bound = 0, ratio = 0;
+    std::string binding;
 };
 
 Schedule simulate(const fs::path& m, const std::string& args) {
@@ -30,57 +34,84 @@ Schedule simulate(const fs::path& m, const std::string& args) {
     s.sim = nlohmann::json::parse(r.out).at("simulation");
     const nlohmann::json& lb = s.sim.at("lower_bound");
     s.makespan = s.sim.at("makespan_cycles");
-    s.engine = lb.at("engine_cycles");
-    s.ddr = lb.at("ddr_cycles");
-    s.ratio = s.makespan / std::max(s.engine, s.ddr);
+    s.bound = std::max(std::max(lb.at("engine_cycles").get<double>(), lb.at("ddr_cycles").get<double>()),
+                       std::max(lb.at("dataflow_cycles").get<double>(), lb.at("cut_cycles").get<double>()));
+    CHECK(lb.at("cycles").get<double>() == std::ceil(s.bound));  // the printed bound is that largest term
+    s.ratio = s.makespan / s.bound;
+    s.binding = lb.at("binding");
+    MESSAGE(m.filename().string() << args << ": makespan " << s.makespan << ", bound " << s.bound << " (" << s.binding << "): " << s.ratio
+                                  << "x");
     return s;
 }
 
-TEST_CASE("nnef-to-vpu schedule: within 1.20x of max(busiest engine, DDR) on the corpus models that reach it") {
+std::string args_for(const fs::path& m, const std::string& profile) {
+    return (nnef_test::stores_weights(m) ? "" : " --random-weights 1") + (profile.empty() ? "" : " --profile " + profile);
+}
+
+TEST_CASE("nnef-to-vpu schedule: within 1.20x of the lower bound on the corpus models that reach it") {
     NNEF_REQUIRE_CORPUS();
-    // the models at or under 1.20x (docs/schedule.md has every model, with the reason where not)
-    for (const char* name : {"googlenet", "resnet18", "resnet18_bn", "resnet50", "squeezenet1_0"}) {
-        CAPTURE(name);
-        const fs::path m = nnef_test::corpus_dir() / "real" / name;
-        const Schedule s = simulate(m, nnef_test::stores_weights(m) ? "" : " --random-weights 1");
-        const nlohmann::json& lb = s.sim.at("lower_bound");
-        const double makespan = s.makespan, engine = s.engine, ddr = s.ddr, ratio = s.ratio;
-        MESSAGE(std::string(name) << ": makespan " << makespan << ", engine " << engine << " (" << lb.at("engine_queue").get<std::string>() << "), DDR "
-                     << ddr << ": " << ratio << "x");
-        CHECK(engine > 0);
-        CHECK(ratio >= 1.0);  // a lower bound (a NaN fails both)
-        CHECK(ratio <= 1.20);
+    // docs/schedule.md has every model (the others, with the reason, in the next test case)
+    struct Model {
+        const char* dir;
+        const char* profile;
+    };
+    for (const Model& c : {Model{"real/alexnet", ""}, Model{"real/googlenet", ""}, Model{"real/lstm_small", ""}, Model{"real/resnet18", ""},
+                           Model{"real/resnet18_bn", ""}, Model{"real/resnet50", ""}, Model{"real/squeezenet1_0", ""},
+                           Model{"real/vgg11", ""}, Model{"quantized/squeezenet1_0_int8", "pro-int"}}) {
+        CAPTURE(c.dir);
+        const fs::path m = nnef_test::corpus_dir() / c.dir;
+        const Schedule s = simulate(m, args_for(m, c.profile));
+        CHECK(s.ratio >= 1.0);  // a lower bound (a NaN fails both)
+        CHECK(s.ratio <= 1.20);
+    }
+}
+
+TEST_CASE("nnef-to-vpu schedule: the corpus models beyond 1.20x of the lower bound, and why") {
+    NNEF_REQUIRE_CORPUS();
+    // Each is still a valid run (ratio >= 1); when one comes within 1.20x, it moves to the list above.
+    struct Model {
+        const char* dir;
+        const char* why;
+    };
+    for (const Model& c : {Model{"real/convnext_tiny", "the list's own chain of queue order and barriers is 1.86x the bound (SHAVE0.0's work)"},
+                           Model{"real/densenet121", "the list's own chain of queue order and barriers is 1.82x the bound"},
+                           Model{"real/mobilenet_v2", "the list's own chain of queue order and barriers is 1.21x the bound"},
+                           Model{"real/shufflenet_v2_x1_0", "DMA0's work binds (weights and copies, 600 cycles of latency each: "
+                                                            "the next test case); the list's own chain is 1.38x it"}}) {
+        CAPTURE(c.dir);
+        CAPTURE(c.why);
+        const fs::path m = nnef_test::corpus_dir() / c.dir;
+        const Schedule s = simulate(m, args_for(m, ""));
+        CHECK(s.ratio >= 1.0);
+        CHECK_MESSAGE(s.ratio > 1.20, c.dir << " is within 1.20x now: move it to the models that reach it");
     }
 }
 
 TEST_CASE("nnef-to-vpu schedule: ShuffleNet v2's channel split and shuffle stay in CMX (no spills), fp16 and int8") {
     NNEF_REQUIRE_CORPUS();
     // The shuffle's copies go CMX to CMX (docs/schedule.md): no byte is stored to DDR but the
-    // output. 1.20x of max(engine, DDR) is not reached yet (DMA-bound on weights and on the
-    // 600-cycle latency of every transfer: docs/schedule.md); the limits are today's figures
-    // (1.434 and 1.258, stage 4 split over channels: tile_split_channels.hpp) with a margin of
-    // 1%, so that a schedule that loses them fails here. The int8 model has one convolution whose
-    // float bias lies between its accumulator's steps: that bias is added at a finer grid by SHAVE
-    // kernels in int32 (docs/tosa-lowering.md), whose int32 accumulator (24000 bytes) is spilled;
-    // the shuffle's copies store nothing.
+    // output. 1.20x of the bound is not reached yet (DMA-bound on weights and on the 600-cycle
+    // latency of every transfer: the engine term, DMA0 or DMA1, binds); the limits are today's
+    // figures (1.434 and 1.228) with a margin of 1%, so that a schedule that loses them fails
+    // here. The int8 model has one convolution whose float bias lies between its accumulator's
+    // steps: that bias is added at a finer grid by SHAVE kernels in int32
+    // (docs/tosa-lowering.md), whose int32 accumulator (24000 bytes) is spilled; the shuffle's
+    // copies store nothing.
     struct Case {
         const char* dir;
         const char* args;
         double limit;
         double spills;
     };
-    for (const Case& c : {Case{"real/shufflenet_v2_x1_0", "", 1.45, 0}, Case{"quantized/shufflenet_v2_x1_0_int8", " --profile pro-int", 1.27, 24000}}) {
+    for (const Case& c : {Case{"real/shufflenet_v2_x1_0", "", 1.45, 0}, Case{"quantized/shufflenet_v2_x1_0_int8", " --profile pro-int", 1.24, 24000}}) {
         CAPTURE(c.dir);
         const fs::path m = nnef_test::corpus_dir() / c.dir;
         const Schedule s = simulate(m, c.args);
-        const nlohmann::json& sim = s.sim;
-        const double makespan = s.makespan, engine = s.engine, ddr = s.ddr, ratio = s.ratio;
-        MESSAGE(c.dir << ": makespan " << makespan << ", engine " << engine << ", DDR " << ddr << ": " << ratio << "x, spills "
-                      << sim.at("ddr_bytes").at("spills").get<double>() << " bytes");
-        CHECK(sim.at("ddr_bytes").at("spills").get<double>() <= c.spills);
-        CHECK(engine > 0);
-        CHECK(ratio >= 1.0);  // a NaN fails both
-        CHECK(ratio <= c.limit);
+        const double spills = s.sim.at("ddr_bytes").at("spills").get<double>();
+        MESSAGE(c.dir << ": spills " << spills << " bytes");
+        CHECK(spills <= c.spills);
+        CHECK(s.ratio >= 1.0);  // a NaN fails both
+        CHECK(s.ratio <= c.limit);
     }
 }
 
