@@ -18,12 +18,12 @@ namespace to_vpu_schedule_test {
 
 namespace fs = std::filesystem;
 
-// nnef-to-vpu MODEL ARGS --simulate --format json: the simulation member, and its makespan over
-// the bound, the largest of the four terms (a NaN when a term is missing fails every comparison
-// of the callers).
+// nnef-to-vpu MODEL ARGS --simulate --format json: the simulation member, its engine and DDR
+// terms, and its makespan over the bound, the largest of the four terms (a NaN when a term is
+// missing fails every comparison of the callers).
 struct Schedule {
     nlohmann::json sim;
-    double makespan = 0, bound = 0, ratio = 0;
+    double makespan = 0, engine = 0, ddr = 0, bound = 0, ratio = 0;
     std::string binding;
 };
 
@@ -35,8 +35,9 @@ Schedule simulate(const fs::path& m, const std::string& args) {
     s.sim = nlohmann::json::parse(r.out).at("simulation");
     const nlohmann::json& lb = s.sim.at("lower_bound");
     s.makespan = s.sim.at("makespan_cycles");
-    s.bound = std::max(std::max(lb.at("engine_cycles").get<double>(), lb.at("ddr_cycles").get<double>()),
-                       std::max(lb.at("dataflow_cycles").get<double>(), lb.at("cut_cycles").get<double>()));
+    s.engine = lb.at("engine_cycles");
+    s.ddr = lb.at("ddr_cycles");
+    s.bound = std::max(std::max(s.engine, s.ddr), std::max(lb.at("dataflow_cycles").get<double>(), lb.at("cut_cycles").get<double>()));
     CHECK(lb.at("cycles").get<double>() == std::ceil(s.bound));  // the printed bound is that largest term
     s.ratio = s.makespan / s.bound;
     s.binding = lb.at("binding");
