@@ -70,22 +70,23 @@ TEST_CASE("nnef-to-vpu schedule: within 1.20x of the lower bound on the corpus m
 
 TEST_CASE("nnef-to-vpu schedule: the corpus models beyond 1.20x of the lower bound, and why") {
     NNEF_REQUIRE_CORPUS();
-    // Each is still a valid run (ratio >= 1); when one comes within 1.20x, it moves to the list above.
+    // Each is still a valid run (ratio >= 1); when one comes within 1.20x, it moves to the list
+    // above. The reason is checked too: the list's own chain (its queue order and barriers) is
+    // itself beyond 1.20x the bound, so the list's orderings, not the tasks, keep it there; or the
+    // engine term binds (docs/schedule.md has the analysis).
     struct Model {
         const char* dir;
-        const char* why;
+        bool orderings;  // else: the busiest engine binds
     };
-    for (const Model& c : {Model{"real/convnext_tiny", "the list's own chain of queue order and barriers is 1.86x the bound (SHAVE0.0's work)"},
-                           Model{"real/densenet121", "the list's own chain of queue order and barriers is 1.82x the bound"},
-                           Model{"real/mobilenet_v2", "the list's own chain of queue order and barriers is 1.21x the bound"},
-                           Model{"real/shufflenet_v2_x1_0", "DMA0's work binds (weights and copies, 600 cycles of latency each: "
-                                                            "the next test case); the list's own chain is 1.38x it"}}) {
+    for (const Model& c : {Model{"real/convnext_tiny", true}, Model{"real/densenet121", true}, Model{"real/mobilenet_v2", true},
+                           Model{"real/shufflenet_v2_x1_0", false}}) {
         CAPTURE(c.dir);
-        CAPTURE(c.why);
         const fs::path m = nnef_test::corpus_dir() / c.dir;
         const Schedule s = simulate(m, args_for(m, ""));
         CHECK(s.ratio >= 1.0);
         CHECK_MESSAGE(s.ratio > 1.20, c.dir << " is within 1.20x now: move it to the models that reach it");
+        if (c.orderings) CHECK(s.sim.at("lower_bound").at("list_chain_cycles").get<double>() > 1.20 * s.bound);
+        else CHECK(s.binding == "engine");  // ShuffleNet v2: DMA0's weights and copies, 600 cycles of latency each
     }
 }
 
