@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The schedule table of docs/schedule.md: per corpus model and sample (fp16, and PRO-INT where the
-# model has a graph.quant), the simulated makespan, the lower bound with its three terms, the
-# ratios makespan / bound and makespan / max(engine, DDR), DDR traffic and spills.
+# model has a graph.quant), the simulated makespan, the lower bound with its four terms (engine,
+# DDR, dataflow, cut: docs/vpu.md), makespan / bound, the list's own chain (information), DDR
+# traffic and spills.
 #   scripts/schedule-table.sh [BUILD] [ONLY...]   (a markdown table on stdout; ONLY: model names)
 # Models without stored weights use --random-weights 1 (as scripts/lowering-snapshot.sh does).
 set -uo pipefail
@@ -10,8 +11,8 @@ build=${1:-$root/build}
 shift || true
 only=" $* "
 corpus=${NNEF_CORPUS_DIR:-$root/../shared/corpus}
-echo "| model | profile | makespan | bound (binds) | engine (queue) | DDR | chain | makespan / bound | makespan / max(engine, DDR) | DDR bytes | spills | barriers |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| model | profile | makespan | bound (binds) | engine (queue) | DDR | dataflow | cut (before + after) | makespan / bound | list chain | DDR bytes | spills | barriers |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for d in "$corpus"/real/* "$corpus"/quantized/* "$root"/samples/*; do
   [ -f "$d/graph.nnef" ] || continue
   name=$(basename "$d")
@@ -35,14 +36,16 @@ if not d or 'simulation' not in d or not d['simulation']:
     if d:
         msgs = [x.get('message', '') for x in d.get('diagnostics', []) if x.get('severity') == 'error']
         if msgs: why = 'refused: ' + msgs[0][:80]
-    print(f"| {name} | {prof} | {why} (exit {rc}) | | | | | | | | | |")
+    print(f"| {name} | {prof} | {why} (exit {rc}) | | | | | | | | | | |")
     sys.exit(0)
 s = d['simulation']; lb = s['lower_bound']; ddr = s['ddr_bytes']
-ms = s['makespan_cycles']; eng = lb['engine_cycles']; dc = lb['ddr_cycles']
+ms = s['makespan_cycles']
 total = ddr["total"]
 spill = ddr.get('spills', 0) if isinstance(ddr, dict) else 0
-print(f"| {name} | {prof} | {ms:.0f} | {lb['cycles']:.0f} ({lb['binding']}) | {eng:.0f} ({lb['engine_queue']}) | {dc:.0f} | {lb['chain_cycles']:.0f} "
-      f"| {ms / lb['cycles']:.3f} | {ms / max(eng, dc):.3f} | {total} | {spill} | {s['barriers']} |")
+c = lb['cut']
+cut = f"{lb['cut_cycles']:.0f}" + (f" ({c['before_cycles']:.0f} {c['before_term']} + {c['after_cycles']:.0f} {c['after_term']})" if c else "")
+print(f"| {name} | {prof} | {ms:.0f} | {lb['cycles']:.0f} ({lb['binding']}) | {lb['engine_cycles']:.0f} ({lb['engine_queue']}) | {lb['ddr_cycles']:.0f} "
+      f"| {lb['dataflow_cycles']:.0f} | {cut} | {ms / lb['cycles']:.3f} | {lb['list_chain_cycles']:.0f} | {total} | {spill} | {s['barriers']} |")
 PY
   done
 done

@@ -1,6 +1,7 @@
 // Byte ranges of one memory, each [start, end) with a payload: the simulator's race check
-// (simulator.cpp) and the barriers pass's dependency tracking (passes/barriers.cpp) keep, per
-// range, who wrote it last and who read it since.
+// (simulator_checks.cpp) and the barriers pass's dependency tracking (passes/barriers.cpp) keep, per
+// range, who wrote it last and who read it since; the lower bound's data dependencies
+// (sim_bound.cpp) who wrote it last.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -17,6 +18,11 @@ public:
     // ranges at lo and hi; the gaps become ranges with a default payload.
     template <class Visit>
     void visit(std::int64_t lo, std::int64_t hi, Visit&& visit) {
+        visit_ranges(lo, hi, [&](Payload& p, std::int64_t, std::int64_t) { visit(p); });
+    }
+    // The same, calling visit(Payload&, start, end) with each range's bounds.
+    template <class Visit>
+    void visit_ranges(std::int64_t lo, std::int64_t hi, Visit&& visit) {
         split(lo);
         split(hi);
         std::int64_t at = lo;
@@ -26,7 +32,7 @@ public:
                 const std::int64_t end = it == segs_.end() ? hi : std::min(hi, it->first);
                 it = segs_.emplace_hint(it, at, Seg{end, Payload{}});
             }
-            visit(it->second.payload);
+            visit(it->second.payload, it->first, it->second.end);
             at = it->second.end;
             ++it;
         }

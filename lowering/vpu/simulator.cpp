@@ -442,44 +442,21 @@ SimulationResult simulate(const TaskList& list, const Target& target, const Simu
     r.valid = report.total == 0;
     if (!r.valid) return r;
 
-    // The lower bound and traffic from the static figures. Each task's shortest duration: the
-    // cycles run_timing gives NCE and SHAVE tasks; for a DMA its latency + bytes at the fastest rate
-    // run_timing ever gives it (alone on DDR), unrounded as there (r.cycles rounds it up).
-    std::vector<double> shortest(list.tasks.size());
-    for (std::size_t t = 0; t < list.tasks.size(); ++t) {
-        const Task& task = list.tasks[t];
-        shortest[t] = double(r.cycles[t]);
-        if (task.kind != TaskKind::DMA) continue;
-        const Buffer& rb = list.buffers[std::size_t(m.read_buffer[t][0])];
-        const Buffer& wb = list.buffers[std::size_t(m.write_buffer[t][0])];
-        const bool ddr = rb.memory == Memory::DDR || wb.memory == Memory::DDR;
-        const double rate = ddr ? std::min(target.dma_bytes_per_cycle, target.ddr_bytes_per_cycle) : target.dma_bytes_per_cycle;
-        shortest[t] = double(target.dma_latency_cycles) + double(task.reads[0].elements() * element_bytes(rb.dtype)) / rate;
-    }
+    // The lower bound (sim_bound.cpp) and the DDR traffic by role, from the static figures.
+    const TaskCosts costs = task_costs(m, r.cycles);
+    r.bound = lower_bound(m, costs, *order);
     r.queues.resize(m.queues.size());
     for (std::size_t q = 0; q < m.queues.size(); ++q) {
         r.queues[q].name = m.queues[q];
         r.queues[q].tasks = m.queue_tasks[q].size();
-        double least = 0.0;
-        for (std::size_t t : m.queue_tasks[q]) {
-            r.queues[q].work += r.cycles[t];
-            least += shortest[t];
-        }
-        if (least > r.bound.engine) {
-            r.bound.engine = least;
-            r.bound.engine_queue = m.queues[q];
-        }
+        for (std::size_t t : m.queue_tasks[q]) r.queues[q].work += r.cycles[t];
     }
-    std::int64_t ddr_bytes = 0;
     for (std::size_t t = 0; t < list.tasks.size(); ++t) {
-        const Task& task = list.tasks[t];
-        if (task.kind != TaskKind::DMA) continue;
-        bool touches = false;
+        if (costs.ddr_bytes[t] == 0) continue;
         for (long bi : {m.read_buffer[t][0], m.write_buffer[t][0]}) {
             const Buffer& b = list.buffers[std::size_t(bi)];
             if (b.memory != Memory::DDR) continue;
-            touches = true;
-            const std::int64_t bytes = task.reads[0].elements() * element_bytes(b.dtype);
+            const std::int64_t bytes = costs.ddr_bytes[t];
             switch (b.role) {
                 case Role::input: r.ddr.inputs += bytes; break;
                 case Role::output: r.ddr.outputs += bytes; break;
@@ -489,22 +466,6 @@ SimulationResult simulate(const TaskList& list, const Target& target, const Simu
                 case Role::spill:
                 case Role::activation: r.ddr.spills += bytes; break;
             }
-        }
-        if (touches) ddr_bytes += task.reads[0].elements() * element_bytes(list.buffers[std::size_t(m.read_buffer[t][0])].dtype);
-    }
-    r.bound.ddr = double(ddr_bytes) / target.ddr_bytes_per_cycle;
-    {
-        std::vector<double> finish(list.tasks.size(), 0.0);
-        std::vector<std::size_t> prev_in_queue(list.tasks.size(), std::numeric_limits<std::size_t>::max());
-        for (const auto& q : m.queue_tasks)
-            for (std::size_t i = 1; i < q.size(); ++i) prev_in_queue[q[i]] = q[i - 1];
-        for (std::size_t t : *order) {
-            double start = 0.0;
-            if (prev_in_queue[t] != std::numeric_limits<std::size_t>::max()) start = finish[prev_in_queue[t]];
-            for (std::size_t b : m.waits[t])
-                for (std::size_t p : m.producers[b]) start = std::max(start, finish[p]);
-            finish[t] = start + shortest[t];
-            r.bound.chain = std::max(r.bound.chain, finish[t]);
         }
     }
     if (options.timing) {
@@ -546,9 +507,22 @@ std::string report_text(const TaskList& list, const Target& target, const Simula
     os << buf;
     const double lb = r.bound.value();
     std::snprintf(buf, sizeof buf,
-                  "lower bound: %.0f cycles, %s binds (busiest engine %s %.0f, DDR bandwidth %.0f, longest chain %.0f); makespan / bound = %.3f\n",
+                  "lower bound: %.0f cycles, %s binds (busiest engine %s %.0f, DDR bandwidth %.0f, dataflow chain %.0f, cut %.0f); "
+                  "makespan / bound = %.3f\n",
                   std::ceil(lb), r.bound.binding(), r.bound.engine_queue.empty() ? "-" : r.bound.engine_queue.c_str(), std::ceil(r.bound.engine),
-                  std::ceil(r.bound.ddr), std::ceil(r.bound.chain), lb > 0 ? r.makespan / lb : 0.0);
+                  std::ceil(r.bound.ddr), std::ceil(r.bound.dataflow), std::ceil(r.bound.cut), lb > 0 ? r.makespan / lb : 0.0);
+    os << buf;
+    if (r.bound.cut_task >= 0) {
+        os << "  cut at " << r.bound.cut_task_name << ": ";
+        std::snprintf(buf, sizeof buf, "%.0f cycles up to its end (%s) + %.0f after (%s", std::ceil(r.bound.cut_before),
+                      r.bound.cut_before_term.c_str(), std::ceil(r.bound.cut_after), r.bound.cut_after_term.c_str());
+        os << buf;
+        if (r.bound.cut_after_term == "DDR" && r.bound.cut_cmx_excess > 0)
+            os << ", with " << r.bound.cut_cmx_excess << " bytes of loads into CMX that cannot wait in CMX";
+        os << ")\n";
+    }
+    std::snprintf(buf, sizeof buf, "list chain: %.0f cycles (this list's queue order and barriers; not a bound of other orders)\n",
+                  std::ceil(r.bound.list_chain));
     os << buf;
     os << "queues:\n";
     for (const QueueStats& q : r.queues) {

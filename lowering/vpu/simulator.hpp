@@ -9,11 +9,12 @@
 //
 // Timing: the cost model of section 4, with DMA transfers sharing the DDR bandwidth while they run;
 // makespan, busy share per queue, DDR traffic by kind, CMX occupancy per cluster over time, and a
-// lower bound on the makespan of any run (LowerBound).
+// lower bound on the makespan of any schedule of the same tasks (LowerBound).
 //
 // Values: with inputs given, every task's results from its reads, writes and params in fp16 /
 // int8 as section 3 says (docs/vpu.md states the arithmetic of each task kind).
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -81,19 +82,35 @@ struct DdrTraffic {
     std::int64_t total() const { return inputs + weights + spills + outputs; }
 };
 
-// A lower bound on the makespan of any run of the task list on the target (docs/vpu.md, Lower
-// bound): the largest of three terms, each a lower bound by itself. Every term weighs a task by its
-// shortest possible duration: NCE and SHAVE tasks their cycles; a DMA its latency + bytes /
-// min(dma_bytes_per_cycle, ddr_bytes_per_cycle) when it touches DDR (dma_bytes_per_cycle
-// otherwise), unrounded, as if it never shared DDR.
+// A lower bound on the makespan of every schedule of the task list's tasks on the target
+// (docs/vpu.md, Lower bound): any queue order and barriers, as long as each task stays on its
+// queue and every byte a task reads comes from the same writer (or input or constant) as in this
+// list. The largest of four terms, each a lower bound by itself; none follows this list's own
+// orderings. Every term weighs a task by its shortest possible duration d(t): NCE and SHAVE tasks
+// their cycles; a DMA its latency + bytes / min(dma_bytes_per_cycle, ddr_bytes_per_cycle) when it
+// touches DDR (dma_bytes_per_cycle otherwise), unrounded, as if it never shared DDR.
 struct LowerBound {
     double engine = 0.0;      // the busiest queue's total of shortest durations (a queue runs one task at a time)
     std::string engine_queue;
     double ddr = 0.0;         // DDR bytes / ddr_bytes_per_cycle (DDR never moves more per cycle)
-    double chain = 0.0;       // the longest chain of queue order and barrier waits, in shortest durations
-    double value() const { return std::max(engine, std::max(ddr, chain)); }
-    // The term that binds: "engine", "ddr" or "chain" (the first of them, in that order, on a tie).
-    const char* binding() const { return engine >= ddr && engine >= chain ? "engine" : ddr >= chain ? "ddr" : "chain"; }
+    double dataflow = 0.0;    // the longest chain of data dependencies (writer -> reader of the same bytes)
+    // The cut at a task X: (X's ancestors' work, up to X's end) + (X's descendants' work, after it),
+    // the largest over the tasks tried; cut_task is X's index (-1: none tried).
+    double cut = 0.0;
+    long cut_task = -1;
+    std::string cut_task_name;      // e.g. "task 12 (NCE0 conv 'conv1')"
+    double cut_before = 0.0, cut_after = 0.0;  // the two parts
+    std::string cut_before_term, cut_after_term;  // "chain", "DDR" or a queue name
+    std::int64_t cut_cmx_excess = 0;  // bytes of DDR loads read after X that CMX cannot hold at X's end
+    // Information only, not part of the bound: the longest chain of this list's queue order and
+    // barrier waits (a schedule with other orderings may be shorter).
+    double list_chain = 0.0;
+    double value() const { return std::max(std::max(engine, ddr), std::max(dataflow, cut)); }
+    // The term that binds: "engine", "ddr", "dataflow" or "cut" (the first of them, in that order, on a tie).
+    const char* binding() const {
+        const double v = value();
+        return engine >= v ? "engine" : ddr >= v ? "ddr" : dataflow >= v ? "dataflow" : "cut";
+    }
 };
 
 // CMX bytes in use on one cluster: a step function (time in cycles, bytes from then on). A buffer

@@ -1,5 +1,5 @@
-// The simulator's (lowering/vpu/simulator.hpp) view of a task list and the checks of
-// simulator_checks.cpp. Private to simulator.cpp and simulator_checks.cpp.
+// The simulator's (lowering/vpu/simulator.hpp) view of a task list, the checks of
+// simulator_checks.cpp and the lower bound of sim_bound.cpp. Private to the simulator's files.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -83,5 +83,29 @@ bool happens_before(const Model& m, const Clocks& c, std::size_t a, std::size_t 
 void check_physical_reuse(const Model& m, const Clocks& c, const std::vector<std::size_t>& order, Reporter& report);
 void check_races(const Model& m, const Clocks& c, const std::vector<std::size_t>& order, Reporter& report);
 void check_outputs(const Model& m, Reporter& report);
+
+// ---- the lower bound (sim_bound.cpp) ----
+
+// Per task: its shortest duration d(t), and the bytes it moves from or to DDR (0 unless a DMA
+// touching DDR).
+struct TaskCosts {
+    std::vector<double> shortest;
+    std::vector<std::int64_t> ddr_bytes;
+};
+TaskCosts task_costs(const Model& m, const std::vector<std::int64_t>& cycles);
+
+// The data dependencies of a valid (race-free) list: w -> r when r reads a byte whose value comes
+// from w (w is the last writer of that byte before r in `order`, a topological order), found for
+// certain: a pair the simulator cannot prove from the boxes is left out, so the edges are a subset
+// of the true ones. `delivered[w]`, for a DMA w from DDR into CMX: per reader r, the CMX bytes
+// (absolute address intervals) r reads from w, as far as proven (dense boxes).
+struct DataFlow {
+    std::vector<std::vector<std::size_t>> preds, succs;
+    std::vector<std::vector<std::pair<std::size_t, std::vector<std::pair<std::int64_t, std::int64_t>>>>> delivered;
+};
+DataFlow data_flow(const Model& m, const std::vector<std::size_t>& order);
+
+// The four terms and the list's chain (LowerBound) of a valid list; `order` is topological.
+LowerBound lower_bound(const Model& m, const TaskCosts& c, const std::vector<std::size_t>& order);
 
 }  // namespace nnef::vpu::simulator_cpp

@@ -121,6 +121,7 @@
 #include "lowering/vpu/sim_shave.cpp"
 #include "lowering/vpu/simulator.cpp"
 #include "lowering/vpu/simulator_checks.cpp"
+#include "lowering/vpu/sim_bound.cpp"
 #include "lowering/vpu/svg.cpp"
 #include "lowering/vpu/ir.cpp"
 #include "lowering/vpu/ir_text_write.cpp"

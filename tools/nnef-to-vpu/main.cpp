@@ -403,6 +403,15 @@ cli::Json report_json(const vpu::TaskList& list, const vpu::Target& target, cons
     for (std::size_t k = 0; k < r.cmx.size(); ++k)
         cmx.push_back({{"cluster", k}, {"peak_bytes", r.cmx[k].peak}, {"capacity_bytes", target.cmx_bytes},
                        {"high_water_bytes", r.cmx[k].high_water}});
+    cli::Json cut = nullptr;
+    if (r.bound.cut_task >= 0)
+        cut = {{"task", list.tasks[std::size_t(r.bound.cut_task)].id},
+               {"name", r.bound.cut_task_name},
+               {"before_cycles", r.bound.cut_before},
+               {"before_term", r.bound.cut_before_term},
+               {"after_cycles", r.bound.cut_after},
+               {"after_term", r.bound.cut_after_term},
+               {"cmx_excess_bytes", r.bound.cut_cmx_excess}};
     return {{"makespan_cycles", std::ceil(r.makespan)},
             {"makespan_us", r.makespan_us},
             {"clock_mhz", target.clock_mhz},
@@ -413,7 +422,10 @@ cli::Json report_json(const vpu::TaskList& list, const vpu::Target& target, cons
                              {"engine_cycles", r.bound.engine},
                              {"engine_queue", r.bound.engine_queue},
                              {"ddr_cycles", r.bound.ddr},
-                             {"chain_cycles", r.bound.chain}}},
+                             {"dataflow_cycles", r.bound.dataflow},
+                             {"cut_cycles", r.bound.cut},
+                             {"cut", cut},
+                             {"list_chain_cycles", r.bound.list_chain}}},
             {"queues", std::move(queues)},
             {"ddr_bytes", {{"total", r.ddr.total()}, {"inputs", r.ddr.inputs}, {"weights", r.ddr.weights},
                            {"spills", r.ddr.spills}, {"outputs", r.ddr.outputs}}},

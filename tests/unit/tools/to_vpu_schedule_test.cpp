@@ -1,11 +1,14 @@
 // End-to-end tests of the VPU schedule's quality (docs/schedule.md): nnef-to-vpu --simulate on
-// corpus models, the makespan against the lower bound's engine and DDR terms, which bound every
-// schedule of the same tasks (the chain term follows the schedule's own orderings). The
-// simulator's cycle counts are deterministic: these are not timing assertions.
+// corpus models, the makespan against the lower bound the tool prints (docs/vpu.md, Lower bound:
+// engine, DDR, dataflow and cut, each a bound of every schedule of the same tasks), recomputed
+// here from its terms. The simulator's cycle counts are deterministic: these are not timing
+// assertions.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tool_runner.hpp"
@@ -15,11 +18,13 @@ namespace to_vpu_schedule_test {
 
 namespace fs = std::filesystem;
 
-// nnef-to-vpu MODEL ARGS --simulate --format json: the simulation member, and its makespan over
-// max(busiest engine, DDR) (a NaN when a term is missing fails every comparison of the callers).
+// nnef-to-vpu MODEL ARGS --simulate --format json: the simulation member, its engine and DDR
+// terms, and its makespan over the bound, the largest of the four terms (a NaN when a term is
+// missing fails every comparison of the callers).
 struct Schedule {
     nlohmann::json sim;
-    double makespan = 0, engine = 0, ddr = 0, ratio = 0;
+    double makespan = 0, engine = 0, ddr = 0, bound = 0, ratio = 0;
+    std::string binding;
 };
 
 Schedule simulate(const fs::path& m, const std::string& args) {
@@ -32,39 +37,121 @@ Schedule simulate(const fs::path& m, const std::string& args) {
     s.makespan = s.sim.at("makespan_cycles");
     s.engine = lb.at("engine_cycles");
     s.ddr = lb.at("ddr_cycles");
-    s.ratio = s.makespan / std::max(s.engine, s.ddr);
+    s.bound = std::max(std::max(s.engine, s.ddr), std::max(lb.at("dataflow_cycles").get<double>(), lb.at("cut_cycles").get<double>()));
+    CHECK(lb.at("cycles").get<double>() == std::ceil(s.bound));  // the printed bound is that largest term
+    s.ratio = s.makespan / s.bound;
+    s.binding = lb.at("binding");
+    MESSAGE(m.filename().string() << args << ": makespan " << s.makespan << ", bound " << s.bound << " (" << s.binding << "): " << s.ratio
+                                  << "x");
     return s;
 }
 
-TEST_CASE("nnef-to-vpu schedule: within 1.20x of max(busiest engine, DDR) on the corpus models that reach it") {
+std::string args_for(const fs::path& m, const std::string& profile) {
+    return (nnef_test::stores_weights(m) ? "" : " --random-weights 1") + (profile.empty() ? "" : " --profile " + profile);
+}
+
+TEST_CASE("nnef-to-vpu schedule: within 1.20x of the lower bound on the corpus models that reach it") {
     NNEF_REQUIRE_CORPUS();
-    // the models at or under 1.20x (docs/schedule.md has every model, with the reason where not)
-    for (const char* name : {"googlenet", "resnet18", "resnet18_bn", "resnet50", "squeezenet1_0"}) {
-        CAPTURE(name);
-        const fs::path m = nnef_test::corpus_dir() / "real" / name;
-        const Schedule s = simulate(m, nnef_test::stores_weights(m) ? "" : " --random-weights 1");
-        const nlohmann::json& lb = s.sim.at("lower_bound");
-        const double makespan = s.makespan, engine = s.engine, ddr = s.ddr, ratio = s.ratio;
-        MESSAGE(std::string(name) << ": makespan " << makespan << ", engine " << engine << " (" << lb.at("engine_queue").get<std::string>() << "), DDR "
-                     << ddr << ": " << ratio << "x");
-        CHECK(engine > 0);
-        CHECK(ratio >= 1.0);  // a lower bound (a NaN fails both)
-        CHECK(ratio <= 1.20);
+    // docs/schedule.md has every model (the others, with the reason, in the next test case)
+    struct Model {
+        const char* dir;
+        const char* profile;
+    };
+    for (const Model& c : {Model{"real/alexnet", ""}, Model{"real/googlenet", ""}, Model{"real/lstm_small", ""}, Model{"real/resnet18", ""},
+                           Model{"real/resnet18_bn", ""}, Model{"real/resnet50", ""}, Model{"real/squeezenet1_0", ""},
+                           Model{"real/vgg11", ""}, Model{"quantized/squeezenet1_0_int8", "pro-int"}}) {
+        CAPTURE(c.dir);
+        const fs::path m = nnef_test::corpus_dir() / c.dir;
+        const Schedule s = simulate(m, args_for(m, c.profile));
+        CHECK(s.ratio >= 1.0);  // a lower bound (a NaN fails both)
+        CHECK(s.ratio <= 1.20);
     }
+}
+
+TEST_CASE("nnef-to-vpu schedule: the corpus models beyond 1.20x of the lower bound, and why") {
+    NNEF_REQUIRE_CORPUS();
+    // Each is still a valid run (ratio >= 1); when one comes within 1.20x, it moves to the list
+    // above. The reason is checked too: the list's own chain (its queue order and barriers) is
+    // itself beyond 1.20x the bound, so the list's orderings, not the tasks, keep it there; or the
+    // engine term binds (docs/schedule.md has the analysis).
+    struct Model {
+        const char* dir;
+        bool orderings;  // else: the busiest engine binds
+    };
+    for (const Model& c : {Model{"real/convnext_tiny", true}, Model{"real/densenet121", true}, Model{"real/mobilenet_v2", true},
+                           Model{"real/shufflenet_v2_x1_0", false}}) {
+        CAPTURE(c.dir);
+        const fs::path m = nnef_test::corpus_dir() / c.dir;
+        const Schedule s = simulate(m, args_for(m, ""));
+        CHECK(s.ratio >= 1.0);
+        CHECK_MESSAGE(s.ratio > 1.20, c.dir << " is within 1.20x now: move it to the models that reach it");
+        if (c.orderings) CHECK(s.sim.at("lower_bound").at("list_chain_cycles").get<double>() > 1.20 * s.bound);
+        else CHECK(s.binding == "engine");  // ShuffleNet v2: DMA0's weights and copies, 600 cycles of latency each
+    }
+}
+
+TEST_CASE("nnef-to-vpu schedule: the bound is the same for the same tasks under other barriers, the makespan is not") {
+    NNEF_REQUIRE_CORPUS();
+    // ResNet-18 for the default target (64 physical barriers) and for one with 4: the compiler
+    // emits the same tasks (buffers, queues, reads, writes: checked below) with other waits and
+    // updates, i.e. another schedule of the same tasks. The bound does not follow the list's
+    // orderings, so it is the same; the list's own chain and the makespan are not.
+    const fs::path dir = nnef_test::scratch_dir() / "vpu-bound-barriers";
+    fs::create_directories(dir);
+    std::ofstream(dir / "target-4.json") << R"({"name": "npu-4-barriers", "barriers": 4})";
+    const fs::path m = nnef_test::corpus_dir() / "real" / "resnet18";
+    struct List {
+        nlohmann::json tasks;
+        Schedule s;
+    };
+    auto compile = [&](const std::string& name, const std::string& target) {
+        const fs::path json = dir / (name + ".json");
+        const auto r = nnef_test::run_tool("nnef-to-vpu", nnef_test::shell_quote(m.string()) + args_for(m, "") + target + " -o " +
+                                                              nnef_test::shell_quote(json.string()));
+        CAPTURE(r.err);
+        REQUIRE(r.code == 0);
+        List l;
+        l.tasks = nlohmann::json::parse(nnef_test::read_text(json));
+        l.s = simulate(json, target);
+        return l;
+    };
+    const List a = compile("b64", ""), b = compile("b4", " --target " + nnef_test::shell_quote((dir / "target-4.json").string()));
+    CHECK(a.tasks.at("buffers") == b.tasks.at("buffers"));
+    REQUIRE(a.tasks.at("tasks").size() == b.tasks.at("tasks").size());
+    std::size_t differ = 0, orderings = 0;
+    for (std::size_t i = 0; i < a.tasks.at("tasks").size(); ++i) {
+        nlohmann::json x = a.tasks.at("tasks")[i], y = b.tasks.at("tasks")[i];
+        for (const char* k : {"wait", "update"}) {
+            orderings += x.at(k) != y.at(k);
+            x.erase(k);
+            y.erase(k);
+        }
+        differ += x != y;
+    }
+    CHECK(differ == 0);
+    CHECK(orderings > 0);
+    const nlohmann::json &la = a.s.sim.at("lower_bound"), &lb = b.s.sim.at("lower_bound");
+    for (const char* k : {"cycles", "engine_cycles", "ddr_cycles", "dataflow_cycles", "cut_cycles"}) {
+        CAPTURE(k);
+        CHECK(la.at(k).get<double>() == lb.at(k).get<double>());
+    }
+    CHECK(lb.at("list_chain_cycles").get<double>() > la.at("list_chain_cycles").get<double>());
+    CHECK(b.s.makespan > a.s.makespan);
+    CHECK(a.s.ratio >= 1.0);
+    CHECK(b.s.ratio >= 1.0);
 }
 
 TEST_CASE("nnef-to-vpu schedule: ShuffleNet v2's channel split and shuffle stay in CMX (no spills), fp16 and int8") {
     NNEF_REQUIRE_CORPUS();
     // The shuffle's copies go CMX to CMX (docs/schedule.md): no byte is stored to DDR but the
-    // output. 1.20x of max(engine, DDR) is not reached (the chain of short layers, each waiting
-    // for its inputs' CMX-to-CMX copies and for weights the queues load behind them:
-    // docs/schedule.md). The limits are today's makespans (347519 and 271524 cycles, the
-    // constants of consecutive layers loaded together: docs/vpu-compiler.md) with a margin of 1%,
-    // so that a schedule that loses them fails here; not the ratio, whose engine term falls with
-    // every transfer saved. The int8 model has one convolution whose float bias lies between its
-    // accumulator's steps: that bias is added at a finer grid by SHAVE kernels in int32
-    // (docs/tosa-lowering.md), whose int32 accumulator (24000 bytes) is spilled; the shuffle's
-    // copies store nothing.
+    // output. 1.20x of the bound is not reached (the chain of short layers, each waiting for its
+    // inputs' CMX-to-CMX copies and for weights the queues load behind them: docs/schedule.md).
+    // The limits are today's makespans (347519 and 271524 cycles, the constants of consecutive
+    // layers loaded together: docs/vpu-compiler.md) with a margin of 1%, so that a schedule that
+    // loses them fails here; not the ratio, whose engine term falls with every transfer saved.
+    // The int8 model has one convolution whose float bias lies between its accumulator's steps:
+    // that bias is added at a finer grid by SHAVE kernels in int32 (docs/tosa-lowering.md), whose
+    // int32 accumulator (24000 bytes) is spilled; the shuffle's copies store nothing.
     struct Case {
         const char* dir;
         const char* args;
@@ -75,14 +162,11 @@ TEST_CASE("nnef-to-vpu schedule: ShuffleNet v2's channel split and shuffle stay 
         CAPTURE(c.dir);
         const fs::path m = nnef_test::corpus_dir() / c.dir;
         const Schedule s = simulate(m, c.args);
-        const nlohmann::json& sim = s.sim;
-        const double makespan = s.makespan, engine = s.engine, ddr = s.ddr, ratio = s.ratio;
-        MESSAGE(c.dir << ": makespan " << makespan << ", engine " << engine << ", DDR " << ddr << ": " << ratio << "x, spills "
-                      << sim.at("ddr_bytes").at("spills").get<double>() << " bytes");
-        CHECK(sim.at("ddr_bytes").at("spills").get<double>() <= c.spills);
-        CHECK(engine > 0);
-        CHECK(ratio >= 1.0);  // a NaN fails both
-        CHECK(makespan <= c.limit);
+        const double spills = s.sim.at("ddr_bytes").at("spills").get<double>();
+        MESSAGE(c.dir << ": spills " << spills << " bytes");
+        CHECK(spills <= c.spills);
+        CHECK(s.ratio >= 1.0);  // a NaN fails both
+        CHECK(s.makespan <= c.limit);
     }
 }
 
@@ -93,19 +177,20 @@ TEST_CASE("nnef-to-vpu schedule: DenseNet-121's batch norms and ReLUs after its 
     // cycles, makespan 9.87 M, 2.19x max(engine, DDR)). fuse-post-ops makes each chain one NCE 1x1
     // maxpool with the scale and bias in its table and the ReLU as post-op
     // (lowering/vpu/passes/scale_shift_nce.cpp); what stays on SHAVE is the classifier's global
-    // pool (reduce_sum twice). The limits: today's figures (3425895 cycles, 1.601x) with a margin of 1%.
+    // pool (reduce_sum twice). The limits: today's makespan (3425895 cycles) and its ratio to
+    // max(busiest engine, DDR) (1.601x) with a margin of 1%.
     const fs::path m = nnef_test::corpus_dir() / "real" / "densenet121";
     const Schedule s = simulate(m, " --random-weights 1");
     double shave_tasks = 0;
     for (const nlohmann::json& q : s.sim.at("queues"))
         if (q.at("name").get<std::string>().rfind("SHAVE", 0) == 0) shave_tasks += q.at("tasks").get<double>();
     MESSAGE("densenet121: makespan " << s.makespan << ", engine " << s.engine << " (" << s.sim.at("lower_bound").at("engine_queue").get<std::string>()
-                                     << "), DDR " << s.ddr << ": " << s.ratio << "x, SHAVE tasks " << shave_tasks);
+                                     << "), DDR " << s.ddr << ": " << s.makespan / std::max(s.engine, s.ddr) << "x, SHAVE tasks " << shave_tasks);
     CHECK(shave_tasks <= 2);
     CHECK(s.sim.at("lower_bound").at("engine_queue").get<std::string>().rfind("NCE", 0) == 0);
     CHECK(s.makespan <= 3425895 * 1.01);
     CHECK(s.ratio >= 1.0);  // a NaN fails both
-    CHECK(s.ratio <= 1.62);
+    CHECK(s.makespan / std::max(s.engine, s.ddr) <= 1.62);
 }
 
 }  // namespace to_vpu_schedule_test

@@ -38,6 +38,19 @@ Run simulate_list(const TaskList& l, bool values = false, const Target* target =
     return r;
 }
 
+// A valid run whose bound has these four terms, `binding` binding, and is at most the makespan.
+void check_bound(const Run& r, double engine, double ddr, double dataflow, double cut, const char* binding) {
+    CAPTURE(r.messages());
+    REQUIRE(r.result.valid);
+    const LowerBound& b = r.result.bound;
+    CHECK(b.engine == doctest::Approx(engine));
+    CHECK(b.ddr == doctest::Approx(ddr));
+    CHECK(b.dataflow == doctest::Approx(dataflow));
+    CHECK(b.cut == doctest::Approx(cut));
+    CHECK(std::string(b.binding()) == binding);
+    CHECK(b.value() <= r.result.makespan * (1 + 1e-12));
+}
+
 }  // namespace
 
 TEST_SUITE("vpu") {
@@ -86,15 +99,24 @@ TEST_SUITE("vpu") {
         CHECK(r.result.makespan == doctest::Approx(2141.0 + 2.0 / 3.0));
         CHECK(r.result.makespan_us == doctest::Approx((2141.0 + 2.0 / 3.0) / 1300.0));
         // The lower bound, each DMA at its shortest (600 + bytes / min(32, 48), unrounded): busiest
-        // queue DMA0 = x 602 + table 601 + y 602 (DMA1's w alone: 600 + 72 / 32 = 602.25); chain
-        // x -> table -> conv -> y = 602 + 601 + 336 + 602 = 2141; DDR 232 bytes / 48. The chain binds,
-        // and the run takes longer only by x's share of DDR with w (64 / 24 - 64 / 32 = 2/3).
+        // queue DMA0 = x 602 + table 601 + y 602 (DMA1's w alone: 600 + 72 / 32 = 602.25); DDR 232
+        // bytes / 48; dataflow: conv reads x, w and t, y reads conv: w -> conv -> y = 602.25 + 336
+        // + 602. The cut along that chain: conv starts after its ancestors x and t on DMA0 (1203),
+        // so its end F(conv) = 1203 + 336 and y's F(y) = 1539 + 602 = 2141 (nothing after y). The
+        // cut binds, and the run takes longer only by x's share of DDR with w (64 / 24 - 64 / 32 =
+        // 2/3). The list's own chain x -> table -> conv -> y is 2141 too.
         CHECK(r.result.bound.engine == 1805);
         CHECK(r.result.bound.engine_queue == "DMA0");
-        CHECK(r.result.bound.chain == 2141);
         CHECK(r.result.bound.ddr == doctest::Approx(232.0 / 48.0));
+        CHECK(r.result.bound.dataflow == doctest::Approx(602.25 + 336 + 602));
+        CHECK(r.result.bound.cut == 2141);
+        CHECK(r.result.bound.cut_task == 4);
+        CHECK(r.result.bound.cut_before == 2141);
+        CHECK(r.result.bound.cut_before_term == "DMA0 before task 3");
+        CHECK(r.result.bound.cut_after == 0);
+        CHECK(r.result.bound.list_chain == 2141);
         CHECK(r.result.bound.value() == 2141);
-        CHECK(std::string(r.result.bound.binding()) == "chain");
+        CHECK(std::string(r.result.bound.binding()) == "cut");
         CHECK(r.result.makespan - r.result.bound.value() == doctest::Approx(2.0 / 3.0));
         REQUIRE(r.result.queues.size() == 8);
         CHECK(r.result.queues[0].name == "DMA0");
@@ -122,8 +144,10 @@ TEST_SUITE("vpu") {
         }
         const std::string report = report_text(l, l.target, r.result);
         CHECK(report.find("makespan: 2142 cycles, 1.65 us at 1300 MHz (5 tasks, 2 barriers)") == 0);
-        CHECK(report.find("lower bound: 2141 cycles, chain binds (busiest engine DMA0 1805, DDR bandwidth 5, longest chain 2141); "
-                          "makespan / bound = 1.000") !=
+        CHECK(report.find("lower bound: 2141 cycles, cut binds (busiest engine DMA0 1805, DDR bandwidth 5, dataflow chain 1541, cut 2141); "
+                          "makespan / bound = 1.000\n"
+                          "  cut at task 4 (DMA0 copy 'y'): 2141 cycles up to its end (DMA0 before task 3) + 0 after (chain)\n"
+                          "list chain: 2141 cycles (this list's queue order and barriers; not a bound of other orders)\n") !=
               std::string::npos);
         CHECK(report.find("DDR traffic: 232 bytes (inputs 64, weights 104, spills 0, outputs 64)") != std::string::npos);
         const std::string svg = to_svg(l, l.target, r.result);
@@ -141,26 +165,160 @@ TEST_SUITE("vpu") {
         Run r = simulate_list(l);
         CAPTURE(r.messages());
         REQUIRE(r.result.valid);
+        // The bound meets it: the cut at y, F(y) = (x + w + t on DMA0, before conv) + conv + y.
         CHECK(r.result.makespan == doctest::Approx(2743.25));
-        CHECK(r.result.bound.chain == doctest::Approx(2743.25));
+        CHECK(r.result.bound.list_chain == doctest::Approx(2743.25));
+        CHECK(r.result.bound.cut == doctest::Approx(2743.25));
         CHECK(r.result.bound.engine == doctest::Approx(602 + 602.25 + 601 + 602));
         CHECK(r.result.bound.engine_queue == "DMA0");
         CHECK(r.result.bound.ddr == doctest::Approx(232.0 / 48.0));
-        CHECK(std::string(r.result.bound.binding()) == "chain");
+        CHECK(std::string(r.result.bound.binding()) == "cut");
         CHECK(r.result.bound.value() <= r.result.makespan * (1 + 1e-12));
         CHECK(r.result.queues[0].work == 602 + 603 + 601 + 602);  // the figures alone, rounded as the list states them
-        // DDR binds when it is slow enough: the conv list (x and w on two queues) with DDR at 0.01
-        // bytes a cycle: ddr 232 / 0.01 = 23200 > chain x -> t -> conv -> y = 7000 + 3800 + 336 + 7000.
+        // Slow DDR: the conv list (x and w on two queues) with DDR at 0.01 bytes a cycle: ddr 232 /
+        // 0.01 = 23200 > the list's chain x -> t -> conv -> y = 7000 + 3800 + 336 + 7000. The cut
+        // binds: x, w and t (168 bytes) are in DDR before conv starts, then conv and y: 16800 + 336 +
+        // 7000 = 24136.
         TaskList d = vpu_test::conv_list();
         d.target.ddr_bytes_per_cycle = 0.01;
         for (Task& task : d.tasks) task.cycles = *task_cycles(d, task, d.target);
         r = simulate_list(d);
-        CAPTURE(r.messages());
-        REQUIRE(r.result.valid);
-        CHECK(r.result.bound.ddr == doctest::Approx(23200));
-        CHECK(r.result.bound.chain == doctest::Approx(18136));
-        CHECK(std::string(r.result.bound.binding()) == "ddr");
-        CHECK(r.result.bound.value() <= r.result.makespan * (1 + 1e-12));
+        // engine DMA0 x + t + y; dataflow w -> conv -> y
+        check_bound(r, 7000 + 3800 + 7000, 23200, 7800 + 336 + 7000, 24136, "cut");
+        CHECK(r.result.bound.list_chain == doctest::Approx(18136));
+        CHECK(r.result.bound.cut_before_term == "DDR before task 3");
+        // DDR binds when two copies run side by side (nothing orders them): each 64 bytes at 0.01
+        // bytes a cycle alone (600 + 6400), both 128 / 0.01 = 12800; the run shares DDR: 600 + 12800.
+        TaskList two;
+        two.target.ddr_bytes_per_cycle = 0.01;
+        two.buffers = {vpu_test::buffer("a", Memory::DDR, 0, 0, 64, DataType::fp16, Role::input),
+                       vpu_test::buffer("b", Memory::DDR, 0, 64, 64, DataType::fp16, Role::output),
+                       vpu_test::buffer("c", Memory::DDR, 0, 128, 64, DataType::fp16, Role::input),
+                       vpu_test::buffer("d", Memory::DDR, 0, 192, 64, DataType::fp16, Role::output)};
+        two.inputs = {{"a", "a", {32}, "C", DataType::fp16}, {"c", "c", {32}, "C", DataType::fp16}};
+        two.outputs = {{"b", "b", {32}, "C", DataType::fp16}, {"d", "d", {32}, "C", DataType::fp16}};
+        two.tasks = {vpu_test::dma(0, "DMA0", Access::dense("a", 0, {32}, 2), Access::dense("b", 0, {32}, 2), {}, {}, 7000, "b"),
+                     vpu_test::dma(1, "DMA1", Access::dense("c", 0, {32}, 2), Access::dense("d", 0, {32}, 2), {}, {}, 7000, "d")};
+        r = simulate_list(two);
+        check_bound(r, 7000, 12800, 7000, 7000, "ddr");
+        CHECK(r.result.makespan == doctest::Approx(13400));
+    }
+
+    // A list of fp16 buffers of 64 elements (128 bytes) on a target with one cluster, no DMA
+    // latency and no SHAVE overhead, DDR at 1 byte a cycle: a DMA of 128 bytes touching DDR takes
+    // 128 cycles, CMX to CMX 4, a SHAVE add 64 x 0.5 = 32.
+    namespace bound_lists {
+    Target small_target() {
+        Target t;
+        t.clusters = 1;
+        t.cmx_bytes = 256;
+        t.dma_latency_cycles = 0;
+        t.ddr_bytes_per_cycle = 1;
+        t.shave_overhead_cycles = 0;
+        t.shave_cycles_per_element["exp"] = 20;
+        return t;
+    }
+    Buffer buf(const std::string& id, Memory mem, std::int64_t offset, Role role) {
+        return vpu_test::buffer(id, mem, 0, offset, 128, DataType::fp16, role);
+    }
+    Access all(const std::string& b) { return Access::dense(b, 0, {64}, 2); }
+    Task shave(std::int64_t id, const std::string& kernel, std::vector<Access> reads, Access write, std::vector<std::int64_t> wait,
+               std::vector<std::int64_t> update) {
+        Task t;
+        t.id = id;
+        t.queue = "SHAVE0.0";
+        t.kind = TaskKind::SHAVE;
+        t.op = kernel;
+        t.shave.kernel = kernel;
+        t.reads = std::move(reads);
+        t.writes = {std::move(write)};
+        t.wait = std::move(wait);
+        t.update = std::move(update);
+        return t;
+    }
+    void set_cycles(TaskList& l) {
+        for (Task& task : l.tasks) task.cycles = *task_cycles(l, task, l.target);
+    }
+    }  // namespace bound_lists
+
+    TEST_CASE("simulator: the dataflow term follows the bytes a task reads, not the list's orderings") {
+        using namespace bound_lists;
+        // CMX buffer c: E (DMA0) writes its even elements, O (DMA1) the odd ones of its first half,
+        // R (DMA0) reads those odd ones back to DDR. Spans overlap, so the list orders E -> O -> R
+        // (barriers), but R reads no byte of E. With DDR at 64 bytes a cycle a DMA moves 32 bytes
+        // a cycle: E 2 cycles (64 bytes), O and R 1 each. The dataflow chain is O -> R = 2, the
+        // list's chain E -> O -> R = 4, DDR 128 / 64 = 2; the engine term DMA0 = E + R = 3 binds (E
+        // can run beside O -> R in another order).
+        TaskList l;
+        l.target = small_target();
+        l.target.ddr_bytes_per_cycle = 64;
+        l.buffers = {buf("e", Memory::DDR, 0, Role::input), buf("o", Memory::DDR, 128, Role::input), buf("y", Memory::DDR, 256, Role::output),
+                     buf("c", Memory::CMX, 0, Role::activation)};
+        l.inputs = {{"e", "e", {64}, "C", DataType::fp16}, {"o", "o", {64}, "C", DataType::fp16}};
+        l.outputs = {{"y", "y", {16}, "C", DataType::fp16}};
+        l.barriers = {{0, 0}, {1, 1}};
+        Access even{"c", 0, {32}, {4}}, odd{"c", 2, {16}, {4}};
+        l.tasks = {vpu_test::dma(0, "DMA0", Access::dense("e", 0, {32}, 2), even, {}, {0}, 0, "e"),
+                   vpu_test::dma(1, "DMA1", Access::dense("o", 0, {16}, 2), odd, {0}, {1}, 0, "o"),
+                   vpu_test::dma(2, "DMA0", odd, Access::dense("y", 0, {16}, 2), {1}, {}, 0, "y")};
+        set_cycles(l);
+        Run r = simulate_list(l);
+        check_bound(r, 3, 2, 2, 2, "engine");  // the cut along O -> R: O then R
+        CHECK(r.result.bound.list_chain == doctest::Approx(4));
+        CHECK(r.result.makespan == doctest::Approx(4));
+        // R reading the first 16 even elements instead (on DMA1) depends on E: the chain E -> R = 3
+        // binds (engine 2, the cut along E -> R 3 too: dataflow first on a tie).
+        l.tasks[2].reads = {Access{"c", 0, {16}, {4}}};
+        l.tasks[2].queue = "DMA1";
+        r = simulate_list(l);
+        check_bound(r, 2, 2, 3, 3, "dataflow");
+    }
+
+    TEST_CASE("simulator: the cut's CMX term: loads that CMX cannot hold wait for DDR after the cut") {
+        using namespace bound_lists;
+        // T0 (DMA0) loads x into CMX a, S0 (SHAVE0.0 exp, 64 x 20 = 1280 cycles) computes on a in
+        // place, then three times: Lk (DMA1) loads wk into CMX b, Sk (SHAVE add) a += b; O (DMA0)
+        // stores a. CMX holds 256 bytes: a and b. S1, S2 and S3 read 3 x 128 bytes of loads, of
+        // which at most 256 can be in CMX when S0 ends, so 128 bytes still come from DDR after it:
+        // the cut at S0 is F(S0) = 128 + 1280 plus G(S0) = (O's 128 bytes + those 128) / 1 =
+        // 1664, above the dataflow chain T0 -> S0 -> S1 -> S2 -> S3 -> O = 128 + 1280 + 3 x 32 +
+        // 128 = 1632 and the engine SHAVE0.0 = 1280 + 96.
+        TaskList l;
+        l.target = small_target();
+        l.buffers = {buf("x", Memory::DDR, 0, Role::input),      buf("w1", Memory::DDR, 128, Role::weights),
+                     buf("w2", Memory::DDR, 256, Role::weights), buf("w3", Memory::DDR, 384, Role::weights),
+                     buf("y", Memory::DDR, 512, Role::output),   buf("a", Memory::CMX, 0, Role::activation),
+                     buf("b", Memory::CMX, 128, Role::weights)};
+        l.inputs = {{"x", "x", {64}, "C", DataType::fp16}};
+        l.outputs = {{"y", "y", {64}, "C", DataType::fp16}};
+        for (std::int64_t b = 0; b < 7; ++b) l.barriers.push_back({b, b});
+        l.tasks = {vpu_test::dma(0, "DMA0", all("x"), all("a"), {}, {0}, 0, "x"),
+                   shave(1, "exp", {all("a")}, all("a"), {0}, {1}),
+                   vpu_test::dma(2, "DMA1", all("w1"), all("b"), {}, {1}, 0, "w1"),
+                   shave(3, "add", {all("a"), all("b")}, all("a"), {1}, {2}),
+                   vpu_test::dma(4, "DMA1", all("w2"), all("b"), {2}, {3}, 0, "w2"),
+                   shave(5, "add", {all("a"), all("b")}, all("a"), {3}, {4}),
+                   vpu_test::dma(6, "DMA1", all("w3"), all("b"), {4}, {5}, 0, "w3"),
+                   shave(7, "add", {all("a"), all("b")}, all("a"), {5}, {6}),
+                   vpu_test::dma(8, "DMA0", all("a"), all("y"), {6}, {}, 0, "y")};
+        set_cycles(l);
+        Run r = simulate_list(l);
+        check_bound(r, 1376, 640, 1632, 1664, "cut");
+        const LowerBound& b = r.result.bound;
+        CHECK(b.engine_queue == "SHAVE0.0");
+        CHECK(b.cut_task == 1);
+        CHECK(b.cut_before == doctest::Approx(1408));
+        CHECK(b.cut_after == doctest::Approx(256));
+        CHECK(b.cut_after_term == "DDR");
+        CHECK(b.cut_cmx_excess == 128);
+        // This list's own chain (w2 waits for S1, w3 for S2: b is reused) is longer than the bound.
+        CHECK(b.list_chain == doctest::Approx(128 + 1280 + 32 + 128 + 32 + 128 + 32 + 128));
+        // With CMX for all three loads there is no excess: the dataflow chain binds (the cut at
+        // S0 is 1408 + 224, equal to it).
+        l.target.cmx_bytes = 512;
+        r = simulate_list(l);
+        check_bound(r, 1376, 640, 1632, 1632, "dataflow");
+        CHECK(r.result.bound.cut_cmx_excess == 0);
     }
 
     TEST_CASE("simulator: values of pooling, eltwise and SHAVE kernels") {
