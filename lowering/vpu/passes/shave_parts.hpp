@@ -54,4 +54,10 @@ bool tile_shave(Module& m, std::size_t li, std::int64_t budget, Diagnostics& dia
 // than four times the kernel overhead of work; 1 for copies and short kernels.
 std::int64_t shave_parts_wanted(const Module& m, const Layer& l);
 
+// Chains of SHAVE layers split over rows (consecutive layers, each reading the previous one's
+// result, every one in plain row parts on every cluster) whose rows per part differ all take the
+// fewest rows of the chain (each part then fits every layer's budget), part k on cluster
+// k mod clusters, so that `schedule` can run the chain part by part (tile_streams.cpp).
+void unify_stream_rows(Module& m);
+
 }  // namespace nnef::vpu::ir
