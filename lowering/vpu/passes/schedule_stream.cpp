@@ -16,10 +16,10 @@ namespace nnef::vpu::ir::schedule_impl {
 std::vector<std::array<std::int64_t, 3>> Scheduler::stream_key(std::size_t li) const {
     const Layer& l = m.layers[li];
     std::vector<std::array<std::int64_t, 3>> key;
-    const bool eltwise = l.exec == Exec::nce && l.nce_op == NceOp::eltwise;
-    if ((l.exec != Exec::shave && !eltwise) || l.output.shape.size() != 4 || l.output.shape[0] != 1) return {};
+    const bool nce = pointwise_nce(l);
+    if ((l.exec != Exec::shave && !nce) || l.output.shape.size() != 4 || l.output.shape[0] != 1) return {};
     // (an NCE layer whose result stays in CMX for the next one, or that reads such a result, keeps that path)
-    if (eltwise && (resident[li] || (li > 0 && resident[li - 1]))) return {};
+    if (nce && (resident[li] || (li > 0 && resident[li - 1]))) return {};
     const std::int64_t e = es(l.output);
     if (l.output.elements() * e != m.tensors[std::size_t(l.output.tensor)].bytes || !l.output.dense(e)) return {};
     const auto it = tiles_of.find(std::int64_t(li));
@@ -27,7 +27,7 @@ std::vector<std::array<std::int64_t, 3>> Scheduler::stream_key(std::size_t li) c
     if (it == tiles_of.end() || std::int64_t(it->second.size()) < t.clusters * t.shave_per_cluster) return {};
     for (std::size_t ti : it->second) {
         const Tile& tl = m.tiles[ti];
-        if (eltwise ? tl.ch0 != 0 || tl.chans != l.output.shape[3] : tl.split_dim != 1) return {};
+        if (nce ? tl.ch0 != 0 || tl.chans != l.output.shape[3] : tl.split_dim != 1) return {};
         key.push_back({tl.cluster, tl.row0, tl.rows});
     }
     return key;

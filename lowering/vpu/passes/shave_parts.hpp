@@ -60,4 +60,9 @@ std::int64_t shave_parts_wanted(const Module& m, const Layer& l);
 // k mod clusters, so that `schedule` can run the chain part by part (tile_streams.cpp).
 void unify_stream_rows(Module& m);
 
+// Whether NCE layer `l` joins such a chain: it computes each output row from the same input row
+// alone, channel by channel (rank 4, one image): an eltwise, or a dwconv with a 1x1 kernel,
+// stride 1 and no padding (a per-channel scale and bias on the NCE).
+bool pointwise_nce(const Layer& l);
+
 }  // namespace nnef::vpu::ir

@@ -5,24 +5,36 @@
 // more operands (ConvNeXt's erf polynomial: t * (a + t * (...)) reads two 56x56x384 tensors) takes
 // fewer rows, and the chain's parts then differ from layer to layer.
 #include <algorithm>
+#include <array>
 
 #include "lowering/vpu/passes/shave_parts.hpp"
+#include "lowering/vpu/simulator.hpp"
 
 namespace nnef::vpu::ir {
 
 namespace {
 
 // The rows per part of layer `li` in a chain: a SHAVE kernel's when its tiles split only rows
-// (rank 4, one image), with no window, in at least one part per cluster; for an NCE eltwise (rank
-// 4, one image), the most rows whose operands and result of all channels fit a tile. Else 0.
+// (rank 4, one image), with no window, in at least one part per cluster; for a pointwise NCE
+// layer, the most rows whose operands and result of all channels (and the weights and table)
+// fit a tile. Else 0.
 std::int64_t row_parts(const Module& m, const std::vector<std::vector<std::size_t>>& tiles_of, std::size_t li) {
     const Layer& l = m.layers[li];
     if (l.output.shape.size() != 4 || l.output.shape[0] != 1) return 0;
-    if (l.exec == Exec::nce && l.nce_op == NceOp::eltwise) {
-        const std::int64_t row = l.output.shape[2] * l.output.shape[3] * element_size(m.tensors[std::size_t(l.output.tensor)].dtype);
-        const std::int64_t table = (l.output.shape[3] + m.target.nce_channel_alignment - 1) / m.target.nce_channel_alignment *
-                                   m.target.nce_channel_alignment * 16;
-        return std::max<std::int64_t>(0, (tile_budget(m.target) - table) / (row * std::int64_t(l.inputs.size() + 1)));
+    if (l.exec == Exec::nce) {
+        if (!pointwise_nce(l)) return 0;
+        // a tile: its input rows, its output rows of all channels, the weights and the table
+        auto es = [&](int tensor) { return element_size(m.tensors[std::size_t(tensor)].dtype); };
+        std::int64_t row = l.output.shape[2] * l.output.shape[3] * es(l.output.tensor);
+        for (const View& v : l.inputs) row += v.shape[2] * v.shape[3] * es(v.tensor);
+        const std::int64_t align = m.target.nce_channel_alignment;
+        std::int64_t fixed = (l.output.shape[3] + align - 1) / align * align * 16;
+        if (l.weights >= 0) {
+            std::int64_t w = es(l.weights);
+            for (std::int64_t d : l.weights_shape) w *= d;
+            fixed += w;
+        }
+        return std::max<std::int64_t>(0, (tile_budget(m.target) - fixed) / row);
     }
     if (l.exec != Exec::shave) return 0;
     const auto& ts = tiles_of[li];
@@ -50,6 +62,21 @@ bool has_rows(const Module& m, const std::vector<std::size_t>& ts, std::int64_t 
 
 }  // namespace
 
+bool pointwise_nce(const Layer& l) {
+    if (l.exec != Exec::nce || l.output.shape.size() != 4 || l.output.shape[0] != 1) return false;
+    for (const View& v : l.inputs)
+        if (v.shape.size() != 4 || v.shape[1] != l.output.shape[1] || v.shape[2] != l.output.shape[2]) return false;
+    if (l.nce_op == NceOp::eltwise) return true;
+    // (not a dense conv: ConvNeXt's MLP convs in the runs made no run cheaper, 40.66 M -> 40.88 M
+    // cycles at best, and their tiles of all output channels left the allocator no room at the
+    // budgets that the SHAVE chains alone take)
+    // (nor a pool: the int8 path's 1x1 maxpool requantizations in ShuffleNet's runs, 291487 ->
+    // 296125 cycles at PRO-INT)
+    if (l.nce_op != NceOp::dwconv) return false;
+    return l.nce.kernel == std::array<std::int64_t, 2>{1, 1} && l.nce.stride == std::array<std::int64_t, 2>{1, 1} &&
+           l.nce.dilation == std::array<std::int64_t, 2>{1, 1} && l.nce.pad == std::array<std::int64_t, 4>{0, 0, 0, 0};
+}
+
 void unify_stream_rows(Module& m) {
     const std::size_t L = m.layers.size();
     std::vector<std::vector<std::size_t>> tiles_of(L);
@@ -73,15 +100,36 @@ void unify_stream_rows(Module& m) {
             if (rn == 0 || !reads || n.output.shape[1] != m.layers[a].output.shape[1]) break;
             least = std::min(least, rn);
         }
-        bool differ = false, shave = false;
-        for (std::size_t q = a; q <= b; ++q) {
-            differ = differ || !has_rows(m, tiles_of[q], least);
-            shave = shave || m.layers[q].exec == Exec::shave;
+        // the rows (at most `least`) whose parts load the busiest SHAVE engine least: the parts are
+        // dealt round the engines, so ceil(parts / engines) of them fall on one (ConvNeXt's stage 3,
+        // 14 rows: 5 parts of 3 rows put 6 rows and two overheads on one engine, 7 parts of 2 rows 4)
+        const Target& t = m.target;
+        const std::int64_t H = m.layers[a].output.shape[1], engines = t.clusters * t.shave_per_cluster;
+        std::int64_t row_work = 0;  // cycles of the chain's SHAVE kernels per row
+        bool shave = false;
+        for (std::size_t q = a; q <= b; ++q)
+            if (m.layers[q].exec == Exec::shave) {
+                shave = true;
+                const View& o = m.layers[q].output;
+                row_work += shave_cycles(t, m.layers[q].shave.name, o.elements() / H) - t.shave_overhead_cycles;
+            }
+        std::int64_t best = least, best_cost = -1;
+        std::int64_t kernels = 0;
+        for (std::size_t q = a; q <= b; ++q) kernels += m.layers[q].exec == Exec::shave;
+        for (std::int64_t r = least; r >= 1; --r) {
+            const std::int64_t waves = ((H + r - 1) / r + engines - 1) / engines;
+            const std::int64_t cost = waves * (r * row_work + kernels * t.shave_overhead_cycles);
+            if (best_cost < 0 || cost < best_cost) {
+                best = r;
+                best_cost = cost;
+            }
         }
+        bool differ = false;
+        for (std::size_t q = a; q <= b; ++q) differ = differ || !has_rows(m, tiles_of[q], best);
         // (a part per SHAVE engine at least, as `schedule` streams only such chains)
-        const std::int64_t parts = (m.layers[a].output.shape[1] + least - 1) / least;
-        if (b > a && differ && shave && parts >= m.target.clusters * m.target.shave_per_cluster)
-            for (std::size_t q = a; q <= b; ++q) rows[q] = least;
+        const std::int64_t parts = (H + best - 1) / best;
+        if (b > a && differ && shave && parts >= engines)
+            for (std::size_t q = a; q <= b; ++q) rows[q] = best;
         a = b + 1;
     }
     std::vector<Tile> tiles;

@@ -2,7 +2,7 @@
 // than CMX (ConvNeXt's erf polynomial as the exporter wrote it, its layer norms) runs part by part
 // (schedule_stream.cpp): its intermediates stay in CMX for one part of the chain instead of going
 // to DDR and back, each part's chain on one SHAVE engine; the chain's parts take equal rows
-// (tile_streams.cpp). A MATMUL with constant weights runs as an NCE 1x1 conv on a plane of its rows
+// (tile_streams.cpp), NCE eltwise and 1x1 depthwise layers among them. A MATMUL with constant weights runs as an NCE 1x1 conv on a plane of its rows
 // whose padding to 4x4 cuboids is least (56 x 56 for 3136 rows, not 3136 x 1).
 #include <doctest/doctest.h>
 
@@ -36,7 +36,9 @@ ValueId fixed(Graph& g, float v) {
 // The shape of the erf polynomial of NNEF-Tools' exported ConvNeXt: t = 1 / (1 + a |x|),
 // p = t (b + t (c + t d)) (constants times tensors on SHAVE, tensor times tensor on the NCE),
 // e = exp(-x x), z = p e + x. x and t are read long after they are made.
-Graph erf_like(std::int64_t H, std::int64_t W, std::int64_t C) {
+// With `dw`, t's first scale and bias is a 1x1 DEPTHWISE_CONV2D (per-channel constants: the NCE
+// form of an affine step) instead of SHAVE MUL and ADD.
+Graph erf_like(std::int64_t H, std::int64_t W, std::int64_t C, bool dw = false) {
     const I s{1, H, W, C};
     Graph g;
     g.name = "erf_like";
@@ -44,7 +46,12 @@ Graph erf_like(std::int64_t H, std::int64_t W, std::int64_t C) {
     g.main().inputs = {x};
     const ValueId ax = mul(g, unary(g, OpKind::ABS, x, s), fixed(g, 0.3275911f), s);
     const ValueId t = unary(g, OpKind::RECIPROCAL, add(g, ax, fixed(g, 1.0f), s), s);
-    ValueId p = add(g, mul(g, t, scalar4(g, 2), s), scalar4(g, 3), s);
+    ValueId p = dw ? g.add_op(0, OpKind::DEPTHWISE_CONV2D, {t, constant(g, {1, 1, C, 1}, 2, 0.5f), constant(g, {C}, 3, 0.5f), zero(g), zero(g)},
+                              {f32(s)},
+                              {{AttrName::pad, I{0, 0, 0, 0}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}},
+                               {AttrName::acc_type, AccType::FP32}})
+                         .outputs[0]
+                   : add(g, mul(g, t, scalar4(g, 2), s), scalar4(g, 3), s);
     p = add(g, mul(g, p, t, s), scalar4(g, 4), s);
     p = mul(g, p, t, s);
     const ValueId e = unary(g, OpKind::EXP, mul(g, mul(g, x, fixed(g, -1.0f), s), x, s), s);
@@ -72,6 +79,16 @@ TEST_SUITE("vpu") {
         for (const auto& task : list.tasks)
             if (task.kind == vpu::TaskKind::SHAVE) parts[task.op].insert({task.writes[0].shape[1], task.queue});
         REQUIRE(parts.count("exp"));
+        // rows chosen so that the parts fall evenly on the four engines (56 rows: 28 parts of 2, not
+        // 19 parts of 3, which put 5 on three engines and 4 on the fourth)
+        std::map<std::string, int> per_queue;
+        for (const auto& task : list.tasks)
+            if (task.op == "exp") ++per_queue[task.queue];
+        CHECK(per_queue.size() == 4);
+        for (const auto& [queue, n] : per_queue) {
+            CAPTURE(queue);
+            CHECK(n == per_queue.begin()->second);
+        }
         for (const auto& [op, p] : parts) {
             CAPTURE(op);
             CHECK(p == parts.at("exp"));
@@ -80,6 +97,26 @@ TEST_SUITE("vpu") {
         const auto r = vpu::simulate(list, t, {}, d);
         REQUIRE(r.valid);
         MESSAGE("makespan " << r.makespan << " cycles, busiest engine " << r.bound.engine);
+        CHECK(r.makespan < 1.25 * r.bound.engine);
+    }
+
+    TEST_CASE("SHAVE chains stream through 1x1 depthwise convs (a per-channel scale and bias on the NCE)") {
+        const Graph g = erf_like(56, 56, 384, true);
+        const vpu::Target t;
+        vpu::TaskList list;
+        compile_and_check(g, t, nullptr, &list);
+        CHECK(vpu_test::count_dma(list).spills == 0);
+        // the dwconv in the chain's row parts, all channels each
+        std::set<std::int64_t> dw_rows, exp_rows;
+        for (const auto& task : list.tasks) {
+            if (task.op == "dwconv") {
+                CHECK(task.writes[0].shape[3] == 384);
+                dw_rows.insert(task.writes[0].shape[1]);
+            }
+            if (task.op == "exp") exp_rows.insert(task.writes[0].shape[1]);
+        }
+        CHECK_FALSE(dw_rows.empty());
+        CHECK(dw_rows == exp_rows);
     }
 
     TEST_CASE("a MATMUL with constant weights runs on the NCE over a square plane of its rows") {
