@@ -12,7 +12,7 @@
 
 namespace nnef::vpu::ir {
 
-namespace {
+namespace tile_streams_impl {
 
 // The rows per part of layer `li` in a chain: a SHAVE kernel's when its tiles split only rows
 // (rank 4, one image), with no window, in at least one part per cluster; for a pointwise NCE
@@ -60,7 +60,7 @@ bool has_rows(const Module& m, const std::vector<std::size_t>& ts, std::int64_t 
     return k == (m.layers[std::size_t(m.tiles[ts.front()].layer)].output.shape[1] + rows - 1) / rows;
 }
 
-}  // namespace
+}  // namespace tile_streams_impl
 
 bool pointwise_nce(const Layer& l) {
     if (l.exec != Exec::nce || l.output.shape.size() != 4 || l.output.shape[0] != 1) return false;
@@ -78,6 +78,7 @@ bool pointwise_nce(const Layer& l) {
 }
 
 void unify_stream_rows(Module& m) {
+    using namespace tile_streams_impl;
     const std::size_t L = m.layers.size();
     std::vector<std::vector<std::size_t>> tiles_of(L);
     for (std::size_t i = 0; i < m.tiles.size(); ++i) tiles_of[std::size_t(m.tiles[i].layer)].push_back(i);
