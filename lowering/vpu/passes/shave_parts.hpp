@@ -61,8 +61,8 @@ std::int64_t shave_parts_wanted(const Module& m, const Layer& l);
 void unify_stream_rows(Module& m);
 
 // Whether NCE layer `l` joins such a chain: it computes each output row from the same input row
-// alone, channel by channel (rank 4, one image): an eltwise, or a dwconv with a 1x1 kernel,
-// stride 1 and no padding (a per-channel scale and bias on the NCE).
+// alone, channel by channel (rank 4, one image): an eltwise, or a dwconv or (not quantized) pool
+// with a 1x1 kernel, stride 1 and no padding (a per-channel scale and bias on the NCE).
 bool pointwise_nce(const Layer& l);
 
 }  // namespace nnef::vpu::ir

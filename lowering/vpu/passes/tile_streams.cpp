@@ -67,12 +67,13 @@ bool pointwise_nce(const Layer& l) {
     for (const View& v : l.inputs)
         if (v.shape.size() != 4 || v.shape[1] != l.output.shape[1] || v.shape[2] != l.output.shape[2]) return false;
     if (l.nce_op == NceOp::eltwise) return true;
-    // (not a dense conv: ConvNeXt's MLP convs in the runs made no run cheaper, 40.66 M -> 40.88 M
-    // cycles at best, and their tiles of all output channels left the allocator no room at the
-    // budgets that the SHAVE chains alone take)
-    // (nor a pool: the int8 path's 1x1 maxpool requantizations in ShuffleNet's runs, 291487 ->
-    // 296125 cycles at PRO-INT)
-    if (l.nce_op != NceOp::dwconv) return false;
+    // not a dense conv: ConvNeXt's MLP convs in the runs made no run cheaper (40.66 M -> 40.88 M
+    // cycles at best), and their tiles of all output channels left the allocator no room at the
+    // budgets that the SHAVE chains alone take; nor a quantized pool: the int8 path's 1x1 maxpool
+    // requantizations in ShuffleNet's runs, 291487 -> 296125 cycles at PRO-INT. A float 1x1 pool
+    // is a per-channel scale and bias in its table, as fuse-post-ops may make one.
+    const bool pool = (l.nce_op == NceOp::maxpool || l.nce_op == NceOp::avgpool) && !l.nce.quantized;
+    if (l.nce_op != NceOp::dwconv && !pool) return false;
     return l.nce.kernel == std::array<std::int64_t, 2>{1, 1} && l.nce.stride == std::array<std::int64_t, 2>{1, 1} &&
            l.nce.dilation == std::array<std::int64_t, 2>{1, 1} && l.nce.pad == std::array<std::int64_t, 4>{0, 0, 0, 0};
 }

@@ -2,7 +2,7 @@
 // than CMX (ConvNeXt's erf polynomial as the exporter wrote it, its layer norms) runs part by part
 // (schedule_stream.cpp): its intermediates stay in CMX for one part of the chain instead of going
 // to DDR and back, each part's chain on one SHAVE engine; the chain's parts take equal rows
-// (tile_streams.cpp), NCE eltwise and 1x1 depthwise layers among them. A MATMUL with constant weights runs as an NCE 1x1 conv on a plane of its rows
+// (tile_streams.cpp), NCE eltwise, 1x1 depthwise and 1x1 pool layers among them. A MATMUL with constant weights runs as an NCE 1x1 conv on a plane of its rows
 // whose padding to 4x4 cuboids is least (56 x 56 for 3136 rows, not 3136 x 1).
 #include <doctest/doctest.h>
 
@@ -37,8 +37,9 @@ ValueId fixed(Graph& g, float v) {
 // p = t (b + t (c + t d)) (constants times tensors on SHAVE, tensor times tensor on the NCE),
 // e = exp(-x x), z = p e + x. x and t are read long after they are made.
 // With `dw`, t's first scale and bias is a 1x1 DEPTHWISE_CONV2D (per-channel constants: the NCE
-// form of an affine step) instead of SHAVE MUL and ADD.
-Graph erf_like(std::int64_t H, std::int64_t W, std::int64_t C, bool dw = false) {
+// form of an affine step) instead of SHAVE MUL and ADD; with `pool`, p passes a 1x1 MAX_POOL2D
+// (an NCE 1x1 maxpool, the form fuse-post-ops may give a scale or shift) before its last product.
+Graph erf_like(std::int64_t H, std::int64_t W, std::int64_t C, bool dw = false, bool pool = false) {
     const I s{1, H, W, C};
     Graph g;
     g.name = "erf_like";
@@ -53,6 +54,11 @@ Graph erf_like(std::int64_t H, std::int64_t W, std::int64_t C, bool dw = false) 
                          .outputs[0]
                    : add(g, mul(g, t, scalar4(g, 2), s), scalar4(g, 3), s);
     p = add(g, mul(g, p, t, s), scalar4(g, 4), s);
+    if (pool)
+        p = g.add_op(0, OpKind::MAX_POOL2D, {p}, {f32(s)},
+                     {{AttrName::kernel, I{1, 1}}, {AttrName::stride, I{1, 1}}, {AttrName::pad, I{0, 0, 0, 0}},
+                      {AttrName::nan_mode, NanMode::PROPAGATE}})
+                .outputs[0];
     p = mul(g, p, t, s);
     const ValueId e = unary(g, OpKind::EXP, mul(g, mul(g, x, fixed(g, -1.0f), s), x, s), s);
     const ValueId z = add(g, mul(g, p, e, s), x, s);
@@ -100,23 +106,27 @@ TEST_SUITE("vpu") {
         CHECK(r.makespan < 1.25 * r.bound.engine);
     }
 
-    TEST_CASE("SHAVE chains stream through 1x1 depthwise convs (a per-channel scale and bias on the NCE)") {
-        const Graph g = erf_like(56, 56, 384, true);
-        const vpu::Target t;
-        vpu::TaskList list;
-        compile_and_check(g, t, nullptr, &list);
-        CHECK(vpu_test::count_dma(list).spills == 0);
-        // the dwconv in the chain's row parts, all channels each
-        std::set<std::int64_t> dw_rows, exp_rows;
-        for (const auto& task : list.tasks) {
-            if (task.op == "dwconv") {
-                CHECK(task.writes[0].shape[3] == 384);
-                dw_rows.insert(task.writes[0].shape[1]);
+    TEST_CASE("SHAVE chains stream through 1x1 depthwise convs and 1x1 pools (per-channel scales and biases on the NCE)") {
+        for (const char* op : {"dwconv", "maxpool"}) {
+            CAPTURE(op);
+            const bool dw = std::string(op) == "dwconv";
+            const Graph g = erf_like(56, 56, 384, dw, !dw);
+            const vpu::Target t;
+            vpu::TaskList list;
+            compile_and_check(g, t, nullptr, &list);
+            CHECK(vpu_test::count_dma(list).spills == 0);
+            // the NCE layer in the chain's row parts, all channels each
+            std::set<std::int64_t> nce_rows, exp_rows;
+            for (const auto& task : list.tasks) {
+                if (task.op == op) {
+                    CHECK(task.writes[0].shape[3] == 384);
+                    nce_rows.insert(task.writes[0].shape[1]);
+                }
+                if (task.op == "exp") exp_rows.insert(task.writes[0].shape[1]);
             }
-            if (task.op == "exp") exp_rows.insert(task.writes[0].shape[1]);
+            CHECK_FALSE(nce_rows.empty());
+            CHECK(nce_rows == exp_rows);
         }
-        CHECK_FALSE(dw_rows.empty());
-        CHECK(dw_rows == exp_rows);
     }
 
     TEST_CASE("a MATMUL with constant weights runs on the NCE over a square plane of its rows") {
