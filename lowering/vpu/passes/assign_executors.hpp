@@ -165,6 +165,9 @@ struct Builder {
     static View transposed(const View& v, const tosa::Op& transpose);
 
     static View as_nhwc4(const View& v);
+    // [1,H,C] -> [1,H',W',C] with H = H' W' (row h = i W' + j: the same bytes through any row
+    // stride), the plane whose NCE cost (rows and columns padded to 4) is least
+    static View as_plane(const View& v);
 
     bool nce_limits(const tosa::Op& op, std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw);
 

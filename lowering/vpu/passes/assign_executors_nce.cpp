@@ -145,13 +145,13 @@ bool Builder::matmul(const tosa::Op& op) {
         for (std::int64_t o = 0; o < W; ++o)
             for (std::int64_t i = 0; i < C; ++i) l.weights_f32[std::size_t(o * C + i)] = b->items[std::size_t(i * W + o)];
         l.bias.assign(std::size_t(W), 0.0f);
-        l.inputs = {as_nhwc4(*a)};
+        l.inputs = {as_plane(*a)};
         l.source = source_of(op);
         l.origin = op.origin;
         const ValueId y = op.outputs[0];
         const int t = add_tensor(g.value(y).name, g.type(y).volume(), Role::activation);
         const View yv = dense_view(t, {1, H, W});
-        l.output = as_nhwc4(yv);
+        l.output = as_plane(yv);
         add_layer(std::move(l), y, yv);
         return true;
     }

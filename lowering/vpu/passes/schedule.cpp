@@ -247,6 +247,11 @@ void Scheduler::nce_tile(const Tile& tl) {
     for (const View& in : l.inputs) {
         View v = slice(in, 1, iy0, iy1 - iy0);
         if (!dense) v = slice(v, 3, tl.ch0, tl.chans);
+        Box streamed_in;
+        if (stream_read(v, streamed_in)) {
+            reads.push_back(streamed_in);
+            continue;
+        }
         if (tl.layer > 0 && resident[std::size_t(tl.layer - 1)] && m.layers[std::size_t(tl.layer - 1)].output.tensor == in.tensor) {
             reads.push_back(dense_box(kept.at(std::make_tuple(tl.layer - 1, tl.cluster, iy0, iy1 - iy0)), v.shape, es(in)));
             continue;
@@ -270,6 +275,7 @@ void Scheduler::nce_tile(const Tile& tl) {
     reads.push_back(table);
     const std::vector<std::int64_t> oshape = {1, tl.rows, l.output.shape[2], tl.chans};
     const std::int64_t oes = es(l.output);
+    const bool internal = stream_part >= 0 && stream_internal.count(l.output.tensor);
     Box result;
     int ob = -1;
     if (resident[std::size_t(tl.layer)]) {
@@ -284,7 +290,7 @@ void Scheduler::nce_tile(const Tile& tl) {
         result = dense_box(it->second, oshape, oes);
         result.offset = tl.ch0 * oes;
         result.strides = dense_strides({1, tl.rows, oshape[2], C}, oes);
-    } else if (held[std::size_t(tl.layer)]) {
+    } else if (held[std::size_t(tl.layer)] && !internal) {
         const Piece& p = piece_for(tl);
         result = dense_box(p.buffer, oshape, oes);
         result.strides = dense_strides({1, p.shape[1], p.shape[2], p.shape[3]}, oes);
@@ -310,7 +316,8 @@ void Scheduler::nce_tile(const Tile& tl) {
     if (l.nce_op == NceOp::eltwise) task.nce.pad = {0, 0, 0, 0};
     task.source = l.source;
     add(std::move(task));
-    if (resident[std::size_t(tl.layer)] || held[std::size_t(tl.layer)]) return;
+    if (stream_part >= 0) streamed[{l.output.tensor, stream_part}] = result;
+    if (internal || resident[std::size_t(tl.layer)] || held[std::size_t(tl.layer)]) return;
     View out = slice(slice(l.output, 1, tl.row0, tl.rows), 3, tl.ch0, tl.chans);
     pending.push_back({dense_box(ob, oshape, oes), ddr_box(out), l.source});
 }
@@ -336,7 +343,10 @@ void Scheduler::other_tile(const Tile& tl) {
     // what the tile reads and writes, and its kernel's parameters (a window split: its own padding)
     const ShavePart part = shave_part(m, l, tl);
     std::vector<Box> reads;
-    for (const View& v : part.inputs) reads.push_back(load_input(v, tl.cluster, l.source));
+    for (const View& v : part.inputs) {
+        Box in;
+        reads.push_back(stream_read(v, in) ? in : load_input(v, tl.cluster, l.source));
+    }
     flush(2);
     const View& out = part.output;
     if (l.exec == Exec::copy) {
@@ -347,7 +357,8 @@ void Scheduler::other_tile(const Tile& tl) {
     // that is stored to DDR
     Box result;
     Tile bt;
-    if (held[std::size_t(tl.layer)] && box_tile(tl, bt)) {
+    const bool internal = stream_part >= 0 && stream_internal.count(out.tensor);
+    if (!internal && held[std::size_t(tl.layer)] && box_tile(tl, bt)) {
         const Piece& p = piece_for(bt);
         result = dense_box(p.buffer, out.shape, es(out));
         result.strides = dense_strides({1, p.shape[1], p.shape[2], p.shape[3]}, es(out));
@@ -358,7 +369,9 @@ void Scheduler::other_tile(const Tile& tl) {
     }
     Task task;
     task.kind = TaskKind::SHAVE;
-    const std::int64_t i = shave_next[std::size_t(tl.cluster)]++ % t.shave_per_cluster;
+    // a part of a run stays on one engine (its chain needs no barrier between engines)
+    const std::int64_t i = stream_part >= 0 ? (stream_part / t.clusters) % t.shave_per_cluster
+                                            : shave_next[std::size_t(tl.cluster)]++ % t.shave_per_cluster;
     task.queue = "SHAVE" + std::to_string(tl.cluster) + "." + std::to_string(i);
     task.op = l.op_name();
     task.shave.kernel = l.shave.name;
@@ -368,7 +381,8 @@ void Scheduler::other_tile(const Tile& tl) {
     task.writes = {result};
     task.source = l.source;
     add(std::move(task));
-    if (held[std::size_t(tl.layer)]) return;
+    if (stream_part >= 0) streamed[{out.tensor, stream_part}] = result;
+    if (internal || held[std::size_t(tl.layer)]) return;
     pending.push_back({result, ddr_box(out), l.source});
 }
 
@@ -389,8 +403,9 @@ bool Scheduler::run() {
     grouped.assign(m.layers.size(), false);
     std::vector<std::vector<std::int64_t>> live(m.layers.size(), std::vector<std::int64_t>(std::size_t(t.clusters), 0));
     permuted.assign(m.layers.size(), false);
+    plan_streams(live);
     for (std::size_t li = 0; li < m.layers.size(); ++li) {
-        held[li] = hold_budget > 0 && can_hold(li, live);
+        held[li] = hold_budget > 0 && !stream_internal.count(m.layers[li].output.tensor) && can_hold(li, live);
         if (hold_budget > 0 && m.layers[li].exec == Exec::copy && !permuted[li]) plan_permuted(li, live);
     }
     alias.assign(m.layers.size(), false);
@@ -410,6 +425,15 @@ bool Scheduler::run() {
         bool first = true;
         if (l.exec == Exec::nce) {
             while (next_nce < nce_layers.size() && nce_layers[next_nce] <= std::int64_t(li)) ++next_nce;
+        }
+        if (stream_of[li] >= 0) {
+            streamed.clear();
+            emit_stream(stream_of[li], first, [&] {
+                if (next_nce < nce_layers.size()) load_weights(nce_layers[next_nce], std::size_t(t.clusters));  // prefetch
+            });
+            streamed.clear();
+            li = streams[std::size_t(stream_of[li])].second;
+            continue;
         }
         for (std::size_t ti : tiles_of[std::int64_t(li)]) {
             if (l.exec == Exec::nce) nce_tile(m.tiles[ti]);
@@ -441,6 +465,8 @@ std::int64_t ddr_stores(const Module& m) {
 // One schedule and allocation as `schedule` describes, with constants loaded in groups (`pack`) or
 // one layer's per transfer. True when the buffers have their offsets.
 bool schedule_once(Module& m, Diagnostics& diags, bool pack) {
+    const std::int64_t stream_sixteenths[] = {12, 8, 4};
+    std::size_t level = 0;
     std::set<int> banned;
     int bans = 5;  // spill-and-retry rounds, at the first budget only (each a schedule and an allocation)
     // the last resort (budget -1): nothing held, a table per channel chunk (the fewest long-lived
@@ -451,6 +477,7 @@ bool schedule_once(Module& m, Diagnostics& diags, bool pack) {
             m.cmx.clear();
             schedule_impl::Scheduler s(m, diags);
             s.hold_budget = m.target.cmx_bytes / 8 * std::max<std::int64_t>(eighths, 0);
+            s.stream_budget = eighths == 7 ? m.target.cmx_bytes / 16 * stream_sixteenths[level] : 0;
             s.whole_tables = eighths >= 0;
             if (!pack) s.pack_bytes = 0;
             s.banned = banned;
@@ -469,19 +496,30 @@ bool schedule_once(Module& m, Diagnostics& diags, bool pack) {
                 const CmxBuffer& b = m.cmx[std::size_t(i)];
                 if (b.first <= at && at <= b.last && !banned.count(tensor) && (big < 0 || b.size > m.cmx[std::size_t(big)].size)) big = i;
             }
-            if (big < 0 || bans <= 0 || eighths != 7) break;  // a smaller budget
-            --bans;
-            banned.insert(s.held_tensor.at(big));
+            if (big >= 0 && bans > 0 && eighths == 7) {
+                --bans;
+                banned.insert(s.held_tensor.at(big));
+                continue;
+            }
+            if (eighths == 7 && !s.streams.empty() && level + 1 < std::size(stream_sixteenths)) {
+                ++level;  // a smaller stream budget, every result held again
+                banned.clear();
+                bans = 5;
+                continue;
+            }
+            break;  // a smaller budget
         }
     return true;
 }
 
 }  // namespace
 
-// Held results take up to seven eighths of each cluster's CMX. When the allocator then finds no
-// room for a buffer, the largest held result live beside it is not held and the schedule is made
-// again (up to five times); then the budget shrinks (a half, a quarter, an eighth, none). The
-// buffers then have their CMX offsets. The schedule is made with the constants of consecutive
+// Held results take up to seven eighths of each cluster's CMX, and the parts of streamed runs of
+// SHAVE kernels (schedule_stream.cpp) up to three quarters of it, then a half, then a quarter (the
+// held results' budget counts them). When the allocator then finds no room for a buffer, the
+// largest held result live beside it is not held and the schedule is made again (up to five times
+// per stream budget); then the held budget shrinks (a half, a quarter, an eighth, none) with no
+// streamed runs. The buffers then have their CMX offsets. The schedule is made with the constants of consecutive
 // layers loaded in groups (Scheduler::load_group); a group's buffer lives across its layers and
 // may leave no room for a held result beside it, which is then stored to DDR and loaded again.
 // When it does (more bytes stored to DDR), the schedule with one layer's constants per transfer

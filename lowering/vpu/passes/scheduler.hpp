@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -222,6 +223,26 @@ struct Scheduler {
 
     // Whether layer `li`'s results can stay in CMX for layer li + 1 (see `resident`).
     bool can_keep(std::size_t li, const std::vector<int>& readers);
+
+    // schedule_stream.cpp: runs of consecutive SHAVE layers split over the same rows on the same
+    // clusters, emitted part by part (see `plan_streams`)
+    std::int64_t stream_budget = 0;            // CMX bytes per cluster the parts of a run may take
+    std::vector<std::int64_t> stream_of;       // per layer: its run, or -1
+    std::vector<std::pair<std::size_t, std::size_t>> streams;  // the runs' first and last layers
+    std::set<int> stream_internal;             // results read only inside their run: never stored
+    std::map<std::pair<int, std::int64_t>, Box> streamed;  // (tensor, part) -> the part's result in CMX (the run being emitted)
+    std::int64_t stream_part = -1;             // the part of the tile being emitted in a run, or -1
+    // The rows of each part of SHAVE layer `li` split over rows on every cluster ((cluster, row0,
+    // rows) per tile), or empty.
+    std::vector<std::array<std::int64_t, 3>> stream_key(std::size_t li) const;
+    // The runs: maximal sequences of consecutive layers with the same `stream_key`, each reading
+    // the run's earlier results only as its own rows (sliced, the whole view), whose parts (two
+    // per cluster at once) take at most `stream_budget`; their bytes are added to `live`.
+    void plan_streams(std::vector<std::vector<std::int64_t>>& live);
+    // Emits run `id` in waves of one part per SHAVE engine (`prefetch` after its first tile).
+    void emit_stream(std::int64_t id, bool& first, const std::function<void()>& prefetch);
+    // The CMX box of part `stream_part` of a result of the run being emitted that view `v` reads.
+    bool stream_read(const View& v, Box& out) const;
 
     bool run();
 };

@@ -54,4 +54,15 @@ bool tile_shave(Module& m, std::size_t li, std::int64_t budget, Diagnostics& dia
 // than four times the kernel overhead of work; 1 for copies and short kernels.
 std::int64_t shave_parts_wanted(const Module& m, const Layer& l);
 
+// Chains of SHAVE layers split over rows (consecutive layers, each reading the previous one's
+// result, every one in plain row parts on every cluster) whose rows per part differ all take the
+// fewest rows of the chain (each part then fits every layer's budget), part k on cluster
+// k mod clusters, so that `schedule` can run the chain part by part (tile_streams.cpp).
+void unify_stream_rows(Module& m);
+
+// Whether NCE layer `l` joins such a chain: it computes each output row from the same input row
+// alone, channel by channel (rank 4, one image): an eltwise, or a dwconv or (not quantized) pool
+// with a 1x1 kernel, stride 1 and no padding (a per-channel scale and bias on the NCE).
+bool pointwise_nce(const Layer& l);
+
 }  // namespace nnef::vpu::ir

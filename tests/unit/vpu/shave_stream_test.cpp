@@ -1,0 +1,159 @@
+// Issue 21 point 4 (docs/schedule.md step 7): a chain of element-wise kernels over a tensor larger
+// than CMX (ConvNeXt's erf polynomial as the exporter wrote it, its layer norms) runs part by part
+// (schedule_stream.cpp): its intermediates stay in CMX for one part of the chain instead of going
+// to DDR and back, each part's chain on one SHAVE engine; the chain's parts take equal rows
+// (tile_streams.cpp), NCE eltwise, 1x1 depthwise and 1x1 pool layers among them. A MATMUL with constant weights runs as an NCE 1x1 conv on a plane of its rows
+// whose padding to 4x4 cuboids is least (56 x 56 for 3136 rows, not 3136 x 1).
+#include <doctest/doctest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "unit/vpu/compile_support.hpp"
+#include "unit/vpu/dma_count.hpp"
+
+namespace {
+
+using namespace vpu_compile_support;
+using I = std::vector<std::int64_t>;
+
+ValueId mul(Graph& g, ValueId a, ValueId b, const I& shape) {
+    auto shift = ConstData::allocate({DType::i8, {1}});
+    shift->mutable_items<std::int8_t>()[0] = 0;
+    return g.add_op(0, OpKind::MUL, {a, b, g.add_const(0, shift)}, {f32(shape)}).outputs[0];
+}
+ValueId add(Graph& g, ValueId a, ValueId b, const I& shape) { return g.add_op(0, OpKind::ADD, {a, b}, {f32(shape)}).outputs[0]; }
+ValueId unary(Graph& g, OpKind k, ValueId a, const I& shape) { return g.add_op(0, k, {a}, {f32(shape)}).outputs[0]; }
+ValueId scalar4(Graph& g, unsigned seed) { return constant(g, {1, 1, 1, 1}, seed, 0.5f); }
+ValueId fixed(Graph& g, float v) {
+    auto c = ConstData::allocate({DType::fp32, {1, 1, 1, 1}});
+    c->mutable_items<float>()[0] = v;
+    return g.add_const(0, c);
+}
+
+// The shape of the erf polynomial of NNEF-Tools' exported ConvNeXt: t = 1 / (1 + a |x|),
+// p = t (b + t (c + t d)) (constants times tensors on SHAVE, tensor times tensor on the NCE),
+// e = exp(-x x), z = p e + x. x and t are read long after they are made.
+// With `dw`, t's first scale and bias is a 1x1 DEPTHWISE_CONV2D (per-channel constants: the NCE
+// form of an affine step) instead of SHAVE MUL and ADD; with `pool`, p passes a 1x1 MAX_POOL2D
+// (an NCE 1x1 maxpool, the form fuse-post-ops may give a scale or shift) before its last product.
+Graph erf_like(std::int64_t H, std::int64_t W, std::int64_t C, bool dw = false, bool pool = false) {
+    const I s{1, H, W, C};
+    Graph g;
+    g.name = "erf_like";
+    const ValueId x = g.add_value(f32(s), "x");
+    g.main().inputs = {x};
+    const ValueId ax = mul(g, unary(g, OpKind::ABS, x, s), fixed(g, 0.3275911f), s);
+    const ValueId t = unary(g, OpKind::RECIPROCAL, add(g, ax, fixed(g, 1.0f), s), s);
+    ValueId p = dw ? g.add_op(0, OpKind::DEPTHWISE_CONV2D, {t, constant(g, {1, 1, C, 1}, 2, 0.5f), constant(g, {C}, 3, 0.5f), zero(g), zero(g)},
+                              {f32(s)},
+                              {{AttrName::pad, I{0, 0, 0, 0}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}},
+                               {AttrName::acc_type, AccType::FP32}})
+                         .outputs[0]
+                   : add(g, mul(g, t, scalar4(g, 2), s), scalar4(g, 3), s);
+    p = add(g, mul(g, p, t, s), scalar4(g, 4), s);
+    if (pool)
+        p = g.add_op(0, OpKind::MAX_POOL2D, {p}, {f32(s)},
+                     {{AttrName::kernel, I{1, 1}}, {AttrName::stride, I{1, 1}}, {AttrName::pad, I{0, 0, 0, 0}},
+                      {AttrName::nan_mode, NanMode::PROPAGATE}})
+                .outputs[0];
+    p = mul(g, p, t, s);
+    const ValueId e = unary(g, OpKind::EXP, mul(g, mul(g, x, fixed(g, -1.0f), s), x, s), s);
+    const ValueId z = add(g, mul(g, p, e, s), x, s);
+    g.values[z].name = "z";
+    g.main().outputs = {z};
+    return g;
+}
+
+}  // namespace
+
+TEST_SUITE("vpu") {
+    TEST_CASE("SHAVE chains stream part by part: intermediates of a tensor larger than CMX stay in CMX") {
+        // 56 x 56 x 384 fp16 = 2.4 MB per intermediate, 13 intermediates: without streaming each was
+        // stored to DDR and loaded again (the held results' budget cannot keep x and t whole)
+        const Graph g = erf_like(56, 56, 384);
+        const vpu::Target t;
+        vpu::TaskList list;
+        compile_and_check(g, t, nullptr, &list);  // values: the interpreter's
+        const auto dma = vpu_test::count_dma(list);
+        MESSAGE("erf-like chain on 56x56x384: " << dma.spills << " stores to DDR");
+        CHECK(dma.spills == 0);
+        // every kernel of the chain in the same row parts, each part's kernels on one SHAVE engine
+        std::map<std::string, std::set<std::pair<std::int64_t, std::string>>> parts;  // kernel -> (rows, queue)
+        for (const auto& task : list.tasks)
+            if (task.kind == vpu::TaskKind::SHAVE) parts[task.op].insert({task.writes[0].shape[1], task.queue});
+        REQUIRE(parts.count("exp"));
+        // rows chosen so that the parts fall evenly on the four engines (56 rows: 28 parts of 2, not
+        // 19 parts of 3, which put 5 on three engines and 4 on the fourth)
+        std::map<std::string, int> per_queue;
+        for (const auto& task : list.tasks)
+            if (task.op == "exp") ++per_queue[task.queue];
+        CHECK(per_queue.size() == 4);
+        for (const auto& [queue, n] : per_queue) {
+            CAPTURE(queue);
+            CHECK(n == per_queue.begin()->second);
+        }
+        for (const auto& [op, p] : parts) {
+            CAPTURE(op);
+            CHECK(p == parts.at("exp"));
+        }
+        Diagnostics d{0};
+        const auto r = vpu::simulate(list, t, {}, d);
+        REQUIRE(r.valid);
+        MESSAGE("makespan " << r.makespan << " cycles, busiest engine " << r.bound.engine);
+        CHECK(r.makespan < 1.25 * r.bound.engine);
+    }
+
+    TEST_CASE("SHAVE chains stream through 1x1 depthwise convs and 1x1 pools (per-channel scales and biases on the NCE)") {
+        for (const char* op : {"dwconv", "maxpool"}) {
+            CAPTURE(op);
+            const bool dw = std::string(op) == "dwconv";
+            const Graph g = erf_like(56, 56, 384, dw, !dw);
+            const vpu::Target t;
+            vpu::TaskList list;
+            compile_and_check(g, t, nullptr, &list);
+            CHECK(vpu_test::count_dma(list).spills == 0);
+            // the NCE layer in the chain's row parts, all channels each
+            std::set<std::int64_t> nce_rows, exp_rows;
+            for (const auto& task : list.tasks) {
+                if (task.op == op) {
+                    CHECK(task.writes[0].shape[3] == 384);
+                    nce_rows.insert(task.writes[0].shape[1]);
+                }
+                if (task.op == "exp") exp_rows.insert(task.writes[0].shape[1]);
+            }
+            CHECK_FALSE(nce_rows.empty());
+            CHECK(nce_rows == exp_rows);
+        }
+    }
+
+    TEST_CASE("a MATMUL with constant weights runs on the NCE over a square plane of its rows") {
+        // [1,3136,96] x [1,96,64]: as a 56 x 56 plane each NCE task pads nothing (3136 x 1 padded
+        // every row to 4 columns: four times the work)
+        Graph g;
+        g.name = "matmul_plane";
+        const ValueId x = g.add_value(f32({1, 3136, 96}), "x");
+        g.main().inputs = {x};
+        const ValueId y = g.add_op(0, OpKind::MATMUL, {x, constant(g, {1, 96, 64}, 5, 0.1f), zero(g), zero(g)}, {f32({1, 3136, 64})}).outputs[0];
+        g.values[y].name = "y";
+        g.main().outputs = {y};
+        const vpu::Target t;
+        vpu::TaskList list;
+        compile_and_check(g, t, nullptr, &list);
+        std::int64_t rows = 0, cycles = 0;
+        for (const auto& task : list.tasks)
+            if (task.kind == vpu::TaskKind::NCE) {
+                CHECK(task.writes[0].shape[2] == 56);
+                rows += task.writes[0].shape[1];
+                cycles += task.cycles;
+            }
+        CHECK(rows == 56);
+        // the work at the DPU's rate (every row and column a multiple of 4 but the last tile's rows)
+        // plus each task's overhead: under 1.2x the work
+        const double work = 3136.0 * 96 * 64 / double(t.nce_macs_per_cycle.fp16);
+        MESSAGE("NCE cycles " << cycles << " for " << work << " cycles of MACs");
+        CHECK(double(cycles) < 1.5 * work + 300.0 * 8);
+    }
+}
