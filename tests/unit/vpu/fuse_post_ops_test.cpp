@@ -285,12 +285,13 @@ TEST_CASE("fuse-post-ops: a batch norm and relu after a concat become one NCE 1x
     CHECK(bn->weights < 0);
     const ir::Tensor& table = m.tensors[std::size_t(bn->table)];
     REQUIRE(table.data);
-    REQUIRE(table.data->size() >= 20 * 16);
+    REQUIRE(table.data->size() >= std::size_t(bn->table_offset) + 20 * 16);
     bool words = true;
     for (std::size_t c = 0; c < 20; ++c) {
         std::uint32_t w2, w3;
-        std::memcpy(&w2, table.data->data() + c * 16 + 8, 4);
-        std::memcpy(&w3, table.data->data() + c * 16 + 12, 4);
+        // the layer's rows in the packed table tensor start at its table_offset (bytes)
+        std::memcpy(&w2, table.data->data() + bn->table_offset + c * 16 + 8, 4);
+        std::memcpy(&w3, table.data->data() + bn->table_offset + c * 16 + 12, 4);
         words = words && w2 == bits(scale[c]) && w3 == bits(shift[c]);
     }
     CHECK(words);

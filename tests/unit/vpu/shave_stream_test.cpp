@@ -103,7 +103,9 @@ TEST_SUITE("vpu") {
         const auto r = vpu::simulate(list, t, {}, d);
         REQUIRE(r.valid);
         MESSAGE("makespan " << r.makespan << " cycles, busiest engine " << r.bound.engine);
-        CHECK(r.makespan < 1.25 * r.bound.engine);
+        // 1.258x with the chain's multiplication by -1 an NCE 1x1 maxpool (scale_shift_nce.cpp: its
+        // part waits for the NCE between two SHAVE kernels); 1.25x with all of it on SHAVE
+        CHECK(r.makespan < 1.30 * r.bound.engine);
     }
 
     TEST_CASE("SHAVE chains stream through 1x1 depthwise convs and 1x1 pools (per-channel scales and biases on the NCE)") {
