@@ -276,36 +276,26 @@ bool carries_constants(const vpu::TaskList& list) {
 }
 
 // The value of one graph input from --input (NNEF layout). An integer input with graph.quant
-// codes (a compiled MODEL at pro-int) given a file of reals takes their codes on its grid.
+// codes (a compiled MODEL at pro-int) takes reals, a file's or random:SEED's (nnef-run's values for
+// the same seed), as their codes on its grid; a file of integers as the codes themselves.
 tosa::ConstPtr input_value(const vpu::IoEntry& e, const std::string& item, const tosa::IntegerCodes* codes) {
     const bool ints = e.dtype == vpu::DataType::int8 || e.dtype == vpu::DataType::uint8 || e.dtype == vpu::DataType::int32;
     const PrimType prim = ints ? PrimType::integer : PrimType::scalar;
     Shape shape;
     for (std::size_t i : vpu::nnef_order(e.layout)) shape.push_back(e.shape[i]);
     std::optional<exec::TensorValue> v;
+    bool reals = false;  // real values for an input with codes: quantized below
     const std::string random = "random:";
     if (item.rfind(random, 0) == 0) {
         const std::string seed = item.substr(random.size());
         if (seed.empty() || seed.size() > 19 || seed.find_first_not_of("0123456789") != std::string::npos)
             usage_error("bad --input '" + e.name + "=" + item + "' (random:SEED needs a non-negative integer)");
-        v = exec::random_tensor(prim, shape, std::stoull(seed));
+        reals = codes != nullptr;
+        v = exec::random_tensor(reals ? PrimType::scalar : prim, shape, std::stoull(seed));
     } else {
         auto data = take(storage::read_tensor_file(item));
-        const bool reals = data->kind == ElementKind::float16 || data->kind == ElementKind::float32 ||
-                           data->kind == ElementKind::float64;
-        v = exec::from_tensor_data(*data, codes && reals ? PrimType::scalar : prim);
-        if (v && codes && reals) {
-            std::vector<double> items(static_cast<std::size_t>(v->volume()));
-            for (std::int64_t i = 0; i < v->volume(); ++i) items[std::size_t(i)] = v->as_double(i);
-            const auto q = tosa::codes_of(*codes, v->shape(), items);
-            if (!q) {
-                tool().error("data", "the graph.quant entry of input '" + e.name + "' does not apply to shape " + to_string(v->shape()), item);
-                tool().finish(cli::invalid);
-            }
-            exec::TensorValue c(PrimType::integer, v->shape());
-            std::copy(q->begin(), q->end(), c.data<std::int64_t>());
-            v = std::move(c);
-        }
+        reals = codes && (data->kind == ElementKind::float16 || data->kind == ElementKind::float32 || data->kind == ElementKind::float64);
+        v = exec::from_tensor_data(*data, reals ? PrimType::scalar : prim);
         if (!v) {
             tool().error("data", "the tensor data has no values of a known encoding", item);
             tool().finish(cli::invalid);
@@ -315,6 +305,18 @@ tosa::ConstPtr input_value(const vpu::IoEntry& e, const std::string& item, const
                                      to_string(v->shape()), item);
             tool().finish(cli::invalid);
         }
+    }
+    if (reals) {
+        std::vector<double> items(static_cast<std::size_t>(v->volume()));
+        for (std::int64_t i = 0; i < v->volume(); ++i) items[std::size_t(i)] = v->as_double(i);
+        const auto q = tosa::codes_of(*codes, v->shape(), items);
+        if (!q) {
+            tool().error("data", "the graph.quant entry of input '" + e.name + "' does not apply to shape " + to_string(v->shape()), item);
+            tool().finish(cli::invalid);
+        }
+        exec::TensorValue c(PrimType::integer, v->shape());
+        std::copy(q->begin(), q->end(), c.data<std::int64_t>());
+        v = std::move(c);
     }
     auto c = tosa::ConstData::allocate({ints ? tosa::DType::i32 : tosa::DType::fp32, shape});
     for (std::int64_t i = 0; i < v->volume(); ++i) {

@@ -191,7 +191,8 @@ TEST_SUITE("tools") {
         // The real binary compiles samples/quantized on the int8 path and simulates it; its output
         // file (--output-codes) holds the codes of the output's quantization, which must equal, one
         // by one, those of the TOSA interpreter on the same PRO-INT lowering and the same input
-        // (random:SEED, nnef-run's integers, and a file of codes over the whole int8 range), less
+        // (random:SEED, nnef-run's reals for the seed on the input's grid, and a file of codes over
+        // the whole int8 range), less
         // the offset of the i8 form (-128 for unsigned 8-bit codes).
         const fs::path dir = nnef_test::scratch_dir() / "vpu-pro-int";
         fs::remove_all(dir);
@@ -213,8 +214,16 @@ TEST_SUITE("tools") {
             CAPTURE(input);
             std::vector<std::int64_t> x;
             if (input == "random:5" || input == "random:6") {
-                const auto v = nnef::exec::random_tensor(nnef::PrimType::integer, in_type.shape, std::stoull(input.substr(7)));
-                for (std::int64_t i = 0; i < v.volume(); ++i) x.push_back(std::int64_t(v.as_double(i)));
+                // nnef-run's values for the seed (the input is declared scalar), as their codes on the
+                // input's grid
+                const auto v = nnef::exec::random_tensor(nnef::PrimType::scalar, in_type.shape, std::stoull(input.substr(7)));
+                std::vector<double> reals;
+                for (std::int64_t i = 0; i < v.volume(); ++i) reals.push_back(v.as_double(i));
+                const auto in_codes = nnef::tosa::integer_codes(*lowered->session.graph(), "input");
+                REQUIRE(in_codes);
+                const auto q = nnef::tosa::codes_of(*in_codes, in_type.shape, reals);
+                REQUIRE(q);
+                x = *q;
             } else {
                 x = full;
             }
