@@ -91,13 +91,15 @@ TEST_SUITE("vpu") {
         for (const auto& task : list.tasks)
             if (task.op == "exp") ++per_queue[task.queue];
         CHECK(per_queue.size() == 4);
-        for (const auto& [queue, n] : per_queue) {
+        for (const auto& entry : per_queue) {  // not a structured binding: clang 14 cannot CAPTURE one
+            const std::string& queue = entry.first;
             CAPTURE(queue);
-            CHECK(n == per_queue.begin()->second);
+            CHECK(entry.second == per_queue.begin()->second);
         }
-        for (const auto& [op, p] : parts) {
+        for (const auto& entry : parts) {
+            const std::string& op = entry.first;
             CAPTURE(op);
-            CHECK(p == parts.at("exp"));
+            CHECK(entry.second == parts.at("exp"));
         }
         Diagnostics d{0};
         const auto r = vpu::simulate(list, t, {}, d);
