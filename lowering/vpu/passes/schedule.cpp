@@ -417,7 +417,9 @@ bool Scheduler::run() {
     one_chunk.assign(m.layers.size(), true);
     for (const Tile& tl : m.tiles) {
         clusters_of[std::size_t(tl.layer)] |= std::uint64_t(1) << unsigned(tl.cluster);
-        if (tl.ch0 != 0 || tl.chans != m.layers[std::size_t(tl.layer)].output.shape[3]) one_chunk[std::size_t(tl.layer)] = false;
+        // channel chunks are NCE layers' (rank 4); other layers' outputs may have another rank
+        const Layer& tiled = m.layers[std::size_t(tl.layer)];
+        if (tiled.exec == Exec::nce && (tl.ch0 != 0 || tl.chans != tiled.output.shape[3])) one_chunk[std::size_t(tl.layer)] = false;
     }
     std::size_t next_nce = 0;
     for (std::size_t li = 0; li < m.layers.size(); ++li) {
