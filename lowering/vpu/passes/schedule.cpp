@@ -290,6 +290,8 @@ void Scheduler::nce_tile(const Tile& tl) {
         result = dense_box(it->second, oshape, oes);
         result.offset = tl.ch0 * oes;
         result.strides = dense_strides({1, tl.rows, oshape[2], C}, oes);
+    } else if (direct[std::size_t(tl.layer)] >= 0) {
+        direct_result(tl, result);  // into a held permuted tensor (schedule_direct.cpp)
     } else if (held[std::size_t(tl.layer)] && !internal) {
         const Piece& p = piece_for(tl);
         result = dense_box(p.buffer, oshape, oes);
@@ -324,6 +326,7 @@ void Scheduler::nce_tile(const Tile& tl) {
 
 void Scheduler::other_tile(const Tile& tl) {
     const Layer& l = m.layers[std::size_t(tl.layer)];
+    if (direct_copy[std::size_t(tl.layer)]) return;  // its source's producer wrote its boxes
     if (permuted[std::size_t(tl.layer)]) return permuted_copy(tl);
     if (alias[std::size_t(tl.layer)]) {
         if (!aliased.insert(tl.layer).second) return;
@@ -410,6 +413,7 @@ bool Scheduler::run() {
     }
     alias.assign(m.layers.size(), false);
     plan_aliases();
+    plan_direct();
     std::vector<std::int64_t>& nce_layers = nce_order;
     for (std::size_t li = 0; li < m.layers.size(); ++li)
         if (m.layers[li].exec == Exec::nce) nce_layers.push_back(std::int64_t(li));
@@ -425,6 +429,7 @@ bool Scheduler::run() {
     for (std::size_t li = 0; li < m.layers.size(); ++li) {
         const Layer& l = m.layers[li];
         bool first = true;
+        emit_early(li);  // schedule_direct.cpp
         if (l.exec == Exec::nce) {
             while (next_nce < nce_layers.size() && nce_layers[next_nce] <= std::int64_t(li)) ++next_nce;
         }

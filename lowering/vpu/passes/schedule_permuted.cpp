@@ -124,8 +124,7 @@ void Scheduler::permuted_copy(const Tile& tl) {
     const View& out = l.output;
     const int y = out.tensor;
     const View& fy = held_view.at(y);
-    const std::size_t first = held_span.at(y).first;
-    const std::int64_t e = es(out), H = fy.shape[1], W = fy.shape[2], C = fy.shape[3];
+    const std::int64_t e = es(out);
     std::array<std::int64_t, 4> lo{}, hi{};
     box_of(held_view.at(in.tensor), in, lo, hi);
     const std::vector<Piece> from_pieces = pieces.at(in.tensor);
@@ -137,18 +136,7 @@ void Scheduler::permuted_copy(const Tile& tl) {
             const std::int64_t r0 = std::max({lo[1], p.row0, k[1]}), r1 = std::min({hi[1], p.row0 + p.rows, k[1] + k[2]});
             const std::int64_t c0 = std::max(lo[3], p.c0), c1 = std::min(hi[3], p.c0 + p.cn);
             if (r0 >= r1 || c0 >= c1) continue;
-            auto& list = pieces[y];
-            const Piece* q = nullptr;
-            for (const Piece& x : list)
-                if (x.cluster == k[0] && x.row0 == k[1] && x.rows == k[2]) q = &x;
-            if (!q) {
-                const std::int64_t a = std::max<std::int64_t>(0, k[1] - margin[first][0]);
-                const std::int64_t z = std::min(H, k[1] + k[2] + margin[first][1]);
-                const int b = cmx(k[0], (z - a) * W * C * e, dtype(out), Role::activation, m.tensors[std::size_t(y)].name);
-                hold(b, y);
-                list.push_back({k[0], {0, a, 0, 0}, {1, z - a, W, C}, k[1], k[2], k[1], k[1] + k[2], b, 0, C});
-                q = &list.back();
-            }
+            const Piece* q = &permuted_piece(y, k);
             Box src = dense_box(p.buffer, {1, r1 - r0, hi[2] - lo[2], c1 - c0}, e);
             src.strides = dense_strides({p.shape[0], p.shape[1], p.shape[2], p.shape[3]}, e);
             src.offset = (r0 - p.origin[1]) * src.strides[1] + (lo[2] - p.origin[2]) * src.strides[2] + (c0 - p.origin[3]) * e;
@@ -160,6 +148,21 @@ void Scheduler::permuted_copy(const Tile& tl) {
             dma(std::move(src), std::move(dst), l.source);
         }
     }
+}
+
+const Scheduler::Piece& Scheduler::permuted_piece(int y, const std::array<std::int64_t, 3>& k) {
+    auto& list = pieces[y];
+    for (const Piece& x : list)
+        if (x.cluster == k[0] && x.row0 == k[1] && x.rows == k[2]) return x;
+    const View& fy = held_view.at(y);
+    const std::size_t first = held_span.at(y).first;
+    const std::int64_t e = es(fy), H = fy.shape[1], W = fy.shape[2], C = fy.shape[3];
+    const std::int64_t a = std::max<std::int64_t>(0, k[1] - margin[first][0]);
+    const std::int64_t z = std::min(H, k[1] + k[2] + margin[first][1]);
+    const int b = cmx(k[0], (z - a) * W * C * e, dtype(fy), Role::activation, m.tensors[std::size_t(y)].name);
+    hold(b, y);
+    list.push_back({k[0], {0, a, 0, 0}, {1, z - a, W, C}, k[1], k[2], k[1], k[1] + k[2], b, 0, C});
+    return list.back();
 }
 
 }  // namespace nnef::vpu::ir::schedule_impl

@@ -213,6 +213,27 @@ struct Scheduler {
     // A writer of a held permuted tensor: a CMX-to-CMX DMA per source piece into Y's piece of the
     // same rows on the same cluster (made by the first such DMA).
     void permuted_copy(const Tile& tl);
+    // Y's piece of key (cluster, row0, rows) of `permuted_rows`, made (a CMX buffer of those rows
+    // and the margins of Y's readers, all channels) when first needed.
+    const Piece& permuted_piece(int y, const std::array<std::int64_t, 3>& k);
+
+    // schedule_direct.cpp: an NCE layer whose result only a permuted copy reads, whole, writes
+    // straight into the held permuted tensor's pieces (a box with the copy's channel stride): no
+    // copy. `direct`: per NCE layer, the copy layer it writes through, or -1; `direct_copy`: per
+    // copy layer, its source's producer writes its boxes.
+    std::vector<std::int64_t> direct;
+    std::vector<bool> direct_copy;
+    // The other writers of such a tensor (copies) are emitted early: (the layer before which,
+    // the copy layer), in order. They write other channels of the same pieces, so the layer's
+    // tasks are ordered after them (boxes are checked by their spans): emitted one layer after
+    // their sources are written, they run while the branch computes and stay off its chain.
+    std::vector<std::pair<std::size_t, std::size_t>> early;
+    std::size_t early_next = 0;
+    void plan_direct();
+    // Emits the early copies due before layer `li` (all of them when `li` is past the end).
+    void emit_early(std::size_t li);
+    // `result`: the box of a `direct` layer's tile in the permuted tensor's piece of its rows.
+    void direct_result(const Tile& tl, Box& result);
 
     // Whether NCE layer `li`'s result can be held (see `held`): read whole by every reader, not a
     // graph output, and within `hold_budget` with the held results live beside it.

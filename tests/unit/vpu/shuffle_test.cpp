@@ -4,6 +4,7 @@
 // (schedule_permuted.cpp): no copy through an NCHW tensor, no spill, values the interpreter's.
 #include <doctest/doctest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,29 @@ std::vector<ir::Layer> copies(const Graph& g) {
     return out;
 }
 
+// The tasks of `list` that write a box whose channel stride is `stride` bytes (every other
+// channel of an fp16 NHWC tensor: 4), NCE tasks and CMX-to-CMX DMAs counted apart.
+struct StridedWrites {
+    int nce = 0, nce_all = 0, dma = 0;
+};
+StridedWrites strided_writes(const vpu::TaskList& list, std::int64_t stride) {
+    std::map<std::string, const vpu::Buffer*> buffers;
+    for (const auto& b : list.buffers) buffers[b.id] = &b;
+    StridedWrites n;
+    for (const auto& task : list.tasks) {
+        const vpu::Access& w = task.writes[0];
+        const bool strided = w.strides.size() == 4 && w.strides[3] == stride;
+        if (task.kind == vpu::TaskKind::NCE) {
+            ++n.nce_all;
+            n.nce += strided;
+        } else if (task.kind == vpu::TaskKind::DMA && strided && buffers.at(task.reads[0].buffer)->memory == vpu::Memory::CMX &&
+                   buffers.at(w.buffer)->memory == vpu::Memory::CMX) {
+            ++n.dma;
+        }
+    }
+    return n;
+}
+
 }  // namespace
 
 TEST_SUITE("vpu") {
@@ -139,6 +163,30 @@ TEST_SUITE("vpu") {
         vpu::Target small;
         small.cmx_bytes = 32768;
         compile_and_check(g, small);
+    }
+
+    TEST_CASE("channel shuffle: an NCE result only the shuffle reads is written straight into the shuffled tensor") {
+        // schedule_direct.cpp: a, b and c (the 1x1 conv of the second unit) are read by nothing
+        // but their shuffle's copy, so their NCE tasks write every other channel of the held
+        // shuffled tensors' pieces (a channel stride of 2 fp16 elements) and those copies are
+        // gone; the one copy left is the first half's (s1, a box of the first shuffled tensor)
+        // into the second, one CMX-to-CMX DMA per piece (two clusters: two). Before: 8 such DMAs,
+        // no strided NCE write. The values are the interpreter's (compile_and_check).
+        const Graph g = units_graph(12, 10);
+        vpu::TaskList list;
+        compile_and_check(g, vpu::Target{}, nullptr, &list);
+        const StridedWrites n = strided_writes(list, 4);
+        CAPTURE(n.nce_all);
+        CHECK(n.nce == n.nce_all - 2);  // all but z's two tiles (one per cluster)
+        CHECK(n.dma == 2);
+        CHECK(vpu_test::count_dma(list).spills == 0);
+        // a shuffle of one conv's result in 4 groups is four copies of channel boxes of it (not
+        // its whole result): they stay copies, and the conv writes a dense result
+        vpu::TaskList bare;
+        compile_and_check(bare_graph(8, 8), vpu::Target{}, nullptr, &bare);
+        const StridedWrites nb = strided_writes(bare, 4 * 2);
+        CHECK(nb.nce == 0);
+        CHECK(nb.dma > 0);
     }
 
     TEST_CASE("channel shuffle: of one operand, in 4 groups, one copy per group") {
