@@ -37,6 +37,7 @@ bool tile(Module& m, Diagnostics& diags) {
     // the previous layer's row split (rows per tile, row tiles; 0: not split by rows over clusters)
     std::int64_t prev_rows = 0, prev_row_tiles = 0;
     std::int64_t prev_chans = 0;  // the previous layer's channel chunk when it split only channels over the clusters
+    bool prev_single = false;     // the previous layer ran whole on one cluster (`one_cluster_wins`)
     for (std::size_t li = 0; li < m.layers.size(); ++li) {
         Layer& l = m.layers[li];
         if (l.exec == Exec::nce) {
@@ -122,18 +123,35 @@ bool tile(Module& m, Diagnostics& diags) {
                 return v.tensor == m.layers[li - 1].output.tensor;
             });
             const std::int64_t K = t.clusters;
+            bool single = false;
             if (dense && K >= 2 && row_tiles >= K && s.C % K == 0 && working(s.OH, s.C / K) <= budget &&
                 split_channels_wins(m, li, {s.weights(s.C, dense, dw) + table(s.C), n_in * s.H * s.W * s.I * s.es, s.OH * s.OW * s.C * s.oes, work})) {
                 rows = s.OH;
                 row_tiles = 1;
                 cc = s.C / K;
                 ch_tiles = K;
+                // so small that the channel split's copies cost more than the cluster's share of
+                // the work it saves: the whole layer on one cluster (tile_split_channels.hpp)
+                if (one_cluster_wins(m, {s.weights(s.C, dense, dw) + table(s.C), n_in * s.H * s.W * s.I * s.es, s.OH * s.OW * s.C * s.oes, work}) &&
+                    working(s.OH, s.C) <= budget) {
+                    cc = s.C;
+                    ch_tiles = 1;
+                    single = true;
+                }
+            } else if ((dw || pool) && prev_single && reads_prev && working(s.OH, s.C) <= budget) {
+                // a depthwise conv or pool reading such a layer's result: on that cluster too
+                rows = s.OH;
+                row_tiles = 1;
+                cc = s.C;
+                ch_tiles = 1;
+                single = true;
             } else if ((dw || pool) && prev_chans > 0 && reads_prev && m.layers[li - 1].output.shape[3] == s.C && working(s.OH, prev_chans) <= budget) {
                 rows = s.OH;
                 row_tiles = 1;
                 cc = prev_chans;
                 ch_tiles = ceil_div(s.C, cc);
             }
+            prev_single = single;
             const bool by_rows = row_tiles >= t.clusters || ch_tiles < 2;
             prev_rows = by_rows && row_tiles >= t.clusters ? rows : 0;
             prev_row_tiles = row_tiles;
@@ -161,6 +179,7 @@ bool tile(Module& m, Diagnostics& diags) {
                                 std::any_of(l.inputs.begin(), l.inputs.end(), [&](const View& v) { return v.tensor == m.layers[li - 1].output.tensor; });
         std::int64_t rows = reads_prev ? prev_rows : 0;
         prev_chans = 0;
+        prev_single = false;
         if (!tile_shave(m, li, quarter, diags, rows)) return false;
         prev_rows = rows;
         prev_row_tiles = rows > 0 ? ceil_div(l.output.shape[1], rows) : 0;

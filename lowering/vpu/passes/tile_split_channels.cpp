@@ -34,4 +34,12 @@ bool split_channels_wins(const Module& m, std::size_t li, const ChannelSplitCost
     return rows_extra > channels_extra && weights_exposed && read_by_nce_and_copies(m, li);
 }
 
+bool one_cluster_wins(const Module& m, const ChannelSplitCost& c) {
+    const Target& t = m.target;
+    const double k = double(t.clusters);
+    const double latency = double(t.dma_latency_cycles), rate = double(t.dma_bytes_per_cycle);
+    const double channels_extra = (k - 1.0) * 2.0 * latency + (k - 1.0) / k * double(c.input + c.output) / rate;
+    return (k - 1.0) / k * c.work < channels_extra;
+}
+
 }  // namespace nnef::vpu::ir

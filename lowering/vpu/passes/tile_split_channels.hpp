@@ -27,5 +27,13 @@ struct ChannelSplitCost {
 // the work (at least half of it), and where no SHAVE kernel reads the result (directly or
 // through a copy: SHAVE parts follow their producer's row split, `shave_parts.hpp`).
 bool split_channels_wins(const Module& m, std::size_t li, const ChannelSplitCost& c);
+// Whether a layer for which the channel split wins should rather run whole on one cluster (the
+// first): where the work the other clusters would take off it, (clusters - 1) / clusters of its
+// work, is less than the channel split's copies, two DMA latencies and (clusters - 1) / clusters
+// of its input and output bytes per extra cluster. ShuffleNet v2's stage 4 (7x7, 232 -> 232 1x1
+// convs: 1288 cycles of work saved against 1910 of copies, on the chain of its short layers,
+// serialized on the DMA queues behind each other's latencies); a depthwise conv or pool reading
+// such a result runs on that cluster too (`tile`). No copy between the clusters, no halo.
+bool one_cluster_wins(const Module& m, const ChannelSplitCost& c);
 
 }  // namespace nnef::vpu::ir

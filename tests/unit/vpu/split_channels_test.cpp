@@ -88,10 +88,12 @@ Split compiled_split(std::int64_t H, std::int64_t W, std::int64_t cin, std::int6
 
 TEST_SUITE("vpu") {
     TEST_CASE("split over channels: 1x1 convs of many weights on few rows take half the channels of all rows per cluster") {
-        // 8x8 rows, 128 -> 256 -> 256 channels: the row split would load 64 KiB and 128 KiB of
-        // weights on both clusters, the channel split copies 16-32 KiB of activations instead
+        // 8x8 rows, 256 -> 384 -> 384 channels: the row split would load 192 KiB and 288 KiB of
+        // weights on both clusters, the channel split copies 32-48 KiB of activations instead
+        // (and the work the second cluster takes, 3072 and 4608 cycles, exceeds those copies:
+        // not on one cluster, see below)
         vpu::TaskList list;
-        const Split s = compiled_split(8, 8, 128, 256, list);
+        const Split s = compiled_split(8, 8, 256, 384, list);
         CHECK(s.nce_tasks == 4);  // two layers, one task per cluster each
         CHECK(s.whole_rows == s.nce_tasks);
         CHECK(s.half_channels == s.nce_tasks);
@@ -99,6 +101,25 @@ TEST_SUITE("vpu") {
         CHECK(times_loaded(s) == std::make_pair(1.0, 1.0));  // each weight loaded once (each layer's at least once)
         CHECK(vpu_test::count_dma(list).spills == 0);
         CHECK(vpu_test::count_dma(list).cross > 0);  // the other cluster's channels, copied in
+    }
+
+    TEST_CASE("split over channels: a layer whose work saved is less than the split's copies runs whole on one cluster") {
+        // 8x8 rows, 128 -> 256 -> 256 channels: the channel split beats the row split (64 and 128
+        // KiB of weights on both clusters), but the second cluster would take 1024 and 2048 cycles
+        // of work off the first against copies of 1968 and 2224 (two DMA latencies and half the
+        // input and output bytes): tile_split_channels.hpp, one_cluster_wins. Before: 4 tasks,
+        // half the channels each, copies between the clusters.
+        vpu::TaskList list;
+        const Split s = compiled_split(8, 8, 128, 256, list);
+        CHECK(s.nce_tasks == 2);  // two layers, one task each
+        CHECK(s.whole_rows == 2);
+        CHECK(s.half_channels == 0);
+        int on_nce0 = 0;
+        for (const auto& task : list.tasks) on_nce0 += task.kind == vpu::TaskKind::NCE && task.queue == "NCE0";
+        CHECK(on_nce0 == 2);
+        CHECK(times_loaded(s) == std::make_pair(1.0, 1.0));
+        CHECK(vpu_test::count_dma(list).spills == 0);
+        CHECK(vpu_test::count_dma(list).cross == 0);  // nothing between the clusters
     }
 
     TEST_CASE("split over channels: not where the rows' work hides the weights' load (a large plane of few channels)") {
