@@ -6,8 +6,10 @@
 // CMX-to-CMX DMA from a source piece into Y's piece on the same cluster, rows for rows. A source
 // split over output channels across the clusters (`shared`: every cluster holds all rows of its
 // channels) takes no part in choosing the rows: its copies go to every piece of Y, on whichever
-// cluster (a DMA between clusters); with only such sources Y takes equal rows per cluster. Without
-// this each copy stored its result to DDR and each reader loaded it again.
+// cluster (a DMA between clusters); with only such sources Y takes equal rows per cluster. So does
+// a source of one piece of all rows (a layer run whole on one cluster: tile_split_channels.hpp);
+// with only such sources (and split ones) Y takes its rows. Without this each copy stored its
+// result to DDR and each reader loaded it again.
 #include "lowering/vpu/passes/scheduler.hpp"
 
 namespace nnef::vpu::ir::schedule_impl {
@@ -38,7 +40,7 @@ void Scheduler::plan_permuted(std::size_t li, std::vector<std::vector<std::int64
     // the writers: consecutive copies from boxes of held results with the same rows on the same
     // clusters; the first reader after them
     std::vector<std::size_t> writers;
-    std::set<std::array<std::int64_t, 3>> rows;
+    std::set<std::array<std::int64_t, 3>> rows, whole;
     std::size_t li2 = li;
     for (; li2 < m.layers.size() && m.layers[li2].output.tensor == y; ++li2) {
         const Layer& w = m.layers[li2];
@@ -72,6 +74,14 @@ void Scheduler::plan_permuted(std::size_t li, std::vector<std::vector<std::int64
             if (!grouped[ps]) return;
             for (const auto& k : piece_keys(ps)) r.insert({k[0], k[1], k[2]});
         }
+        // a source of one piece of all rows (a layer on one cluster, `one_cluster_wins`) has
+        // every row of Y there: like a source split over channels, its copies go to every piece
+        // of Y, and its rows are Y's only if no other source's are
+        if (r.size() == 1 && r.begin()->at(1) == 0 && r.begin()->at(2) == fs.shape[1]) {
+            whole = r;
+            writers.push_back(li2);
+            continue;
+        }
         if (rows.empty()) rows = r;
         else if (r != rows) return;
         writers.push_back(li2);
@@ -96,7 +106,9 @@ void Scheduler::plan_permuted(std::size_t li, std::vector<std::vector<std::int64
     }
     if (last == 0) return;
     const std::int64_t H = fy.shape[1], W = fy.shape[2], C = fy.shape[3], e = es(fy), a = t.cmx_alignment;
-    // every source split over channels: Y in a piece of equal rows per cluster
+    // every source split over channels or whole on one cluster: Y in the rows of the latter, if
+    // any, else in a piece of equal rows per cluster
+    if (rows.empty()) rows = whole;
     if (rows.empty())
         for (std::int64_t k = 0, n = (H + t.clusters - 1) / t.clusters; k * n < H; ++k) rows.insert({k, k * n, std::min(n, H - k * n)});
     std::vector<std::int64_t> bytes(std::size_t(t.clusters), 0);

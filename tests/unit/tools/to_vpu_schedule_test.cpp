@@ -150,10 +150,11 @@ TEST_CASE("nnef-to-vpu schedule: ShuffleNet v2's channel split and shuffle stay 
     // The shuffle's copies go CMX to CMX (docs/schedule.md): no byte is stored to DDR but the
     // output. 1.20x of the bound is not reached (the chain of short layers, each waiting for its
     // inputs' CMX-to-CMX copies and for weights the queues load behind them: docs/schedule.md).
-    // The limits are today's makespans (324471 and 249479 cycles: the constants of consecutive
+    // The limits are today's makespans (302161 and 232444 cycles: the constants of consecutive
     // layers loaded together, docs/vpu-compiler.md; the branches' last 1x1 convs writing into the
-    // shuffled tensors, docs/schedule.md step 10) with a margin of 1%, so that a schedule that
-    // loses them fails here; not the ratio, whose bound falls with every transfer saved.
+    // shuffled tensors and stage 4 on one cluster, docs/schedule.md step 10) with a margin of 1%,
+    // so that a schedule that loses them fails here; not the ratio, whose bound falls with every
+    // transfer saved.
     // The int8 model has one convolution whose float bias lies between its accumulator's steps:
     // that bias is added at a finer grid by SHAVE kernels in int32 (docs/tosa-lowering.md), whose
     // int32 accumulator (24000 bytes) is spilled; the shuffle's copies store nothing.
@@ -163,7 +164,7 @@ TEST_CASE("nnef-to-vpu schedule: ShuffleNet v2's channel split and shuffle stay 
         double limit;  // makespan, cycles
         double spills;
     };
-    for (const Case& c : {Case{"real/shufflenet_v2_x1_0", "", 327800, 0}, Case{"quantized/shufflenet_v2_x1_0_int8", " --profile pro-int", 252000, 24000}}) {
+    for (const Case& c : {Case{"real/shufflenet_v2_x1_0", "", 305200, 0}, Case{"quantized/shufflenet_v2_x1_0_int8", " --profile pro-int", 234800, 24000}}) {
         CAPTURE(c.dir);
         const fs::path m = nnef_test::corpus_dir() / c.dir;
         const Schedule s = simulate(m, c.args);
