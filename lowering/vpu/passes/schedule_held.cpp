@@ -19,6 +19,11 @@ const Scheduler::Piece& Scheduler::piece_for(const Tile& tl) {
         }
     for (const Piece& p : list)
         if (!p.full && p.cluster == tl.cluster && p.row0 == tl.row0 && p.rows == tl.rows && (g || p.c0 == tl.ch0)) return p;
+    Piece fp;
+    if (family_piece(tl, fp)) {
+        list.push_back(fp);
+        return list.back();
+    }
     const std::int64_t H = l.output.shape[1], W = l.output.shape[2];
     if (shared[std::size_t(tl.layer)] > 0) {
         const std::int64_t C = l.output.shape[3];
@@ -84,6 +89,7 @@ bool Scheduler::box_of(const View& full, const View& v, std::array<std::int64_t,
 }
 
 void Scheduler::exchange(int tensor, std::int64_t cluster, std::int64_t cc, const std::string& source) {
+    if (family_of.count(tensor)) return;  // exchanged into the family's buffers at its first concat (or gathered)
     auto& list = pieces.at(tensor);
     std::vector<int> buffer(std::size_t(t.clusters), -1);
     for (const Piece& p : list) {
@@ -147,6 +153,8 @@ Box Scheduler::gather(const View& v, std::int64_t cluster, const std::string& so
         for (std::size_t d = 0; d < 4; ++d) box.offset += (lo[d] - p.origin[d]) * strides[d];
         return box;
     }
+    Box in_place;
+    if (read_in_place(v, lo, hi, cluster, in_place)) return in_place;
     const auto key = std::make_tuple(v.tensor, cluster, lo, hi);
     auto it = gathered.find(key);
     if (it == gathered.end()) {
