@@ -43,15 +43,20 @@ void Scheduler::plan_concat_in_place(std::vector<std::vector<std::int64_t>>& liv
     std::map<int, std::vector<int>> members;  // root -> its sources
     for (const auto& entry : offset) members[root(entry.first)].push_back(entry.first);
     std::map<int, std::size_t> first_copy;  // root -> the first copy layer into one of its concats
-    for (const auto& entry : writers)
+    std::map<int, int> concats;             // root -> its concats
+    for (const auto& entry : writers) {
+        ++concats[root(m.layers[entry.second.front()].inputs[0].tensor)];
         for (std::size_t w : entry.second) {
             auto it = first_copy.emplace(root(m.layers[w].inputs[0].tensor), w).first;
             it->second = std::min(it->second, w);
         }
+    }
     const std::int64_t a = t.cmx_alignment;
     for (const auto& family : members) {
         std::vector<int> xs = family.second;
-        if (xs.size() < 2) continue;
+        // a family of one concat is read once: its gathers are no more than the copies of a
+        // concat (SqueezeNet's fire modules and samples/composite are slower written in place)
+        if (xs.size() < 2 || concats[family.first] < 2) continue;
         // the sources in the order of their producers
         bool ok = true;
         for (int x : xs) ok = ok && offset.at(x) >= 0 && held_span.count(x) && m.layers[held_span.at(x).first].output.tensor == x;
