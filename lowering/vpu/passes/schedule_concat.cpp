@@ -124,7 +124,7 @@ void Scheduler::plan_concat_in_place(std::vector<std::vector<std::int64_t>>& liv
                 const auto span = held_span.at(xs[i]);
                 const std::vector<std::int64_t> b = own(xs[i]);
                 // a copied entry's pieces are read last by its copy
-                for (std::size_t k = std::max(span.first, copied && i == 0 ? from + 1 : from); k <= span.second; ++k)
+                for (std::size_t k = std::max(span.first, copied && i == 0 ? first_copy.at(family.first) + 1 : from); k <= span.second; ++k)
                     for (std::size_t c = 0; c < b.size(); ++c) next[k - from][c] -= b[c];
             }
             ok = true;
