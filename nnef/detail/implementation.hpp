@@ -145,6 +145,7 @@
 #include "lowering/vpu/passes/build_tables.cpp"
 #include "lowering/vpu/passes/schedule.cpp"
 #include "lowering/vpu/passes/schedule_held.cpp"
+#include "lowering/vpu/passes/schedule_concat.cpp"
 #include "lowering/vpu/passes/schedule_permuted.cpp"
 #include "lowering/vpu/passes/schedule_direct.cpp"
 #include "lowering/vpu/passes/schedule_stream.cpp"

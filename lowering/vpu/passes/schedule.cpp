@@ -330,10 +330,12 @@ void Scheduler::other_tile(const Tile& tl) {
     if (permuted[std::size_t(tl.layer)]) return permuted_copy(tl);
     if (alias[std::size_t(tl.layer)]) {
         if (!aliased.insert(tl.layer).second) return;
+        copy_entry(std::size_t(tl.layer));
         std::array<std::int64_t, 4> lo{}, hi{};
         box_of(held_view.at(l.output.tensor), l.output, lo, hi);
         for (Piece p : pieces.at(l.inputs[0].tensor)) {
-            if (p.full) continue;
+            // (a family source's copies in other clusters' buffers hold its chunks there too)
+            if (p.full && !family_of.count(l.inputs[0].tensor)) continue;
             for (std::size_t d = 0; d < 4; ++d) p.origin[d] += lo[d];
             p.row0 += lo[1];
             p.lo += lo[1];
@@ -414,6 +416,7 @@ bool Scheduler::run() {
     alias.assign(m.layers.size(), false);
     plan_aliases();
     plan_direct();
+    plan_concat_in_place(live);
     std::vector<std::int64_t>& nce_layers = nce_order;
     for (std::size_t li = 0; li < m.layers.size(); ++li)
         if (m.layers[li].exec == Exec::nce) nce_layers.push_back(std::int64_t(li));

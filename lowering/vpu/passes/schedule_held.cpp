@@ -19,6 +19,11 @@ const Scheduler::Piece& Scheduler::piece_for(const Tile& tl) {
         }
     for (const Piece& p : list)
         if (!p.full && p.cluster == tl.cluster && p.row0 == tl.row0 && p.rows == tl.rows && (g || p.c0 == tl.ch0)) return p;
+    Piece fp;
+    if (family_piece(tl, fp)) {
+        list.push_back(fp);
+        return list.back();
+    }
     const std::int64_t H = l.output.shape[1], W = l.output.shape[2];
     if (shared[std::size_t(tl.layer)] > 0) {
         const std::int64_t C = l.output.shape[3];
@@ -84,6 +89,7 @@ bool Scheduler::box_of(const View& full, const View& v, std::array<std::int64_t,
 }
 
 void Scheduler::exchange(int tensor, std::int64_t cluster, std::int64_t cc, const std::string& source) {
+    if (family_of.count(tensor)) return;  // exchanged into the family's buffers at its first concat (or gathered)
     auto& list = pieces.at(tensor);
     std::vector<int> buffer(std::size_t(t.clusters), -1);
     for (const Piece& p : list) {
@@ -147,6 +153,8 @@ Box Scheduler::gather(const View& v, std::int64_t cluster, const std::string& so
         for (std::size_t d = 0; d < 4; ++d) box.offset += (lo[d] - p.origin[d]) * strides[d];
         return box;
     }
+    Box in_place;
+    if (read_in_place(v, lo, hi, cluster, in_place)) return in_place;
     const auto key = std::make_tuple(v.tensor, cluster, lo, hi);
     auto it = gathered.find(key);
     if (it == gathered.end()) {
@@ -247,6 +255,20 @@ bool Scheduler::can_hold(std::size_t li, std::vector<std::vector<std::int64_t>>&
     if (p.output.elements() * e != m.tensors[std::size_t(x)].bytes || !p.output.dense(e)) return false;
     std::size_t last = li;
     std::array<std::int64_t, 2> mg{0, 0};
+    // an NCE reader split over channels across the clusters (every tile all rows) of a result
+    // split over rows: each piece is given room for all rows, so that the other clusters' rows are
+    // copied in (as halo rows) and the piece is read in place, rather than all rows gathered into
+    // a new buffer (DenseNet's 14 x 14 and 7 x 7 batch norms before their 1x1 convs)
+    bool all_rows = false;
+    auto all_rows_reader = [&](std::size_t r) {
+        std::set<std::int64_t> on;
+        for (std::size_t ti : tiles_of[std::int64_t(r)]) {
+            const Tile& tl = m.tiles[ti];
+            if (tl.row0 != 0 || tl.rows != m.layers[r].output.shape[1]) return false;
+            on.insert(tl.cluster);
+        }
+        return on.size() >= 2 && m.layers[r].nce.stride[0] == 1;
+    };
     for (std::size_t r = li + 1; r < m.layers.size(); ++r)
         for (const View& in : m.layers[r].inputs) {
             if (in.tensor != x) continue;
@@ -257,6 +279,7 @@ bool Scheduler::can_hold(std::size_t li, std::vector<std::vector<std::int64_t>>&
             if (c.exec == Exec::nce && c.nce_op != NceOp::eltwise) {
                 mg[0] = std::max(mg[0], c.nce.pad[0]);
                 mg[1] = std::max(mg[1], (c.nce.kernel[0] - 1) * c.nce.dilation[0] - c.nce.pad[0]);
+                all_rows = all_rows || all_rows_reader(r);
             }
             // a copy of the whole result into a box of another tensor (a concat) may alias it
             // (see `alias`): that tensor's readers read these pieces too
@@ -289,15 +312,57 @@ bool Scheduler::can_hold(std::size_t li, std::vector<std::vector<std::int64_t>>&
     }
     if (cc > 0 && C % cc != 0) cc = 0;
     shared[li] = cc;
-    std::vector<std::int64_t> bytes(std::size_t(t.clusters), 0);
     const std::int64_t a = t.cmx_alignment;
-    std::set<std::pair<std::int64_t, std::int64_t>> seen;
+    auto bytes_for = [&](const std::array<std::int64_t, 2>& mr) {
+        std::vector<std::int64_t> bytes(std::size_t(t.clusters), 0);
+        std::set<std::pair<std::int64_t, std::int64_t>> seen;
+        for (const Tile& tl : tiles) {
+            if (g && !seen.insert({tl.row0, tl.rows}).second) continue;
+            const std::int64_t rows = std::min(H, tl.row0 + tl.rows + mr[1]) - std::max<std::int64_t>(0, tl.row0 - mr[0]);
+            bytes[std::size_t(tl.cluster)] += (rows * p.output.shape[2] * (g ? p.output.shape[3] : tl.chans) * e + a - 1) / a * a;
+        }
+        if (cc > 0) bytes.assign(bytes.size(), (H * p.output.shape[2] * C * e + a - 1) / a * a);
+        return bytes;
+    };
+    std::vector<std::int64_t> bytes = bytes_for(mg);
+    // Only where the producer has one piece per cluster (with several, each would take all rows
+    // and have the others copied in: more copies than the gather) and is a pointwise layer of a
+    // dense block (a 1x1 conv or pool reading a concat, or reading such a layer's result): on
+    // other pointwise producers (ResNet-50's and GoogLeNet's 1x1 convs) it cost up to 1.4%, the
+    // weights loads waiting longer (not analysed further).
+    std::map<std::int64_t, std::int64_t> per_cluster;
+    bool one_piece = true;
     for (const Tile& tl : tiles) {
-        if (g && !seen.insert({tl.row0, tl.rows}).second) continue;
-        const std::int64_t rows = std::min(H, tl.row0 + tl.rows + mg[1]) - std::max<std::int64_t>(0, tl.row0 - mg[0]);
-        bytes[std::size_t(tl.cluster)] += (rows * p.output.shape[2] * (g ? p.output.shape[3] : tl.chans) * e + a - 1) / a * a;
+        auto it = per_cluster.emplace(tl.cluster, tl.row0).first;
+        one_piece = one_piece && it->second == tl.row0;
     }
-    if (cc > 0) bytes.assign(bytes.size(), (H * p.output.shape[2] * C * e + a - 1) / a * a);
+    auto is_pointwise = [&](const Layer& l) {
+        return l.exec == Exec::nce && l.nce_op != NceOp::eltwise && l.nce_op != NceOp::dwconv && l.inputs.size() == 1 &&
+               l.nce.kernel == std::array<std::int64_t, 2>{1, 1} && l.nce.stride == std::array<std::int64_t, 2>{1, 1};
+    };
+    // the layer writing tensor `x` last before layer `before`, or -1
+    auto writer = [&](int x, std::size_t before) {
+        for (std::size_t w = before; w-- > 0;)
+            if (m.layers[w].output.tensor == x) return std::int64_t(w);
+        return std::int64_t(-1);
+    };
+    bool dense_block = false;
+    if (is_pointwise(p)) {
+        std::int64_t w = writer(p.inputs[0].tensor, li);
+        if (w >= 0 && is_pointwise(m.layers[std::size_t(w)])) w = writer(m.layers[std::size_t(w)].inputs[0].tensor, std::size_t(w));
+        dense_block = w >= 0 && m.layers[std::size_t(w)].exec == Exec::copy;
+    }
+    if (all_rows && one_piece && dense_block && g && cc == 0) {
+        // (only where the larger pieces fit the budget beside the held results live)
+        const std::vector<std::int64_t> more = bytes_for({H, H});
+        bool fits = true;
+        for (std::size_t k = li; k <= last; ++k)
+            for (std::size_t c = 0; c < more.size(); ++c) fits = fits && live[k][c] + more[c] <= hold_budget;
+        if (fits) {
+            mg = {H, H};
+            bytes = more;
+        }
+    }
     margin[li] = mg;
     grouped[li] = g;
     // an eltwise whose pieces would be those of a held input it is the last reader of writes

@@ -200,6 +200,48 @@ struct Scheduler {
     // pieces, moved to where the copy puts them, are Y's pieces.
     void plan_aliases();
 
+    // schedule_concat.cpp: concats written in place. The sources of a family of aliased concats
+    // (tensors copied whole into boxes of the concats, each at one channel offset in all of them:
+    // DenseNet's dense block, whose every layer concatenates all earlier results) are written by
+    // their producers straight into one buffer per (cluster, rows) of the family's channels, each
+    // at its offset; a reader of a concat's box finds it there (`read_in_place`), no gathering.
+    struct Family {
+        std::int64_t channels = 0;  // the family's channels (the largest concat's)
+        std::string name;           // the largest concat's tensor
+        int first = -1;             // the source produced first (held_tensor of the buffers)
+        // the source produced first, when it is copied in rather than written in place (its
+        // producer's working set leaves no room for the buffers yet: DenseNet's first block after
+        // the stem's 112 x 112 result), or -1; the copy is made at the family's first concat
+        int entry = -1;
+        std::size_t entry_layer = 0;
+        std::int64_t width = 0;
+        bool chunks = false;  // the sources are split over channels across the clusters: a buffer of all rows per cluster
+        std::set<std::array<std::int64_t, 3>> keys;          // the pieces' (cluster, row0, rows)
+        std::map<std::array<std::int64_t, 3>, int> buffers;  // (cluster, row0, rows) -> its CMX buffer
+    };
+    std::vector<Family> families;
+    std::map<int, std::pair<std::size_t, std::int64_t>> family_of;  // source tensor -> (family, channel offset)
+    // Finds the families (after `plan_aliases`): every source held in pieces of all channels per
+    // (cluster, rows), the same pieces for all, no halo rows, disjoint channels, and the family's
+    // buffers within `hold_budget` beside the held results live (`live`, updated).
+    void plan_concat_in_place(std::vector<std::vector<std::int64_t>>& live);
+    // The piece of tile `tl` (a family source's producer) in its family's buffer, if it has one.
+    bool family_piece(const Tile& tl, Piece& out);
+    // The (cluster, row0, rows) of the pieces of held NCE layer `px` in a family's buffers: its
+    // pieces', or all rows on each cluster when it is split over channels across them (`shared`).
+    std::set<std::array<std::int64_t, 3>> family_keys(std::size_t px);
+    // The buffer of family `f` for (cluster, row0, rows), made at its first use.
+    int family_buffer(Family& f, const std::array<std::int64_t, 3>& key, DataType dt);
+    // At copy layer `li` (an alias): a family's entry source copied into the family's buffers;
+    // a source split over channels across the clusters (`shared`) has its chunks copied into the
+    // other clusters' buffers at its first concat (one DMA per chunk and cluster, once).
+    void copy_entry(std::size_t li);
+    std::set<int> family_exchanged;
+    // The box [lo, hi) of held tensor `v` on `cluster` where pieces of one buffer together hold
+    // it (a concat's sources written in place): the box in that buffer.
+    bool read_in_place(const View& v, const std::array<std::int64_t, 4>& lo, const std::array<std::int64_t, 4>& hi,
+                       std::int64_t cluster, Box& out) const;
+
     // `v` (rank 4, one image) as a box of the whole dense NHWC view `full` of its tensor, but
     // with any channel stride (a multiple of the element size): the destination of a shuffle's copy.
     bool channel_box(const View& v, View& full) const;

@@ -4,6 +4,7 @@
 // that every cluster gets work.
 #include <algorithm>
 #include <array>
+#include <map>
 
 #include "lowering/vpu/ir.hpp"
 #include "lowering/vpu/passes/shave_parts.hpp"
@@ -38,6 +39,10 @@ bool tile(Module& m, Diagnostics& diags) {
     std::int64_t prev_rows = 0, prev_row_tiles = 0;
     std::int64_t prev_chans = 0;  // the previous layer's channel chunk when it split only channels over the clusters
     bool prev_single = false;     // the previous layer ran whole on one cluster (`one_cluster_wins`)
+    // Per tensor: the row split (rows per tile, row tiles) of the NCE layer that wrote it split over
+    // rows across the clusters; for a concat (a tensor written by copies of whole results), the
+    // split its sources share ({0, 0}: they differ or one is not split so).
+    std::map<int, std::array<std::int64_t, 2>> rows_of, concat_rows;
     for (std::size_t li = 0; li < m.layers.size(); ++li) {
         Layer& l = m.layers[li];
         if (l.exec == Exec::nce) {
@@ -106,6 +111,23 @@ bool tile(Module& m, Diagnostics& diags) {
                     ch_tiles = ceil_div(s.C, cc);
                 }
             }
+            // A pointwise layer reading a concat whose sources share a row split takes it (DenseNet's
+            // batch norms of a dense block's concat: then the 1x1 and 3x3 convs after it take it too,
+            // so every source of the block's concats has the same pieces and the concat can be
+            // written in place, schedule: `concat_in_place`).
+            if (pointwise && x.shape == l.output.shape) {
+                auto it = concat_rows.find(x.tensor);
+                if (it != concat_rows.end() && it->second[0] > 0 && it->second[1] >= t.clusters) {
+                    std::int64_t c2 = s.C;
+                    while (c2 > align && working(it->second[0], c2) > budget) c2 = ceil_div(ceil_div(c2, 2), align) * align;
+                    if (working(it->second[0], c2) <= budget && ceil_div(s.C, c2) <= ch_tiles) {
+                        rows = it->second[0];
+                        row_tiles = it->second[1];
+                        cc = c2;
+                        ch_tiles = ceil_div(s.C, cc);
+                    }
+                }
+            }
             // An eltwise reading the result of a layer split only over channels takes its chunks on
             // the same clusters, so that it reads that result where it was computed.
             if (l.nce_op == NceOp::eltwise && prev_chans > 0 && m.layers[li - 1].output.shape == l.output.shape &&
@@ -156,6 +178,7 @@ bool tile(Module& m, Diagnostics& diags) {
             prev_rows = by_rows && row_tiles >= t.clusters ? rows : 0;
             prev_row_tiles = row_tiles;
             prev_chans = !by_rows && row_tiles == 1 ? cc : 0;
+            if (prev_rows > 0) rows_of[l.output.tensor] = {rows, row_tiles};
             for (std::int64_t c = 0; c < ch_tiles; ++c)
                 for (std::int64_t r = 0; r < row_tiles; ++r) {
                     Tile tl;
@@ -177,6 +200,12 @@ bool tile(Module& m, Diagnostics& diags) {
         const bool reads_prev = li > 0 && l.output.shape.size() == 4 && m.layers[li - 1].output.shape.size() == 4 &&
                                 m.layers[li - 1].output.shape[1] == l.output.shape[1] &&
                                 std::any_of(l.inputs.begin(), l.inputs.end(), [&](const View& v) { return v.tensor == m.layers[li - 1].output.tensor; });
+        if (l.exec == Exec::copy && l.inputs.size() == 1 && l.inputs[0].shape == l.output.shape) {
+            auto src = rows_of.find(l.inputs[0].tensor);
+            const std::array<std::int64_t, 2> split = src == rows_of.end() ? std::array<std::int64_t, 2>{0, 0} : src->second;
+            auto it = concat_rows.emplace(l.output.tensor, split).first;
+            if (it->second != split) it->second = {0, 0};
+        }
         std::int64_t rows = reads_prev ? prev_rows : 0;
         prev_chans = 0;
         prev_single = false;
