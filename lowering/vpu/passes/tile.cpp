@@ -43,6 +43,24 @@ bool tile(Module& m, Diagnostics& diags) {
     // rows across the clusters; for a concat (a tensor written by copies of whole results), the
     // split its sources share ({0, 0}: they differ or one is not split so).
     std::map<int, std::array<std::int64_t, 2>> rows_of, concat_rows;
+    // Per tensor: whether every layer reading it would run on the same cluster as a producer that
+    // runs whole on one cluster: a depthwise conv or pool (which follows it there) or a channel
+    // shuffle's copy (channel stride above one element, written from that cluster). Only
+    // such a result may run on one cluster: the one-cluster rule's cost counts neither a reader
+    // split over the clusters, which would need all of it on every cluster (DenseNet's block-4
+    // 1x1 convs before their 3x3 convs: 2693249 -> 2827953 cycles), nor a concat written in place
+    // on both clusters (its last 3x3 conv: -> 2860513), nor several readers.
+    std::map<int, int> reader_count;
+    std::map<int, bool> local_readers;
+    for (const Layer& r : m.layers)
+        for (const View& v : r.inputs) {
+            ++reader_count[v.tensor];
+            const std::int64_t es = element_size(m.tensors[std::size_t(r.output.tensor)].dtype);
+            const bool permuted = r.exec == Exec::copy && !r.output.strides.empty() && r.output.strides.back() > es;
+            const bool local = permuted || (r.exec == Exec::nce && (r.nce_op == NceOp::dwconv || is_pool(r.nce_op)));
+            auto it = local_readers.emplace(v.tensor, true).first;
+            it->second = it->second && local;
+        }
     for (std::size_t li = 0; li < m.layers.size(); ++li) {
         Layer& l = m.layers[li];
         if (l.exec == Exec::nce) {
@@ -154,7 +172,8 @@ bool tile(Module& m, Diagnostics& diags) {
                 ch_tiles = K;
                 // so small that the channel split's copies cost more than the cluster's share of
                 // the work it saves: the whole layer on one cluster (tile_split_channels.hpp)
-                if (one_cluster_wins(m, {s.weights(s.C, dense, dw) + table(s.C), n_in * s.H * s.W * s.I * s.es, s.OH * s.OW * s.C * s.oes, work}) &&
+                if (reader_count[l.output.tensor] <= 1 && local_readers[l.output.tensor] &&
+                    one_cluster_wins(m, {s.weights(s.C, dense, dw) + table(s.C), n_in * s.H * s.W * s.I * s.es, s.OH * s.OW * s.C * s.oes, work}) &&
                     working(s.OH, s.C) <= budget) {
                     cc = s.C;
                     ch_tiles = 1;
