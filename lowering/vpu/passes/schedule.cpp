@@ -142,12 +142,20 @@ std::int64_t Scheduler::dma(Box from, Box to, const std::string& source, bool le
     return add(std::move(task));
 }
 
-Box Scheduler::load_input(const View& v, std::int64_t cluster, const std::string& source) {
+Box Scheduler::load_input(const View& v, std::int64_t cluster, const std::string& source, std::int64_t layer) {
     if (pieces.count(v.tensor)) return gather(v, cluster, source);
+    const std::size_t stores = pending.size();
+    flush_for(ddr_box(v));
+    Loaded& last = last_load[cluster];
+    // the same box, and no store to its bytes since it was loaded (`flush_for` issued none now;
+    // the layer's own results go to another tensor)
+    if (last.layer == layer && stores == pending.size() && last.view.tensor == v.tensor && last.view.offset == v.offset &&
+        last.view.shape == v.shape && last.view.strides == v.strides)
+        return last.box;
     const int b = cmx(cluster, v.elements() * es(v), dtype(v), Role::activation, m.tensors[std::size_t(v.tensor)].name);
     Box to = dense_box(b, v.shape, es(v));
-    flush_for(ddr_box(v));
     dma(ddr_box(v), to, source);
+    last = {layer, v, to};
     return to;
 }
 
@@ -256,7 +264,7 @@ void Scheduler::nce_tile(const Tile& tl) {
             reads.push_back(dense_box(kept.at(std::make_tuple(tl.layer - 1, tl.cluster, iy0, iy1 - iy0)), v.shape, es(in)));
             continue;
         }
-        reads.push_back(load_input(v, tl.cluster, l.source));
+        reads.push_back(load_input(v, tl.cluster, l.source, tl.layer));
     }
     flush(2);
     if (l.weights >= 0) {
@@ -345,7 +353,7 @@ void Scheduler::other_tile(const Tile& tl) {
     std::vector<Box> reads;
     for (const View& v : part.inputs) {
         Box in;
-        reads.push_back(stream_read(v, in) ? in : load_input(v, tl.cluster, l.source));
+        reads.push_back(stream_read(v, in) ? in : load_input(v, tl.cluster, l.source, tl.layer));
     }
     flush(2);
     const View& out = part.output;
