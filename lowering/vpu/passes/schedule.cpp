@@ -445,11 +445,18 @@ bool Scheduler::run() {
             li = streams[std::size_t(stream_of[li])].second;
             continue;
         }
-        for (std::size_t ti : tiles_of[std::int64_t(li)]) {
-            if (l.exec == Exec::nce) nce_tile(m.tiles[ti]);
-            else other_tile(m.tiles[ti]);
-            if (first && next_nce < nce_layers.size()) load_weights(nce_layers[next_nce], std::size_t(t.clusters));  // prefetch
-            first = false;
+        // the next NCE layer's constants are prefetched after the layer's first tile, so that they
+        // arrive while it computes; before the second NCE layer (nothing computes yet), a layer of
+        // at most one tile per cluster waits for all its tiles' loads, so the prefetch follows them
+        const auto& lt = tiles_of[std::int64_t(li)];
+        const std::size_t prefetch_after = next_nce <= 1 && lt.size() <= std::size_t(t.clusters) ? lt.size() - 1 : 0;
+        for (std::size_t k = 0; k < lt.size(); ++k) {
+            if (l.exec == Exec::nce) nce_tile(m.tiles[lt[k]]);
+            else other_tile(m.tiles[lt[k]]);
+            if (first && k >= prefetch_after && next_nce < nce_layers.size()) {
+                load_weights(nce_layers[next_nce], std::size_t(t.clusters));  // prefetch
+                first = false;
+            }
         }
     }
     flush();
