@@ -1,9 +1,14 @@
-// Issue 21, point 4 (VGG-11): a tile's input loaded from DDR stays in CMX for the next tiles of
-// the same layer on that cluster that read the same box (Scheduler::load_input, `last_load`). A
-// fully connected layer runs as a 1x1 conv on a 1x1 plane whose weights CMX cannot hold at once,
-// in chunks of output channels that all read the whole input vector: VGG-11's FC input (7.7 KB
-// per chunk of its 25088 channels) was loaded 1586 times more than once per cluster, each load
-// paying the DMA latency while the FC weights stream over DDR.
+// Issue 21, point 4 (VGG-11): fully connected layers, which run as 1x1 convs on a 1x1 plane whose
+// weights CMX cannot hold at once, in chunks of output channels that all read the whole input.
+// - A tile's input loaded from DDR stays in CMX for the next tiles of the same layer on that
+//   cluster that read the same box (Scheduler::load_input, `last_load`): VGG-11's FC input (7.7 KB
+//   per chunk of its 25088 channels) was loaded 1586 times more than once per cluster, each load
+//   paying the DMA latency while the FC weights stream over DDR.
+// - A layer of more input channels than a part may take is split over input channels
+//   (assign-executors `split_k`: 3872 for a 1x1 conv at fp16, whose 16 output channels' weights
+//   take a quarter of a tile); `tile` gives each part chunks of output channels whose weights take
+//   at most half a tile, not counting the table (loaded whole per layer and cluster): 32 channels,
+//   one weights DMA per 32 output channels, not 16.
 #include <doctest/doctest.h>
 
 #include <map>
@@ -11,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "lowering/vpu/ir.hpp"
 #include "unit/vpu/compile_support.hpp"
 
 namespace {
@@ -69,6 +75,31 @@ TEST_SUITE("vpu") {
         // once per cluster (a cluster's chunks come one after the other), not once per chunk
         CHECK(c.input_loads.begin()->second <= list.target.clusters);
         CAPTURE(c.nce);
+    }
+
+    TEST_CASE("split over input channels: each part's chunks take 2 x align output channels, their weights within half a tile") {
+        // 8192 -> 64 channels: more input channels than a part takes (3872 for a 1x1 conv at
+        // fp16 on the default target), so three parts summed by NCE adds
+        const Graph g = fc_graph(8192, 64);
+        vpu::TaskList list;
+        compile_and_check(g, vpu::Target{}, nullptr, &list);
+        const std::int64_t align = list.target.nce_channel_alignment;
+        int convs = 0;
+        std::int64_t parts_inputs = 0;
+        for (const auto& task : list.tasks) {
+            if (task.kind != vpu::TaskKind::NCE || task.op != "conv") continue;
+            ++convs;
+            const auto& w = task.reads[1];  // [O, 1, 1, I] of the chunk
+            REQUIRE(w.shape.size() == 4);
+            CAPTURE(w.shape[3]);
+            CHECK(w.shape[0] == 2 * align);
+            // the chunk's weights within half a tile (tile.cpp)
+            CHECK(w.shape[0] * w.shape[3] * 2 <= vpu::ir::tile_budget(list.target) / 2);
+            parts_inputs += w.shape[3];
+        }
+        // 64 output channels in chunks of 32: two tasks per part, three parts
+        CHECK(convs == 6);
+        CHECK(parts_inputs == 2 * 8192);
     }
 
     TEST_CASE("input reuse: tiles of other rows load their own rows") {
