@@ -61,10 +61,7 @@ View Scheduler::slice(View v, std::size_t dim, std::int64_t from, std::int64_t n
 }
 
 double Scheduler::ready(const Task& task) const {
-    auto at = [](const std::map<int, double>& times, int k) {
-        auto it = times.find(k);
-        return it == times.end() ? 0.0 : it->second;
-    };
+    auto at = [](const std::vector<double>& times, int k) { return std::size_t(k) < times.size() ? times[std::size_t(k)] : 0.0; };
     double r = 0.0;
     for (const Box& b : task.reads) r = std::max(r, at(b.ref.cmx ? cmx_written : ddr_written, b.ref.index));
     for (const Box& b : task.writes)
@@ -76,9 +73,13 @@ std::int64_t Scheduler::add(Task task) {
     const std::int64_t idx = std::int64_t(m.tasks.size());
     const double end = std::max(free_at[task.queue], ready(task)) + cost;
     free_at[task.queue] = end;
+    auto slot = [](std::vector<double>& times, int k) -> double& {
+        if (times.size() <= std::size_t(k)) times.resize(std::size_t(k) + 1, 0.0);
+        return times[std::size_t(k)];
+    };
     for (const Box& b : task.reads)
-        if (b.ref.cmx) cmx_read[b.ref.index] = std::max(cmx_read[b.ref.index], end);
-    for (const Box& b : task.writes) (b.ref.cmx ? cmx_written : ddr_written)[b.ref.index] = end;
+        if (b.ref.cmx) slot(cmx_read, b.ref.index) = std::max(slot(cmx_read, b.ref.index), end);
+    for (const Box& b : task.writes) slot(b.ref.cmx ? cmx_written : ddr_written, b.ref.index) = end;
     for (const auto* list : {&task.reads, &task.writes})
         for (const Box& b : *list)
             if (b.ref.cmx) {

@@ -27,7 +27,7 @@ struct Scheduler {
     // Weights and tables (ready at once, issued ahead) go to the queue with the least work
     // (`dma_work`): by estimated start they crowd one queue and the loads behind them wait.
     std::map<std::string, double> free_at;
-    std::map<int, double> cmx_written, cmx_read, ddr_written;
+    std::vector<double> cmx_written, cmx_read, ddr_written;  // by CMX buffer / DDR tensor index (0: never)
     double cost = 0.0;  // of the task being added
     std::vector<double> dma_work;  // per DMA queue: the cycles of its transfers alone
     std::vector<std::int64_t> shave_next;
