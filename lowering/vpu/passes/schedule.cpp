@@ -61,10 +61,7 @@ View Scheduler::slice(View v, std::size_t dim, std::int64_t from, std::int64_t n
 }
 
 double Scheduler::ready(const Task& task) const {
-    auto at = [](const std::map<int, double>& times, int k) {
-        auto it = times.find(k);
-        return it == times.end() ? 0.0 : it->second;
-    };
+    auto at = [](const std::vector<double>& times, int k) { return std::size_t(k) < times.size() ? times[std::size_t(k)] : 0.0; };
     double r = 0.0;
     for (const Box& b : task.reads) r = std::max(r, at(b.ref.cmx ? cmx_written : ddr_written, b.ref.index));
     for (const Box& b : task.writes)
@@ -76,9 +73,13 @@ std::int64_t Scheduler::add(Task task) {
     const std::int64_t idx = std::int64_t(m.tasks.size());
     const double end = std::max(free_at[task.queue], ready(task)) + cost;
     free_at[task.queue] = end;
+    auto slot = [](std::vector<double>& times, int k) -> double& {
+        if (times.size() <= std::size_t(k)) times.resize(std::size_t(k) + 1, 0.0);
+        return times[std::size_t(k)];
+    };
     for (const Box& b : task.reads)
-        if (b.ref.cmx) cmx_read[b.ref.index] = std::max(cmx_read[b.ref.index], end);
-    for (const Box& b : task.writes) (b.ref.cmx ? cmx_written : ddr_written)[b.ref.index] = end;
+        if (b.ref.cmx) slot(cmx_read, b.ref.index) = std::max(slot(cmx_read, b.ref.index), end);
+    for (const Box& b : task.writes) slot(b.ref.cmx ? cmx_written : ddr_written, b.ref.index) = end;
     for (const auto* list : {&task.reads, &task.writes})
         for (const Box& b : *list)
             if (b.ref.cmx) {
@@ -142,12 +143,20 @@ std::int64_t Scheduler::dma(Box from, Box to, const std::string& source, bool le
     return add(std::move(task));
 }
 
-Box Scheduler::load_input(const View& v, std::int64_t cluster, const std::string& source) {
+Box Scheduler::load_input(const View& v, std::int64_t cluster, const std::string& source, std::int64_t layer) {
     if (pieces.count(v.tensor)) return gather(v, cluster, source);
+    const std::size_t stores = pending.size();
+    flush_for(ddr_box(v));
+    Loaded& last = last_load[cluster];
+    // the same box, and no store to its bytes since it was loaded (`flush_for` issued none now;
+    // the layer's own results go to another tensor)
+    if (last.layer == layer && stores == pending.size() && last.view.tensor == v.tensor && last.view.offset == v.offset &&
+        last.view.shape == v.shape && last.view.strides == v.strides)
+        return last.box;
     const int b = cmx(cluster, v.elements() * es(v), dtype(v), Role::activation, m.tensors[std::size_t(v.tensor)].name);
     Box to = dense_box(b, v.shape, es(v));
-    flush_for(ddr_box(v));
     dma(ddr_box(v), to, source);
+    last = {layer, v, to};
     return to;
 }
 
@@ -256,7 +265,7 @@ void Scheduler::nce_tile(const Tile& tl) {
             reads.push_back(dense_box(kept.at(std::make_tuple(tl.layer - 1, tl.cluster, iy0, iy1 - iy0)), v.shape, es(in)));
             continue;
         }
-        reads.push_back(load_input(v, tl.cluster, l.source));
+        reads.push_back(load_input(v, tl.cluster, l.source, tl.layer));
     }
     flush(2);
     if (l.weights >= 0) {
@@ -350,7 +359,7 @@ void Scheduler::other_tile(const Tile& tl) {
     std::vector<Box> reads;
     for (const View& v : part.inputs) {
         Box in;
-        reads.push_back(stream_read(v, in) ? in : load_input(v, tl.cluster, l.source));
+        reads.push_back(stream_read(v, in) ? in : load_input(v, tl.cluster, l.source, tl.layer));
     }
     flush(2);
     const View& out = part.output;
@@ -445,11 +454,18 @@ bool Scheduler::run() {
             li = streams[std::size_t(stream_of[li])].second;
             continue;
         }
-        for (std::size_t ti : tiles_of[std::int64_t(li)]) {
-            if (l.exec == Exec::nce) nce_tile(m.tiles[ti]);
-            else other_tile(m.tiles[ti]);
-            if (first && next_nce < nce_layers.size()) load_weights(nce_layers[next_nce], std::size_t(t.clusters));  // prefetch
-            first = false;
+        // the next NCE layer's constants are prefetched after the layer's first tile, so that they
+        // arrive while it computes; before the second NCE layer (nothing computes yet), a layer of
+        // at most one tile per cluster waits for all its tiles' loads, so the prefetch follows them
+        const auto& lt = tiles_of[std::int64_t(li)];
+        const std::size_t prefetch_after = next_nce <= 1 && lt.size() <= std::size_t(t.clusters) ? lt.size() - 1 : 0;
+        for (std::size_t k = 0; k < lt.size(); ++k) {
+            if (l.exec == Exec::nce) nce_tile(m.tiles[lt[k]]);
+            else other_tile(m.tiles[lt[k]]);
+            if (first && k >= prefetch_after && next_nce < nce_layers.size()) {
+                load_weights(nce_layers[next_nce], std::size_t(t.clusters));  // prefetch
+                first = false;
+            }
         }
     }
     flush();

@@ -27,7 +27,7 @@ struct Scheduler {
     // Weights and tables (ready at once, issued ahead) go to the queue with the least work
     // (`dma_work`): by estimated start they crowd one queue and the loads behind them wait.
     std::map<std::string, double> free_at;
-    std::map<int, double> cmx_written, cmx_read, ddr_written;
+    std::vector<double> cmx_written, cmx_read, ddr_written;  // by CMX buffer / DDR tensor index (0: never)
     double cost = 0.0;  // of the task being added
     std::vector<double> dma_work;  // per DMA queue: the cycles of its transfers alone
     std::vector<std::int64_t> shave_next;
@@ -63,6 +63,15 @@ struct Scheduler {
         std::string source;
     };
     std::vector<Store> pending;
+    // Per cluster: the last box a tile loaded from DDR (its layer, the view, where it went). A
+    // dense conv's channel chunks of the same rows (a fully connected layer's chunks of output
+    // channels: VGG-11's FC input, 7.7 KB per chunk) read the same box one after the other.
+    struct Loaded {
+        std::int64_t layer = -1;
+        View view;
+        Box box;
+    };
+    std::map<std::int64_t, Loaded> last_load;
     // CMX-resident results: a layer whose only reader is the next layer, a 1x1 stride-1 conv or an
     // eltwise whose tiles take the same rows on the same clusters with all channels, keeps each
     // tile's result in CMX for the reading tile (no store, no load) while the layer's results take
@@ -153,7 +162,9 @@ struct Scheduler {
     // take CMX).
     // The box `v` of a tile's input in CMX of `cluster`: gathered from a held result's pieces, or
     // loaded from DDR into a new buffer.
-    Box load_input(const View& v, std::int64_t cluster, const std::string& source);
+    // A box loaded from DDR stays where it went for the next tiles of the same layer on that
+    // cluster that read the same box (`last_load`), until the cluster loads another.
+    Box load_input(const View& v, std::int64_t cluster, const std::string& source, std::int64_t layer);
     void load_weights(std::int64_t li, std::size_t count);
     // The NCE layers after `li` (in program order) whose table (`table`) or whole weights join the
     // load of li's on `cluster`: those that follow li's in the packed tensor, run on the cluster,

@@ -79,8 +79,12 @@ bool tile(Module& m, Diagnostics& diags) {
             // then run without a next tile loaded beside them).
             const std::int64_t budget = working(1, std::min(s.C, align)) > quarter ? t.cmx_bytes / 2 : quarter;
             // channels: chunks (multiples of the alignment) whose weights take at most half the budget
+            // (the table is not counted: schedule loads a layer's whole table once per cluster, not
+            // per chunk; a fully connected layer's part of 3872 input channels, split_k's, then takes
+            // chunks of 2 x align output channels, 242 KiB per weights DMA, where its table rows
+            // left the chunks 512 bytes over and halved them)
             std::int64_t cc = s.C;
-            while (cc > align && s.weights(cc, dense, dw) + table(cc) > budget / 2) cc = ceil_div(ceil_div(cc, 2), align) * align;
+            while (cc > align && s.weights(cc, dense, dw) > budget / 2) cc = ceil_div(ceil_div(cc, 2), align) * align;
             std::int64_t rows = s.OH;
             while (rows > 1 && working(rows, cc) > budget) rows = ceil_div(rows, 2);
             while (cc > align && working(rows, cc) > budget) cc = ceil_div(ceil_div(cc, 2), align) * align;

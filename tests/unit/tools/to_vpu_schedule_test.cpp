@@ -60,11 +60,30 @@ TEST_CASE("nnef-to-vpu schedule: within 1.20x of the lower bound on the corpus m
     for (const Model& c : {Model{"real/alexnet", ""}, Model{"real/densenet121", ""}, Model{"real/googlenet", ""}, Model{"real/lstm_small", ""},
                            Model{"real/resnet18", ""},
                            Model{"real/resnet18_bn", ""}, Model{"real/resnet50", ""}, Model{"real/squeezenet1_0", ""},
-                           Model{"quantized/squeezenet1_0_int8", "pro-int"}}) {
+                           Model{"real/vgg11", ""}, Model{"quantized/squeezenet1_0_int8", "pro-int"}}) {
         CAPTURE(c.dir);
         const fs::path m = nnef_test::corpus_dir() / c.dir;
         const Schedule s = simulate(m, args_for(m, c.profile));
         CHECK(s.ratio >= 1.0);  // a lower bound (a NaN fails both)
+        CHECK(s.ratio <= 1.20);
+    }
+}
+
+TEST_CASE("nnef-to-vpu schedule: every sample within 1.20x of the lower bound") {
+    // samples/composite was 1.215x: its first conv's second tile (cluster 1) started after the
+    // next layer's constants, prefetched after the first tile; before the second NCE layer a
+    // layer of one tile per cluster now loads all its tiles' operands first (docs/schedule.md, step 10)
+    struct Sample {
+        const char* name;
+        const char* profile;
+    };
+    for (const Sample& c : {Sample{"classifier", ""}, Sample{"composite", ""}, Sample{"quantized", "pro-fp"}, Sample{"quantized", "pro-int"},
+                            Sample{"recurrent", ""}}) {
+        CAPTURE(c.name);
+        CAPTURE(c.profile);
+        const fs::path m = nnef_test::sample_dir(c.name);
+        const Schedule s = simulate(m, args_for(m, c.profile));
+        CHECK(s.ratio >= 1.0);
         CHECK(s.ratio <= 1.20);
     }
 }
@@ -74,18 +93,17 @@ TEST_CASE("nnef-to-vpu schedule: the corpus models beyond 1.20x of the lower bou
     // Each is still a valid run (ratio >= 1); when one comes within 1.20x, it moves to the list
     // above. The reason is checked too: either the list's own chain (its queue order and
     // barriers) is itself beyond 1.20x the bound, so the list's orderings, not the tasks, keep it
-    // there; or the run loses more than 10% to its own chain (DMAs sharing DDR: VGG-11's FC
-    // weights streamed beside the spills of its first layers); or both short of those figures
-    // (MobileNet-v2 since docs/schedule.md step 10: its chain 1.199x the bound, the run 1.035x
-    // its chain). docs/schedule.md has the analysis.
-    enum class Why { orderings, sharing, both };
+    // there; or both in part (MobileNet-v2 since docs/schedule.md step 10: its chain 1.199x the
+    // bound, the run 1.035x its chain). docs/schedule.md has the analysis. (VGG-11 was here, losing
+    // 11% to DMAs sharing DDR: its FC input loaded again for every chunk of output channels beside
+    // the FC weights' stream; since a cluster's chunks read one load, it is within 1.20x.)
+    enum class Why { orderings, both };
     struct Model {
         const char* dir;
         Why why;
     };
     for (const Model& c : {Model{"real/convnext_tiny", Why::orderings}, Model{"real/mobilenet_v2", Why::both},
-                           Model{"real/shufflenet_v2_x1_0", Why::orderings},
-                           Model{"real/vgg11", Why::sharing}}) {
+                           Model{"real/shufflenet_v2_x1_0", Why::orderings}}) {
         CAPTURE(c.dir);
         const fs::path m = nnef_test::corpus_dir() / c.dir;
         const Schedule s = simulate(m, args_for(m, ""));
@@ -93,7 +111,6 @@ TEST_CASE("nnef-to-vpu schedule: the corpus models beyond 1.20x of the lower bou
         CHECK(s.ratio >= 1.0);
         CHECK_MESSAGE(s.ratio > 1.20, c.dir << " is within 1.20x now: move it to the models that reach it");
         if (c.why == Why::orderings) CHECK(chain > 1.20 * s.bound);
-        else if (c.why == Why::sharing) CHECK(s.makespan > 1.10 * chain);
         else CHECK((chain > 1.15 * s.bound && s.makespan > 1.03 * chain));
     }
 }
