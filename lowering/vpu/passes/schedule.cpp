@@ -256,7 +256,20 @@ void Scheduler::nce_tile(const Tile& tl) {
             reads.push_back(dense_box(kept.at(std::make_tuple(tl.layer - 1, tl.cluster, iy0, iy1 - iy0)), v.shape, es(in)));
             continue;
         }
+        // (a tile reading the box that the layer's previous tile on its cluster loaded from DDR, as
+        // the channel chunks of the same rows do, reads that buffer: loaded once)
+        if (tl.layer != input_layer) last_input.clear();
+        input_layer = tl.layer;
+        const auto key = std::make_pair(v.tensor, tl.cluster);
+        const auto it = last_input.find(key);
+        if (it != last_input.end() && it->second.first.offset == v.offset && it->second.first.shape == v.shape &&
+            it->second.first.strides == v.strides) {
+            reads.push_back(it->second.second);
+            continue;
+        }
         reads.push_back(load_input(v, tl.cluster, l.source));
+        if (pieces.count(v.tensor)) last_input.erase(key);  // (gathered from held pieces: `gather` keeps its own)
+        else last_input[key] = {v, reads.back()};
     }
     flush(2);
     if (l.weights >= 0) {
@@ -422,6 +435,9 @@ bool Scheduler::run() {
         if (tiled.exec == Exec::nce && (tl.ch0 != 0 || tl.chans != tiled.output.shape[3])) one_chunk[std::size_t(tl.layer)] = false;
     }
     std::size_t next_nce = 0;
+    early.assign(m.layers.size(), 0);
+    writer.assign(m.tensors.size(), -1);
+    for (std::size_t li = 0; li < m.layers.size(); ++li) writer[std::size_t(m.layers[li].output.tensor)] = std::int64_t(li);
     for (std::size_t li = 0; li < m.layers.size(); ++li) {
         const Layer& l = m.layers[li];
         bool first = true;
@@ -438,6 +454,12 @@ bool Scheduler::run() {
             continue;
         }
         for (std::size_t ti : tiles_of[std::int64_t(li)]) {
+            if (early[li] > 0) {  // (emitted beside the run before it: schedule_stream.cpp)
+                --early[li];
+                if (first && next_nce < nce_layers.size()) load_weights(nce_layers[next_nce], std::size_t(t.clusters));  // prefetch
+                first = false;
+                continue;
+            }
             if (l.exec == Exec::nce) nce_tile(m.tiles[ti]);
             else other_tile(m.tiles[ti]);
             if (first && next_nce < nce_layers.size()) load_weights(nce_layers[next_nce], std::size_t(t.clusters));  // prefetch

@@ -59,7 +59,7 @@ TEST_CASE("nnef-to-vpu schedule: within 1.20x of the lower bound on the corpus m
     };
     for (const Model& c : {Model{"real/alexnet", ""}, Model{"real/googlenet", ""}, Model{"real/lstm_small", ""}, Model{"real/resnet18", ""},
                            Model{"real/resnet18_bn", ""}, Model{"real/resnet50", ""}, Model{"real/squeezenet1_0", ""},
-                           Model{"quantized/squeezenet1_0_int8", "pro-int"}}) {
+                           Model{"real/vgg11", ""}, Model{"quantized/squeezenet1_0_int8", "pro-int"}}) {
         CAPTURE(c.dir);
         const fs::path m = nnef_test::corpus_dir() / c.dir;
         const Schedule s = simulate(m, args_for(m, c.profile));
@@ -71,26 +71,18 @@ TEST_CASE("nnef-to-vpu schedule: within 1.20x of the lower bound on the corpus m
 TEST_CASE("nnef-to-vpu schedule: the corpus models beyond 1.20x of the lower bound, and why") {
     NNEF_REQUIRE_CORPUS();
     // Each is still a valid run (ratio >= 1); when one comes within 1.20x, it moves to the list
-    // above. The reason is checked too: either the list's own chain (its queue order and
-    // barriers) is itself beyond 1.20x the bound, so the list's orderings, not the tasks, keep it
-    // there; or the run loses more than 10% to its own chain (DMAs sharing DDR: VGG-11's FC
-    // weights streamed beside the spills of its first layers). docs/schedule.md has the analysis.
-    enum class Why { orderings, sharing };
-    struct Model {
-        const char* dir;
-        Why why;
-    };
-    for (const Model& c : {Model{"real/convnext_tiny", Why::orderings}, Model{"real/densenet121", Why::orderings},
-                           Model{"real/mobilenet_v2", Why::orderings}, Model{"real/shufflenet_v2_x1_0", Why::orderings},
-                           Model{"real/vgg11", Why::sharing}}) {
-        CAPTURE(c.dir);
-        const fs::path m = nnef_test::corpus_dir() / c.dir;
+    // above. The reason is checked too: the list's own chain (its queue order and barriers) is
+    // itself beyond 1.20x the bound, so the list's orderings, not the tasks, keep it there.
+    // docs/schedule.md has the analysis. (VGG-11, kept here before by the run's DDR sharing, is
+    // within since its conv tiles load a DDR input box once per cluster: step 10.)
+    for (const char* dir : {"real/convnext_tiny", "real/densenet121", "real/mobilenet_v2", "real/shufflenet_v2_x1_0"}) {
+        CAPTURE(dir);
+        const fs::path m = nnef_test::corpus_dir() / dir;
         const Schedule s = simulate(m, args_for(m, ""));
         const double chain = s.sim.at("lower_bound").at("list_chain_cycles").get<double>();
         CHECK(s.ratio >= 1.0);
-        CHECK_MESSAGE(s.ratio > 1.20, c.dir << " is within 1.20x now: move it to the models that reach it");
-        if (c.why == Why::orderings) CHECK(chain > 1.20 * s.bound);
-        else CHECK(s.makespan > 1.10 * chain);
+        CHECK_MESSAGE(s.ratio > 1.20, dir << " is within 1.20x now: move it to the models that reach it");
+        CHECK(chain > 1.20 * s.bound);
     }
 }
 
