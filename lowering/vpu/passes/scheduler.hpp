@@ -258,7 +258,7 @@ struct Scheduler {
     std::vector<std::size_t> beside_layers(std::int64_t id) const;
     std::vector<std::int64_t> stream_bytes;            // per run: the CMX bytes per cluster its parts take
     std::vector<std::vector<std::size_t>> beside;      // per run: the layers emitted beside it
-    // The CMX bytes per cluster layer `c` takes beside a run: its constants and two tiles.
+    // The CMX bytes per cluster layer `c` takes beside a run: its constants and (twice) two tiles.
     std::int64_t beside_bytes(std::size_t c) const;
     // Emits the tiles of `layers` (in order, each from its next tile on) whose input rows are written.
     void emit_beside(std::int64_t id, const std::vector<std::size_t>& layers);
