@@ -75,7 +75,7 @@ TEST_CASE("nnef-to-vpu schedule: the corpus models beyond 1.20x of the lower bou
     // itself beyond 1.20x the bound, so the list's orderings, not the tasks, keep it there.
     // docs/schedule.md has the analysis. (VGG-11, kept here before by the run's DDR sharing, is
     // within since its conv tiles load a DDR input box once per cluster: step 10.)
-    for (const char* dir : {"real/convnext_tiny", "real/densenet121", "real/mobilenet_v2", "real/shufflenet_v2_x1_0"}) {
+    for (const std::string dir : {"real/convnext_tiny", "real/densenet121", "real/mobilenet_v2", "real/shufflenet_v2_x1_0"}) {
         CAPTURE(dir);
         const fs::path m = nnef_test::corpus_dir() / dir;
         const Schedule s = simulate(m, args_for(m, ""));
