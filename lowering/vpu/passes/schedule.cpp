@@ -438,6 +438,9 @@ bool Scheduler::run() {
         if (tiled.exec == Exec::nce && (tl.ch0 != 0 || tl.chans != tiled.output.shape[3])) one_chunk[std::size_t(tl.layer)] = false;
     }
     std::size_t next_nce = 0;
+    beside_done.assign(m.layers.size(), 0);
+    writer.assign(m.tensors.size(), -1);
+    for (std::size_t li = 0; li < m.layers.size(); ++li) writer[std::size_t(m.layers[li].output.tensor)] = std::int64_t(li);
     for (std::size_t li = 0; li < m.layers.size(); ++li) {
         const Layer& l = m.layers[li];
         bool first = true;
@@ -460,7 +463,8 @@ bool Scheduler::run() {
         const auto& lt = tiles_of[std::int64_t(li)];
         const std::size_t prefetch_after = next_nce <= 1 && lt.size() <= std::size_t(t.clusters) ? lt.size() - 1 : 0;
         for (std::size_t k = 0; k < lt.size(); ++k) {
-            if (l.exec == Exec::nce) nce_tile(m.tiles[lt[k]]);
+            if (beside_done[li] > 0) --beside_done[li];  // (emitted beside the run before it: schedule_stream.cpp)
+            else if (l.exec == Exec::nce) nce_tile(m.tiles[lt[k]]);
             else other_tile(m.tiles[lt[k]]);
             if (first && k >= prefetch_after && next_nce < nce_layers.size()) {
                 load_weights(nce_layers[next_nce], std::size_t(t.clusters));  // prefetch

@@ -8,6 +8,8 @@
 // chain, never in DDR; other results of the run are read there by the run's later layers and
 // stored (or held) as before. Without this every layer ran all its parts before the next one, so
 // a chain over a tensor larger than CMX stored each intermediate and loaded it again.
+#include <set>
+
 #include "lowering/vpu/passes/scheduler.hpp"
 #include "lowering/vpu/passes/shave_parts.hpp"
 
@@ -36,6 +38,7 @@ std::vector<std::array<std::int64_t, 3>> Scheduler::stream_key(std::size_t li) c
 void Scheduler::plan_streams(std::vector<std::vector<std::int64_t>>& live) {
     const std::size_t L = m.layers.size();
     stream_of.assign(L, -1);
+    beside.clear();
     if (stream_budget <= 0) return;
     // the layers reading each tensor
     std::vector<std::vector<std::size_t>> readers(m.tensors.size());
@@ -94,6 +97,7 @@ void Scheduler::plan_streams(std::vector<std::vector<std::int64_t>>& live) {
         if (b > a && part_bytes * per_cluster <= stream_budget) {
             const std::int64_t id = std::int64_t(streams.size());
             streams.push_back({a, b});
+            stream_bytes.push_back(part_bytes * per_cluster);
             for (std::size_t q = a; q <= b; ++q) {
                 stream_of[q] = id;
                 const int x = m.layers[q].output.tensor;
@@ -105,13 +109,62 @@ void Scheduler::plan_streams(std::vector<std::vector<std::int64_t>>& live) {
         }
         a = b + 1;
     }
+    beside.assign(streams.size(), {});
+    std::vector<std::int64_t> used = stream_bytes;
+    // the NCE layers after a run, tile by tile as its waves write the rows they read, while their
+    // constants and tiles fit the budget beside the run's parts (a layer whose result stays in CMX
+    // for the next only with that next layer)
+    for (std::size_t id = 0; id < streams.size(); ++id) {
+        for (std::size_t c : beside_layers(std::int64_t(id))) {
+            const std::int64_t extra = beside_bytes(c);
+            if (used[id] + extra > stream_budget) break;
+            used[id] += extra;
+            beside[id].push_back(c);
+        }
+        while (!beside[id].empty() && resident[beside[id].back()]) {
+            used[id] -= beside_bytes(beside[id].back());
+            beside[id].pop_back();
+        }
+    }
+    for (std::size_t id = 0; id < streams.size(); ++id)
+        for (std::size_t q = streams[id].first; q <= streams[id].second; ++q)
+            for (std::size_t c = 0; c < std::size_t(t.clusters); ++c) live[q][c] += used[id] - stream_bytes[id];
+}
+
+std::int64_t Scheduler::beside_bytes(std::size_t c) const {
+    const Layer& l = m.layers[c];
+    std::int64_t bytes = 0;
+    if (l.weights >= 0) {
+        std::int64_t w = element_size(m.tensors[std::size_t(l.weights)].dtype);
+        for (std::int64_t d : l.weights_shape) w *= d;
+        bytes += w;
+    }
+    const std::int64_t align = t.nce_channel_alignment;
+    bytes += (l.output.shape[3] + align - 1) / align * align * 16;
+    // two tiles at once, each its result and its input rows (a gathered box at most), counted
+    // twice: with two, the allocator's ring found no room beside the parts (fragmented CMX) in
+    // five of eight schedules of ConvNeXt, each a held result spilled and the schedule made again
+    // (compile time +45%); with four, as often as without `beside` (three)
+    std::int64_t tile = 0;
+    for (std::size_t ti : tiles_of.at(std::int64_t(c))) {
+        const Tile& tl = m.tiles[ti];
+        std::int64_t b = tl.rows * l.output.shape[2] * tl.chans * es(l.output);
+        for (const View& v : l.inputs) {
+            const std::int64_t rows = std::min(v.shape[1], (tl.rows - 1) * l.nce.stride[0] + (l.nce.kernel[0] - 1) * l.nce.dilation[0] + 1);
+            b += rows * v.shape[2] * v.shape[3] * es(v);
+        }
+        tile = std::max(tile, b);
+    }
+    return bytes + 4 * tile;
 }
 
 void Scheduler::emit_stream(std::int64_t id, bool& first, const std::function<void()>& prefetch) {
     const auto [a, b] = streams[std::size_t(id)];
     const std::size_t parts = tiles_of.at(std::int64_t(a)).size();
     const std::size_t wave = std::size_t(t.clusters * t.shave_per_cluster);
-    for (std::size_t w0 = 0; w0 < parts; w0 += wave)
+    const std::vector<std::size_t>& after = beside[std::size_t(id)];
+    rows_written.clear();
+    for (std::size_t w0 = 0; w0 < parts; w0 += wave) {
         for (std::size_t li = a; li <= b; ++li)
             for (std::size_t k = w0; k < std::min(parts, w0 + wave); ++k) {
                 stream_part = std::int64_t(k);
@@ -122,6 +175,62 @@ void Scheduler::emit_stream(std::int64_t id, bool& first, const std::function<vo
                 if (first) prefetch();
                 first = false;
             }
+        // the rows every layer of the run has written (part k of each: the same rows)
+        const Tile& last = m.tiles[tiles_of.at(std::int64_t(a))[std::min(parts, w0 + wave) - 1]];
+        for (std::size_t li = a; li <= b; ++li) rows_written[m.layers[li].output.tensor] = last.row0 + last.rows;
+        if (!after.empty()) emit_beside(id, after);
+    }
+    rows_written.clear();
+}
+
+std::vector<std::size_t> Scheduler::beside_layers(std::int64_t id) const {
+    const auto [a, b] = streams[std::size_t(id)];
+    std::set<int> results;
+    for (std::size_t q = a; q <= b; ++q) results.insert(m.layers[q].output.tensor);
+    std::vector<std::size_t> out;
+    for (std::size_t c = b + 1; c < m.layers.size(); ++c) {
+        const Layer& l = m.layers[c];
+        // (not a quantized layer: on the int8 path the NCE work after a run is little (requantizing
+        // 1x1 pools, convs at twice the fp16 rate) and its tiles' room in the budget cost held
+        // results: the zoo's int8 ConvNeXt at PRO-INT 28150288 -> 28463061 cycles, spills 420 -> 429 MB)
+        if (l.exec != Exec::nce || l.nce.quantized || stream_of[c] >= 0 || l.output.shape.size() != 4 || l.output.shape[0] != 1) break;
+        bool reads = false;
+        for (const View& v : l.inputs) reads = reads || results.count(v.tensor);
+        if (!reads) break;
+        out.push_back(c);
+        results.insert(l.output.tensor);
+    }
+    return out;
+}
+
+bool Scheduler::rows_ready(std::size_t a, const Tile& tl) const {
+    const Layer& l = m.layers[std::size_t(tl.layer)];
+    for (const View& v : l.inputs) {
+        const auto it = rows_written.find(v.tensor);
+        if (it == rows_written.end()) {
+            // (a result of a layer before the run, complete)
+            if (writer[std::size_t(v.tensor)] >= std::int64_t(a)) return false;
+            continue;
+        }
+        // the whole result, read as an NCE tile reads its input rows
+        const View& o = m.layers[std::size_t(writer[std::size_t(v.tensor)])].output;
+        if (v.offset != o.offset || v.shape != o.shape || v.strides != o.strides || v.shape.size() != 4) return false;
+        const auto& n = l.nce;
+        const std::int64_t hi = (tl.row0 + tl.rows - 1) * n.stride[0] - n.pad[0] + (n.kernel[0] - 1) * n.dilation[0] + 1;
+        if (std::min(hi, v.shape[1]) > it->second) return false;
+    }
+    return true;
+}
+
+void Scheduler::emit_beside(std::int64_t id, const std::vector<std::size_t>& layers) {
+    const std::size_t a = streams[std::size_t(id)].first;
+    for (std::size_t c : layers) {
+        const auto& ts = tiles_of.at(std::int64_t(c));
+        while (beside_done[c] < ts.size() && rows_ready(a, m.tiles[ts[beside_done[c]]])) nce_tile(m.tiles[ts[beside_done[c]++]]);
+        // the rows below the next tile's are written (tiles in row order; channel chunks of the
+        // same rows wait for each other)
+        rows_written[m.layers[c].output.tensor] = beside_done[c] < ts.size() ? m.tiles[ts[beside_done[c]]].row0 : m.layers[c].output.shape[1];
+    }
 }
 
 bool Scheduler::stream_read(const View& v, Box& out) const {

@@ -313,8 +313,25 @@ struct Scheduler {
     // the run's earlier results only as its own rows (sliced, the whole view), whose parts (two
     // per cluster at once) take at most `stream_budget`; their bytes are added to `live`.
     void plan_streams(std::vector<std::vector<std::int64_t>>& live);
-    // Emits run `id` in waves of one part per SHAVE engine (`prefetch` after its first tile).
+    // Emits run `id` in waves of one part per SHAVE engine (`prefetch` after its first tile), and
+    // after each wave the tiles of the NCE layers after the run that read only rows written by then
+    // (`beside`).
     void emit_stream(std::int64_t id, bool& first, const std::function<void()>& prefetch);
+    // The NCE layers after a run whose tiles go beside it: the next layers, each NCE, not in a run,
+    // reading a result of the run or of such a layer (ConvNeXt's second MLP conv after the GELU,
+    // the residual add after it), and per layer how many of its first tiles were emitted there.
+    std::vector<std::int64_t> writer;   // per tensor: the last layer writing it, or -1
+    std::vector<std::size_t> beside_done;   // per layer: its first tiles emitted beside a run
+    std::map<int, std::int64_t> rows_written;  // per result of the run (and of those layers): rows [0, n) written so far
+    std::vector<std::size_t> beside_layers(std::int64_t id) const;
+    std::vector<std::int64_t> stream_bytes;            // per run: the CMX bytes per cluster its parts take
+    std::vector<std::vector<std::size_t>> beside;      // per run: the layers emitted beside it
+    // The CMX bytes per cluster layer `c` takes beside a run: its constants and (twice) two tiles.
+    std::int64_t beside_bytes(std::size_t c) const;
+    // Emits the tiles of `layers` (in order, each from its next tile on) whose input rows are written.
+    void emit_beside(std::int64_t id, const std::vector<std::size_t>& layers);
+    // Whether tile `tl` reads only rows that are written (`rows_written`) or results of layers before `a`.
+    bool rows_ready(std::size_t a, const Tile& tl) const;
     // The CMX box of part `stream_part` of a result of the run being emitted that view `v` reads.
     bool stream_read(const View& v, Box& out) const;
 

@@ -3,9 +3,14 @@
 // (schedule_stream.cpp): its intermediates stay in CMX for one part of the chain instead of going
 // to DDR and back, each part's chain on one SHAVE engine; the chain's parts take equal rows
 // (tile_streams.cpp), NCE eltwise, 1x1 depthwise and 1x1 pool layers among them. A MATMUL with constant weights runs as an NCE 1x1 conv on a plane of its rows
-// whose padding to 4x4 cuboids is least (56 x 56 for 3136 rows, not 3136 x 1).
+// whose padding to 4x4 cuboids is least (56 x 56 for 3136 rows, not 3136 x 1). The NCE layers after
+// a run (step 10: ConvNeXt's second MLP conv and residual add after the GELU) go tile by tile between
+// the run's waves, each tile as soon as the waves have written the rows it reads, so that the NCE
+// computes them while the SHAVE engines run the next waves; before, they came after the run's last
+// wave, NCE and SHAVE work of a block one after the other.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -17,6 +22,7 @@
 namespace {
 
 using namespace vpu_compile_support;
+using Attrs = std::vector<std::pair<AttrName, Attr>>;
 using I = std::vector<std::int64_t>;
 
 ValueId mul(Graph& g, ValueId a, ValueId b, const I& shape) {
@@ -64,6 +70,31 @@ Graph erf_like(std::int64_t H, std::int64_t W, std::int64_t C, bool dw = false, 
     const ValueId z = add(g, mul(g, p, e, s), x, s);
     g.values[z].name = "z";
     g.main().outputs = {z};
+    return g;
+}
+
+ValueId conv1x1(Graph& g, ValueId x, std::int64_t in, std::int64_t out, const I& plane, unsigned seed) {
+    const Attrs attrs = {{AttrName::pad, I{0, 0, 0, 0}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}}, {AttrName::acc_type, AccType::FP32}};
+    return g.add_op(0, OpKind::CONV2D, {x, constant(g, {out, 1, 1, in}, seed, 0.1f), constant(g, {out}, seed + 1, 0.1f), zero(g), zero(g)},
+                    {f32({1, plane[0], plane[1], out})}, attrs)
+        .outputs[0];
+}
+
+// A ConvNeXt-like MLP: x -> 1x1 conv (C -> 4C) -> an element-wise SHAVE chain with NCE products
+// (abs, reciprocal, exp as the exporter's erf polynomial has them) -> 1x1 conv (4C -> C) -> + x.
+Graph mlp_block(std::int64_t H, std::int64_t W, std::int64_t C) {
+    const I s{1, H, W, 4 * C};
+    Graph g;
+    g.name = "mlp_block";
+    const ValueId x = g.add_value(f32({1, H, W, C}), "x");
+    g.main().inputs = {x};
+    const ValueId h = conv1x1(g, x, C, 4 * C, {H, W}, 1);
+    const ValueId t = unary(g, OpKind::RECIPROCAL, add(g, unary(g, OpKind::ABS, h, s), fixed(g, 1.0f), s), s);
+    const ValueId e = unary(g, OpKind::EXP, mul(g, mul(g, h, fixed(g, -1.0f), s), h, s), s);
+    const ValueId z = add(g, mul(g, mul(g, t, e, s), h, s), h, s);
+    const ValueId y = add(g, conv1x1(g, z, 4 * C, C, {H, W}, 3), x, {1, H, W, C});
+    g.values[y].name = "y";
+    g.main().outputs = {y};
     return g;
 }
 
@@ -159,5 +190,47 @@ TEST_SUITE("vpu") {
         const double work = 3136.0 * 96 * 64 / double(t.nce_macs_per_cycle.fp16);
         MESSAGE("NCE cycles " << cycles << " for " << work << " cycles of MACs");
         CHECK(double(cycles) < 1.5 * work + 300.0 * 8);
+    }
+
+    TEST_CASE("the NCE layers after a streamed SHAVE run go between its waves, beside the SHAVE work") {
+        const std::int64_t H = 56, W = 56, C = 96;
+        const Graph g = mlp_block(H, W, C);
+        const vpu::Target t;
+        vpu::TaskList list;
+        compile_and_check(g, t, nullptr, &list);  // values: the interpreter's
+        Diagnostics d{0};
+        const auto r = vpu::simulate(list, t, {}, d);
+        REQUIRE(r.valid);
+        // the second conv's tasks (writing C channels) and the residual add's, against the chain's exp
+        std::vector<std::size_t> conv2, exp;
+        std::size_t adds = 0;
+        for (std::size_t i = 0; i < list.tasks.size(); ++i) {
+            const auto& task = list.tasks[i];
+            if (task.op == "conv" && task.writes[0].shape[3] == C) conv2.push_back(i);
+            if (task.op == "exp") exp.push_back(i);
+            if (task.op == "eltwise" && task.writes[0].shape[3] == C) ++adds;
+        }
+        REQUIRE(conv2.size() >= 2);
+        REQUIRE(exp.size() >= 8);
+        CHECK(adds >= 2);
+        // in program order, the conv's first tiles come before the run's last wave
+        CHECK(conv2.front() < exp.back());
+        // in time: most of the conv's tiles end before the last exp part starts (the last waves' rows
+        // alone are left for after the run)
+        const double last_exp = r.times[exp.back()].start;
+        const auto before = std::count_if(conv2.begin(), conv2.end(), [&](std::size_t i) { return r.times[i].end <= last_exp; });
+        MESSAGE("second conv: " << before << " of " << conv2.size() << " tiles done before the last exp part starts; makespan "
+                                << r.makespan << ", busiest engine " << r.bound.engine);
+        CHECK(2 * std::size_t(before) >= conv2.size());
+        // and what is left after the run's last SHAVE task is a fraction of the conv's and add's NCE work
+        // (all of it came after the run before)
+        double after_work = 0.0;
+        for (std::size_t i = 0; i < list.tasks.size(); ++i)
+            if (list.tasks[i].kind == vpu::TaskKind::NCE && list.tasks[i].writes[0].shape[3] == C) after_work += double(r.cycles[i]);
+        double shave_end = 0.0;
+        for (std::size_t i = 0; i < list.tasks.size(); ++i)
+            if (list.tasks[i].kind == vpu::TaskKind::SHAVE) shave_end = std::max(shave_end, r.times[i].end);
+        MESSAGE("after the last SHAVE task: " << r.makespan - shave_end << " cycles; the conv's and add's NCE work " << after_work);
+        CHECK(r.makespan - shave_end < 0.25 * after_work);
     }
 }

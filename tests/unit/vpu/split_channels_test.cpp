@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 #include <string>
 #include <vector>
@@ -128,5 +129,30 @@ TEST_SUITE("vpu") {
         CHECK(s.whole_rows == 0);  // split over rows
         REQUIRE_FALSE(s.weights_loaded.empty());
         CHECK(times_loaded(s).first >= 2.0);  // on both clusters
+    }
+
+    TEST_CASE("channel chunks of the same rows on a cluster load their DDR input box once") {
+        // 14x14, 384 -> 1536 -> 1536 (ConvNeXt's stage-3 MLP width): the weights come in channel
+        // chunks, each a tile of the same rows; the first conv reads the graph input from DDR. Each
+        // chunk loaded that box again (1536 / chunk loads of 14 x 14 x 384 per cluster); a tile now
+        // reads the buffer the layer's previous tile on its cluster loaded when the box is the same
+        // (docs/schedule.md step 10).
+        vpu::TaskList list;
+        compile_and_check(pointwise_graph(14, 14, 384, 1536), vpu::Target{}, nullptr, &list);
+        std::map<std::string, const vpu::Buffer*> buffers;
+        for (const auto& b : list.buffers) buffers[b.id] = &b;
+        std::set<std::pair<std::string, std::vector<std::int64_t>>> boxes;  // (CMX buffer's cluster, box) loaded from the input
+        int loads = 0, first_layer_tiles = 0;
+        for (const auto& task : list.tasks) {
+            if (task.kind == vpu::TaskKind::NCE && task.reads[0].shape[3] == 384) ++first_layer_tiles;
+            if (task.kind != vpu::TaskKind::DMA || buffers.at(task.reads[0].buffer)->role != vpu::Role::input) continue;
+            ++loads;
+            std::vector<std::int64_t> box = task.reads[0].shape;
+            box.push_back(task.reads[0].offset);
+            boxes.insert({std::to_string(buffers.at(task.writes[0].buffer)->cluster), box});
+        }
+        MESSAGE(loads << " loads of the input for " << first_layer_tiles << " tiles of the first conv");
+        CHECK(first_layer_tiles > 2 * std::int64_t(boxes.size()));  // chunks of the same rows (else this tests nothing)
+        CHECK(loads == std::int64_t(boxes.size()));                 // each box once per cluster
     }
 }
