@@ -474,31 +474,45 @@ std::int64_t ddr_stores(const Module& m) {
     return bytes;
 }
 
-// The schedule `s` (allocated) made again with the weights of weights-bound layers loaded early
-// (schedule_prefetch.cpp), `configure` giving it s's budgets. Kept when it allocates, stores no
-// more to DDR and its estimated end (each task at its cost, no DDR sharing) is at least 2.5%
-// earlier; else s's tasks and buffers are put back. The estimate misses how the early loads'
-// buffers move the others (their placement, the barriers of reused bytes): below that margin the
-// simulated makespans went either way (GoogLeNet: 1.5% earlier estimated, 2.6% later simulated).
-void early_loads(Module& m, schedule_impl::Scheduler& s, const std::function<void(schedule_impl::Scheduler&)>& configure) {
-    const double end = s.end_estimate();
+// The budgets of a schedule that allocated, and what `early_loads` needs of it.
+struct Attempt {
+    std::int64_t hold_budget = 0, stream_budget = 0, pack_bytes = 0;
+    bool whole_tables = true;
+    std::set<int> banned;
+    bool early = false;  // it has weights chunks to load early (schedule_prefetch.cpp)
+    double end = 0.0;    // its estimated end (Scheduler::end_estimate)
+};
+
+// The schedule of attempt `a` (in `m`, allocated) made again with the weights of weights-bound
+// layers loaded early (schedule_prefetch.cpp). Kept when it allocates, stores no more to DDR and
+// its estimated end (each task at its cost, no DDR sharing) is at least 2.5% earlier; else a's
+// tasks and buffers are put back. The estimate misses how the early loads' buffers move the
+// others (their placement, the barriers of reused bytes): below that margin the simulated
+// makespans went either way (GoogLeNet: 1.5% earlier estimated, 2.6% later simulated).
+void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
+    if (!a.early || a.hold_budget < 0) return;
     const std::int64_t stores = ddr_stores(m);
     std::vector<Task> tasks = std::move(m.tasks);
     std::vector<CmxBuffer> cmx = std::move(m.cmx);
     m.tasks.clear();
     m.cmx.clear();
-    schedule_impl::Scheduler e(m, s.diags);
-    configure(e);
+    schedule_impl::Scheduler e(m, diags);
+    e.hold_budget = a.hold_budget;
+    e.stream_budget = a.stream_budget;
+    e.pack_bytes = a.pack_bytes;
+    e.whole_tables = a.whole_tables;
+    e.banned = a.banned;
     e.early_budget = m.target.cmx_bytes;
     Diagnostics trial;
-    if (e.run() && allocate_cmx(m, trial) && e.end_estimate() < end * 0.975 && ddr_stores(m) <= stores) return;
+    if (e.run() && allocate_cmx(m, trial) && e.end_estimate() < a.end * 0.975 && ddr_stores(m) <= stores) return;
     m.tasks = std::move(tasks);
     m.cmx = std::move(cmx);
 }
 
 // One schedule and allocation as `schedule` describes, with constants loaded in groups (`pack`) or
-// one layer's per transfer. True when the buffers have their offsets.
-bool schedule_once(Module& m, Diagnostics& diags, bool pack) {
+// one layer's per transfer. True when the buffers have their offsets; `ok` then has the budgets
+// of the attempt that allocated (the last resort's: a hold budget of -1).
+bool schedule_once(Module& m, Diagnostics& diags, bool pack, Attempt* ok) {
     const std::int64_t stream_sixteenths[] = {12, 8, 4};
     std::size_t level = 0;
     std::set<int> banned;
@@ -517,17 +531,14 @@ bool schedule_once(Module& m, Diagnostics& diags, bool pack) {
             s.banned = banned;
             if (!s.run()) return false;
             // the last resort reports the allocator's error; the others try again
-            if (eighths < 0) return allocate_cmx(m, diags);
+            if (eighths < 0) {
+                ok->hold_budget = -1;
+                return allocate_cmx(m, diags);
+            }
             Diagnostics trial;
             if (allocate_cmx(m, trial)) {
-                const bool bound = std::find(s.weights_bound.begin(), s.weights_bound.end(), true) != s.weights_bound.end();
-                if (bound) early_loads(m, s, [&](schedule_impl::Scheduler& e) {
-                    e.hold_budget = s.hold_budget;
-                    e.stream_budget = s.stream_budget;
-                    e.whole_tables = s.whole_tables;
-                    e.pack_bytes = s.pack_bytes;
-                    e.banned = s.banned;
-                });
+                *ok = {s.hold_budget, s.stream_budget, s.pack_bytes, s.whole_tables, s.banned,
+                       std::any_of(s.early.begin(), s.early.end(), [](const auto& e) { return !e.empty(); }), s.end_estimate()};
                 return true;
             }
             if (eighths == 0) break;
@@ -567,21 +578,30 @@ bool schedule_once(Module& m, Diagnostics& diags, bool pack) {
 // layers loaded in groups (Scheduler::load_group); a group's buffer lives across its layers and
 // may leave no room for a held result beside it, which is then stored to DDR and loaded again.
 // When it does (more bytes stored to DDR), the schedule with one layer's constants per transfer
-// is kept instead.
+// is kept instead. The schedule kept is then made once more with the weights of weights-bound
+// layers loaded early (schedule_prefetch.cpp), and that one is kept where `early_loads` finds it
+// better.
 bool schedule(Module& m, Diagnostics& diags) {
     Diagnostics trial;
-    if (!schedule_once(m, trial, true)) return schedule_once(m, diags, false);
+    Attempt a, b;
+    if (!schedule_once(m, trial, true, &a)) {
+        if (!schedule_once(m, diags, false, &b)) return false;
+        early_loads(m, diags, b);
+        return true;
+    }
     const std::int64_t grouped = ddr_stores(m);
     std::vector<Task> tasks = std::move(m.tasks);
     std::vector<CmxBuffer> cmx = std::move(m.cmx);
     Diagnostics trial2;
-    if (schedule_once(m, trial2, false) && ddr_stores(m) < grouped) {
+    if (schedule_once(m, trial2, false, &b) && ddr_stores(m) < grouped) {
         diags.append(trial2);
+        early_loads(m, diags, b);
         return true;
     }
     m.tasks = std::move(tasks);
     m.cmx = std::move(cmx);
     diags.append(trial);
+    early_loads(m, diags, a);
     return true;
 }
 

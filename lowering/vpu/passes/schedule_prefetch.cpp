@@ -106,7 +106,7 @@ void Scheduler::plan_prefetch() {
         dur[std::size_t(h)] = *std::max_element(work.begin(), work.end());
         if (!weights_bound[std::size_t(h)]) dur[std::size_t(h)] = std::max(dur[std::size_t(h)], all / double(t.ddr_bytes_per_cycle));
     }
-    if (!early_budget || moved.empty()) return;
+    if (moved.empty()) return;
     // each layer's start (the layers other than NCE ones count nothing: the estimate is early)
     std::vector<double> start(m.layers.size() + 1, 0.0);
     for (std::size_t li = 0; li < m.layers.size(); ++li) start[li + 1] = start[li] + dur[li];

@@ -254,8 +254,8 @@ struct Scheduler {
     std::vector<std::size_t> waiting;             // tiles due whose loads did not fit yet
     std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> early_bytes;  // (layer, cluster) -> bytes loaded early
     std::vector<std::vector<std::int64_t>> held_live;  // per layer and cluster: bytes of held results live
-    // Finds the weights-bound NCE layers (`weights_bound`) and, with an `early_budget`, the chunks
-    // of their weights to load early, each assigned to the first tile of a layer (`early`).
+    // Finds the weights-bound NCE layers (`weights_bound`) and the chunks of their weights to load
+    // early, each assigned to the first tile of a layer (`early`; loaded only with an `early_budget`).
     void plan_prefetch();
     // After the first tile of layer `li`: the early loads due, within the CMX they may take.
     void load_early(std::size_t li);

@@ -57,8 +57,10 @@ TEST_CASE("nnef-to-vpu schedule: within 1.20x of the lower bound on the corpus m
         const char* dir;
         const char* profile;
     };
-    for (const Model& c : {Model{"real/alexnet", ""}, Model{"real/googlenet", ""}, Model{"real/lstm_small", ""}, Model{"real/resnet18", ""},
-                           Model{"real/resnet18_bn", ""}, Model{"real/resnet50", ""}, Model{"real/squeezenet1_0", ""},
+    // MobileNet-v2 since its classifier's weights load during the last stages (docs/schedule.md
+    // step 10: 1.252x -> 1.189x)
+    for (const Model& c : {Model{"real/alexnet", ""}, Model{"real/googlenet", ""}, Model{"real/lstm_small", ""}, Model{"real/mobilenet_v2", ""},
+                           Model{"real/resnet18", ""}, Model{"real/resnet18_bn", ""}, Model{"real/resnet50", ""}, Model{"real/squeezenet1_0", ""},
                            Model{"quantized/squeezenet1_0_int8", "pro-int"}}) {
         CAPTURE(c.dir);
         const fs::path m = nnef_test::corpus_dir() / c.dir;
@@ -81,8 +83,7 @@ TEST_CASE("nnef-to-vpu schedule: the corpus models beyond 1.20x of the lower bou
         Why why;
     };
     for (const Model& c : {Model{"real/convnext_tiny", Why::orderings}, Model{"real/densenet121", Why::orderings},
-                           Model{"real/mobilenet_v2", Why::orderings}, Model{"real/shufflenet_v2_x1_0", Why::orderings},
-                           Model{"real/vgg11", Why::sharing}}) {
+                           Model{"real/shufflenet_v2_x1_0", Why::orderings}, Model{"real/vgg11", Why::sharing}}) {
         CAPTURE(c.dir);
         const fs::path m = nnef_test::corpus_dir() / c.dir;
         const Schedule s = simulate(m, args_for(m, ""));
