@@ -485,10 +485,12 @@ struct Attempt {
 
 // The schedule of attempt `a` (in `m`, allocated) made again with the weights of weights-bound
 // layers loaded early (schedule_prefetch.cpp). Kept when it allocates, stores no more to DDR and
-// its estimated end (each task at its cost, no DDR sharing) is at least 2.5% earlier; else a's
+// its estimated end (each task at its cost, no DDR sharing) is at least 5% earlier; else a's
 // tasks and buffers are put back. The estimate misses how the early loads' buffers move the
 // others (their placement, the barriers of reused bytes): below that margin the simulated
-// makespans went either way (GoogLeNet: 1.5% earlier estimated, 2.6% later simulated).
+// makespans went either way (estimated 2.9% earlier: ShuffleNet v2 2.1% earlier simulated,
+// MnasNet-1.0 1.5% and MobileNet-v3-large 2.1% later; GoogLeNet 1.5% earlier estimated, 2.6%
+// later simulated); MobileNet-v2's 7% is 5.1% simulated.
 void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
     if (!a.early || a.hold_budget < 0) return;
     const std::int64_t stores = ddr_stores(m);
@@ -504,7 +506,7 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
     e.banned = a.banned;
     e.early_budget = m.target.cmx_bytes;
     Diagnostics trial;
-    if (e.run() && allocate_cmx(m, trial) && e.end_estimate() < a.end * 0.975 && ddr_stores(m) <= stores) return;
+    if (e.run() && allocate_cmx(m, trial) && e.end_estimate() < a.end * 0.95 && ddr_stores(m) <= stores) return;
     m.tasks = std::move(tasks);
     m.cmx = std::move(cmx);
 }
