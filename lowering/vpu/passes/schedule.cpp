@@ -498,7 +498,8 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
     std::vector<CmxBuffer> cmx = std::move(m.cmx);
     m.tasks.clear();
     m.cmx.clear();
-    schedule_impl::Scheduler e(m, diags);
+    Diagnostics notes;  // the early schedule's, reported only where it is kept
+    schedule_impl::Scheduler e(m, notes);
     e.hold_budget = a.hold_budget;
     e.stream_budget = a.stream_budget;
     e.pack_bytes = a.pack_bytes;
@@ -506,7 +507,10 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
     e.banned = a.banned;
     e.early_budget = m.target.cmx_bytes;
     Diagnostics trial;
-    if (e.run() && allocate_cmx(m, trial) && e.end_estimate() < a.end * 0.95 && ddr_stores(m) <= stores) return;
+    if (e.run() && allocate_cmx(m, trial) && e.end_estimate() < a.end * 0.95 && ddr_stores(m) <= stores) {
+        diags.append(notes);
+        return;
+    }
     m.tasks = std::move(tasks);
     m.cmx = std::move(cmx);
 }
