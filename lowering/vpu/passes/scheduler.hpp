@@ -174,6 +174,8 @@ struct Scheduler {
     void load_one(const Tile& tl);
 
     void nce_tile(const Tile& tl);
+    // The cost model's cycles of NCE tile `tl`.
+    double nce_tile_cycles(const Tile& tl) const;
 
     void other_tile(const Tile& tl);
 
@@ -334,6 +336,22 @@ struct Scheduler {
     bool rows_ready(std::size_t a, const Tile& tl) const;
     // The CMX box of part `stream_part` of a result of the run being emitted that view `v` reads.
     bool stream_read(const View& v, Box& out) const;
+
+    // schedule_prefetch.cpp (docs/schedule.md step 10): the weights of weights-bound layers
+    // loaded early
+    std::int64_t early_budget = 0;     // CMX bytes per cluster that chunks loaded early and not used yet may take (0: none)
+    std::vector<bool> weights_bound;   // per layer (`plan_prefetch`)
+    std::vector<std::vector<std::size_t>> early_tiles;  // per layer: tiles whose weights load after its first tile
+    std::vector<std::size_t> waiting;             // tiles due whose loads did not fit yet
+    std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> early_bytes;  // (layer, cluster) -> bytes loaded early
+    std::vector<std::vector<std::int64_t>> held_live;  // per layer and cluster: bytes of held results live
+    // Finds the weights-bound NCE layers (`weights_bound`) and the chunks of their weights to load
+    // early, each assigned to the first tile of a layer (`early_tiles`; loaded only with an `early_budget`).
+    void plan_prefetch();
+    // After the first tile of layer `li`: the early loads due, within the CMX they may take.
+    void load_early(std::size_t li);
+    // The estimated end of the program (each task at its cost, after its queue and its buffers).
+    double end_estimate() const;
 
     bool run();
 };

@@ -1,0 +1,94 @@
+// Issue 21, point 4 (docs/schedule.md step 10): a weights-bound layer's weights load early. A
+// classifier after a global pool has weights that take far longer to load than its tiles take to
+// compute; loaded when its tiles come, they would be on the critical path after the pool.
+// lowering/vpu/passes/schedule_prefetch.cpp loads them during the layers before, where DDR is
+// free and CMX has room.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lowering/vpu/ir.hpp"
+#include "unit/vpu/compile_support.hpp"
+
+namespace {
+
+using namespace vpu_compile_support;
+using Attrs = std::vector<std::pair<AttrName, Attr>>;
+using I = std::vector<std::int64_t>;
+
+// x [1,64,28,28] NCHW -> three 3x3 convs of 64 channels on 28x28 (NCE work, DDR idle) -> 4x4 max
+// pool stride 4 -> 1x1 conv to 256 channels on 7x7 -> 7x7 average pool -> 1x1 conv 256 -> 1000
+// (the classifier: 512 KB of fp16 weights for a 1x1 output) -> y [1,1,1,1000].
+Graph classifier_graph() {
+    Graph g;
+    g.name = "classifier_tail";
+    const std::int64_t H = 28, C = 64;
+    const ValueId x = g.add_value(f32({1, C, H, H}), "x");
+    g.main().inputs = {x};
+    ValueId v = g.add_op(0, OpKind::TRANSPOSE, {x}, {f32({1, H, H, C})}, {{AttrName::perms, I{0, 2, 3, 1}}}).outputs[0];
+    auto conv = [&](ValueId in, std::int64_t h, std::int64_t cin, std::int64_t cout, std::int64_t k, unsigned seed) {
+        const std::int64_t p = k / 2;
+        const Attrs attrs = {{AttrName::pad, I{p, p, p, p}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}}, {AttrName::acc_type, AccType::FP32}};
+        return g.add_op(0, OpKind::CONV2D, {in, constant(g, {cout, k, k, cin}, seed, 0.1f), constant(g, {cout}, seed + 1), zero(g), zero(g)},
+                        {f32({1, h, h, cout})}, attrs)
+            .outputs[0];
+    };
+    for (unsigned k = 0; k < 3; ++k) v = conv(v, H, C, C, 3, 10 + 2 * k);
+    v = g.add_op(0, OpKind::MAX_POOL2D, {v}, {f32({1, 7, 7, C})},
+                 {{AttrName::kernel, I{4, 4}}, {AttrName::stride, I{4, 4}}, {AttrName::pad, I{0, 0, 0, 0}}, {AttrName::nan_mode, NanMode::PROPAGATE}})
+            .outputs[0];
+    v = conv(v, 7, C, 256, 1, 20);
+    v = g.add_op(0, OpKind::AVG_POOL2D, {v, zero(g), zero(g)}, {f32({1, 1, 1, 256})},
+                 {{AttrName::kernel, I{7, 7}}, {AttrName::stride, I{1, 1}}, {AttrName::pad, I{0, 0, 0, 0}}, {AttrName::acc_type, AccType::FP32}})
+            .outputs[0];
+    v = conv(v, 1, 256, 1000, 1, 30);
+    g.values[v].name = "y";
+    g.main().outputs = {v};
+    return g;
+}
+
+}  // namespace
+
+TEST_SUITE("vpu") {
+    TEST_CASE("early weights: a classifier's weights load before the global pool ends, values unchanged") {
+        const Graph g = classifier_graph();
+        const vpu::Target target;
+        vpu::TaskList list;
+        compile_and_check(g, target, nullptr, &list);  // values equal the interpreter's, simulator clean
+        Diagnostics d{0};
+        const vpu::SimulationResult r = vpu::simulate(list, target, vpu::SimulateOptions{}, d);
+        REQUIRE(r.valid);
+        // the pool's task (the only average pool), and the CMX weights buffers of the NCE convs
+        // after it (the classifier's chunks)
+        std::size_t pool = list.tasks.size();
+        std::set<std::string> chunks;
+        for (std::size_t i = 0; i < list.tasks.size(); ++i) {
+            const auto& task = list.tasks[i];
+            if (task.kind == vpu::TaskKind::NCE && task.op == "avgpool") pool = i;
+            if (pool < i && task.kind == vpu::TaskKind::NCE && task.op == "conv") chunks.insert(task.reads[1].buffer);
+        }
+        REQUIRE(pool < list.tasks.size());
+        REQUIRE(chunks.size() >= 2);
+        // the transfers that load those chunks: how many end before the pool ends, and how many
+        // come before it in the program
+        int loads = 0, before_pool = 0, ahead = 0;
+        for (std::size_t i = 0; i < list.tasks.size(); ++i) {
+            const auto& task = list.tasks[i];
+            if (task.kind != vpu::TaskKind::DMA || !chunks.count(task.writes[0].buffer)) continue;
+            ++loads;
+            before_pool += r.times[i].end <= r.times[pool].end;
+            ahead += i < pool;
+        }
+        MESSAGE("classifier chunks " << chunks.size() << ": " << before_pool << " loaded before the pool ends, " << ahead
+                                     << " issued before it; makespan " << r.makespan << ", bound " << r.bound.value());
+        CHECK(loads == int(chunks.size()));  // each chunk loaded once
+        // without early loads only the first chunk per cluster comes before the pool (the next
+        // layer's first chunks are prefetched after the layer before's first tile)
+        CHECK(ahead > int(target.clusters));
+        CHECK(before_pool > int(target.clusters));
+        CHECK(r.makespan >= r.bound.value());
+    }
+}
