@@ -57,7 +57,8 @@ bool tile(Module& m, Diagnostics& diags) {
             ++reader_count[v.tensor];
             const std::int64_t es = element_size(m.tensors[std::size_t(r.output.tensor)].dtype);
             const bool permuted = r.exec == Exec::copy && !r.output.strides.empty() && r.output.strides.back() > es;
-            const bool local = permuted || (r.exec == Exec::nce && (r.nce_op == NceOp::dwconv || is_pool(r.nce_op)));
+            const bool pointwise = r.exec == Exec::nce && r.nce_op == NceOp::conv && r.nce.kernel[0] == 1 && r.nce.kernel[1] == 1;
+            const bool local = permuted || pointwise || (r.exec == Exec::nce && (r.nce_op == NceOp::dwconv || is_pool(r.nce_op)));
             auto it = local_readers.emplace(v.tensor, true).first;
             it->second = it->second && local;
         }
@@ -176,7 +177,7 @@ bool tile(Module& m, Diagnostics& diags) {
                 ch_tiles = K;
                 // so small that the channel split's copies cost more than the cluster's share of
                 // the work it saves: the whole layer on one cluster (tile_split_channels.hpp)
-                if (reader_count[l.output.tensor] <= 1 && local_readers[l.output.tensor] &&
+                if (reader_count[l.output.tensor] <= 1 && (reader_count[l.output.tensor] == 0 || local_readers[l.output.tensor]) &&
                     one_cluster_wins(m, {s.weights(s.C, dense, dw) + table(s.C), n_in * s.H * s.W * s.I * s.es, s.OH * s.OW * s.C * s.oes, work}) &&
                     working(s.OH, s.C) <= budget) {
                     cc = s.C;
