@@ -43,6 +43,7 @@ bool tile(Module& m, Diagnostics& diags) {
     // rows across the clusters; for a concat (a tensor written by copies of whole results), the
     // split its sources share ({0, 0}: they differ or one is not split so).
     std::map<int, std::array<std::int64_t, 2>> rows_of, concat_rows;
+    std::map<int, std::size_t> written_by;  // per tensor: the NCE layer that wrote it
     // Per tensor: whether every layer reading it would run on the same cluster as a producer that
     // runs whole on one cluster: a depthwise conv or pool (which follows it there) or a channel
     // shuffle's copy (channel stride above one element, written from that cluster). Only
@@ -203,6 +204,7 @@ bool tile(Module& m, Diagnostics& diags) {
             prev_row_tiles = row_tiles;
             prev_chans = !by_rows && row_tiles == 1 ? cc : 0;
             if (prev_rows > 0) rows_of[l.output.tensor] = {rows, row_tiles};
+            written_by[l.output.tensor] = li;
             for (std::int64_t c = 0; c < ch_tiles; ++c)
                 for (std::int64_t r = 0; r < row_tiles; ++r) {
                     Tile tl;
@@ -225,8 +227,15 @@ bool tile(Module& m, Diagnostics& diags) {
                                 m.layers[li - 1].output.shape[1] == l.output.shape[1] &&
                                 std::any_of(l.inputs.begin(), l.inputs.end(), [&](const View& v) { return v.tensor == m.layers[li - 1].output.tensor; });
         if (l.exec == Exec::copy && l.inputs.size() == 1 && l.inputs[0].shape == l.output.shape) {
+            // (a source is a whole result copied into all rows of the concat: a copy of a box of one,
+            // Swin-T's roll as slices of rows put back in another order, keeps no row split, and
+            // the concat's reader taking one made the schedule read past a buffer and race)
             auto src = rows_of.find(l.inputs[0].tensor);
-            const std::array<std::int64_t, 2> split = src == rows_of.end() ? std::array<std::int64_t, 2>{0, 0} : src->second;
+            const auto w = written_by.find(l.inputs[0].tensor);
+            const bool whole = w != written_by.end() && m.layers[w->second].output.shape == l.inputs[0].shape &&
+                               m.layers[w->second].output.offset == l.inputs[0].offset &&
+                               l.output.shape.size() == 4 && l.output.shape[1] == l.inputs[0].shape[1];
+            const std::array<std::int64_t, 2> split = src == rows_of.end() || !whole ? std::array<std::int64_t, 2>{0, 0} : src->second;
             auto it = concat_rows.emplace(l.output.tensor, split).first;
             if (it->second != split) it->second = {0, 0};
         }

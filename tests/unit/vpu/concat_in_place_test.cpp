@@ -92,4 +92,25 @@ TEST_SUITE("vpu") {
                 all_in_place = all_in_place && writers.at(task.reads.at(0).buffer).dma == 0;
         CHECK_FALSE(all_in_place);
     }
+    TEST_CASE("concat in place: a concat of boxes of one result keeps its reader's own row split") {
+        // tests/data/vpu_concat_of_boxes: a conv's 56 rows, split over the clusters, cut into its top
+        // and bottom 28 rows and concatenated over channels, read by a 1x1 conv. Only whole results
+        // give a concat their row split; with this one's, the reader took tiles of rows 28..56 of
+        // its 28 and the schedule read past a buffer (the zoo's swin_t_int8, its patch merging).
+        const auto lowered = nnef_test::lower_model(fs::path(NNEF_SOURCE_DIR) / "tests" / "data" / "vpu_concat_of_boxes", 1);
+        REQUIRE(lowered->graph);
+        vpu::TaskList list;
+        compile_and_check(*lowered->graph, vpu::Target{}, nullptr, &list);  // values, simulator clean
+        int reader_tasks = 0;
+        for (const vpu::Task& task : list.tasks) {
+            if (task.kind != vpu::TaskKind::NCE || task.source != "y") continue;
+            ++reader_tasks;
+            REQUIRE(task.writes.size() == 1);
+            const vpu::Access& out = task.writes[0];
+            REQUIRE(out.shape.size() == 4);
+            CHECK(out.shape[1] >= 1);
+            CHECK(out.shape[1] <= 28);
+        }
+        CHECK(reader_tasks >= 1);
+    }
 }
