@@ -17,6 +17,7 @@ double simulated_makespan(const Module& scheduled) {
     SimulateOptions options;
     options.timing = true;
     options.values = false;
+    options.makespan_only = true;
     const SimulationResult r = simulate(m.list, m.target, options, quiet);
     return r.valid ? r.makespan : std::numeric_limits<double>::infinity();
 }

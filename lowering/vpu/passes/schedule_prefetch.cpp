@@ -16,8 +16,9 @@
 // The other layers' loads are timed at DDR's rate (shared by the DMA queues), or, with
 // `early_serial`, at one DMA queue's rate: each queue issues its transfers in order, so a load
 // moved early waits behind them and the estimate at DDR's rate puts it too late (ShuffleNet v2's
-// classifier: docs/schedule.md step 15). `schedule` (schedule.cpp, `early_loads`) keeps such a
-// schedule only where the simulator runs it faster (schedule_choose.cpp).
+// classifier: docs/schedule.md step 15). `early_share` is the DDR time of the chunks moved over
+// the estimated end. `schedule` (schedule.cpp, `early_loads`) tries such a schedule where that
+// share is at least 5% and keeps it where the simulator runs it faster (schedule_choose.cpp).
 #include <set>
 
 #include "lowering/vpu/passes/scheduler.hpp"
@@ -54,6 +55,7 @@ double take_latest(std::vector<std::pair<double, double>>& busy, double due, dou
 }  // namespace
 
 void Scheduler::plan_prefetch() {
+    early_share = 0.0;
     early_tiles.assign(m.layers.size(), {});
     weights_bound.assign(m.layers.size(), false);
     // a load's rate: a DMA queue's, at its share of DDR
@@ -138,9 +140,13 @@ void Scheduler::plan_prefetch() {
         std::int64_t natural = c.layer;
         if (c.prefetched) natural = *(std::lower_bound(nce_order.begin(), nce_order.end(), c.layer) - 1);
         // (a chunk of the layer itself: after the layer's first tile rather than with its own)
-        if (j < natural || (!c.prefetched && c.tile != tiles_of[c.layer].front())) early_tiles[std::size_t(std::min(j, c.layer))].push_back(c.tile);
+        if (j < natural || (!c.prefetched && c.tile != tiles_of[c.layer].front())) {
+            early_tiles[std::size_t(std::min(j, c.layer))].push_back(c.tile);
+            early_share += takes(c.bytes);
+        }
     }
     for (auto& e : early_tiles) std::sort(e.begin(), e.end());
+    early_share = start.back() > 0.0 ? early_share / start.back() : 0.0;
 }
 
 void Scheduler::load_early(std::size_t li) {
