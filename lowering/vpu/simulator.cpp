@@ -444,7 +444,7 @@ SimulationResult simulate(const TaskList& list, const Target& target, const Simu
 
     // The lower bound (sim_bound.cpp) and the DDR traffic by role, from the static figures.
     const TaskCosts costs = task_costs(m, r.cycles);
-    r.bound = lower_bound(m, costs, *order);
+    if (!options.makespan_only) r.bound = lower_bound(m, costs, *order);
     r.queues.resize(m.queues.size());
     for (std::size_t q = 0; q < m.queues.size(); ++q) {
         r.queues[q].name = m.queues[q];
@@ -480,7 +480,7 @@ SimulationResult simulate(const TaskList& list, const Target& target, const Simu
             for (std::size_t t : m.queue_tasks[q]) r.queues[q].busy += r.times[t].end - r.times[t].start;
             r.queues[q].share = r.makespan > 0 ? r.queues[q].busy / r.makespan : 0.0;
         }
-        r.cmx = cmx_profiles(m, r.times);
+        if (!options.makespan_only) r.cmx = cmx_profiles(m, r.times);
     }
     if (options.values) {
         if (!compute_values(list, target, *order, options.inputs, r.outputs, diags)) {

@@ -59,6 +59,9 @@ struct SimulateOptions {
     // int8/uint8 entries.
     bool values = false;
     std::map<std::string, tosa::ConstPtr> inputs;
+    // Timing for the makespan and the queues' figures alone: no lower bound, no CMX profiles (the
+    // schedule pass's choice between candidate lists: lowering/vpu/passes/schedule_choose.cpp).
+    bool makespan_only = false;
     // Diagnostics stop after this many violations of one kind (0: no limit).
     std::size_t max_per_kind = 10;
 };

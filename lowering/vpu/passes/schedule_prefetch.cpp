@@ -13,7 +13,12 @@
 // not used yet fit what CMX leaves beside the held results live until their layer and the tiles'
 // own buffers (3/8 of CMX); one that does not fit waits for a later layer (at the latest it comes
 // with its tile, as before). Their buffers are placed from the top of CMX like held results.
-// `schedule` (schedule.cpp, `early_loads`) keeps such a schedule only where the estimate gains.
+// The other layers' loads are timed at DDR's rate (shared by the DMA queues), or, with
+// `early_serial`, at one DMA queue's rate: each queue issues its transfers in order, so a load
+// moved early waits behind them and the estimate at DDR's rate puts it too late (ShuffleNet v2's
+// classifier: docs/schedule.md step 15). `early_share` is the DDR time of the chunks moved over
+// the estimated end. `schedule` (schedule.cpp, `early_loads`) tries such a schedule where that
+// share is at least 5% and keeps it where the simulator runs it faster (schedule_choose.cpp).
 #include <set>
 
 #include "lowering/vpu/passes/scheduler.hpp"
@@ -49,13 +54,8 @@ double take_latest(std::vector<std::pair<double, double>>& busy, double due, dou
 
 }  // namespace
 
-double Scheduler::end_estimate() const {
-    double end = 0.0;
-    for (const auto& q : free_at) end = std::max(end, q.second);
-    return end;
-}
-
 void Scheduler::plan_prefetch() {
+    early_share = 0.0;
     early_tiles.assign(m.layers.size(), {});
     weights_bound.assign(m.layers.size(), false);
     // a load's rate: a DMA queue's, at its share of DDR
@@ -116,12 +116,16 @@ void Scheduler::plan_prefetch() {
     auto takes = [&](std::int64_t bytes) {
         return double(bytes) / double(t.ddr_bytes_per_cycle) + double(t.dma_latency_cycles) / double(std::max<std::int64_t>(1, t.dma_engines));
     };
+    auto takes_other = [&](std::int64_t bytes) {
+        return early_serial ? double(bytes) / double(t.dma_bytes_per_cycle) + double(t.dma_latency_cycles) / double(std::max<std::int64_t>(1, t.dma_engines))
+                            : takes(bytes);
+    };
     std::stable_sort(others.begin(), others.end(), later_first);
     std::vector<std::pair<double, double>> busy;
     double cursor = 1e300;
     for (const Chunk& c : others) {
         const double end = std::min(cursor, due(c));
-        cursor = end - takes(c.bytes);
+        cursor = end - takes_other(c.bytes);
         if (!busy.empty() && busy.back().first <= end) busy.back().first = std::min(busy.back().first, cursor);
         else busy.push_back({cursor, end});
     }
@@ -136,9 +140,13 @@ void Scheduler::plan_prefetch() {
         std::int64_t natural = c.layer;
         if (c.prefetched) natural = *(std::lower_bound(nce_order.begin(), nce_order.end(), c.layer) - 1);
         // (a chunk of the layer itself: after the layer's first tile rather than with its own)
-        if (j < natural || (!c.prefetched && c.tile != tiles_of[c.layer].front())) early_tiles[std::size_t(std::min(j, c.layer))].push_back(c.tile);
+        if (j < natural || (!c.prefetched && c.tile != tiles_of[c.layer].front())) {
+            early_tiles[std::size_t(std::min(j, c.layer))].push_back(c.tile);
+            early_share += takes(c.bytes);
+        }
     }
     for (auto& e : early_tiles) std::sort(e.begin(), e.end());
+    early_share = start.back() > 0.0 ? early_share / start.back() : 0.0;
 }
 
 void Scheduler::load_early(std::size_t li) {

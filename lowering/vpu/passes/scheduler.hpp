@@ -340,6 +340,8 @@ struct Scheduler {
     // schedule_prefetch.cpp (docs/schedule.md step 10): the weights of weights-bound layers
     // loaded early
     std::int64_t early_budget = 0;     // CMX bytes per cluster that chunks loaded early and not used yet may take (0: none)
+    bool early_serial = false;         // `plan_prefetch` times the other layers' loads at one DMA queue's rate (else DDR's)
+    double early_share = 0.0;          // `plan_prefetch`: the DDR time of the chunks it moves early over the estimated end
     std::vector<bool> weights_bound;   // per layer (`plan_prefetch`)
     std::vector<std::vector<std::size_t>> early_tiles;  // per layer: tiles whose weights load after its first tile
     std::vector<std::size_t> waiting;             // tiles due whose loads did not fit yet
@@ -350,10 +352,13 @@ struct Scheduler {
     void plan_prefetch();
     // After the first tile of layer `li`: the early loads due, within the CMX they may take.
     void load_early(std::size_t li);
-    // The estimated end of the program (each task at its cost, after its queue and its buffers).
-    double end_estimate() const;
 
     bool run();
 };
+
+// schedule_choose.cpp (docs/schedule.md step 15): the makespan the simulator gives a copy of the
+// scheduled and allocated module `m` once barriers and emission are done (infinity when a pass or
+// the simulator's checks fail on it).
+double simulated_makespan(const Module& m);
 
 }  // namespace nnef::vpu::ir::schedule_impl
