@@ -334,7 +334,8 @@ struct Scheduler {
     // stores and then the load of that layer's input, all in queue order (`lead_layers`).
     std::vector<std::size_t> stream_lead;
     // The end of run [a, b]'s leading layers that may go a wave ahead (see `stream_lead`) and the
-    // CMX bytes per cluster that takes beyond the run's parts (a part of each of their results).
+    // CMX bytes per cluster counted for that beyond the run's parts (a part of each of their
+    // results per SHAVE engine, counted three times).
     std::pair<std::size_t, std::int64_t> lead_layers(std::size_t a, std::size_t b) const;
     std::vector<std::vector<std::size_t>> beside;      // per run: the layers emitted beside it
     // The CMX bytes per cluster layer `c` takes beside a run: its constants and (twice) two tiles.

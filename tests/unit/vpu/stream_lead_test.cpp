@@ -1,4 +1,4 @@
-// Issue 21 point 4 (docs/schedule.md step 15): a streamed run's leading NCE layers (ConvNeXt's
+// Issue 21 point 4 (docs/schedule.md step 16): a streamed run's leading NCE layers (ConvNeXt's
 // `x / sqrt 2` before the erf polynomial, whose input comes from DDR) go a wave ahead
 // (schedule_stream.cpp `lead_layers`): emitted with the wave before, the next wave's first SHAVE
 // kernels no longer wait, in queue order, for the current wave's NCE tail, its stores and the load
