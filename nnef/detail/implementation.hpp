@@ -140,6 +140,7 @@
 #include "lowering/vpu/passes/layout_and_types.cpp"
 #include "lowering/vpu/passes/tile.cpp"
 #include "lowering/vpu/passes/tile_split_channels.cpp"
+#include "lowering/vpu/passes/tile_cuboid_rows.cpp"
 #include "lowering/vpu/passes/tile_streams.cpp"
 #include "lowering/vpu/passes/shave_parts.cpp"
 #include "lowering/vpu/passes/build_tables.cpp"

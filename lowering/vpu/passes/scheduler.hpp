@@ -327,6 +327,16 @@ struct Scheduler {
     std::map<int, std::int64_t> rows_written;  // per result of the run (and of those layers): rows [0, n) written so far
     std::vector<std::size_t> beside_layers(std::int64_t id) const;
     std::vector<std::int64_t> stream_bytes;            // per run: the CMX bytes per cluster its parts take
+    // Per run: the end of its leading layers emitted a wave ahead (layers [first, lead) that read
+    // no result of the run: ConvNeXt's `x / sqrt 2` before the erf polynomial, an NCE layer whose
+    // input is loaded from DDR), or the run's first layer when none are. Emitted with the wave
+    // before, the next wave's first SHAVE kernels do not wait for the current wave's NCE tail, its
+    // stores and then the load of that layer's input, all in queue order (`lead_layers`).
+    std::vector<std::size_t> stream_lead;
+    // The end of run [a, b]'s leading layers that may go a wave ahead (see `stream_lead`) and the
+    // CMX bytes per cluster counted for that beyond the run's parts (a part of each of their
+    // results per SHAVE engine, counted three times).
+    std::pair<std::size_t, std::int64_t> lead_layers(std::size_t a, std::size_t b) const;
     std::vector<std::vector<std::size_t>> beside;      // per run: the layers emitted beside it
     // The CMX bytes per cluster layer `c` takes beside a run: its constants and (twice) two tiles.
     std::int64_t beside_bytes(std::size_t c) const;

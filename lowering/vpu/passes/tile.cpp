@@ -8,6 +8,8 @@
 
 #include "lowering/vpu/ir.hpp"
 #include "lowering/vpu/passes/shave_parts.hpp"
+#include "lowering/vpu/passes/tile_cuboid_rows.hpp"
+#include "lowering/vpu/simulator.hpp"
 #include "lowering/vpu/passes/tile_split_channels.hpp"
 
 namespace nnef::vpu::ir {
@@ -197,6 +199,27 @@ bool tile(Module& m, Diagnostics& diags) {
                 row_tiles = 1;
                 cc = prev_chans;
                 ch_tiles = ceil_div(s.C, cc);
+            }
+            // tiles of 2 or 3 rows (a row split taken from the layer before) cost what 4 rows do on
+            // the DPU's 4x4x16 cuboids: a multiple of 4 rows where it fits and costs the busiest
+            // cluster less (tile_cuboid_rows.hpp); only where the padding is a third of the rows or more,
+            // and only dense convs split over channels too. Not depthwise convs: ConvNeXt's 7x7 ones in
+            // 4 rows made it slower (24263142 -> 24674414 cycles: the layer norm after them, in 14-row
+            // parts, waited longer). Not a conv of all output channels per tile: such a conv after a
+            // streamed run goes beside its waves (schedule_stream.cpp), where tiles of 4 rows no longer
+            // fit the budget (shave_stream_test's MLP block: none of its 14 tiles beside the run); on
+            // ConvNeXt those (stage 1's second MLP convs) gave 23845525 -> 23542164, these 23784063
+            if (dense && ch_tiles > 1 && !single && row_tiles >= t.clusters && 3 * ceil_div(rows, 4) * 4 >= 4 * rows) {
+                const bool int8 = m.tensors[std::size_t(x.tensor)].dtype == DataType::int8;
+                const std::int64_t chunk = std::min(cc, s.C);
+                const std::vector<std::int64_t> wshape = {chunk, s.KH, s.KW, s.I};
+                const std::int64_t r2 = cuboid_rows(
+                    s.OH, rows, 4, t.clusters, ch_tiles, [&](std::int64_t r) { return working(r, cc) <= budget; },
+                    [&](std::int64_t r) { return nce_cycles(t, to_string(l.nce_op), int8, {1, r, s.OW, chunk}, wshape, l.nce.kernel); });
+                if (r2 != rows) {
+                    rows = r2;
+                    row_tiles = ceil_div(s.OH, rows);
+                }
             }
             prev_single = single;
             const bool by_rows = row_tiles >= t.clusters || ch_tiles < 2;

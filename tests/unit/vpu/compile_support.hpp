@@ -81,6 +81,15 @@ inline void compile_and_check(const Graph& g, const vpu::Target& target, std::in
     }
 }
 
+// compile_and_check, then the task list simulated again for its timing (no values), required valid.
+inline vpu::SimulationResult compile_check_and_time(const Graph& g, const vpu::Target& target, vpu::TaskList& list) {
+    compile_and_check(g, target, nullptr, &list);  // values: the interpreter's
+    Diagnostics d{0};
+    auto r = vpu::simulate(list, target, {}, d);
+    REQUIRE(r.valid);
+    return r;
+}
+
 // Runs the compiler's passes on `m` (its graph and target set) up to and including `last`, each
 // verified after it.
 inline void run_passes_until(vpu::ir::Module& m, const std::string& last) {

@@ -1,0 +1,28 @@
+// Element-wise TOSA operators on hand-built graphs, for the VPU compiler's unit tests of SHAVE
+// chains (shave_stream_test.cpp, stream_lead_test.cpp): MUL (shift 0), ADD, unary operators, and a
+// constant scalar broadcast over NHWC.
+#pragma once
+#include <vector>
+
+#include "unit/vpu/compile_support.hpp"
+
+namespace vpu_compile_support {
+
+inline ValueId mul(Graph& g, ValueId a, ValueId b, const std::vector<std::int64_t>& shape) {
+    auto shift = ConstData::allocate({DType::i8, {1}});
+    shift->mutable_items<std::int8_t>()[0] = 0;
+    return g.add_op(0, OpKind::MUL, {a, b, g.add_const(0, shift)}, {f32(shape)}).outputs[0];
+}
+inline ValueId add(Graph& g, ValueId a, ValueId b, const std::vector<std::int64_t>& shape) {
+    return g.add_op(0, OpKind::ADD, {a, b}, {f32(shape)}).outputs[0];
+}
+inline ValueId unary(Graph& g, OpKind k, ValueId a, const std::vector<std::int64_t>& shape) {
+    return g.add_op(0, k, {a}, {f32(shape)}).outputs[0];
+}
+inline ValueId fixed(Graph& g, float v) {
+    auto c = ConstData::allocate({DType::fp32, {1, 1, 1, 1}});
+    c->mutable_items<float>()[0] = v;
+    return g.add_const(0, c);
+}
+
+}  // namespace vpu_compile_support
