@@ -117,12 +117,17 @@ void Scheduler::plan_streams(std::vector<std::vector<std::int64_t>>& live) {
     beside.assign(streams.size(), {});
     std::vector<std::int64_t> used = stream_bytes;
     // the NCE layers after a run, tile by tile as its waves write the rows they read, while their
-    // constants and tiles fit the budget beside the run's parts (a layer whose result stays in CMX
-    // for the next only with that next layer)
+    // constants and tiles fit the budget beside the run's parts and push no result they and the
+    // run read out of the held budget (`beside_reads`; a layer whose result stays in CMX for the
+    // next only with that next layer)
     for (std::size_t id = 0; id < streams.size(); ++id) {
+        std::vector<std::size_t> with;
         for (std::size_t c : beside_layers(std::int64_t(id))) {
             const std::int64_t extra = beside_bytes(c);
             if (used[id] + extra > stream_budget) break;
+            with.push_back(c);
+            const std::int64_t reads = beside_reads(id, with);
+            if (used[id] + reads <= hold_budget && used[id] + extra + reads > hold_budget) break;
             used[id] += extra;
             beside[id].push_back(c);
         }

@@ -340,6 +340,11 @@ struct Scheduler {
     std::vector<std::vector<std::size_t>> beside;      // per run: the layers emitted beside it
     // The CMX bytes per cluster layer `c` takes beside a run: its constants and (twice) two tiles.
     std::int64_t beside_bytes(std::size_t c) const;
+    // schedule_beside.cpp: the CMX bytes per cluster of the results run `id` and `layers` beside it
+    // read that are held from their layer to their last reader where they fit (made before the
+    // run, or the run's own, not internal to it). A layer is not put beside a run where these fit
+    // the held budget beside the run's parts without it but not with it.
+    std::int64_t beside_reads(std::size_t id, const std::vector<std::size_t>& layers) const;
     // Emits the tiles of `layers` (in order, each from its next tile on) whose input rows are written.
     void emit_beside(std::int64_t id, const std::vector<std::size_t>& layers);
     // Whether tile `tl` reads only rows that are written (`rows_written`) or results of layers before `a`.
