@@ -99,7 +99,7 @@ void Scheduler::plan_streams(std::vector<std::vector<std::int64_t>>& live) {
         std::size_t b = a;
         while (b + 1 < L && stream_key(b + 1) == key && reads_rows(a, b + 1, int(key.front()[0])) && peak(a, b + 1).first * per_cluster <= stream_budget) ++b;
         const std::int64_t part_bytes = peak(a, b).first;
-        if (b > a && part_bytes * per_cluster <= stream_budget) {
+        if (b > a && part_bytes * per_cluster <= stream_budget && (key.front()[0] == 1 || conv_chunks_chain(a, b))) {
             const std::int64_t id = std::int64_t(streams.size());
             streams.push_back({a, b});
             // the leading layers a wave ahead where their parts fit beside the run's
@@ -214,6 +214,18 @@ void Scheduler::emit_stream(std::int64_t id, bool& first, const std::function<vo
         emit_beside(id, after);
     }
     rows_written.clear();
+}
+
+bool Scheduler::conv_chunks_chain(std::size_t a, std::size_t b) const {
+    bool shave = false;
+    for (std::size_t q = a; q <= b; ++q) {
+        shave = shave || m.layers[q].exec == Exec::shave;
+        if (m.layers[q].output.shape != m.layers[a].output.shape) return false;
+    }
+    if (!shave || a == 0 || m.layers[a - 1].exec != Exec::nce || m.layers[a - 1].nce_op != NceOp::conv) return false;
+    for (const View& v : m.layers[a].inputs)
+        if (v.tensor == m.layers[a - 1].output.tensor) return true;
+    return false;
 }
 
 bool Scheduler::stream_rows(std::int64_t id) const {

@@ -313,6 +313,11 @@ struct Scheduler {
     std::vector<std::array<std::int64_t, 4>> stream_key(std::size_t li) const;
     // Whether run `id` is in row parts (else channel parts: tile_stream_channels.cpp).
     bool stream_rows(std::int64_t id) const;
+    // Whether layers [a, b] in channel parts are a chain as tile_stream_channels.cpp makes one: of
+    // one shape, with SHAVE kernels, its first layer reading the result of the dense conv before it
+    // (other layers in channel chunks, as ResNet-18's last residual add and global pool, stay as
+    // they are).
+    bool conv_chunks_chain(std::size_t a, std::size_t b) const;
     // The runs: maximal sequences of consecutive layers with the same `stream_key`, each reading
     // the run's earlier results only as its own rows (sliced, the whole view), whose parts (two
     // per cluster at once) take at most `stream_budget`; their bytes are added to `live`.
