@@ -82,7 +82,8 @@ void stream_channel_parts(Module& m) {
         }
         if (b < c + 2) continue;
         // the busiest SHAVE engine's work: the row parts as they are against the conv's chunks
-        // grouped into parts (the fewest chunks per part that give a part per engine at least)
+        // grouped into parts (as many chunks per part as make two waves of a part per engine, one
+        // chunk at least; a part per engine at least)
         std::int64_t work = 0, kernels = 0;
         for (std::size_t q = c + 1; q <= b; ++q)
             if (m.layers[q].exec == Exec::shave) {
