@@ -142,6 +142,7 @@
 #include "lowering/vpu/passes/tile_split_channels.cpp"
 #include "lowering/vpu/passes/tile_cuboid_rows.cpp"
 #include "lowering/vpu/passes/tile_streams.cpp"
+#include "lowering/vpu/passes/tile_stream_channels.cpp"
 #include "lowering/vpu/passes/shave_parts.cpp"
 #include "lowering/vpu/passes/build_tables.cpp"
 #include "lowering/vpu/passes/schedule.cpp"

@@ -15,9 +15,9 @@
 
 namespace nnef::vpu::ir::schedule_impl {
 
-std::vector<std::array<std::int64_t, 3>> Scheduler::stream_key(std::size_t li) const {
+std::vector<std::array<std::int64_t, 4>> Scheduler::stream_key(std::size_t li) const {
     const Layer& l = m.layers[li];
-    std::vector<std::array<std::int64_t, 3>> key;
+    std::vector<std::array<std::int64_t, 4>> key;
     const bool nce = pointwise_nce(l);
     if ((l.exec != Exec::shave && !nce) || l.output.shape.size() != 4 || l.output.shape[0] != 1) return {};
     // (an NCE layer whose result stays in CMX for the next one, or that reads such a result, keeps that path)
@@ -27,10 +27,14 @@ std::vector<std::array<std::int64_t, 3>> Scheduler::stream_key(std::size_t li) c
     const auto it = tiles_of.find(std::int64_t(li));
     // (a part per SHAVE engine at least: fewer parts are kept by the held results as they are)
     if (it == tiles_of.end() || std::int64_t(it->second.size()) < t.clusters * t.shave_per_cluster) return {};
+    // (the split dimension, the cluster, the part's rows, or its channels: tile_stream_channels.cpp)
     for (std::size_t ti : it->second) {
         const Tile& tl = m.tiles[ti];
-        if (nce ? tl.ch0 != 0 || tl.chans != l.output.shape[3] : tl.split_dim != 1) return {};
-        key.push_back({tl.cluster, tl.row0, tl.rows});
+        if (!nce && tl.split_dim != 1 && tl.split_dim != 3) return {};
+        if (!nce) key.push_back({tl.split_dim, tl.cluster, tl.row0, tl.rows});
+        else if (tl.ch0 == 0 && tl.chans == l.output.shape[3]) key.push_back({1, tl.cluster, tl.row0, tl.rows});
+        else if (tl.row0 == 0 && tl.rows == l.output.shape[1]) key.push_back({3, tl.cluster, tl.ch0, tl.chans});
+        else return {};
     }
     return key;
 }
@@ -71,10 +75,10 @@ void Scheduler::plan_streams(std::vector<std::vector<std::int64_t>>& live) {
         }
         return std::make_pair((top + parts - 1) / parts, top);
     };
-    // whether layer r reads the results of layers [a, r) only as the rows it computes
-    auto reads_rows = [&](std::size_t a, std::size_t r) {
+    // whether layer r reads the results of layers [a, r) only as the rows (or channels) it computes
+    auto reads_rows = [&](std::size_t a, std::size_t r, int dim) {
         const Layer& l = m.layers[r];
-        const std::vector<SplitUse> uses = l.exec == Exec::shave ? split_uses(l, 1) : std::vector<SplitUse>(l.inputs.size(), SplitUse::sliced);
+        const std::vector<SplitUse> uses = l.exec == Exec::shave ? split_uses(l, dim) : std::vector<SplitUse>(l.inputs.size(), SplitUse::sliced);
         for (std::size_t i = 0; i < l.inputs.size(); ++i)
             for (std::size_t q = a; q < r; ++q) {
                 const View& o = m.layers[q].output;
@@ -93,9 +97,9 @@ void Scheduler::plan_streams(std::vector<std::vector<std::int64_t>>& live) {
         // two SHAVE parts per cluster at once (one per engine) within the budget
         const std::int64_t per_cluster = t.shave_per_cluster;
         std::size_t b = a;
-        while (b + 1 < L && stream_key(b + 1) == key && reads_rows(a, b + 1) && peak(a, b + 1).first * per_cluster <= stream_budget) ++b;
+        while (b + 1 < L && stream_key(b + 1) == key && reads_rows(a, b + 1, int(key.front()[0])) && peak(a, b + 1).first * per_cluster <= stream_budget) ++b;
         const std::int64_t part_bytes = peak(a, b).first;
-        if (b > a && part_bytes * per_cluster <= stream_budget) {
+        if (b > a && part_bytes * per_cluster <= stream_budget && (key.front()[0] == 1 || conv_chunks_chain(a, b))) {
             const std::int64_t id = std::int64_t(streams.size());
             streams.push_back({a, b});
             // the leading layers a wave ahead where their parts fit beside the run's
@@ -109,6 +113,10 @@ void Scheduler::plan_streams(std::vector<std::vector<std::int64_t>>& live) {
                 bool inside = !is_output(x) && !readers[std::size_t(x)].empty();
                 for (std::size_t rd : readers[std::size_t(x)]) inside = inside && rd > q && rd <= b;
                 if (inside) stream_internal.insert(x);
+                // (a result of a run in channel parts read after it is not held: its readers there
+                // take all channels of their rows, so each cluster would hold a gathered copy of all
+                // of it, and the allocator found no room for those in ConvNeXt's stage 4)
+                else if (key.front()[0] == 3) banned.insert(x);
                 for (std::size_t c = 0; c < std::size_t(t.clusters); ++c) live[q][c] += stream_bytes.back();
             }
         }
@@ -121,6 +129,8 @@ void Scheduler::plan_streams(std::vector<std::vector<std::int64_t>>& live) {
     // run read out of the held budget (`beside_reads`; a layer whose result stays in CMX for the
     // next only with that next layer)
     for (std::size_t id = 0; id < streams.size(); ++id) {
+        // (not after a run in channel parts: a layer after it reads all channels of a row)
+        if (!stream_rows(std::int64_t(id))) continue;
         std::vector<std::size_t> with;
         for (std::size_t c : beside_layers(std::int64_t(id))) {
             const std::int64_t extra = beside_bytes(c);
@@ -202,12 +212,31 @@ void Scheduler::emit_stream(std::int64_t id, bool& first, const std::function<vo
                 for (std::size_t q = a; q < lead; ++q)
                     for (std::size_t k = w0 + wave; k < std::min(parts, w0 + 2 * wave); ++k) emit(q, k);
         }
+        if (after.empty()) continue;
         // the rows every layer of the run has written (part k of each: the same rows)
         const Tile& last = m.tiles[tiles_of.at(std::int64_t(a))[std::min(parts, w0 + wave) - 1]];
         for (std::size_t li = a; li <= b; ++li) rows_written[m.layers[li].output.tensor] = last.row0 + last.rows;
-        if (!after.empty()) emit_beside(id, after);
+        emit_beside(id, after);
     }
     rows_written.clear();
+}
+
+bool Scheduler::conv_chunks_chain(std::size_t a, std::size_t b) const {
+    bool shave = false;
+    for (std::size_t q = a; q <= b; ++q) {
+        shave = shave || m.layers[q].exec == Exec::shave;
+        if (m.layers[q].output.shape != m.layers[a].output.shape) return false;
+    }
+    if (!shave || a == 0 || m.layers[a - 1].exec != Exec::nce || m.layers[a - 1].nce_op != NceOp::conv) return false;
+    for (const View& v : m.layers[a].inputs)
+        if (v.tensor == m.layers[a - 1].output.tensor) return true;
+    return false;
+}
+
+bool Scheduler::stream_rows(std::int64_t id) const {
+    const Tile& tl = m.tiles[tiles_of.at(std::int64_t(streams[std::size_t(id)].first)).front()];
+    return m.layers[std::size_t(tl.layer)].exec == Exec::nce ? tl.ch0 == 0 && tl.chans == m.layers[std::size_t(tl.layer)].output.shape[3]
+                                                              : tl.split_dim == 1;
 }
 
 std::pair<std::size_t, std::int64_t> Scheduler::lead_layers(std::size_t a, std::size_t b) const {

@@ -308,9 +308,16 @@ struct Scheduler {
     std::set<int> stream_internal;             // results read only inside their run: never stored
     std::map<std::pair<int, std::int64_t>, Box> streamed;  // (tensor, part) -> the part's result in CMX (the run being emitted)
     std::int64_t stream_part = -1;             // the part of the tile being emitted in a run, or -1
-    // The rows of each part of SHAVE layer `li` split over rows on every cluster ((cluster, row0,
-    // rows) per tile), or empty.
-    std::vector<std::array<std::int64_t, 3>> stream_key(std::size_t li) const;
+    // The parts of SHAVE layer `li` split over rows (or channels) on every cluster ((1, cluster,
+    // row0, rows), or (3, cluster, ch0, chans) per tile), or empty.
+    std::vector<std::array<std::int64_t, 4>> stream_key(std::size_t li) const;
+    // Whether run `id` is in row parts (else channel parts: tile_stream_channels.cpp).
+    bool stream_rows(std::int64_t id) const;
+    // Whether layers [a, b] in channel parts are a chain as tile_stream_channels.cpp makes one: of
+    // one shape, with SHAVE kernels, its first layer reading the result of the dense conv before it
+    // (other layers in channel chunks, as ResNet-18's last residual add and global pool, stay as
+    // they are).
+    bool conv_chunks_chain(std::size_t a, std::size_t b) const;
     // The runs: maximal sequences of consecutive layers with the same `stream_key`, each reading
     // the run's earlier results only as its own rows (sliced, the whole view), whose parts (two
     // per cluster at once) take at most `stream_budget`; their bytes are added to `live`.

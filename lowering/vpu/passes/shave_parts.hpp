@@ -60,6 +60,18 @@ std::int64_t shave_parts_wanted(const Module& m, const Layer& l);
 // k mod clusters, so that `schedule` can run the chain part by part (tile_streams.cpp).
 void unify_stream_rows(Module& m);
 
+// Such a chain right after a dense NCE conv whose tiles are all rows in chunks of output channels
+// (the conv's chunks grouped into at least a part per SHAVE engine) takes channel parts instead
+// (SHAVE parts split over dimension 3, NCE tiles of all rows), part k on cluster k mod clusters,
+// where that loads the busiest SHAVE engine less (tile_stream_channels.cpp): each part then waits
+// only for its own chunks of the conv.
+void stream_channel_parts(Module& m);
+
+// The busiest SHAVE engine's cycles of a chain of `kernels` kernels of `work` cycles (without
+// their overheads) in `parts` parts dealt round `engines` engines, each part at most `share` of it.
+std::int64_t stream_part_cost(std::int64_t parts, std::int64_t engines, double share, std::int64_t work, std::int64_t kernels,
+                              std::int64_t overhead);
+
 // Whether NCE layer `l` joins such a chain: it computes each output row from the same input row
 // alone, channel by channel (rank 4, one image): an eltwise, or a dwconv or (not quantized) pool
 // with a 1x1 kernel, stride 1 and no padding (a per-channel scale and bias on the NCE).

@@ -270,6 +270,7 @@ bool tile(Module& m, Diagnostics& diags) {
         prev_row_tiles = rows > 0 ? ceil_div(l.output.shape[1], rows) : 0;
     }
     unify_stream_rows(m);
+    stream_channel_parts(m);
     return true;
 }
 

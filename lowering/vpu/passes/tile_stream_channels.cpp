@@ -1,0 +1,165 @@
+// tile (lowering/vpu/passes/shave_parts.hpp, `stream_channel_parts`): a chain of element-wise layers
+// after a dense conv split over output channels, streamed in channel parts instead of row parts.
+//
+// ConvNeXt's stages 3-4: the first MLP conv (14 x 14 x 384 -> 1536, 7 x 7 x 768 -> 3072) runs in
+// tiles of all rows and 192 or 96 output channels, and the GELU after it (the exporter's erf
+// polynomial, 24 element-wise kernels) was streamed in row parts: its first part needed all of the
+// conv's chunks, and the second MLP conv all of the GELU's rows, so the SHAVE engines were idle
+// during both convs. An element-wise chain is channel-local: in parts of the conv's chunks (grouped
+// so that the parts make whole waves of one part per SHAVE engine), part k waits only for chunks of
+// part k, and the parts fall evenly on the engines (7 row parts fall 2, 2, 2, 1).
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "lowering/vpu/passes/shave_parts.hpp"
+#include "lowering/vpu/simulator.hpp"
+
+namespace nnef::vpu::ir {
+
+namespace tile_stream_channels_impl {
+
+// The output-channel chunks of dense conv `li` when every tile computes all rows (ch0 -> chans,
+// each chunk once), else empty.
+std::map<std::int64_t, std::int64_t> conv_chunks(const Module& m, const std::vector<std::size_t>& ts, std::size_t li) {
+    const Layer& l = m.layers[li];
+    std::map<std::int64_t, std::int64_t> chunks;
+    if (l.exec != Exec::nce || l.nce_op != NceOp::conv || l.output.shape.size() != 4 || l.output.shape[0] != 1) return {};
+    for (std::size_t ti : ts) {
+        const Tile& tl = m.tiles[ti];
+        if (tl.row0 != 0 || tl.rows != l.output.shape[1] || !chunks.emplace(tl.ch0, tl.chans).second) return {};
+    }
+    return chunks;
+}
+
+// Whether layer `li` (of output shape `shape`) can run in channel parts: a SHAVE kernel in row parts
+// (a chain `unify_stream_rows` made) whose operands split over channels with no window, or a
+// pointwise NCE layer (not a dense conv).
+bool channel_local(const Module& m, const std::vector<std::size_t>& ts, std::size_t li, const std::vector<std::int64_t>& shape) {
+    const Layer& l = m.layers[li];
+    if (l.output.shape != shape || ts.empty()) return false;
+    if (l.exec == Exec::nce) return pointwise_nce(l);
+    if (l.exec != Exec::shave) return false;
+    for (std::size_t ti : ts)
+        if (m.tiles[ti].split_dim != 1) return false;
+    const std::vector<SplitUse> uses = split_uses(l, 3);
+    return !uses.empty() && std::find(uses.begin(), uses.end(), SplitUse::window) == uses.end();
+}
+
+}  // namespace tile_stream_channels_impl
+
+std::int64_t stream_part_cost(std::int64_t parts, std::int64_t engines, double share, std::int64_t work, std::int64_t kernels,
+                              std::int64_t overhead) {
+    const std::int64_t waves = (parts + engines - 1) / engines;
+    return waves * (std::int64_t(share * double(work)) + kernels * overhead);
+}
+
+void stream_channel_parts(Module& m) {
+    using namespace tile_stream_channels_impl;
+    const Target& t = m.target;
+    const std::int64_t engines = t.clusters * t.shave_per_cluster;
+    const std::size_t L = m.layers.size();
+    std::vector<std::vector<std::size_t>> tiles_of(L);
+    for (std::size_t i = 0; i < m.tiles.size(); ++i) tiles_of[std::size_t(m.tiles[i].layer)].push_back(i);
+    // layer -> its channel parts (ch0, chans)
+    std::map<std::size_t, std::vector<std::pair<std::int64_t, std::int64_t>>> parts_of;
+    for (std::size_t c = 0; c + 1 < L; ++c) {
+        const std::map<std::int64_t, std::int64_t> chunks = conv_chunks(m, tiles_of[c], c);
+        if (chunks.size() < 2) continue;
+        const std::int64_t C = m.layers[c].output.shape[3];
+        // the chain: the next layers, each reading a result of the chain (the conv's first), all of
+        // one shape with the conv's channels
+        const std::vector<std::int64_t> shape = m.layers[c + 1].output.shape;
+        if (shape.size() != 4 || shape[3] != C) continue;
+        std::set<int> results{m.layers[c].output.tensor};
+        std::size_t b = c;
+        for (; b + 1 < L; ++b) {
+            const Layer& n = m.layers[b + 1];
+            bool reads = false;
+            for (const View& v : n.inputs) reads = reads || results.count(v.tensor);
+            if (!reads || !channel_local(m, tiles_of[b + 1], b + 1, shape)) break;
+            results.insert(n.output.tensor);
+        }
+        if (b < c + 2) continue;
+        // the busiest SHAVE engine's work: the row parts as they are against the conv's chunks
+        // grouped into parts (as many chunks per part as make two waves of a part per engine, one
+        // chunk at least; a part per engine at least)
+        std::int64_t work = 0, kernels = 0;
+        for (std::size_t q = c + 1; q <= b; ++q)
+            if (m.layers[q].exec == Exec::shave) {
+                work += shave_cycles(t, m.layers[q].shave.name, m.layers[q].output.elements()) - t.shave_overhead_cycles;
+                ++kernels;
+            }
+        if (kernels == 0) continue;
+        std::int64_t row_parts = 0, most_rows = 0;
+        for (std::size_t q = c + 1; q <= b; ++q)
+            if (m.layers[q].exec == Exec::shave) {
+                row_parts = std::int64_t(tiles_of[q].size());
+                for (std::size_t ti : tiles_of[q]) most_rows = std::max(most_rows, m.tiles[ti].rows);
+                break;
+            }
+        const std::int64_t by_rows =
+            stream_part_cost(row_parts, engines, double(most_rows) / double(shape[1]), work, kernels, t.shave_overhead_cycles);
+        const std::int64_t n = std::int64_t(chunks.size());
+        const std::int64_t group = std::max<std::int64_t>(1, n / (2 * engines));  // two waves (ConvNeXt: 8 and 32 chunks)
+        std::vector<std::pair<std::int64_t, std::int64_t>> parts;
+        std::int64_t widest = 0, k = 0;
+        for (const auto& chunk : chunks) {
+            if (k++ % group == 0) parts.push_back({chunk.first, 0});
+            if (parts.back().first + parts.back().second != chunk.first) break;  // chunks with a gap
+            parts.back().second += chunk.second;
+            widest = std::max(widest, parts.back().second);
+        }
+        std::int64_t covered = 0;
+        for (const auto& p : parts) covered += p.second;
+        if (covered != C || std::int64_t(parts.size()) < engines) continue;
+        const std::int64_t by_channels =
+            stream_part_cost(std::int64_t(parts.size()), engines, double(widest) / double(C), work, kernels, t.shave_overhead_cycles);
+        if (by_channels >= by_rows) continue;
+        for (std::size_t q = c + 1; q <= b; ++q) parts_of[q] = parts;
+        // the conv's chunks of part k on part k's cluster, so that the part reads them where they
+        // were computed (ConvNeXt's stage 4: 32 chunks dealt round the clusters, 4 to a part; a
+        // part reading chunks of both clusters had a copy of all channels gathered for it, and the
+        // allocator found no room for it at any stream budget)
+        for (std::size_t ti : tiles_of[c]) {
+            Tile& tl = m.tiles[ti];
+            const std::int64_t j = std::int64_t(std::distance(chunks.begin(), chunks.find(tl.ch0)));
+            tl.cluster = j / group % t.clusters;
+        }
+        c = b;
+    }
+    if (parts_of.empty()) return;
+    std::vector<Tile> tiles;
+    std::set<std::size_t> done;
+    for (const Tile& tl : m.tiles) {
+        const std::size_t li = std::size_t(tl.layer);
+        const auto it = parts_of.find(li);
+        if (it == parts_of.end()) {
+            tiles.push_back(tl);
+            continue;
+        }
+        if (!done.insert(li).second) continue;
+        const Layer& l = m.layers[li];
+        std::int64_t k = 0;
+        for (const auto& p : it->second) {
+            Tile x = tl;
+            x.cluster = k % t.clusters;
+            if (l.exec == Exec::nce) {
+                x.row0 = 0;
+                x.rows = l.output.shape[1];
+                x.ch0 = p.first;
+                x.chans = p.second;
+                x.channel_tile = k;
+            } else {
+                x.split_dim = 3;
+                x.row0 = p.first;
+                x.rows = p.second;
+            }
+            ++k;
+            tiles.push_back(x);
+        }
+    }
+    m.tiles = std::move(tiles);
+}
+
+}  // namespace nnef::vpu::ir

@@ -1,0 +1,107 @@
+// Issue 21 point 4 (docs/schedule.md step 17): an element-wise chain after a dense conv split over
+// output channels (ConvNeXt's GELU after the first MLP conv of stages 3-4) is streamed in the conv's
+// channel chunks rather than in row parts (tile_stream_channels.cpp, schedule_stream.cpp): 14 rows
+// made 7 row parts, dealt 2, 2, 2, 1 round the four SHAVE engines; 8 channel parts fall 2 on each.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lowering/vpu/passes/shave_parts.hpp"
+#include "unit/vpu/compile_support.hpp"
+#include "unit/vpu/elementwise_ops.hpp"
+
+namespace {
+
+using namespace vpu_compile_support;
+using Attrs = std::vector<std::pair<AttrName, Attr>>;
+using I = std::vector<std::int64_t>;
+
+// x [1,H,W,IC] -> 1x1 conv (C outputs) = y, then the exporter's erf shape on y: u = y / sqrt 2 (an
+// NCE scale), t = 1 / (1 + |u|), e = exp(-u u), z = (t e + u) y.
+Graph conv_chain(std::int64_t H, std::int64_t W, std::int64_t IC, std::int64_t C) {
+    Graph g;
+    g.name = "conv_chain";
+    const ValueId x = g.add_value(f32({1, H, W, IC}), "x");
+    g.main().inputs = {x};
+    const Attrs attrs = {{AttrName::pad, I{0, 0, 0, 0}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}}, {AttrName::acc_type, AccType::FP32}};
+    const I s{1, H, W, C};
+    const ValueId y =
+        g.add_op(0, OpKind::CONV2D, {x, constant(g, {C, 1, 1, IC}, 20, 0.05f), constant(g, {C}, 21, 0.1f), zero(g), zero(g)}, {f32(s)}, attrs)
+            .outputs[0];
+    const ValueId u = mul(g, y, fixed(g, 0.70710678f), s);
+    const ValueId t = unary(g, OpKind::RECIPROCAL, add(g, unary(g, OpKind::ABS, u, s), fixed(g, 1.0f), s), s);
+    const ValueId e = unary(g, OpKind::EXP, mul(g, mul(g, u, fixed(g, -1.0f), s), u, s), s);
+    const ValueId z = mul(g, add(g, mul(g, t, e, s), u, s), y, s);
+    g.values[z].name = "z";
+    g.main().outputs = {z};
+    return g;
+}
+
+}  // namespace
+
+TEST_SUITE("vpu") {
+    TEST_CASE("the busiest SHAVE engine's cost of a chain's parts") {
+        // 7 parts of 2 of 14 rows on 4 engines: two waves of 2/14 of the work each
+        CHECK(nnef::vpu::ir::stream_part_cost(7, 4, 2.0 / 14.0, 14000, 3, 100) == 2 * (2000 + 300));
+        // 8 parts of 1/8: two waves of 1/8
+        CHECK(nnef::vpu::ir::stream_part_cost(8, 4, 1.0 / 8.0, 14000, 3, 100) == 2 * (1750 + 300));
+        CHECK(nnef::vpu::ir::stream_part_cost(4, 4, 0.25, 14000, 3, 100) == 3500 + 300);
+    }
+
+    TEST_CASE("an element-wise chain after a conv split over output channels runs in the conv's chunks") {
+        const vpu::Target t;
+        vpu::TaskList list;
+        // ConvNeXt's stage 3: 14 x 14 x 384 -> 1536 (1.2 MB of weights: split over output channels)
+        const auto r = compile_check_and_time(conv_chain(14, 14, 384, 1536), t, list);  // values: the interpreter's
+        // the conv's tiles: all rows, chunks of output channels
+        std::map<std::string, std::int64_t> conv_chans;  // queue -> channels
+        std::int64_t conv_tiles = 0;
+        for (const auto& task : list.tasks)
+            if (task.kind == vpu::TaskKind::NCE && task.op == "conv") {
+                REQUIRE(task.writes[0].shape.size() == 4);
+                CHECK(task.writes[0].shape[1] == 14);
+                ++conv_tiles;
+            }
+        REQUIRE(conv_tiles >= 4);
+        // the chain's SHAVE kernels: every part all 14 rows and a chunk of the channels, as many
+        // parts on each SHAVE engine
+        std::map<std::string, int> exp_parts;  // queue -> parts
+        std::int64_t channels = 0;
+        for (const auto& task : list.tasks)
+            if (task.op == "exp") {
+                const auto& shape = task.writes[0].shape;
+                REQUIRE(shape.size() == 4);
+                CHECK(shape[1] == 14);
+                CHECK(shape[2] == 14);
+                CHECK(shape[3] < 1536);
+                channels += shape[3];
+                ++exp_parts[task.queue];
+            }
+        CHECK(channels == 1536);
+        const std::size_t engines = std::size_t(t.clusters * t.shave_per_cluster);
+        REQUIRE(exp_parts.size() == engines);
+        int least = 1 << 30, most = 0;
+        for (const auto& qp : exp_parts) {
+            least = std::min(least, qp.second);
+            most = std::max(most, qp.second);
+        }
+        CHECK(least == most);
+        // the SHAVE engines' work is even: the busiest within 2% of the least busy (7 row parts:
+        // one engine had 3/4 of the others' work)
+        std::map<std::string, double> busy;
+        for (std::size_t i = 0; i < list.tasks.size(); ++i)
+            if (list.tasks[i].kind == vpu::TaskKind::SHAVE) busy[list.tasks[i].queue] += double(r.cycles[i]);
+        double lo = 1e300, hi = 0.0;
+        for (const auto& qb : busy) {
+            lo = std::min(lo, qb.second);
+            hi = std::max(hi, qb.second);
+        }
+        MESSAGE("SHAVE busy " << lo << " .. " << hi << " cycles; makespan " << r.makespan << ", bound " << r.bound.value());
+        CHECK(hi > 0.0);
+        CHECK(hi <= 1.02 * lo);
+    }
+}
