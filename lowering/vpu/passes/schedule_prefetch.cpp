@@ -1,4 +1,4 @@
-// Weights loaded early (docs/schedule.md step 10). The schedule loads a weights chunk when its
+// Weights loaded early (docs/schedule.md step 14). The schedule loads a weights chunk when its
 // first tile comes, and the next NCE layer's first chunks right after the current layer's first
 // tile. A weights-bound layer, whose chunks take longer to load than its tiles take to compute (a
 // classifier after a global pool: MobileNet-v2's 2.56 MB of weights for 12 K cycles of NCE work),
@@ -16,7 +16,10 @@
 // The other layers' loads are timed at DDR's rate (shared by the DMA queues), or, with
 // `early_serial`, at one DMA queue's rate: each queue issues its transfers in order, so a load
 // moved early waits behind them and the estimate at DDR's rate puts it too late (ShuffleNet v2's
-// classifier: docs/schedule.md step 15). `early_share` is the DDR time of the chunks moved over
+// classifier: docs/schedule.md step 15). With `early_exposed` a layer is weights-bound also where
+// its loads, less the previous NCE layer's work on the cluster (what the prefetch one layer ahead
+// hides), take longer than its own work (ShuffleNet v2's last 1x1 conv after the one-cluster stage
+// 4: docs/schedule.md step 19). `early_share` is the DDR time of the chunks moved over
 // the estimated end. `schedule` (schedule.cpp, `early_loads`) tries such a schedule where that
 // share is at least 5% and keeps it where the simulator runs it faster (schedule_choose.cpp).
 #include <set>
@@ -70,6 +73,7 @@ void Scheduler::plan_prefetch() {
     std::vector<Chunk> moved, others;
     std::vector<double> dur(m.layers.size(), 0.0);
     std::int64_t prev_nce = -1;
+    std::vector<double> prev_work(std::size_t(t.clusters), 0.0);  // the previous NCE layer's tiles' work, per cluster
     for (std::int64_t h : nce_order) {
         const Layer& l = m.layers[std::size_t(h)];
         const bool has_prev = prev_nce >= 0;
@@ -91,13 +95,17 @@ void Scheduler::plan_prefetch() {
             work[c] += nce_tile_cycles(tl);
         }
         // weights-bound: on some cluster the chunks take longer to load than twice the tiles'
-        // work, and long against a transfer's latency (not the 16 KB matmuls of a recurrence); and
-        // they fit 3/4 of CMX on every cluster (not AlexNet's 31 MB classifier layers)
+        // work (with `early_exposed`, or what the previous NCE layer's work leaves of their loads,
+        // the part the prefetch one layer ahead does not hide, takes longer than the work), and
+        // long against a transfer's latency (not the 16 KB matmuls of a recurrence); and they fit
+        // 3/4 of CMX on every cluster (not AlexNet's 31 MB classifier layers)
         bool bound = false, fits = true;
         for (std::size_t c = 0; c < std::size_t(t.clusters); ++c) {
-            bound = bound || (load[c] > 2.0 * work[c] && load[c] >= 8.0 * double(t.dma_latency_cycles));
+            const bool slow = load[c] > 2.0 * work[c] || (early_exposed && load[c] - prev_work[c] > work[c]);
+            bound = bound || (slow && load[c] >= 8.0 * double(t.dma_latency_cycles));
             fits = fits && bytes[c] <= double(t.cmx_bytes) * 3 / 4;
         }
+        prev_work = work;
         weights_bound[std::size_t(h)] = bound && fits;
         auto& to = weights_bound[std::size_t(h)] ? moved : others;
         to.insert(to.end(), mine.begin(), mine.end());
