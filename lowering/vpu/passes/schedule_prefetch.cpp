@@ -159,6 +159,7 @@ void Scheduler::plan_prefetch() {
 
 void Scheduler::load_early(std::size_t li) {
     if (!early_budget) return;
+    const std::size_t carried = waiting.size();
     for (std::size_t ti : early_tiles[li]) waiting.push_back(ti);
     // chunks loaded early and not used yet, per cluster
     std::vector<std::int64_t> out(std::size_t(t.clusters), 0);
@@ -166,7 +167,9 @@ void Scheduler::load_early(std::size_t li) {
         if (e.first.first >= std::int64_t(li)) out[std::size_t(e.first.second)] += e.second;
     std::vector<std::size_t> later;
     std::vector<bool> blocked(std::size_t(t.clusters), false);
-    for (std::size_t ti : waiting) {
+    std::int64_t late = 0;
+    for (std::size_t wi = 0; wi < waiting.size(); ++wi) {
+        const std::size_t ti = waiting[wi];
         const Tile& tl = m.tiles[ti];
         const Layer& l = m.layers[std::size_t(tl.layer)];
         if (tl.layer < std::int64_t(li) || weights.count(std::make_tuple(tl.layer, tl.cluster, tl.channel_tile))) continue;
@@ -179,13 +182,18 @@ void Scheduler::load_early(std::size_t li) {
             held_max = std::max(held_max, held_live[std::size_t(k)][std::size_t(tl.cluster)]);
         const std::int64_t cap = std::min(early_budget, t.cmx_bytes - t.cmx_bytes / 8 * 3 - held_max);
         auto& o = out[std::size_t(tl.cluster)];
-        // in order per cluster: a chunk that does not fit keeps the later ones waiting too
-        if (blocked[std::size_t(tl.cluster)] || o + bytes > cap) {
+        // in order per cluster: a chunk that does not fit keeps the later ones waiting too; of the
+        // chunks that waited for CMX at an earlier layer, at most one per DMA queue loads after
+        // this layer's first tile, so that the layer's own transfers do not queue behind all of
+        // them (ShuffleNet v2's global pool behind the classifier's last chunks: step 19)
+        const bool held_back = wi < carried && late_per_layer > 0 && late >= late_per_layer;
+        if (blocked[std::size_t(tl.cluster)] || o + bytes > cap || held_back) {
             blocked[std::size_t(tl.cluster)] = true;
             later.push_back(ti);
             continue;
         }
         o += bytes;
+        late += wi < carried;
         early_bytes[{tl.layer, tl.cluster}] += bytes;
         const std::size_t before = m.cmx.size();
         load_one(tl);
