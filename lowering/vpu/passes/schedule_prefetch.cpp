@@ -107,8 +107,17 @@ void Scheduler::plan_prefetch() {
         }
         prev_work = work;
         weights_bound[std::size_t(h)] = bound && fits;
-        auto& to = weights_bound[std::size_t(h)] ? moved : others;
-        to.insert(to.end(), mine.begin(), mine.end());
+        // a layer weights-bound by the exposed rule only moves the chunks of each cluster's first
+        // tile: its later chunks load while its first tiles compute (ShuffleNet v2's conv56: the
+        // CMX they leave takes more of the classifier's chunks early; docs/schedule.md step 19)
+        bool twice = false;
+        for (std::size_t c = 0; c < std::size_t(t.clusters); ++c) twice = twice || load[c] > 2.0 * work[c];
+        if (weights_bound[std::size_t(h)] && !twice) {
+            for (const Chunk& ch : mine) (ch.before == 0.0 ? moved : others).push_back(ch);
+        } else {
+            auto& to = weights_bound[std::size_t(h)] ? moved : others;
+            to.insert(to.end(), mine.begin(), mine.end());
+        }
         double all = 0.0;
         for (double b : bytes) all += b;
         dur[std::size_t(h)] = *std::max_element(work.begin(), work.end());

@@ -21,7 +21,8 @@ using namespace vpu_compile_support;
 using Attrs = std::vector<std::pair<AttrName, Attr>>;
 using I = std::vector<std::int64_t>;
 
-// x [1,64,7,7] NCHW -> the previous layer: a 1x1 conv 64 -> 464 (little work) or a 3x3 conv
+// x [1,64,7,7] NCHW -> four 3x3 convs of 64 channels (time for loads to move early) -> the
+// previous layer: a 1x1 conv 64 -> 464 (little work) or a 3x3 conv
 // 64 -> 464 (9x the work) -> a 1x1 conv 464 -> 1024 (928 KB of fp16 weights for 7x7 outputs:
 // its loads take about 1.3x its tiles' work) -> y [1,7,7,1024].
 Graph tail_graph(bool small_before) {
@@ -38,6 +39,7 @@ Graph tail_graph(bool small_before) {
                         {f32({1, H, H, cout})}, attrs)
             .outputs[0];
     };
+    for (unsigned k = 0; k < 4; ++k) v = conv(v, C, C, 3, 40 + 2 * k);
     v = conv(v, C, 464, small_before ? 1 : 3, 10);
     v = conv(v, 464, 1024, 1, 20);
     g.values[v].name = "y";
@@ -48,6 +50,7 @@ Graph tail_graph(bool small_before) {
 struct Plan {
     bool bound = false;  // the 464 -> 1024 conv is weights-bound
     int early = 0;       // its chunks planned to load early
+    int later = 0;       // of those, chunks of a tile that is not its cluster's first of the layer
 };
 
 // The schedule pass's first attempt (7/8 of CMX for held results) with early loads, the other
@@ -71,8 +74,17 @@ Plan plan(const Graph& g, bool exposed) {
         if (m.layers[li].exec == vpu::ir::Exec::nce && m.layers[li].weights >= 0 && m.layers[li].weights_shape[0] == 1024) layer = std::int64_t(li);
     REQUIRE(layer >= 0);
     p.bound = s.weights_bound[std::size_t(layer)];
+    std::vector<std::size_t> first(std::size_t(m.target.clusters), m.tiles.size());  // each cluster's first tile of the layer
+    for (std::size_t ti = 0; ti < m.tiles.size(); ++ti) {
+        const std::size_t c = std::size_t(m.tiles[ti].cluster);
+        if (m.tiles[ti].layer == layer && first[c] == m.tiles.size()) first[c] = ti;
+    }
     for (const auto& tiles : s.early_tiles)
-        for (std::size_t ti : tiles) p.early += m.tiles[ti].layer == layer;
+        for (std::size_t ti : tiles)
+            if (m.tiles[ti].layer == layer) {
+                ++p.early;
+                p.later += ti != first[std::size_t(m.tiles[ti].cluster)];
+            }
     return p;
 }
 
@@ -82,12 +94,13 @@ TEST_SUITE("vpu") {
     TEST_CASE("early weights: loads the one-layer prefetch leaves exposed count in the third plan only") {
         const Graph exposed = tail_graph(true), hidden = tail_graph(false);
         const Plan two = plan(exposed, false), three = plan(exposed, true), behind = plan(hidden, true);
-        MESSAGE("after a 1x1 conv: weights-bound " << two.bound << " -> " << three.bound << " (" << three.early
-                                                   << " chunks early); after a 3x3 conv: " << behind.bound);
+        MESSAGE("after a 1x1 conv: weights-bound " << two.bound << " -> " << three.bound << " (" << three.early << " chunks early, "
+                                                   << three.later << " of later tiles); after a 3x3 conv: " << behind.bound);
         CHECK_FALSE(two.bound);  // less than twice its work: step 14's rule does not count it
         CHECK(two.early == 0);
         CHECK(three.bound);      // the previous layer hides little of its loads
         CHECK(three.early > 0);
+        CHECK(three.later == 0);  // its later chunks load while its first tiles compute
         CHECK_FALSE(behind.bound);  // a previous layer of 9x the work hides them
         CHECK(behind.early == 0);
     }
