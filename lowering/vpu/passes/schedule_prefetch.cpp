@@ -1,4 +1,4 @@
-// Weights loaded early (docs/schedule.md step 10). The schedule loads a weights chunk when its
+// Weights loaded early (docs/schedule.md step 14). The schedule loads a weights chunk when its
 // first tile comes, and the next NCE layer's first chunks right after the current layer's first
 // tile. A weights-bound layer, whose chunks take longer to load than its tiles take to compute (a
 // classifier after a global pool: MobileNet-v2's 2.56 MB of weights for 12 K cycles of NCE work),
@@ -16,7 +16,10 @@
 // The other layers' loads are timed at DDR's rate (shared by the DMA queues), or, with
 // `early_serial`, at one DMA queue's rate: each queue issues its transfers in order, so a load
 // moved early waits behind them and the estimate at DDR's rate puts it too late (ShuffleNet v2's
-// classifier: docs/schedule.md step 15). `early_share` is the DDR time of the chunks moved over
+// classifier: docs/schedule.md step 15). With `early_exposed` a layer is weights-bound also where
+// its loads, less the previous NCE layer's work on the cluster (what the prefetch one layer ahead
+// hides), take longer than its own work (ShuffleNet v2's last 1x1 conv after the one-cluster stage
+// 4: docs/schedule.md step 19). `early_share` is the DDR time of the chunks moved over
 // the estimated end. `schedule` (schedule.cpp, `early_loads`) tries such a schedule where that
 // share is at least 5% and keeps it where the simulator runs it faster (schedule_choose.cpp).
 #include <set>
@@ -70,6 +73,7 @@ void Scheduler::plan_prefetch() {
     std::vector<Chunk> moved, others;
     std::vector<double> dur(m.layers.size(), 0.0);
     std::int64_t prev_nce = -1;
+    std::vector<double> prev_work(std::size_t(t.clusters), 0.0);  // the previous NCE layer's tiles' work, per cluster
     for (std::int64_t h : nce_order) {
         const Layer& l = m.layers[std::size_t(h)];
         const bool has_prev = prev_nce >= 0;
@@ -91,16 +95,29 @@ void Scheduler::plan_prefetch() {
             work[c] += nce_tile_cycles(tl);
         }
         // weights-bound: on some cluster the chunks take longer to load than twice the tiles'
-        // work, and long against a transfer's latency (not the 16 KB matmuls of a recurrence); and
-        // they fit 3/4 of CMX on every cluster (not AlexNet's 31 MB classifier layers)
+        // work (with `early_exposed`, or what the previous NCE layer's work leaves of their loads,
+        // the part the prefetch one layer ahead does not hide, takes longer than the work), and
+        // long against a transfer's latency (not the 16 KB matmuls of a recurrence); and they fit
+        // 3/4 of CMX on every cluster (not AlexNet's 31 MB classifier layers)
         bool bound = false, fits = true;
         for (std::size_t c = 0; c < std::size_t(t.clusters); ++c) {
-            bound = bound || (load[c] > 2.0 * work[c] && load[c] >= 8.0 * double(t.dma_latency_cycles));
+            const bool slow = load[c] > 2.0 * work[c] || (early_exposed && load[c] - prev_work[c] > work[c]);
+            bound = bound || (slow && load[c] >= 8.0 * double(t.dma_latency_cycles));
             fits = fits && bytes[c] <= double(t.cmx_bytes) * 3 / 4;
         }
+        prev_work = work;
         weights_bound[std::size_t(h)] = bound && fits;
-        auto& to = weights_bound[std::size_t(h)] ? moved : others;
-        to.insert(to.end(), mine.begin(), mine.end());
+        // a layer weights-bound by the exposed rule only moves the chunks of each cluster's first
+        // tile: its later chunks load while its first tiles compute (ShuffleNet v2's conv56: the
+        // CMX they leave takes more of the classifier's chunks early; docs/schedule.md step 19)
+        bool twice = false;
+        for (std::size_t c = 0; c < std::size_t(t.clusters); ++c) twice = twice || load[c] > 2.0 * work[c];
+        if (weights_bound[std::size_t(h)] && !twice) {
+            for (const Chunk& ch : mine) (ch.before == 0.0 ? moved : others).push_back(ch);
+        } else {
+            auto& to = weights_bound[std::size_t(h)] ? moved : others;
+            to.insert(to.end(), mine.begin(), mine.end());
+        }
         double all = 0.0;
         for (double b : bytes) all += b;
         dur[std::size_t(h)] = *std::max_element(work.begin(), work.end());
@@ -151,6 +168,7 @@ void Scheduler::plan_prefetch() {
 
 void Scheduler::load_early(std::size_t li) {
     if (!early_budget) return;
+    const std::size_t carried = waiting.size();
     for (std::size_t ti : early_tiles[li]) waiting.push_back(ti);
     // chunks loaded early and not used yet, per cluster
     std::vector<std::int64_t> out(std::size_t(t.clusters), 0);
@@ -158,7 +176,9 @@ void Scheduler::load_early(std::size_t li) {
         if (e.first.first >= std::int64_t(li)) out[std::size_t(e.first.second)] += e.second;
     std::vector<std::size_t> later;
     std::vector<bool> blocked(std::size_t(t.clusters), false);
-    for (std::size_t ti : waiting) {
+    std::int64_t late = 0;
+    for (std::size_t wi = 0; wi < waiting.size(); ++wi) {
+        const std::size_t ti = waiting[wi];
         const Tile& tl = m.tiles[ti];
         const Layer& l = m.layers[std::size_t(tl.layer)];
         if (tl.layer < std::int64_t(li) || weights.count(std::make_tuple(tl.layer, tl.cluster, tl.channel_tile))) continue;
@@ -171,13 +191,18 @@ void Scheduler::load_early(std::size_t li) {
             held_max = std::max(held_max, held_live[std::size_t(k)][std::size_t(tl.cluster)]);
         const std::int64_t cap = std::min(early_budget, t.cmx_bytes - t.cmx_bytes / 8 * 3 - held_max);
         auto& o = out[std::size_t(tl.cluster)];
-        // in order per cluster: a chunk that does not fit keeps the later ones waiting too
-        if (blocked[std::size_t(tl.cluster)] || o + bytes > cap) {
+        // in order per cluster: a chunk that does not fit keeps the later ones waiting too; of the
+        // chunks that waited for CMX at an earlier layer, at most one per DMA queue loads after
+        // this layer's first tile, so that the layer's own transfers do not queue behind all of
+        // them (ShuffleNet v2's global pool behind the classifier's last chunks: step 19)
+        const bool held_back = wi < carried && late_per_layer > 0 && late >= late_per_layer;
+        if (blocked[std::size_t(tl.cluster)] || o + bytes > cap || held_back) {
             blocked[std::size_t(tl.cluster)] = true;
             later.push_back(ti);
             continue;
         }
         o += bytes;
+        late += wi < carried;
         early_bytes[{tl.layer, tl.cluster}] += bytes;
         const std::size_t before = m.cmx.size();
         load_one(tl);

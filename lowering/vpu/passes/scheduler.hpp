@@ -363,6 +363,10 @@ struct Scheduler {
     // loaded early
     std::int64_t early_budget = 0;     // CMX bytes per cluster that chunks loaded early and not used yet may take (0: none)
     bool early_serial = false;         // `plan_prefetch` times the other layers' loads at one DMA queue's rate (else DDR's)
+    bool early_exposed = false;        // `plan_prefetch` also counts layers weights-bound whose loads the prefetch one layer ahead leaves exposed
+    // the chunks that waited for CMX at an earlier layer, at most this many loaded after a layer's
+    // first tile (0: no limit; docs/schedule.md step 19)
+    std::int64_t late_per_layer = t.dma_engines;
     double early_share = 0.0;          // `plan_prefetch`: the DDR time of the chunks it moves early over the estimated end
     std::vector<bool> weights_bound;   // per layer (`plan_prefetch`)
     std::vector<std::vector<std::size_t>> early_tiles;  // per layer: tiles whose weights load after its first tile

@@ -94,18 +94,29 @@ TEST_CASE("nnef-to-vpu schedule: every sample within 1.20x of the lower bound") 
 TEST_CASE("nnef-to-vpu schedule: the corpus models beyond 1.20x of the lower bound, and why") {
     NNEF_REQUIRE_CORPUS();
     // Each is still a valid run (ratio >= 1); when one comes within 1.20x, it moves to the list
-    // above. The reason is checked too: the list's own chain (its queue order and barriers) is
-    // itself beyond 1.20x the bound, so the list's orderings, not the tasks, keep it there.
-    // docs/schedule.md has the analysis. (DenseNet-121, MobileNet-v2 and VGG-11 were here: see the
-    // list above.)
-    for (const std::string dir : {"real/convnext_tiny", "real/shufflenet_v2_x1_0"}) {
+    // above. The reason is checked too: for ConvNeXt-tiny the list's own chain (its queue order and
+    // barriers) is itself beyond 1.20x the bound, so the list's orderings, not the tasks, keep it
+    // there; ShuffleNet v2's chain is within 1.20x (since docs/schedule.md step 19) and its run
+    // loses more than 2% to DDR shared by the DMA queues (the classifier's last weights chunks
+    // loaded beside the global pool's transfers). docs/schedule.md has the analysis. (DenseNet-121,
+    // MobileNet-v2 and VGG-11 were here: see the list above.)
+    struct Beyond {
+        const char* dir;
+        bool chain_beyond;  // the list's chain beyond 1.20x the bound (else: the run's DDR sharing)
+    };
+    for (const Beyond& b : {Beyond{"real/convnext_tiny", true}, Beyond{"real/shufflenet_v2_x1_0", false}}) {
+        const std::string dir = b.dir;
         CAPTURE(dir);
         const fs::path m = nnef_test::corpus_dir() / dir;
         const Schedule s = simulate(m, args_for(m, ""));
         const double chain = s.sim.at("lower_bound").at("list_chain_cycles").get<double>();
         CHECK(s.ratio >= 1.0);
         CHECK_MESSAGE(s.ratio > 1.20, dir << " is within 1.20x now: move it to the models that reach it");
-        CHECK(chain > 1.20 * s.bound);
+        if (b.chain_beyond) {
+            CHECK(chain > 1.20 * s.bound);
+        } else {
+            CHECK(s.makespan > 1.02 * chain);
+        }
     }
 }
 
@@ -165,10 +176,13 @@ TEST_CASE("nnef-to-vpu schedule: ShuffleNet v2's channel split and shuffle stay 
     // The shuffle's copies go CMX to CMX (docs/schedule.md): no byte is stored to DDR but the
     // output. 1.20x of the bound is not reached (the chain of short layers, each waiting for its
     // inputs' CMX-to-CMX copies and for weights the queues load behind them: docs/schedule.md).
-    // The limits are today's makespans (289542 and 231837 cycles: the constants of consecutive
+    // The limits are today's makespans (278425 and 231837 cycles: the constants of consecutive
     // layers loaded together, docs/vpu-compiler.md; the branches' last 1x1 convs writing into the
     // shuffled tensors and stage 4 on one cluster, docs/schedule.md step 10; the fp16 classifier's
-    // weights loaded during stages 2-3, step 15) with a margin of 1%,
+    // weights loaded during stages 2-3, step 15; the last 1x1 conv's loaded before stage 4's end
+    // and the classifier's last chunks beside the global pool's transfers, step 19) with a margin
+    // of 1% (0.5% for the fp16 model: step 19's three parts took it 289542 -> 286326 -> 283543 ->
+    // 278425),
     // so that a schedule that loses them fails here; not the ratio, whose bound falls with every
     // transfer saved.
     // The int8 model has one convolution whose float bias lies between its accumulator's steps:
@@ -180,7 +194,7 @@ TEST_CASE("nnef-to-vpu schedule: ShuffleNet v2's channel split and shuffle stay 
         double limit;  // makespan, cycles
         double spills;
     };
-    for (const Case& c : {Case{"real/shufflenet_v2_x1_0", "", 292500, 0}, Case{"quantized/shufflenet_v2_x1_0_int8", " --profile pro-int", 234800, 24000}}) {
+    for (const Case& c : {Case{"real/shufflenet_v2_x1_0", "", 279800, 0}, Case{"quantized/shufflenet_v2_x1_0_int8", " --profile pro-int", 234800, 24000}}) {
         CAPTURE(c.dir);
         const fs::path m = nnef_test::corpus_dir() / c.dir;
         const Schedule s = simulate(m, c.args);
