@@ -204,6 +204,10 @@ struct Builder {
     // accumulator, requantized by the last RESCALE (the reductions and the RESCALE done). False,
     // with nothing reported, when the pattern does not hold.
     bool spatial_sum_on_nce(const tosa::Op& op);
+    // assign_executors_int8_vector.cpp: an element-wise SHAVE layer `l` of `op` on a [1, C] vector
+    // (every operand dense of that shape) made [1, 1, 1, C], so that the schedule may hold its
+    // result in CMX; otherwise `l` as it is.
+    void vector_as_nhwc(const tosa::Op& op, Layer& l) const;
 
     bool eltwise_int8(const tosa::Op& op, const EltwisePlan& plan);
 
