@@ -514,8 +514,9 @@ struct Attempt {
 };
 
 // The schedule of attempt `a` (in `m`, allocated) made again with the weights of weights-bound
-// layers loaded early (schedule_prefetch.cpp), twice: the other layers' loads timed at DDR's rate
-// and at one DMA queue's (`early_serial`). Of a and those that allocate and store no more to DDR,
+// layers loaded early (schedule_prefetch.cpp), three times: the other layers' loads timed at DDR's
+// rate and at one DMA queue's (`early_serial`), and the chunks back to back on one DMA queue from
+// a tenth of the estimated end (`early_spread`, docs/schedule.md step 20). Of a and those that allocate and store no more to DDR,
 // the one the simulator runs in the fewest cycles is kept (schedule_choose.cpp: each finished as
 // the pipeline would; a on a tie). The scheduler's own estimate (each task at its cost) cannot
 // decide it: it misses DDR shared by the DMA queues and how the early loads' buffers move the
@@ -529,8 +530,7 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
     std::vector<Task> tasks = std::move(m.tasks);
     std::vector<CmxBuffer> cmx = std::move(m.cmx);
     Diagnostics kept;  // the notes of the schedule kept
-    for (bool serial : {false, true}) {
-        if (getenv("ONLY") && atoi(getenv("ONLY")) != int(serial)) continue;
+    for (int variant : {0, 1, 2}) {
         m.tasks.clear();
         m.cmx.clear();
         Diagnostics notes;
@@ -541,7 +541,8 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
         e.whole_tables = a.whole_tables;
         e.banned = a.banned;
         e.early_budget = m.target.cmx_bytes;
-        e.early_serial = serial;
+        e.early_serial = variant == 1;
+        e.early_spread = variant == 2;
         Diagnostics trial;
         if (!e.run() || !allocate_cmx(m, trial) || ddr_stores(m) > stores) continue;
         const double makespan = schedule_impl::simulated_makespan(m);

@@ -16,7 +16,10 @@
 // The other layers' loads are timed at DDR's rate (shared by the DMA queues), or, with
 // `early_serial`, at one DMA queue's rate: each queue issues its transfers in order, so a load
 // moved early waits behind them and the estimate at DDR's rate puts it too late (ShuffleNet v2's
-// classifier: docs/schedule.md step 15). `early_share` is the DDR time of the chunks moved over
+// classifier: docs/schedule.md step 15). With `early_spread` the chunks instead load one after
+// another at one DMA queue's rate, earliest due first, from a tenth of the estimated end: the
+// latest free time is where the queues carry the copies the layers wait for, while in the early
+// layers a queue is mostly idle (docs/schedule.md step 20). `early_share` is the DDR time of the chunks moved over
 // the estimated end. `schedule` (schedule.cpp, `early_loads`) tries such a schedule where that
 // share is at least 5% and keeps it where the simulator runs it faster (schedule_choose.cpp).
 #include <set>
@@ -130,8 +133,14 @@ void Scheduler::plan_prefetch() {
         else busy.push_back({cursor, end});
     }
     std::stable_sort(moved.begin(), moved.end(), later_first);
+    // `early_spread`: earliest due first, one after another at one DMA queue's rate (never both
+    // queues at once: the other carries the copies the layers wait for) from a tenth of the end
+    if (early_spread) std::reverse(moved.begin(), moved.end());
+    double spread_at = start.back() / 10.0;
     for (const Chunk& c : moved) {
-        const double from = take_latest(busy, due(c), takes(c.bytes));
+        double from = spread_at;
+        if (early_spread) spread_at += double(c.bytes) / double(t.dma_bytes_per_cycle) + double(t.dma_latency_cycles);
+        else from = take_latest(busy, due(c), takes(c.bytes));
         // after the first tile of the latest layer starting at or before `from`
         std::int64_t j = std::int64_t(std::upper_bound(start.begin(), start.begin() + c.layer + 1, from) - start.begin()) - 1;
         j = std::max<std::int64_t>(j, 0);
