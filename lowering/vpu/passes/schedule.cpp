@@ -514,9 +514,11 @@ struct Attempt {
 };
 
 // The schedule of attempt `a` (in `m`, allocated) made again with the weights of weights-bound
-// layers loaded early (schedule_prefetch.cpp), three times: the other layers' loads timed at DDR's
+// layers loaded early (schedule_prefetch.cpp), four times: the other layers' loads timed at DDR's
 // rate and at one DMA queue's (`early_serial`), and the chunks back to back on one DMA queue from
-// a tenth of the estimated end (`early_spread`, docs/schedule.md step 20). Of a and those that allocate and store no more to DDR,
+// a tenth of the estimated end (`early_spread`, docs/schedule.md step 20), of the layers whose
+// chunks take more than twice their work to load and, once more, more than their work (ShuffleNet
+// v2 int8's last 1x1 conv, 475 KB). Of a and those that allocate and store no more to DDR,
 // the one the simulator runs in the fewest cycles is kept (schedule_choose.cpp: each finished as
 // the pipeline would; a on a tie). The scheduler's own estimate (each task at its cost) cannot
 // decide it: it misses DDR shared by the DMA queues and how the early loads' buffers move the
@@ -530,7 +532,7 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
     std::vector<Task> tasks = std::move(m.tasks);
     std::vector<CmxBuffer> cmx = std::move(m.cmx);
     Diagnostics kept;  // the notes of the schedule kept
-    for (int variant : {0, 1, 2}) {
+    for (int variant : {0, 1, 2, 3}) {
         m.tasks.clear();
         m.cmx.clear();
         Diagnostics notes;
@@ -542,7 +544,7 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
         e.banned = a.banned;
         e.early_budget = m.target.cmx_bytes;
         e.early_serial = variant == 1;
-        e.early_spread = variant == 2;
+        e.early_spread = variant == 2 ? 2.0 : variant == 3 ? 1.0 : 0.0;
         Diagnostics trial;
         if (!e.run() || !allocate_cmx(m, trial) || ddr_stores(m) > stores) continue;
         const double makespan = schedule_impl::simulated_makespan(m);

@@ -16,10 +16,11 @@
 // The other layers' loads are timed at DDR's rate (shared by the DMA queues), or, with
 // `early_serial`, at one DMA queue's rate: each queue issues its transfers in order, so a load
 // moved early waits behind them and the estimate at DDR's rate puts it too late (ShuffleNet v2's
-// classifier: docs/schedule.md step 15). With `early_spread` the chunks instead load one after
-// another at one DMA queue's rate, earliest due first, from a tenth of the estimated end: the
+// classifier: docs/schedule.md step 15). With `early_spread` (> 0) the chunks instead load one
+// after another at one DMA queue's rate, earliest due first, from a tenth of the estimated end: the
 // latest free time is where the queues carry the copies the layers wait for, while in the early
-// layers a queue is mostly idle (docs/schedule.md step 20). `early_share` is the DDR time of the chunks moved over
+// layers a queue is mostly idle (docs/schedule.md step 20); a layer is then weights-bound when its
+// chunks take more than `early_spread` times its work to load. `early_share` is the DDR time of the chunks moved over
 // the estimated end. `schedule` (schedule.cpp, `early_loads`) tries such a schedule where that
 // share is at least 5% and keeps it where the simulator runs it faster (schedule_choose.cpp).
 #include <set>
@@ -98,7 +99,7 @@ void Scheduler::plan_prefetch() {
         // they fit 3/4 of CMX on every cluster (not AlexNet's 31 MB classifier layers)
         bool bound = false, fits = true;
         for (std::size_t c = 0; c < std::size_t(t.clusters); ++c) {
-            bound = bound || (load[c] > 2.0 * work[c] && load[c] >= 8.0 * double(t.dma_latency_cycles));
+            bound = bound || (load[c] > (early_spread > 0.0 ? early_spread : 2.0) * work[c] && load[c] >= 8.0 * double(t.dma_latency_cycles));
             fits = fits && bytes[c] <= double(t.cmx_bytes) * 3 / 4;
         }
         weights_bound[std::size_t(h)] = bound && fits;
@@ -135,11 +136,11 @@ void Scheduler::plan_prefetch() {
     std::stable_sort(moved.begin(), moved.end(), later_first);
     // `early_spread`: earliest due first, one after another at one DMA queue's rate (never both
     // queues at once: the other carries the copies the layers wait for) from a tenth of the end
-    if (early_spread) std::reverse(moved.begin(), moved.end());
+    if (early_spread > 0.0) std::reverse(moved.begin(), moved.end());
     double spread_at = start.back() / 10.0;
     for (const Chunk& c : moved) {
         double from = spread_at;
-        if (early_spread) spread_at += double(c.bytes) / double(t.dma_bytes_per_cycle) + double(t.dma_latency_cycles);
+        if (early_spread > 0.0) spread_at += double(c.bytes) / double(t.dma_bytes_per_cycle) + double(t.dma_latency_cycles);
         else from = take_latest(busy, due(c), takes(c.bytes));
         // after the first tile of the latest layer starting at or before `from`
         std::int64_t j = std::int64_t(std::upper_bound(start.begin(), start.begin() + c.layer + 1, from) - start.begin()) - 1;

@@ -351,7 +351,8 @@ struct Scheduler {
     // loaded early
     std::int64_t early_budget = 0;     // CMX bytes per cluster that chunks loaded early and not used yet may take (0: none)
     bool early_serial = false;         // `plan_prefetch` times the other layers' loads at one DMA queue's rate (else DDR's)
-    bool early_spread = false;         // `plan_prefetch`: the moved chunks back to back at one DMA queue's rate from a tenth of the estimated end
+    double early_spread = 0.0;         // `plan_prefetch`, > 0: the moved chunks back to back at one DMA queue's rate from a tenth of the estimated
+                                       // end, of the layers whose chunks take more than this times their work to load
     double early_share = 0.0;          // `plan_prefetch`: the DDR time of the chunks it moves early over the estimated end
     std::vector<bool> weights_bound;   // per layer (`plan_prefetch`)
     std::vector<std::vector<std::size_t>> early_tiles;  // per layer: tiles whose weights load after its first tile

@@ -113,7 +113,7 @@ TEST_SUITE("vpu") {
             s.hold_budget = out.target.cmx_bytes / 8 * 7;
             s.stream_budget = out.target.cmx_bytes / 16 * 12;
             s.early_budget = out.target.cmx_bytes;
-            s.early_spread = spread;
+            s.early_spread = spread ? 2.0 : 0.0;
             REQUIRE(s.run());
             REQUIRE(vpu::ir::allocate_cmx(out, d));
             std::vector<std::pair<std::size_t, std::size_t>> at;
