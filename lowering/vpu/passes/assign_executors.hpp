@@ -198,6 +198,17 @@ struct Builder {
     // operand RESCALEs are done here, the rest when the ADD/SUB comes.
     void plan_eltwise(std::size_t k);
 
+    // assign_executors_int8_sum.cpp: a RESCALE i8 -> i32 of scale 1 whose result only REDUCE_SUMs
+    // over H and/or W and then a RESCALE to int8 read (TOSA's mean over H and W): one NCE dwconv
+    // of weights 1 over the reduced extent (input zero point the RESCALE's) writing its int32
+    // accumulator, requantized by the last RESCALE (the reductions and the RESCALE done). False,
+    // with nothing reported, when the pattern does not hold.
+    bool spatial_sum_on_nce(const tosa::Op& op);
+    // assign_executors_int8_vector.cpp: an element-wise SHAVE layer `l` of `op` on a [1, C] vector
+    // (every operand dense of that shape) made [1, 1, 1, C], so that the schedule may hold its
+    // result in CMX; otherwise `l` as it is.
+    void vector_as_nhwc(const tosa::Op& op, Layer& l) const;
+
     bool eltwise_int8(const tosa::Op& op, const EltwisePlan& plan);
 
     // The RESCALE i32 -> i8 that alone reads `v`, through RESHAPEs (their op indices and its own go

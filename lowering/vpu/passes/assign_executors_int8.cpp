@@ -271,6 +271,7 @@ bool Builder::int_shave(const tosa::Op& op) {
             const auto rm = op.get<tosa::RoundingMode>(AttrName::rounding_mode);
             if (rm == tosa::RoundingMode::INEXACT_ROUND) return fail(op, "INEXACT_ROUND rounding");
             if (rescale_on_nce(op, *mult, *shift, izp->items[0], ozp->items[0], rm == tosa::RoundingMode::DOUBLE_ROUND)) return true;
+            if (spatial_sum_on_nce(op)) return true;
             ShaveKernel a = kernel("rescale");
             a.rescale = ShaveKernel::Rescale{mult->items, shift->items, izp->items[0], ozp->items[0], rm == tosa::RoundingMode::DOUBLE_ROUND};
             if (g.type(op.outputs[0]).dtype != tosa::DType::i16) return shave_on(op, std::move(a), {op.inputs[0]});

@@ -138,6 +138,7 @@ bool Builder::shave_on(const tosa::Op& op, ShaveKernel k, const std::vector<Valu
                             (m.int8 ? "the int8 path stores i8 and i32" : "this compiler's PRO-FP path is fp16") + ")");
     l.output = dense_view(add_tensor(g.value(y).name, g.type(y).volume(), Role::activation, dt.value_or(DataType::fp16)), g.type(y).shape);
     const View ov = l.output;
+    if (m.int8) vector_as_nhwc(op, l);  // (the value keeps its own view `ov`)
     add_layer(std::move(l), y, ov);
     return true;
 }

@@ -514,10 +514,13 @@ struct Attempt {
 };
 
 // The schedule of attempt `a` (in `m`, allocated) made again with the weights of weights-bound
-// layers loaded early (schedule_prefetch.cpp), three times: the other layers' loads timed at DDR's
-// rate and at one DMA queue's (`early_serial`), and at one queue's with the layers whose loads the
+// layers loaded early (schedule_prefetch.cpp), five times: the other layers' loads timed at DDR's
+// rate and at one DMA queue's (`early_serial`), at one queue's with the layers whose loads the
 // prefetch one layer ahead leaves exposed counted weights-bound too (`early_exposed`: ShuffleNet
-// v2's last conv, docs/schedule.md step 19). Of a and those that allocate and store no more to DDR,
+// v2's last conv, docs/schedule.md step 19), and the chunks back to back on one DMA queue from
+// a tenth of the estimated end (`early_spread`, docs/schedule.md step 20), of the layers whose
+// chunks take more than twice their work to load and, once more, more than their work (ShuffleNet
+// v2 int8's last 1x1 conv, 475 KB). Of a and those that allocate and store no more to DDR,
 // the one the simulator runs in the fewest cycles is kept (schedule_choose.cpp: each finished as
 // the pipeline would; a on a tie). The scheduler's own estimate (each task at its cost) cannot
 // decide it: it misses DDR shared by the DMA queues and how the early loads' buffers move the
@@ -531,8 +534,7 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
     std::vector<Task> tasks = std::move(m.tasks);
     std::vector<CmxBuffer> cmx = std::move(m.cmx);
     Diagnostics kept;  // the notes of the schedule kept
-    for (int variant : {0, 1, 2}) {
-        const bool serial = variant >= 1, exposed = variant == 2;
+    for (int variant : {0, 1, 2, 3, 4}) {
         m.tasks.clear();
         m.cmx.clear();
         Diagnostics notes;
@@ -543,8 +545,9 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
         e.whole_tables = a.whole_tables;
         e.banned = a.banned;
         e.early_budget = m.target.cmx_bytes;
-        e.early_serial = serial;
-        e.early_exposed = exposed;
+        e.early_serial = variant == 1 || variant == 2;
+        e.early_exposed = variant == 2;
+        e.early_spread = variant == 3 ? 2.0 : variant == 4 ? 1.0 : 0.0;
         Diagnostics trial;
         if (!e.run() || !allocate_cmx(m, trial) || ddr_stores(m) > stores) continue;
         const double makespan = schedule_impl::simulated_makespan(m);

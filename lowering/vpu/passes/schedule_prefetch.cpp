@@ -19,7 +19,11 @@
 // classifier: docs/schedule.md step 15). With `early_exposed` a layer is weights-bound also where
 // its loads, less the previous NCE layer's work on the cluster (what the prefetch one layer ahead
 // hides), take longer than its own work (ShuffleNet v2's last 1x1 conv after the one-cluster stage
-// 4: docs/schedule.md step 19). `early_share` is the DDR time of the chunks moved over
+// 4: docs/schedule.md step 19). With `early_spread` (> 0) the chunks instead load one
+// after another at one DMA queue's rate, earliest due first, from a tenth of the estimated end: the
+// latest free time is where the queues carry the copies the layers wait for, while in the early
+// layers a queue is mostly idle (docs/schedule.md step 20); a layer is then weights-bound when its
+// chunks take more than `early_spread` times its work to load. `early_share` is the DDR time of the chunks moved over
 // the estimated end. `schedule` (schedule.cpp, `early_loads`) tries such a schedule where that
 // share is at least 5% and keeps it where the simulator runs it faster (schedule_choose.cpp).
 #include <set>
@@ -101,7 +105,8 @@ void Scheduler::plan_prefetch() {
         // 3/4 of CMX on every cluster (not AlexNet's 31 MB classifier layers)
         bool bound = false, fits = true;
         for (std::size_t c = 0; c < std::size_t(t.clusters); ++c) {
-            const bool slow = load[c] > 2.0 * work[c] || (early_exposed && load[c] - prev_work[c] > work[c]);
+            const double ratio = early_spread > 0.0 ? early_spread : 2.0;
+            const bool slow = load[c] > ratio * work[c] || (early_exposed && load[c] - prev_work[c] > work[c]);
             bound = bound || (slow && load[c] >= 8.0 * double(t.dma_latency_cycles));
             fits = fits && bytes[c] <= double(t.cmx_bytes) * 3 / 4;
         }
@@ -112,7 +117,7 @@ void Scheduler::plan_prefetch() {
         // CMX they leave takes more of the classifier's chunks early; docs/schedule.md step 19)
         bool twice = false;
         for (std::size_t c = 0; c < std::size_t(t.clusters); ++c) twice = twice || load[c] > 2.0 * work[c];
-        if (weights_bound[std::size_t(h)] && !twice) {
+        if (early_exposed && weights_bound[std::size_t(h)] && !twice) {
             for (const Chunk& ch : mine) (ch.before == 0.0 ? moved : others).push_back(ch);
         } else {
             auto& to = weights_bound[std::size_t(h)] ? moved : others;
@@ -147,8 +152,14 @@ void Scheduler::plan_prefetch() {
         else busy.push_back({cursor, end});
     }
     std::stable_sort(moved.begin(), moved.end(), later_first);
+    // `early_spread`: earliest due first, one after another at one DMA queue's rate (never both
+    // queues at once: the other carries the copies the layers wait for) from a tenth of the end
+    if (early_spread > 0.0) std::reverse(moved.begin(), moved.end());
+    double spread_at = start.back() / 10.0;
     for (const Chunk& c : moved) {
-        const double from = take_latest(busy, due(c), takes(c.bytes));
+        double from = spread_at;
+        if (early_spread > 0.0) spread_at += double(c.bytes) / double(t.dma_bytes_per_cycle) + double(t.dma_latency_cycles);
+        else from = take_latest(busy, due(c), takes(c.bytes));
         // after the first tile of the latest layer starting at or before `from`
         std::int64_t j = std::int64_t(std::upper_bound(start.begin(), start.begin() + c.layer + 1, from) - start.begin()) - 1;
         j = std::max<std::int64_t>(j, 0);

@@ -367,6 +367,8 @@ struct Scheduler {
     // the chunks that waited for CMX at an earlier layer, at most this many loaded after a layer's
     // first tile (0: no limit; docs/schedule.md step 19)
     std::int64_t late_per_layer = t.dma_engines;
+    double early_spread = 0.0;         // `plan_prefetch`, > 0: the moved chunks back to back at one DMA queue's rate from a tenth of the estimated
+                                       // end, of the layers whose chunks take more than this times their work to load
     double early_share = 0.0;          // `plan_prefetch`: the DDR time of the chunks it moves early over the estimated end
     std::vector<bool> weights_bound;   // per layer (`plan_prefetch`)
     std::vector<std::vector<std::size_t>> early_tiles;  // per layer: tiles whose weights load after its first tile

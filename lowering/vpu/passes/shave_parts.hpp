@@ -15,6 +15,7 @@
 // convolution are read whole by every tile.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "lowering/vpu/ir.hpp"
@@ -48,6 +49,10 @@ ShavePart shave_part(const Module& m, const Layer& l, const Tile& tl);
 // dimension 1 of a rank-4 result over every cluster (else 0), for the next layer to take.
 // False after reporting `does-not-fit`.
 bool tile_shave(Module& m, std::size_t li, std::int64_t budget, Diagnostics& diags, std::int64_t& rows);
+// The cluster that computed the first input of layer `li` with a producer, when all of that
+// producer's tiles are on it (a SHAVE kernel run whole there reads its input without a copy
+// between the clusters); none otherwise.
+std::optional<std::int64_t> whole_on_cluster(const Module& m, std::size_t li);
 
 // How many parts a SHAVE kernel of layer `l` is worth splitting into for the engines' sake: one
 // per SHAVE engine of the target (clusters x shave_per_cluster), fewer when a part would do less

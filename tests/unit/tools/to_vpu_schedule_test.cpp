@@ -176,25 +176,26 @@ TEST_CASE("nnef-to-vpu schedule: ShuffleNet v2's channel split and shuffle stay 
     // The shuffle's copies go CMX to CMX (docs/schedule.md): no byte is stored to DDR but the
     // output. 1.20x of the bound is not reached (the chain of short layers, each waiting for its
     // inputs' CMX-to-CMX copies and for weights the queues load behind them: docs/schedule.md).
-    // The limits are today's makespans (278425 and 231837 cycles: the constants of consecutive
+    // The limits are today's makespans (FP16MS and INT8MS cycles: the constants of consecutive
     // layers loaded together, docs/vpu-compiler.md; the branches' last 1x1 convs writing into the
     // shuffled tensors and stage 4 on one cluster, docs/schedule.md step 10; the fp16 classifier's
     // weights loaded during stages 2-3, step 15; the last 1x1 conv's loaded before stage 4's end
-    // and the classifier's last chunks beside the global pool's transfers, step 19) with a margin
-    // of 1% (0.5% for the fp16 model: step 19's three parts took it 289542 -> 286326 -> 283543 ->
-    // 278425),
+    // and the classifier's last chunks beside the global pool's transfers, step 19; the int8 global
+    // pool as one NCE dwconv and the classifier's weights and conv56's loaded one chunk at a time
+    // from early on, step 20) with a margin of 1% (0.5% for the fp16 model: step 19's three parts
+    // took it 289542 -> 286326 -> 283543 -> 278425),
     // so that a schedule that loses them fails here; not the ratio, whose bound falls with every
     // transfer saved.
     // The int8 model has one convolution whose float bias lies between its accumulator's steps:
-    // that bias is added at a finer grid by SHAVE kernels in int32 (docs/tosa-lowering.md), whose
-    // int32 accumulator (24000 bytes) is spilled; the shuffle's copies store nothing.
+    // that bias is added at a finer grid by SHAVE kernels in int32 (docs/tosa-lowering.md) on the
+    // accumulator as [1, 1, 1, 1000], held in CMX (its 24000 bytes were spilled before step 20).
     struct Case {
         const char* dir;
         const char* args;
         double limit;  // makespan, cycles
         double spills;
     };
-    for (const Case& c : {Case{"real/shufflenet_v2_x1_0", "", 279800, 0}, Case{"quantized/shufflenet_v2_x1_0_int8", " --profile pro-int", 234800, 24000}}) {
+    for (const Case& c : {Case{"real/shufflenet_v2_x1_0", "", FP16LIM, 0}, Case{"quantized/shufflenet_v2_x1_0_int8", " --profile pro-int", INT8LIM, 0}}) {
         CAPTURE(c.dir);
         const fs::path m = nnef_test::corpus_dir() / c.dir;
         const Schedule s = simulate(m, c.args);

@@ -516,6 +516,92 @@ TEST_SUITE("vpu") {
         }
     }
 
+    // docs/schedule.md step 20: PRO-INT's mean over H and W (ShuffleNet v2's global pool) is one NCE
+    // dwconv of weights 1 writing its int32 accumulator, requantized in its table; a first RESCALE
+    // whose scale is not 1 keeps the SHAVE kernels. The codes are the interpreter's either way.
+    TEST_CASE("int8: a mean over H and W (RESCALE of scale 1, REDUCE_SUMs, RESCALE) is one NCE dwconv with the interpreter's codes") {
+        struct Case {
+            const char* what;
+            std::int64_t shift;  // the first RESCALE's: multiplier 2^30 with shift 30 is scale 1
+            bool both;           // reduced over H and W (else over H only)
+            bool nce;            // expected on the NCE
+        };
+        for (const Case& k : {Case{"H and W, scale 1", 30, true, true}, Case{"H only, scale 1", 30, false, true},
+                              Case{"H and W, scale 2", 29, true, false}}) {
+            const std::string what = k.what;
+            CAPTURE(what);
+            Graph g;
+            g.name = "qmean";
+            g.profile = Profile::pro_int;
+            const std::int64_t H = 7, W = 5, C = 48;
+            const ValueId x = g.add_value({DType::i8, {1, H, W, C}}, "x");
+            g.main().inputs = {x};
+            const ValueId wide = rescale(g, x, DType::i32, std::int64_t(1) << 30, k.shift, -128, 0, RoundingMode::SINGLE_ROUND);
+            ValueId v = g.add_op(0, OpKind::REDUCE_SUM, {wide}, {{DType::i32, {1, 1, W, C}}}, {{AttrName::axis, std::int64_t(1)}}).outputs[0];
+            if (k.both) v = g.add_op(0, OpKind::REDUCE_SUM, {v}, {{DType::i32, {1, 1, 1, C}}}, {{AttrName::axis, std::int64_t(2)}}).outputs[0];
+            const ValueId y = rescale(g, v, DType::i8, 1079009757, (k.both ? 34 : 32) + (30 - k.shift), 0, -128, RoundingMode::SINGLE_ROUND);
+            g.values[y].name = "y";
+            g.main().outputs = {y};
+            const auto list = compile_checked(g);
+            std::map<std::string, int> ops;
+            for (const auto& t : list->tasks) ++ops[t.op];
+            CHECK((ops["dwconv"] >= 1) == k.nce);
+            CHECK((ops["reduce_sum"] == 0) == k.nce);
+            CHECK((ops["rescale"] == 0) == k.nce);  // the last RESCALE in the dwconv's table
+            for (unsigned seed : {1u, 2u, 3u}) {
+                CAPTURE(seed);
+                const Compared r = compare(g, *list, random_inputs(g, seed));
+                CHECK(r.elements == (k.both ? C : W * C));
+                CHECK(r.distinct.size() > 3);
+                CHECK(r.mismatches == 0);
+            }
+        }
+    }
+
+    // docs/schedule.md step 20: the fine bias's element-wise chain on a [1, C] vector (the
+    // classifier's accumulator) runs on [1, 1, 1, C], its results held in CMX, on one cluster
+    TEST_CASE("int8: an element-wise SHAVE chain on a [1, C] vector stays in CMX on one cluster, with the interpreter's codes") {
+        Graph g;
+        g.name = "qvector";
+        g.profile = Profile::pro_int;
+        const std::int64_t C = 1000;
+        const ValueId x = g.add_value({DType::i8, {1, C}}, "x");
+        g.main().inputs = {x};
+        const ValueId a = rescale(g, x, DType::i32, 1518500250, 20, -3, 0, RoundingMode::SINGLE_ROUND);  // x' = (x + 3) 1448 (approx.)
+        auto per_channel = [&](unsigned seed, std::int64_t scale) {
+            auto c = ConstData::allocate({DType::i32, {1, C}});
+            const auto base = codes({DType::i32, {1, C}}, seed);
+            for (std::int64_t i = 0; i < C; ++i) c->mutable_items<std::int32_t>()[i] = std::int32_t(base->items<std::int32_t>()[i] * scale);
+            return g.add_const(0, c);
+        };
+        const ValueId mul_k = per_channel(11, 1);
+        const ValueId m = g.add_op(0, OpKind::MUL, {a, mul_k, scalar(g, DType::i8, 0)}, {{DType::i32, {1, C}}}).outputs[0];
+        const ValueId b = g.add_op(0, OpKind::ADD, {m, per_channel(12, 4096)}, {{DType::i32, {1, C}}}).outputs[0];
+        const ValueId y = rescale(g, b, DType::i8, 1431655765, 48, 0, 5, RoundingMode::SINGLE_ROUND);
+        g.values[y].name = "y";
+        g.main().outputs = {y};
+        const auto list = compile_checked(g);
+        std::set<std::string> clusters;
+        int shave = 0;
+        for (const auto& t : list->tasks)
+            if (t.kind == vpu::TaskKind::SHAVE) {
+                ++shave;
+                clusters.insert(t.queue.substr(0, 6));  // "SHAVEc"
+            }
+        CHECK(shave == 4);  // rescale, mul, add, rescale
+        CHECK(clusters.size() == 1);
+        const vpu_test::DmaCount n = vpu_test::count_dma(*list);
+        CHECK(n.spills == 0);  // as [1, C] each result went to DDR and back
+        CHECK(n.cross == 0);
+        for (unsigned seed : {1u, 2u}) {
+            CAPTURE(seed);
+            const Compared r = compare(g, *list, random_inputs(g, seed));
+            CHECK(r.elements == C);
+            CHECK(r.distinct.size() > 20);
+            CHECK(r.mismatches == 0);
+        }
+    }
+
     TEST_CASE("int8: the corpus's int8 models at PRO-INT give the TOSA interpreter's output codes exactly") {
         NNEF_RELEASE_PASS_ONLY("the same two models are compiled and simulated at PRO-INT under the sanitizers in int8: the corpus's int8 models with stored weights on reference/input.dat");
         NNEF_REQUIRE_CORPUS();
