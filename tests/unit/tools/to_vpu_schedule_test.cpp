@@ -94,10 +94,12 @@ TEST_CASE("nnef-to-vpu schedule: every sample within 1.20x of the lower bound") 
 TEST_CASE("nnef-to-vpu schedule: the corpus models beyond 1.20x of the lower bound, and why") {
     NNEF_REQUIRE_CORPUS();
     // Each is still a valid run (ratio >= 1); when one comes within 1.20x, it moves to the list
-    // above. The reason is checked too: the list's own chain (its queue order and barriers) is
-    // itself beyond 1.20x the bound, so the list's orderings, not the tasks, keep it there.
-    // docs/schedule.md has the analysis. (DenseNet-121, MobileNet-v2 and VGG-11 were here: see the
-    // list above.)
+    // above. The reason is checked too: ConvNeXt-tiny's own chain (its queue order and barriers)
+    // is itself beyond 1.20x the bound, so the list's orderings, not the tasks, keep it there;
+    // ShuffleNet v2's chain is within it since docs/schedule.md step 18 (274256 cycles against
+    // 276130), and what keeps the run beyond is what it loses to DDR shared by the DMA queues
+    // (the makespan over the chain, 284943 / 274256). docs/schedule.md has the analysis.
+    // (DenseNet-121, MobileNet-v2 and VGG-11 were here: see the list above.)
     for (const std::string dir : {"real/convnext_tiny", "real/shufflenet_v2_x1_0"}) {
         CAPTURE(dir);
         const fs::path m = nnef_test::corpus_dir() / dir;
@@ -105,7 +107,13 @@ TEST_CASE("nnef-to-vpu schedule: the corpus models beyond 1.20x of the lower bou
         const double chain = s.sim.at("lower_bound").at("list_chain_cycles").get<double>();
         CHECK(s.ratio >= 1.0);
         CHECK_MESSAGE(s.ratio > 1.20, dir << " is within 1.20x now: move it to the models that reach it");
-        CHECK(chain > 1.20 * s.bound);
+        if (dir == "real/convnext_tiny") {
+            CHECK(chain > 1.20 * s.bound);
+        } else {
+            CHECK(chain <= 1.20 * s.bound);
+            CHECK(s.makespan > 1.20 * s.bound);
+            CHECK(s.makespan > chain);
+        }
     }
 }
 
