@@ -195,7 +195,7 @@ TEST_CASE("nnef-to-vpu schedule: ShuffleNet v2's channel split and shuffle stay 
         double limit;  // makespan, cycles
         double spills;
     };
-    for (const Case& c : {Case{"real/shufflenet_v2_x1_0", "", FP16LIM, 0}, Case{"quantized/shufflenet_v2_x1_0_int8", " --profile pro-int", INT8LIM, 0}}) {
+    for (const Case& c : {Case{"real/shufflenet_v2_x1_0", "", 279800, 0}, Case{"quantized/shufflenet_v2_x1_0_int8", " --profile pro-int", 197800, 0}}) {
         CAPTURE(c.dir);
         const fs::path m = nnef_test::corpus_dir() / c.dir;
         const Schedule s = simulate(m, c.args);

@@ -2,6 +2,7 @@
 // chains (shave_stream_test.cpp, stream_lead_test.cpp): MUL (shift 0), ADD, unary operators, and a
 // constant scalar broadcast over NHWC.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "unit/vpu/compile_support.hpp"
@@ -23,6 +24,20 @@ inline ValueId fixed(Graph& g, float v) {
     auto c = ConstData::allocate({DType::fp32, {1, 1, 1, 1}});
     c->mutable_items<float>()[0] = v;
     return g.add_const(0, c);
+}
+
+// Starts graph `g` named `name` with one input x of NHWC `shape` and returns u = x / sqrt 2 (an
+// NCE scale), as the exporter's GELU starts its erf (stream_lead_test.cpp, stream_hoist_test.cpp).
+inline ValueId scaled_input(Graph& g, const std::string& name, const std::vector<std::int64_t>& shape) {
+    g.name = name;
+    const ValueId x = g.add_value(f32(shape), "x");
+    g.main().inputs = {x};
+    return mul(g, x, fixed(g, 0.70710678f), shape);
+}
+// Makes z the graph's one output, named "z".
+inline void output_z(Graph& g, ValueId z) {
+    g.values[z].name = "z";
+    g.main().outputs = {z};
 }
 
 }  // namespace vpu_compile_support
