@@ -202,24 +202,7 @@ void Scheduler::emit_stream(std::int64_t id, bool& first, const std::function<vo
         if (first) prefetch();
         first = false;
     };
-    // each SHAVE kernel ahead of the NCE layers (past the leading ones and the next wave's) before
-    // it that it does not read: ConvNeXt's `neg` of the erf polynomial, which reads `x` only, came
-    // after the Horner chain's NCE products, so its buffer took bytes that chain had just read (a
-    // WAR barrier: its engine waited for the chain; docs/schedule.md step 18)
-    std::vector<std::size_t> order;
-    for (std::size_t li = a; li <= b; ++li) {
-        std::size_t p = order.size();
-        order.push_back(li);
-        if (m.layers[li].exec == Exec::nce) continue;
-        for (; p > 0; --p) {
-            const std::size_t q = order[p - 1];
-            if (q < lead || q == ahead_after || m.layers[q].exec != Exec::nce) break;
-            bool reads = false;
-            for (const View& v : m.layers[li].inputs) reads = reads || v.tensor == m.layers[q].output.tensor;
-            if (reads) break;
-            std::swap(order[p - 1], order[p]);
-        }
-    }
+    const std::vector<std::size_t> order = wave_order(a, b, lead, ahead_after);
     for (std::size_t w0 = 0; w0 < parts; w0 += wave) {
         for (std::size_t li : order) {
             // (the leading layers' parts of this wave were emitted with the wave before)

@@ -326,6 +326,11 @@ struct Scheduler {
     // after each wave the tiles of the NCE layers after the run that read only rows written by then
     // (`beside`).
     void emit_stream(std::int64_t id, bool& first, const std::function<void()>& prefetch);
+    // schedule_wave_order.cpp: the order of run [a, b]'s layers within a wave: each SHAVE kernel ahead
+    // of the NCE layers before it that it does not read, each NCE layer reading a SHAVE kernel's
+    // result among the NCE layers after that kernel as far as their work still takes the kernel's
+    // time; the leading layers (before `lead`) and `ahead_after` stay where they are.
+    std::vector<std::size_t> wave_order(std::size_t a, std::size_t b, std::size_t lead, std::size_t ahead_after) const;
     // The NCE layers after a run whose tiles go beside it: the next layers, each NCE, not in a run,
     // reading a result of the run or of such a layer (ConvNeXt's second MLP conv after the GELU,
     // the residual add after it), and per layer how many of its first tiles were emitted there.
