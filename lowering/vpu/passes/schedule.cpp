@@ -133,7 +133,8 @@ std::int64_t Scheduler::dma(Box from, Box to, const std::string& source, bool le
     for (std::int64_t q = 0; q < t.dma_engines; ++q) {
         const std::string name = "DMA" + std::to_string(q);
         const double s = least_work ? dma_work[std::size_t(q)] : std::max(free_at[name], r);
-        if (q == 0 || s < start) {
+        // (`dma_ties_spread`: of queues that could start it at once, the one free the longest)
+        if (q == 0 || s < start || (dma_ties_spread && !least_work && s == start && free_at[name] < free_at[task.queue])) {
             start = s;
             task.queue = name;
         }
@@ -470,7 +471,8 @@ bool Scheduler::run() {
         // arrive while it computes; before the second NCE layer (nothing computes yet), a layer of
         // at most one tile per cluster waits for all its tiles' loads, so the prefetch follows them
         const auto& lt = tiles_of[std::int64_t(li)];
-        const std::size_t prefetch_after = next_nce <= 1 && lt.size() <= std::size_t(t.clusters) ? lt.size() - 1 : 0;
+        std::size_t prefetch_after = next_nce <= 1 && lt.size() <= std::size_t(t.clusters) ? lt.size() - 1 : 0;
+        if (prefetch_per_cluster) prefetch_after = std::max(prefetch_after, first_tile_per_cluster(li));
         for (std::size_t k = 0; k < lt.size(); ++k) {
             if (beside_done[li] > 0) --beside_done[li];  // (emitted beside the run before it: schedule_stream.cpp)
             else if (l.exec == Exec::nce) nce_tile(m.tiles[lt[k]]);
@@ -526,7 +528,12 @@ struct Attempt {
 // decide it: it misses DDR shared by the DMA queues and how the early loads' buffers move the
 // others (their placement, the barriers of reused bytes). Estimated 2.9% earlier, ShuffleNet v2
 // was 2.1% earlier simulated but MnasNet-1.0 1.5% and MobileNet-v3-large 2.1% later; GoogLeNet
-// 1.5% earlier estimated, 2.6% later simulated (docs/schedule.md step 15).
+// 1.5% earlier estimated, 2.6% later simulated (docs/schedule.md step 15). The plan kept is then
+// made once more with `prefetch_per_cluster` and `dma_ties_spread` (scheduler.hpp) and kept where
+// it simulates faster (ShuffleNet v2 int8: `conv56`'s input gathered for both clusters before the
+// next layer's tables, the classifier's exchanges and gathers on both queues; step 22). Not the
+// default: on every model, DMA ties spread cost up to 18% (lstm_small; GoogLeNet 8.3%), the
+// prefetch per cluster up to 0.8% (ShuffleNet v2 fp16), while DenseNet-121 gained 1.2% by the latter.
 void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
     if (!a.early || a.hold_budget < 0) return;
     const std::int64_t stores = ddr_stores(m);
@@ -534,7 +541,9 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
     std::vector<Task> tasks = std::move(m.tasks);
     std::vector<CmxBuffer> cmx = std::move(m.cmx);
     Diagnostics kept;  // the notes of the schedule kept
-    for (int variant : {0, 1, 2, 3, 4}) {
+    int kept_variant = -1;
+    // variant -1: attempt a's plan (no early loads); `spread`: prefetch_per_cluster and dma_ties_spread
+    auto attempt = [&](int variant, bool spread) {
         m.tasks.clear();
         m.cmx.clear();
         Diagnostics notes;
@@ -544,20 +553,27 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
         e.pack_bytes = a.pack_bytes;
         e.whole_tables = a.whole_tables;
         e.banned = a.banned;
-        e.early_budget = m.target.cmx_bytes;
+        e.early_budget = variant >= 0 ? m.target.cmx_bytes : 0;
         e.early_serial = variant == 1 || variant == 2;
         e.early_exposed = variant == 2;
         e.early_spread = variant == 3 ? 2.0 : variant == 4 ? 1.0 : 0.0;
+        e.prefetch_per_cluster = spread;
+        e.dma_ties_spread = spread;
         Diagnostics trial;
-        if (!e.run() || !allocate_cmx(m, trial) || ddr_stores(m) > stores) continue;
+        if (!e.run() || !allocate_cmx(m, trial) || ddr_stores(m) > stores) return;
         const double makespan = schedule_impl::simulated_makespan(m);
         if (makespan < best) {
             best = makespan;
             tasks = std::move(m.tasks);
             cmx = std::move(m.cmx);
             kept = std::move(notes);
+            kept_variant = variant;
         }
-    }
+    };
+    for (int variant : {0, 1, 2, 3, 4}) attempt(variant, false);
+    // the plan kept, once more with each cluster's gathered input ahead of the next layer's
+    // prefetch and DMA ties spread over the queues (docs/schedule.md step 22)
+    attempt(kept_variant, true);
     m.tasks = std::move(tasks);
     m.cmx = std::move(cmx);
     diags.append(kept);

@@ -223,4 +223,19 @@ void Scheduler::load_early(std::size_t li) {
     waiting = std::move(later);
 }
 
+std::size_t Scheduler::first_tile_per_cluster(std::size_t li) const {
+    const auto it = tiles_of.find(std::int64_t(li));
+    if (it == tiles_of.end()) return 0;
+    const Layer& l = m.layers[li];
+    if (l.output.shape.size() != 4) return 0;
+    std::uint64_t seen = 0;
+    for (std::size_t k = 0; k < it->second.size(); ++k) {
+        const Tile& tl = m.tiles[it->second[k]];
+        if (tl.row0 != 0 || tl.rows != l.output.shape[1]) return 0;
+        seen |= std::uint64_t(1) << unsigned(tl.cluster);
+        if (seen == clusters_of[li]) return k;
+    }
+    return 0;
+}
+
 }  // namespace nnef::vpu::ir::schedule_impl

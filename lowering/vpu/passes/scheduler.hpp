@@ -374,6 +374,15 @@ struct Scheduler {
     std::int64_t late_per_layer = t.dma_engines;
     double early_spread = 0.0;         // `plan_prefetch`, > 0: the moved chunks back to back at one DMA queue's rate from a tenth of the estimated
                                        // end, of the layers whose chunks take more than this times their work to load
+    // (docs/schedule.md step 22, tried by `early_loads` on the plan it keeps) the next NCE layer's
+    // constants prefetched only after a tile of the layer on each of its clusters, where its first
+    // tiles read all rows split over channels (each cluster's input gathered before the prefetch);
+    // and a DMA that two queues could start at once on the one free the longest (not DMA0)
+    bool prefetch_per_cluster = false;
+    bool dma_ties_spread = false;
+    // The index in layer `li`'s tiles after which each of its clusters has had a tile, where those
+    // tiles all read every row (split over channels), else 0.
+    std::size_t first_tile_per_cluster(std::size_t li) const;
     double early_share = 0.0;          // `plan_prefetch`: the DDR time of the chunks it moves early over the estimated end
     std::vector<bool> weights_bound;   // per layer (`plan_prefetch`)
     std::vector<std::vector<std::size_t>> early_tiles;  // per layer: tiles whose weights load after its first tile

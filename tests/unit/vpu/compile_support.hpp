@@ -6,12 +6,14 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/compare.hpp"
 #include "lowering/tosa/interpreter.hpp"
 #include "lowering/vpu/compiler.hpp"
 #include "lowering/vpu/ir.hpp"
+#include "lowering/vpu/passes/scheduler.hpp"
 #include "lowering/vpu/simulator.hpp"
 
 namespace vpu_compile_support {
@@ -100,6 +102,38 @@ inline void run_passes_until(vpu::ir::Module& m, const std::string& last) {
         CHECK(vpu::ir::verify(m, pass.name, d));
         if (pass.name == last) break;
     }
+}
+
+// A float conv k x k, stride 1, padding k / 2 on [1, h, h, cin] (NHWC) -> [1, h, h, cout], its
+// weights and bias pseudo-random from `seed` (prefetch tests' chains of convs).
+inline ValueId conv_same(Graph& g, ValueId in, std::int64_t h, std::int64_t cin, std::int64_t cout, std::int64_t k, unsigned seed) {
+    using I = std::vector<std::int64_t>;
+    const std::int64_t p = k / 2;
+    const std::vector<std::pair<AttrName, Attr>> attrs = {
+        {AttrName::pad, I{p, p, p, p}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}}, {AttrName::acc_type, AccType::FP32}};
+    return g.add_op(0, OpKind::CONV2D, {in, constant(g, {cout, k, k, cin}, seed, 0.1f), constant(g, {cout}, seed + 1), zero(g), zero(g)},
+                    {f32({1, h, h, cout})}, attrs)
+        .outputs[0];
+}
+
+// Graph input x [1, c, h, h] (NCHW, named "x") and its TRANSPOSE to NHWC, which is returned.
+inline ValueId nhwc_input(Graph& g, std::int64_t c, std::int64_t h) {
+    const ValueId x = g.add_value(f32({1, c, h, h}), "x");
+    g.main().inputs = {x};
+    return g.add_op(0, OpKind::TRANSPOSE, {x}, {f32({1, h, h, c})}, {{AttrName::perms, std::vector<std::int64_t>{0, 2, 3, 1}}}).outputs[0];
+}
+
+// The schedule pass's first attempt's budgets: 7/8 of CMX for held results, 3/4 for streamed runs.
+inline void first_attempt_budgets(vpu::ir::schedule_impl::Scheduler& s, const vpu::Target& t) {
+    s.hold_budget = t.cmx_bytes / 8 * 7;
+    s.stream_budget = t.cmx_bytes / 16 * 12;
+}
+
+// The module of graph `g` for the default target, compiled up to the schedule pass (its tables built).
+inline void ready_to_schedule(vpu::ir::Module& m, const Graph& g) {
+    m.graph = &g;
+    m.target = vpu::Target{};
+    run_passes_until(m, "build-tables");
 }
 
 }  // namespace vpu_compile_support

@@ -18,8 +18,6 @@
 namespace {
 
 using namespace vpu_compile_support;
-using Attrs = std::vector<std::pair<AttrName, Attr>>;
-using I = std::vector<std::int64_t>;
 
 // x [1,64,7,7] NCHW -> four 3x3 convs of 64 channels (time for loads to move early) -> the
 // previous layer: a 1x1 conv 64 -> 464 (little work) or a 3x3 conv
@@ -29,16 +27,8 @@ Graph tail_graph(bool small_before) {
     Graph g;
     g.name = small_before ? "exposed_tail" : "hidden_tail";
     const std::int64_t H = 7, C = 64;
-    const ValueId x = g.add_value(f32({1, C, H, H}), "x");
-    g.main().inputs = {x};
-    ValueId v = g.add_op(0, OpKind::TRANSPOSE, {x}, {f32({1, H, H, C})}, {{AttrName::perms, I{0, 2, 3, 1}}}).outputs[0];
-    auto conv = [&](ValueId in, std::int64_t cin, std::int64_t cout, std::int64_t k, unsigned seed) {
-        const std::int64_t p = k / 2;
-        const Attrs attrs = {{AttrName::pad, I{p, p, p, p}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}}, {AttrName::acc_type, AccType::FP32}};
-        return g.add_op(0, OpKind::CONV2D, {in, constant(g, {cout, k, k, cin}, seed, 0.1f), constant(g, {cout}, seed + 1), zero(g), zero(g)},
-                        {f32({1, H, H, cout})}, attrs)
-            .outputs[0];
-    };
+    ValueId v = nhwc_input(g, C, H);
+    auto conv = [&](ValueId in, std::int64_t cin, std::int64_t cout, std::int64_t k, unsigned seed) { return conv_same(g, in, H, cin, cout, k, seed); };
     for (unsigned k = 0; k < 4; ++k) v = conv(v, C, C, 3, 40 + 2 * k);
     v = conv(v, C, 464, small_before ? 1 : 3, 10);
     v = conv(v, 464, 1024, 1, 20);
@@ -57,13 +47,10 @@ struct Plan {
 // layers' loads timed at one DMA queue's rate, the exposed rule on or off.
 Plan plan(const Graph& g, bool exposed) {
     vpu::ir::Module m;
-    m.graph = &g;
-    m.target = vpu::Target{};
-    run_passes_until(m, "build-tables");
+    ready_to_schedule(m, g);
     Diagnostics d{0};
     vpu::ir::schedule_impl::Scheduler s(m, d);
-    s.hold_budget = m.target.cmx_bytes / 8 * 7;
-    s.stream_budget = m.target.cmx_bytes / 16 * 12;
+    first_attempt_budgets(s, m.target);
     s.early_budget = m.target.cmx_bytes;
     s.early_serial = true;
     s.early_exposed = exposed;
