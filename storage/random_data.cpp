@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -33,10 +34,29 @@ std::uint64_t variable_seed(std::string_view label, std::uint64_t seed) {
 }
 
 std::set<std::string> positive_variables(const Graph& graph) {
+    // what each tensor of a copy or a layout change is made from (exported models pass a batch
+    // norm's 1-D variables through `copy` and `unsqueeze`: DenseNet-121, ResNet-18-BN of the corpus)
+    static const std::set<std::string> same_items{"copy", "unsqueeze", "squeeze", "reshape", "transpose"};
+    std::map<std::string, std::string> source;
+    for (const Operation& op : graph.operations) {
+        if (!same_items.count(op.name)) continue;
+        if (op.inputs.empty() || op.outputs.empty()) continue;
+        const Value& in = op.inputs.front().second;  // copy's x, the others' input
+        const Value& out = op.outputs.front().second;
+        if (in.is_identifier() && out.is_identifier()) source[out.as_identifier()] = in.as_identifier();
+    }
     std::set<std::string> out;
     for (const Operation& op : graph.operations)
         for (const auto& [param, v] : op.inputs)
-            if ((param == "variance" || param == "scale") && v.is_identifier()) out.insert(v.as_identifier());
+            if ((param == "variance" || param == "scale") && v.is_identifier()) {
+                std::string name = v.as_identifier();
+                for (std::size_t hops = 0; hops < source.size(); ++hops) {  // bounded: SSA has no cycles
+                    auto it = source.find(name);
+                    if (it == source.end()) break;
+                    name = it->second;
+                }
+                out.insert(name);
+            }
     return out;
 }
 

@@ -24,8 +24,9 @@ struct SplitMix64 {
 // case-insensitively, spec 4.1.3), started from `seed`.
 std::uint64_t variable_seed(std::string_view label, std::uint64_t seed);
 
-// The variables of `graph` read as a `variance` or a `scale` argument (of any operation): their
-// random weights are positive.
+// The variables of `graph` read as a `variance` or a `scale` argument (of any operation), directly
+// or through `copy`, `unsqueeze`, `squeeze`, `reshape` or `transpose`: their random weights are
+// positive.
 std::set<std::string> positive_variables(const Graph& graph);
 
 // n items: float32 values of N(0, 1); integers in [0, 10); logicals true or false with equal chance.

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -373,6 +374,28 @@ TEST_CASE("variables whose labels differ only in case share their value") {
     const auto y = (*r)->tensor("y")->to_doubles();
     for (std::size_t i = 0; i < 2; ++i)
         for (std::size_t j = 0; j < 2; ++j) CHECK(y[i * 2 + j] == doctest::Approx(w[i * 2] * w[j] + w[i * 2 + 1] * w[2 + j]));
+}
+
+TEST_CASE("random weights: a batch norm's variance reached through copy and unsqueeze is positive") {
+    // (storage::positive_variables follows them: tests/unit/storage/random_data_test.cpp) 64
+    // variances from (-a, a) would give some NaN from sqrt(variance + epsilon)
+    nnef::Session s;
+    REQUIRE(s.load_text("graph.nnef", "version 1.0;\ngraph G( x ) -> ( y ) {\n"
+                                       "    x = external(shape = [1, 64, 2, 2]);\n"
+                                       "    v = variable(shape = [64], label = 'v');\n"
+                                       "    vc = copy(v);\n"
+                                       "    vu = unsqueeze(vc, axes = [0]);\n"
+                                       "    y = batch_normalization(x, 0.0, vu, 0.0, 1.0, epsilon = 1e-5);\n}\n"));
+    nnef::exec::ExecOptions o;
+    o.random_weights = 1;
+    auto r = nnef::exec::Executor::create(*s.graph(), o);
+    REQUIRE(r);
+    nnef::Diagnostics d;
+    REQUIRE((*r)->set_input("x", nnef::exec::random_tensor(nnef::PrimType::scalar, {1, 64, 2, 2}, 3), d));
+    REQUIRE((*r)->run(d));
+    std::size_t bad = 0;
+    for (const double y : (*r)->tensor("y")->to_doubles()) bad += !std::isfinite(y);
+    CHECK(bad == 0);
 }
 
 TEST_CASE("executor errors: no kernel, unexpanded compound, inputs") {

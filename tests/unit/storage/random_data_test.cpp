@@ -5,8 +5,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <set>
+#include <string>
 #include <vector>
 
+#include "nnef/nnef.hpp"
 #include "storage/random_data.hpp"
 
 TEST_SUITE("storage") {
@@ -44,5 +47,30 @@ TEST_SUITE("storage") {
         for (float x : w) within = within && std::abs(x) <= bound, varied = varied || x != w[0];
         CHECK(within);
         CHECK(varied);
+    }
+
+    TEST_CASE("random data: a batch norm's variance and scale are positive also through copy and unsqueeze") {
+        // Exported models (the corpus's DenseNet-121 and ResNet-18-BN) pass a batch norm's 1-D
+        // variables through copy and unsqueeze; their random weights must be positive there too,
+        // or sqrt(variance + epsilon) is NaN (the fp16 VPU then returned NaN where nnef-run's relu
+        // hid it). The executor's run of this graph: tests/unit/exec/executor_test.cpp.
+        nnef::Session s;
+        REQUIRE(s.load_text("graph.nnef", "version 1.0;\ngraph G( x ) -> ( y ) {\n"
+                                           "    x = external(shape = [1, 64, 2, 2]);\n"
+                                           "    m = variable(shape = [64], label = 'm');\n"
+                                           "    v = variable(shape = [64], label = 'v');\n"
+                                           "    o = variable(shape = [64], label = 'o');\n"
+                                           "    g = variable(shape = [64], label = 'g');\n"
+                                           "    vc = copy(v);\n"
+                                           "    vu = unsqueeze(vc, axes = [0]);\n"
+                                           "    gu = unsqueeze(g, axes = [0]);\n"
+                                           "    mu = unsqueeze(m, axes = [0]);\n"
+                                           "    ou = unsqueeze(o, axes = [0]);\n"
+                                           "    y = batch_normalization(x, mu, vu, ou, gu, epsilon = 1e-5);\n}\n"));
+        const std::set<std::string> positive = nnef::storage::positive_variables(*s.graph());
+        CHECK(positive.count("v") == 1);
+        CHECK(positive.count("g") == 1);
+        CHECK(positive.count("m") == 0);
+        CHECK(positive.count("o") == 0);
     }
 }
