@@ -361,9 +361,13 @@ void write_output_tensor(const fs::path& path, const tosa::ConstData& c, const t
     take(storage::write_tensor_file(path.string(), *tensor));
 }
 
+// NaN where a value is NaN (std::max would skip it and report the others' magnitude)
 double max_magnitude(const std::vector<double>& values) {
     double m = 0.0;
-    for (double v : values) m = std::max(m, std::fabs(v));
+    for (double v : values) {
+        if (std::isnan(v)) return v;
+        m = std::max(m, std::fabs(v));
+    }
     return m;
 }
 
@@ -376,6 +380,17 @@ double max_magnitude(const std::vector<double>& values) {
 void fp16_range_warning(const std::string& output, double magnitude, bool reference) {
     const double smallest_normal = std::ldexp(1.0, -14), largest = 65504.0;
     char text[320];
+    if (std::isnan(magnitude)) {
+        // not a question of fp16's range: with --compare the comparison names the NaN on its side
+        if (!reference) {
+            std::snprintf(text, sizeof text,
+                          "output '%s': the simulated values hold NaN (--compare against nnef-run's output says whether "
+                          "the float model has them too)",
+                          output.c_str());
+            tool().warning("vpu", text);
+        }
+        return;
+    }
     if (magnitude > largest) {
         std::snprintf(text, sizeof text,
                       "output '%s': the %s max |value| is %.3g, above fp16's largest (%.0f): fp16 overflows to infinity, and then "

@@ -418,6 +418,22 @@ TEST_SUITE("tools") {
         CHECK_FALSE(has(r.err, "fp16"));
     }
 
+    TEST_CASE("nnef-to-vpu --simulate: NaN outputs are named as NaN, not as a magnitude below fp16's range") {
+        // sqrt of N(0, 1) items: about half are NaN. max |value| skipped them (std::max), so the
+        // tool called the output "0, below fp16's smallest normal" when all its items were NaN.
+        const fs::path dir = nnef_test::scratch_dir() / "vpu-nan-output";
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        std::ofstream(dir / "graph.nnef") << "version 1.0;\n\ngraph roots( input ) -> ( output )\n{\n"
+                                             "    input = external<scalar>(shape = [1, 16, 4, 4]);\n"
+                                             "    output = sqrt(input);\n}\n";
+        auto r = run_tool("nnef-to-vpu", q(dir / "graph.nnef") + " --simulate --input random:3 --output-dir " + q(dir / "out"));
+        CAPTURE(r.err);
+        REQUIRE(r.code == 0);
+        CHECK(has(r.err, "warning[vpu]: output 'output': the simulated values hold NaN"));
+        CHECK_FALSE(has(r.err, "below fp16's smallest normal"));
+    }
+
     TEST_CASE("nnef-to-vpu --simulate: outputs above fp16's largest value get a warning naming them") {
         // mul by 1e6: the float output reaches a few 1e6, beyond fp16's 65504 (infinity there)
         const fs::path dir = scaled_model("vpu-huge-output", "1e6");
