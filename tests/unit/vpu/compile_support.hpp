@@ -104,15 +104,19 @@ inline void run_passes_until(vpu::ir::Module& m, const std::string& last) {
     }
 }
 
+// A float CONV2D's or DEPTHWISE_CONV2D's attributes: `pad` (top, bottom, left, right), `stride`,
+// dilation 1, fp32 accumulator.
+inline std::vector<std::pair<AttrName, Attr>> conv_attrs(std::vector<std::int64_t> pad, std::vector<std::int64_t> stride = {1, 1}) {
+    return {{AttrName::pad, std::move(pad)}, {AttrName::stride, std::move(stride)}, {AttrName::dilation, std::vector<std::int64_t>{1, 1}},
+            {AttrName::acc_type, AccType::FP32}};
+}
+
 // A float conv k x k, stride 1, padding k / 2 on [1, h, h, cin] (NHWC) -> [1, h, h, cout], its
 // weights and bias pseudo-random from `seed` (prefetch tests' chains of convs).
 inline ValueId conv_same(Graph& g, ValueId in, std::int64_t h, std::int64_t cin, std::int64_t cout, std::int64_t k, unsigned seed) {
-    using I = std::vector<std::int64_t>;
     const std::int64_t p = k / 2;
-    const std::vector<std::pair<AttrName, Attr>> attrs = {
-        {AttrName::pad, I{p, p, p, p}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}}, {AttrName::acc_type, AccType::FP32}};
     return g.add_op(0, OpKind::CONV2D, {in, constant(g, {cout, k, k, cin}, seed, 0.1f), constant(g, {cout}, seed + 1), zero(g), zero(g)},
-                    {f32({1, h, h, cout})}, attrs)
+                    {f32({1, h, h, cout})}, conv_attrs({p, p, p, p}))
         .outputs[0];
 }
 

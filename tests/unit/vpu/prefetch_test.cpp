@@ -54,15 +54,6 @@ Graph classifier_graph() {
     return g;
 }
 
-// `g` through the passes before `schedule`, on the default target.
-vpu::ir::Module before_schedule(const Graph& g) {
-    vpu::ir::Module m;
-    m.graph = &g;
-    m.target = vpu::Target{};
-    run_passes_until(m, "build-tables");
-    return m;
-}
-
 }  // namespace
 
 TEST_SUITE("vpu") {
@@ -110,7 +101,8 @@ TEST_SUITE("vpu") {
     // latest free DDR time before it is needed (where later layers' queues carry their copies)
     TEST_CASE("early weights: the spread plan issues the chunks earlier than the latest-first plan, values unchanged") {
         const Graph g = classifier_graph();
-        const vpu::ir::Module m = before_schedule(g);
+        vpu::ir::Module m;
+        ready_to_schedule(m, g);
         // where each plan issues the chunks: (layer after whose first tile, tile), in program order
         auto plan = [&](bool spread, vpu::ir::Module& out) {
             out = m;
@@ -149,7 +141,8 @@ TEST_SUITE("vpu") {
     // the finished list faster (schedule_choose.cpp); its figure is the one the compiled list gets
     TEST_CASE("early weights: kept by the simulated makespan, which is the compiled list's") {
         const Graph g = classifier_graph();
-        vpu::ir::Module m = before_schedule(g);
+        vpu::ir::Module m;
+        ready_to_schedule(m, g);
         // the schedule pass's first attempt (schedule.cpp, schedule_once: 7/8 of CMX for held
         // results, 3/4 for streamed runs) without early loads (early_budget 0), allocated
         vpu::ir::Module plain = m;

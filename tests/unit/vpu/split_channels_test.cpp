@@ -27,7 +27,7 @@ Graph pointwise_graph(std::int64_t H, std::int64_t W, std::int64_t IC, std::int6
     const ValueId x = g.add_value(f32({1, IC, H, W}), "x");
     g.main().inputs = {x};
     ValueId v = g.add_op(0, OpKind::TRANSPOSE, {x}, {f32({1, H, W, IC})}, {{AttrName::perms, I{0, 2, 3, 1}}}).outputs[0];
-    const Attrs attrs = {{AttrName::pad, I{0, 0, 0, 0}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}}, {AttrName::acc_type, AccType::FP32}};
+    const Attrs attrs = conv_attrs({0, 0, 0, 0});
     std::int64_t in = IC;
     for (unsigned k = 0; k < 2; ++k) {
         v = g.add_op(0, OpKind::CONV2D, {v, constant(g, {C, 1, 1, in}, 20 + 2 * k, 0.1f), constant(g, {C}, 21 + 2 * k), zero(g), zero(g)},

@@ -29,8 +29,8 @@ Graph stem() {
     g.name = "stem";
     const ValueId x = g.add_value(f32({1, 224, 224, 3}), "x");
     g.main().inputs = {x};
-    const Attrs down = {{AttrName::pad, I{0, 1, 0, 1}}, {AttrName::stride, I{2, 2}}, {AttrName::dilation, I{1, 1}}, {AttrName::acc_type, AccType::FP32}};
-    const Attrs same = {{AttrName::pad, I{1, 1, 1, 1}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}}, {AttrName::acc_type, AccType::FP32}};
+    const Attrs down = conv_attrs({0, 1, 0, 1}, {2, 2});
+    const Attrs same = conv_attrs({1, 1, 1, 1});
     const ValueId h =
         g.add_op(0, OpKind::CONV2D, {x, constant(g, {32, 3, 3, 3}, 1, 0.3f), constant(g, {32}, 2, 0.1f), zero(g), zero(g)}, {f32(s)}, down).outputs[0];
     const ValueId d =

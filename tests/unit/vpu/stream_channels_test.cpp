@@ -17,7 +17,6 @@
 namespace {
 
 using namespace vpu_compile_support;
-using Attrs = std::vector<std::pair<AttrName, Attr>>;
 using I = std::vector<std::int64_t>;
 
 // x [1,H,W,IC] -> 1x1 conv (C outputs) = y, then the exporter's erf shape on y: u = y / sqrt 2 (an
@@ -27,10 +26,9 @@ Graph conv_chain(std::int64_t H, std::int64_t W, std::int64_t IC, std::int64_t C
     g.name = "conv_chain";
     const ValueId x = g.add_value(f32({1, H, W, IC}), "x");
     g.main().inputs = {x};
-    const Attrs attrs = {{AttrName::pad, I{0, 0, 0, 0}}, {AttrName::stride, I{1, 1}}, {AttrName::dilation, I{1, 1}}, {AttrName::acc_type, AccType::FP32}};
     const I s{1, H, W, C};
     const ValueId y =
-        g.add_op(0, OpKind::CONV2D, {x, constant(g, {C, 1, 1, IC}, 20, 0.05f), constant(g, {C}, 21, 0.1f), zero(g), zero(g)}, {f32(s)}, attrs)
+        g.add_op(0, OpKind::CONV2D, {x, constant(g, {C, 1, 1, IC}, 20, 0.05f), constant(g, {C}, 21, 0.1f), zero(g), zero(g)}, {f32(s)}, conv_attrs({0, 0, 0, 0}))
             .outputs[0];
     const ValueId u = mul(g, y, fixed(g, 0.70710678f), s);
     const ValueId t = unary(g, OpKind::RECIPROCAL, add(g, unary(g, OpKind::ABS, u, s), fixed(g, 1.0f), s), s);
