@@ -299,6 +299,8 @@ bool Builder::run() {
     }
     if (m.int8)
         for (std::size_t k = 0; k < main.ops.size(); ++k) plan_eltwise(k);
+    else
+        for (std::size_t k = 0; k < main.ops.size(); ++k) plan_sign(k);
     for (std::size_t k = 0; k < main.ops.size(); ++k) {
         if (diags.has_errors()) return false;
         if (!done[k] && !one(main.ops[k])) return false;
@@ -442,6 +444,7 @@ bool Builder::one(const tosa::Op& op) {
     }
     if (fconst(y)) return true;
     if (m.int8 && !op.outputs.empty() && !tosa::is_float(g.type(y).dtype)) return int_shave(op);
+    if (const std::optional<bool> r = unary(op)) return *r;
     return shave(op, kernel(tosa::op_info(op.kind).mnemonic));
 }
 

@@ -283,7 +283,21 @@ struct Builder {
 
     bool matmul(const tosa::Op& op);
 
+    // Layer `l` (an fp16 NCE layer: its op and inputs set) writing op's one result, a new dense
+    // tensor, with op's source and origin.
+    bool add_op_layer(const tosa::Op& op, Layer l);
     bool eltwise(const tosa::Op& op);
+
+    // assign_executors_unary.cpp (fp16 path): NEGATE, ABS and NNEF's sign (a SELECT that
+    // plan_sign recognised) of an NHWC value of one image as an NCE 1x1 maxpool whose table scale
+    // and post-op compute them exactly; nothing when the operator is not one of them.
+    std::optional<bool> unary(const tosa::Op& op);
+    // SELECT(GREATER(x, 0), 1, SELECT(GREATER(0, x), -1, x)) at op index k, its inner operators
+    // read by nothing else: the outer SELECT to sign_plans (its x), the inner ones done.
+    void plan_sign(std::size_t k);
+    std::map<std::size_t, ValueId> sign_plans;
+    bool unary_nce_shape(ValueId x, ValueId y) const;
+    bool unary_on_nce(const tosa::Op& op, ValueId x, float scale, PostOp post_op, double a, double b);
 
     // CLAMP: the SHAVE clamp with the operator's bounds (fuse-post-ops may make it its producer's
     // post-op); float bounds as they are, infinities included.

@@ -158,6 +158,16 @@ bool Builder::matmul(const tosa::Op& op) {
     return shave(op, kernel("matmul"));
 }
 
+bool Builder::add_op_layer(const tosa::Op& op, Layer l) {
+    const ValueId y = op.outputs[0];
+    l.source = source_of(op);
+    l.origin = op.origin;
+    l.output = dense_view(add_tensor(g.value(y).name, g.type(y).volume(), Role::activation), g.type(y).shape);
+    const View ov = l.output;
+    add_layer(std::move(l), y, ov);
+    return true;
+}
+
 bool Builder::eltwise(const tosa::Op& op) {
     if (m.int8 && !tosa::is_float(g.type(op.outputs[0]).dtype)) {
         const auto it = eltwise_plans.find(std::size_t(&op - g.main().ops.data()));
@@ -172,12 +182,7 @@ bool Builder::eltwise(const tosa::Op& op) {
         l.nce_op = NceOp::eltwise;
         l.nce.eltwise = op.kind == OpKind::ADD ? "add" : op.kind == OpKind::SUB ? "sub" : "mul";
         l.inputs = {*av, *bv};
-        l.source = source_of(op);
-        l.origin = op.origin;
-        l.output = dense_view(add_tensor(g.value(y).name, g.type(y).volume(), Role::activation), ys);
-        const View ov = l.output;
-        add_layer(std::move(l), y, ov);
-        return true;
+        return add_op_layer(op, std::move(l));
     }
     return shave(op, kernel(tosa::op_info(op.kind).mnemonic));
 }

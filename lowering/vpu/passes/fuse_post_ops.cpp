@@ -2,7 +2,9 @@
 // layer producing their operand can compute itself are folded into it and removed.
 //   add / sub / mul by a per-tensor or per-channel constant (fp16 path) after a conv / dwconv
 //     without post-op: the constant's exact float32 items (ShaveKernel::constant) added to its bias,
-//     or multiplied into its bias and weights (float32, before layout-and-types rounds them);
+//     or multiplied into its bias and weights (float32, before layout-and-types rounds them); c - y
+//     as y * -1 + c; after an fp16 eltwise, or a layer with a table scale, into the table's scale
+//     and bias (the erf polynomial's Horner steps `* t + c` one NCE layer each);
 //   clamp after any NCE layer without post-op: its post-op (relu when the bounds are [0, inf) or
 //     wider than fp16's), float bounds as the TOSA attribute gives them, integer bounds (in output
 //     codes) only after an int8 (quantized) layer;
@@ -41,7 +43,7 @@ Kind kind_of(const Module& m, const Layer& s) {
     if (k.name == "clamp" && s.inputs.size() == 1) return k.clamp_float ? Kind::clamp_float : k.clamp_int ? Kind::clamp_int : Kind::none;
     if (k.name == "rescale" && s.inputs.size() == 1 && k.rescale) return Kind::requant;
     if (m.int8 || !k.constant || s.inputs.size() != 2 || k.constant->input < 0 || k.constant->input > 1) return Kind::none;
-    if (k.name == "add" || k.name == "mul" || (k.name == "sub" && k.constant->input == 1)) return Kind::affine;  // c - x has no bias form
+    if (k.name == "add" || k.name == "mul" || k.name == "sub") return Kind::affine;
     if (k.name == "minimum" || k.name == "maximum") return Kind::min_max;
     return Kind::none;
 }
@@ -111,17 +113,27 @@ void fold(const Module& m, const Layer& s, Layer& p) {
         case Kind::affine: {
             const std::int64_t C = s.output.shape.back();
             if (p.bias.empty()) p.bias.assign(std::size_t(C), 0.0f);
+            // an eltwise has no weights: its table's scale takes the product
+            if (p.nce_op == NceOp::eltwise && p.scale.empty()) p.scale.assign(std::size_t(C), 1.0f);
             const std::int64_t per = std::int64_t(p.weights_f32.size()) / C;
             const std::vector<float>& items = k.constant->items;
+            const auto times = [&](std::int64_t ch, float x) {
+                p.bias[std::size_t(ch)] *= x;
+                if (!p.scale.empty()) p.scale[std::size_t(ch)] *= x;
+                else
+                    for (std::int64_t i = 0; i < per; ++i) p.weights_f32[std::size_t(ch * per + i)] *= x;
+            };
             for (std::int64_t ch = 0; ch < C; ++ch) {
                 const float x = items.size() == 1 ? items[0] : items[std::size_t(ch)];
-                if (k.name == "add") p.bias[std::size_t(ch)] += x;
-                else if (k.name == "sub") p.bias[std::size_t(ch)] -= x;
-                else {
-                    p.bias[std::size_t(ch)] *= x;
-                    if (!p.scale.empty()) p.scale[std::size_t(ch)] *= x;
-                    else
-                        for (std::int64_t i = 0; i < per; ++i) p.weights_f32[std::size_t(ch * per + i)] *= x;
+                if (k.name == "add") {
+                    p.bias[std::size_t(ch)] += x;
+                } else if (k.name == "sub" && k.constant->input == 1) {
+                    p.bias[std::size_t(ch)] -= x;
+                } else if (k.name == "sub") {  // c - y = -y + c (negation is exact)
+                    times(ch, -1.0f);
+                    p.bias[std::size_t(ch)] += x;
+                } else {
+                    times(ch, x);
                 }
             }
             return;
@@ -203,13 +215,14 @@ int fusible_post_op(const Module& m, std::size_t i, const TensorUses& uses) {
             return lo <= hi ? p : -1;
         }
         case Kind::affine: {
-            // weights to scale, or a table scale of its own (scale_shift_nce.cpp)
-            const bool table_scale = !P.scale.empty();
+            // weights to scale, or a table scale of its own (scale_shift_nce.cpp), or an fp16
+            // eltwise (its table's scale, 1.0 until then: the post-processing is the same)
+            const bool table_scale = !P.scale.empty() || (P.nce_op == NceOp::eltwise && !P.nce.quantized && !m.int8);
             if (!(table_scale || (has_weights(P.nce_op) && !P.weights_f32.empty())) || P.nce.post_op != PostOp::none) return -1;
             const std::int64_t C = s.output.shape.back();
             if (!per_channel_constant(s, C) || C <= 0 || P.output.shape.empty() || P.output.shape.back() != C) return -1;
             if (std::int64_t(P.weights_f32.size()) % C != 0 || (!P.bias.empty() && std::int64_t(P.bias.size()) != C)) return -1;
-            if (table_scale && std::int64_t(P.scale.size()) != C) return -1;
+            if (!P.scale.empty() && std::int64_t(P.scale.size()) != C) return -1;
             return p;
         }
         case Kind::requant:

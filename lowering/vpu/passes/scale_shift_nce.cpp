@@ -1,5 +1,6 @@
 // Scale and shift on the NCE (part of fuse-post-ops, lowering/vpu/passes/fuse_post_ops.cpp;
-// docs/vpu-compiler.md): on the fp16 path a SHAVE `mul` / `add` / `sub` (x - c) by a per-tensor or
+// docs/vpu-compiler.md): on the fp16 path a SHAVE `mul` / `add` / `sub` (x - c, or c - x as scale
+// -1 and bias c: the erf polynomial's `1 - ...`) by a per-tensor or
 // per-channel constant that no NCE producer can take (its operand is a concat's copies, a pool's
 // result, a SHAVE result, a result with other readers, a graph input) becomes an NCE layer itself:
 // a 1x1 `maxpool` (one tap: the accumulator is the input value, exactly) whose weights table carries
@@ -39,7 +40,7 @@ bool scale_shift_to_nce(const Module& m, std::size_t i, const TensorUses& uses) 
     if (s.exec != Exec::shave || s.inputs.size() != 2 || !s.shave.constant) return false;
     const std::int64_t ci = s.shave.constant->input;
     const std::string& k = s.shave.name;
-    if (ci < 0 || ci > 1 || !(k == "mul" || k == "add" || (k == "sub" && ci == 1))) return false;
+    if (ci < 0 || ci > 1 || !(k == "mul" || k == "add" || k == "sub")) return false;
     // NHWC, one image: the last dimension is the NCE's channels (whatever the graph calls it)
     const View& x = s.inputs[std::size_t(1 - ci)];
     const std::vector<std::int64_t>& shape = s.output.shape;
@@ -67,8 +68,14 @@ void make_scale_shift_nce(Module& m, std::size_t i) {
     s.bias.assign(std::size_t(C), 0.0f);
     for (std::int64_t c = 0; c < C; ++c) {
         const float v = items.size() == 1 ? items[0] : items[std::size_t(c)];
-        if (k.name == "mul") s.scale[std::size_t(c)] = v;
-        else s.bias[std::size_t(c)] = k.name == "add" ? v : -v;
+        if (k.name == "mul") {
+            s.scale[std::size_t(c)] = v;
+        } else if (k.name == "sub" && k.constant->input == 0) {  // c - x: -x + c
+            s.scale[std::size_t(c)] = -1.0f;
+            s.bias[std::size_t(c)] = v;
+        } else {
+            s.bias[std::size_t(c)] = k.name == "add" ? v : -v;
+        }
     }
 }
 

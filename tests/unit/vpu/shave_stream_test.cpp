@@ -70,7 +70,8 @@ ValueId conv1x1(Graph& g, ValueId x, std::int64_t in, std::int64_t out, const I&
 }
 
 // A ConvNeXt-like MLP: x -> 1x1 conv (C -> 4C) -> an element-wise SHAVE chain with NCE products
-// (abs, reciprocal, exp as the exporter's erf polynomial has them) -> 1x1 conv (4C -> C) -> + x.
+// (cos where the exporter's erf polynomial had abs on SHAVE, reciprocal, exp) -> 1x1 conv (4C -> C)
+// -> + x.
 Graph mlp_block(std::int64_t H, std::int64_t W, std::int64_t C) {
     const I s{1, H, W, 4 * C};
     Graph g;
@@ -78,7 +79,7 @@ Graph mlp_block(std::int64_t H, std::int64_t W, std::int64_t C) {
     const ValueId x = g.add_value(f32({1, H, W, C}), "x");
     g.main().inputs = {x};
     const ValueId h = conv1x1(g, x, C, 4 * C, {H, W}, 1);
-    const ValueId t = unary(g, OpKind::RECIPROCAL, add(g, unary(g, OpKind::ABS, h, s), fixed(g, 1.0f), s), s);
+    const ValueId t = unary(g, OpKind::RECIPROCAL, add(g, unary(g, OpKind::COS, h, s), fixed(g, 2.0f), s), s);
     const ValueId e = unary(g, OpKind::EXP, mul(g, mul(g, h, fixed(g, -1.0f), s), h, s), s);
     const ValueId z = add(g, mul(g, mul(g, t, e, s), h, s), h, s);
     const ValueId y = add(g, conv1x1(g, z, 4 * C, C, {H, W}, 3), x, {1, H, W, C});
