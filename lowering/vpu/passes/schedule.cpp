@@ -513,6 +513,8 @@ struct Attempt {
     // end on DDR (below that the early schedules gained at most 0.2% in simulation: DenseNet-121,
     // ResNet-18; not worth three more schedules and four simulations of compile time)
     bool early = false;
+    // its runs software-pipelined (schedule_stream_pipeline.cpp); whether a run has two stages
+    bool pipeline = false, pipelines = false;
 };
 
 // The schedule of attempt `a` (in `m`, allocated) made again with the weights of weights-bound
@@ -559,6 +561,7 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
         e.early_spread = variant == 3 ? 2.0 : variant == 4 ? 1.0 : 0.0;
         e.prefetch_per_cluster = spread;
         e.dma_ties_spread = spread;
+        e.stream_pipeline = a.pipeline;
         Diagnostics trial;
         if (!e.run() || !allocate_cmx(m, trial) || ddr_stores(m) > stores) return;
         const double makespan = schedule_impl::simulated_makespan(m);
@@ -582,7 +585,7 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
 // One schedule and allocation as `schedule` describes, with constants loaded in groups (`pack`) or
 // one layer's per transfer. True when the buffers have their offsets; `ok` then has the budgets
 // of the attempt that allocated (the last resort's: a hold budget of -1).
-bool schedule_once(Module& m, Diagnostics& diags, bool pack, Attempt* ok) {
+bool schedule_once(Module& m, Diagnostics& diags, bool pack, bool pipeline, Attempt* ok) {
     const std::int64_t stream_sixteenths[] = {12, 8, 4};
     std::size_t level = 0;
     std::set<int> banned;
@@ -599,6 +602,7 @@ bool schedule_once(Module& m, Diagnostics& diags, bool pack, Attempt* ok) {
             s.whole_tables = eighths >= 0;
             if (!pack) s.pack_bytes = 0;
             s.banned = banned;
+            s.stream_pipeline = pipeline;
             if (!s.run()) return false;
             // the last resort reports the allocator's error; the others try again
             if (eighths < 0) {
@@ -608,7 +612,7 @@ bool schedule_once(Module& m, Diagnostics& diags, bool pack, Attempt* ok) {
             Diagnostics trial;
             if (allocate_cmx(m, trial)) {
                 *ok = {s.hold_budget, s.stream_budget, s.pack_bytes, s.whole_tables, s.banned,
-                       s.early_share >= 0.05};
+                       s.early_share >= 0.05, pipeline, s.pipelines()};
                 return true;
             }
             if (eighths == 0) break;
@@ -637,8 +641,6 @@ bool schedule_once(Module& m, Diagnostics& diags, bool pack, Attempt* ok) {
     return true;
 }
 
-}  // namespace
-
 // Held results take up to seven eighths of each cluster's CMX, and the parts of streamed runs of
 // SHAVE kernels (schedule_stream.cpp) up to three quarters of it, then a half, then a quarter (the
 // held results' budget counts them). When the allocator then finds no room for a buffer, the
@@ -650,12 +652,14 @@ bool schedule_once(Module& m, Diagnostics& diags, bool pack, Attempt* ok) {
 // When it does (more bytes stored to DDR), the schedule with one layer's constants per transfer
 // is kept instead. The schedule kept is then made once more with the weights of weights-bound
 // layers loaded early (schedule_prefetch.cpp), and that one is kept where `early_loads` finds it
-// better.
-bool schedule(Module& m, Diagnostics& diags) {
+// better. All of it with the runs software-pipelined or not (`pipeline`); `pipelines`: a run
+// planned has two stages.
+bool schedule_with(Module& m, Diagnostics& diags, bool pipeline, bool& pipelines) {
     Diagnostics trial;
     Attempt a, b;
-    if (!schedule_once(m, trial, true, &a)) {
-        if (!schedule_once(m, diags, false, &b)) return false;
+    if (!schedule_once(m, trial, true, pipeline, &a)) {
+        if (!schedule_once(m, diags, false, pipeline, &b)) return false;
+        pipelines = b.pipelines;
         early_loads(m, diags, b);
         return true;
     }
@@ -663,15 +667,49 @@ bool schedule(Module& m, Diagnostics& diags) {
     std::vector<Task> tasks = std::move(m.tasks);
     std::vector<CmxBuffer> cmx = std::move(m.cmx);
     Diagnostics trial2;
-    if (schedule_once(m, trial2, false, &b) && ddr_stores(m) < grouped) {
+    if (schedule_once(m, trial2, false, pipeline, &b) && ddr_stores(m) < grouped) {
         diags.append(trial2);
+        pipelines = b.pipelines;
         early_loads(m, diags, b);
         return true;
     }
     m.tasks = std::move(tasks);
     m.cmx = std::move(cmx);
     diags.append(trial);
+    pipelines = a.pipelines;
     early_loads(m, diags, a);
+    return true;
+}
+
+}  // namespace
+
+// The schedule of `schedule_with`, and where a run has two stages (schedule_stream_pipeline.cpp)
+// the same with the runs software-pipelined, kept where it simulates faster (docs/schedule.md step
+// 24: it may store more to DDR, two waves' parts taking CMX where one did; the simulation counts
+// that traffic).
+bool schedule(Module& m, Diagnostics& diags) {
+    Diagnostics plain;
+    bool pipelines = false;
+    if (!schedule_with(m, plain, false, pipelines)) {
+        diags.append(plain);
+        return false;
+    }
+    if (pipelines) {
+        const double best = schedule_impl::simulated_makespan(m);
+        std::vector<Task> tasks = std::move(m.tasks);
+        std::vector<CmxBuffer> cmx = std::move(m.cmx);
+        Diagnostics piped;
+        bool again = false;
+        m.tasks.clear();
+        m.cmx.clear();
+        if (schedule_with(m, piped, true, again) && !piped.has_errors() && schedule_impl::simulated_makespan(m) < best) {
+            diags.append(piped);
+            return true;
+        }
+        m.tasks = std::move(tasks);
+        m.cmx = std::move(cmx);
+    }
+    diags.append(plain);
     return true;
 }
 

@@ -202,6 +202,13 @@ void Scheduler::emit_stream(std::int64_t id, bool& first, const std::function<vo
         if (first) prefetch();
         first = false;
     };
+    if (stream_pipeline) {
+        const std::vector<int> stage = stream_stages(a, b);
+        if (!stage.empty()) {
+            emit_stream_pipelined(id, stage, [&](std::size_t li, std::size_t k) { emit(li, k); });
+            return;
+        }
+    }
     const std::vector<std::size_t> order = wave_order(a, b, lead, ahead_after);
     for (std::size_t w0 = 0; w0 < parts; w0 += wave) {
         for (std::size_t li : order) {

@@ -331,6 +331,17 @@ struct Scheduler {
     // result among the NCE layers after that kernel as far as their work still takes the kernel's
     // time; the leading layers (before `lead`) and `ahead_after` stay where they are.
     std::vector<std::size_t> wave_order(std::size_t a, std::size_t b, std::size_t lead, std::size_t ahead_after) const;
+    // schedule_stream_pipeline.cpp (docs/schedule.md step 24; a second schedule, schedule.cpp
+    // `schedule`): run [a, b] software-pipelined over two waves. A layer's stage is 1 when it is a SHAVE
+    // kernel or reads a stage-1 result of the run, else 0; the stage-0 layers of wave w go with the
+    // stage-1 layers of wave w - 1, so that each SHAVE kernel finds its inputs made by the NCE
+    // during the wave before. Empty when every layer of the run has the same stage.
+    bool stream_pipeline = false;
+    std::vector<int> stream_stages(std::size_t a, std::size_t b) const;
+    // Whether a run planned has two stages.
+    bool pipelines() const;
+    // Emits run `id` so (the `emit` of one layer's parts of one wave, as emit_stream's).
+    void emit_stream_pipelined(std::int64_t id, const std::vector<int>& stage, const std::function<void(std::size_t, std::size_t)>& emit);
     // The NCE layers after a run whose tiles go beside it: the next layers, each NCE, not in a run,
     // reading a result of the run or of such a layer (ConvNeXt's second MLP conv after the GELU,
     // the residual add after it), and per layer how many of its first tiles were emitted there.
