@@ -290,7 +290,8 @@ struct Builder {
 
     // assign_executors_unary.cpp (fp16 path): NEGATE, ABS and NNEF's sign (a SELECT that
     // plan_sign recognised) of an NHWC value of one image as an NCE 1x1 maxpool whose table scale
-    // and post-op compute them exactly; nothing when the operator is not one of them.
+    // and post-op compute them exactly, POW(x, 2) as the eltwise x * x; nothing when the operator
+    // is not one of them.
     std::optional<bool> unary(const tosa::Op& op);
     // SELECT(GREATER(x, 0), 1, SELECT(GREATER(0, x), -1, x)) at op index k, its inner operators
     // read by nothing else: the outer SELECT to sign_plans (its x), the inner ones done.

@@ -1,4 +1,4 @@
-// Element-wise unary operators on the NCE (fp16 path; part of assign-executors, docs/vpu-compiler.md
+// Element-wise operators of one value on the NCE (fp16 path; part of assign-executors, docs/vpu-compiler.md
 // "Unary operators on the NCE"). The DPU's post-processing computes `acc * scale + bias` in fp32 on
 // every output and then its post-op (specs/vpu-target.md sections 3-4), and a 1x1 maxpool's
 // accumulator is its input value exactly; so an operator that is such a formula of one fp16 value
@@ -6,6 +6,8 @@
 //   NEGATE x            scale -1                            (x * -1 is exact)
 //   ABS x               scale 1, post-op leaky_relu(-1)     (x < 0: x * -1; exact)
 //   sign x              scale 2^24, post-op clamp [-1, 1]
+//   POW(x, 2)           the eltwise product x * x (exact in fp32, rounded once: the SHAVE kernel's
+//                       fp32 x^2 rounded to fp16; ConvNeXt's and Swin's layer norms)
 // where `sign x` is the TOSA form the NNEF lowering gives NNEF's sign (lowering/tosa/from_nnef/
 // elementwise.cpp): SELECT(GREATER(x, 0), 1, SELECT(GREATER(0, x), -1, x)), its four SHAVE kernels
 // (2 cycles per element together, as much as `exp`) one NCE layer. Why 2^24 is exact: fp16's
@@ -58,6 +60,19 @@ std::optional<bool> Builder::unary(const tosa::Op& op) {
         const auto it = sign_plans.find(std::size_t(&op - g.main().ops.data()));
         if (it == sign_plans.end()) return std::nullopt;
         return unary_on_nce(op, it->second, 16777216.0f, PostOp::clamp, -1.0, 1.0);
+    }
+    if (op.kind == OpKind::POW && op.inputs.size() == 2 && op.outputs.size() == 1 && all_equal(fconst(op.inputs[1]), 2.0f)) {
+        // x^2 as the eltwise product x * x
+        const ValueId x = op.inputs[0];
+        if (!unary_nce_shape(x, op.outputs[0]) || fconst(x)) return std::nullopt;
+        const auto xv = view_of(x);
+        if (!xv) return fail(op, "the operand has no memory form");
+        Layer l;
+        l.exec = Exec::nce;
+        l.nce_op = NceOp::eltwise;
+        l.nce.eltwise = "mul";
+        l.inputs = {*xv, *xv};
+        return add_op_layer(op, std::move(l));
     }
     if ((op.kind != OpKind::NEGATE && op.kind != OpKind::ABS) || op.inputs.empty() || op.outputs.size() != 1) return std::nullopt;
     const ValueId x = op.inputs[0], y = op.outputs[0];

@@ -1,6 +1,6 @@
 // Element-wise operators on the NCE with their SHAVE kernels' values (docs/vpu-compiler.md, "Unary
 // operators on the NCE"): NNEF's sign, abs and neg as 1x1 maxpools whose table scale and post-op
-// compute them (passes/assign_executors_unary.cpp), c - x as scale -1 and bias c
+// compute them, pow(x, 2) as the eltwise x * x (passes/assign_executors_unary.cpp), c - x as scale -1 and bias c
 // (passes/scale_shift_nce.cpp), and `+ c`, `* c`, `c - y` after an fp16 eltwise folded into the
 // eltwise's table (passes/fuse_post_ops.cpp). The model: tests/data/vpu_unary_nce.
 #include <doctest/doctest.h>
@@ -67,7 +67,7 @@ std::int64_t fp16_mismatches(const ConstData& got, const ConstData& want, std::i
 }  // namespace
 
 TEST_SUITE("vpu") {
-    TEST_CASE("sign, abs, neg and 1 - x run on the NCE with the interpreter's values, zeros, subnormals, infinities and NaN included") {
+    TEST_CASE("sign, abs, neg, 1 - x and x^2 run on the NCE with the interpreter's values, zeros, subnormals, infinities and NaN included") {
         const auto lowered = nnef_test::lower_model(fs::path(NNEF_SOURCE_DIR) / "tests" / "data" / "vpu_unary_nce", 1);
         INFO(nnef_test::rendered(*lowered));
         REQUIRE(lowered->graph);
@@ -79,6 +79,7 @@ TEST_SUITE("vpu") {
         CHECK(kinds[OpKind::SELECT] == 2);
         CHECK(kinds[OpKind::ABS] == 2);
         CHECK(kinds[OpKind::NEGATE] == 1);
+        CHECK(kinds[OpKind::POW] == 1);
 
         // after assign-executors: each an NCE 1x1 maxpool with its scale and post-op
         ir::Module m;
@@ -105,6 +106,13 @@ TEST_SUITE("vpu") {
         CHECK(by_source.at("a")->nce.leaky_alpha == -1.0);
         CHECK(by_source.at("n")->scale.front() == -1.0f);
         CHECK(by_source.at("n")->nce.post_op == vpu::PostOp::none);
+        // x^2: the eltwise product of x with itself
+        REQUIRE(by_source.count("q"));
+        CHECK(by_source.at("q")->exec == ir::Exec::nce);
+        CHECK(by_source.at("q")->nce_op == ir::NceOp::eltwise);
+        CHECK(by_source.at("q")->nce.eltwise == "mul");
+        REQUIRE(by_source.at("q")->inputs.size() == 2);
+        CHECK(by_source.at("q")->inputs[0].tensor == by_source.at("q")->inputs[1].tensor);
         // sign's comparisons and inner SELECT are no layers of their own
         for (const ir::Layer& l : m.layers) CHECK(l.op_name() != "greater");
 
@@ -118,7 +126,7 @@ TEST_SUITE("vpu") {
             if (task.kind == vpu::TaskKind::SHAVE) shave.insert(task.op);
         CHECK(shave == std::set<std::string>{"reciprocal"});
 
-        // values: s, a, n and c equal to the interpreter's rounded to fp16, item by item
+        // values: s, a, n, c and q equal to the interpreter's rounded to fp16, item by item
         const ConstPtr x = special_input(g.type(g.main().inputs[0]));
         const auto want = interpret(g, {x}, {}, d);
         REQUIRE(want);
