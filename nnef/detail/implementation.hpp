@@ -135,6 +135,7 @@
 #include "lowering/vpu/passes/assign_executors_int8_sum.cpp"
 #include "lowering/vpu/passes/assign_executors_int8_vector.cpp"
 #include "lowering/vpu/passes/assign_executors_unary.cpp"
+#include "lowering/vpu/passes/assign_executors_plane.cpp"
 #include "lowering/vpu/passes/assign_executors_shave.cpp"
 #include "lowering/vpu/passes/assign_executors_decompose.cpp"
 #include "lowering/vpu/passes/assign_executors_shuffle.cpp"

@@ -220,12 +220,11 @@ View Builder::as_nhwc4(const View& v) {
     return r;
 }
 
-View Builder::as_plane(const View& v) {
+std::int64_t Builder::plane_width(std::int64_t H) {
     // the DPU works on 4x4 cuboids of the output plane: H rows as H x 1 pad every row to 4
     // columns (ConvNeXt's MLP of 3136 rows cost four times its work); as H' x W' they pad to
     // ceil4(H') x ceil4(W'), exact for 3136 = 56 x 56. The fewest padded elements, then the
     // squarest plane.
-    const std::int64_t H = v.shape[1];
     auto up4 = [](std::int64_t n) { return (n + 3) / 4 * 4; };
     std::int64_t best = 1;
     for (std::int64_t w = 1; w <= H; ++w) {
@@ -234,11 +233,23 @@ View Builder::as_plane(const View& v) {
         const std::int64_t d = std::abs(H / w - w), db = std::abs(H / best - best);
         if (c < cb || (c == cb && d < db)) best = w;
     }
+    return best;
+}
+
+View Builder::plane_of(const View& v, std::int64_t H) {
     View r = v;
-    r.shape = {v.shape[0], H / best, best, v.shape[2]};
-    r.strides = {v.strides[0], v.strides[1] * best, v.strides[1], v.strides[2]};
+    if (v.shape[1] == H) {
+        const std::int64_t w = plane_width(H);
+        r.shape = {v.shape[0], H / w, w, v.shape[2]};
+        r.strides = {v.strides[0], v.strides[1] * w, v.strides[1], v.strides[2]};
+    } else {  // [1, 1, C]: broadcast over the plane
+        r.shape = {v.shape[0], 1, 1, v.shape[2]};
+        r.strides = {v.strides[0], v.strides[1], v.strides[1], v.strides[2]};
+    }
     return r;
 }
+
+View Builder::as_plane(const View& v) { return plane_of(v, v.shape[1]); }
 
 bool Builder::run() {
     const tosa::Block& main = g.main();

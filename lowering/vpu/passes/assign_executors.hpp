@@ -165,6 +165,10 @@ struct Builder {
     static View transposed(const View& v, const tosa::Op& transpose);
 
     static View as_nhwc4(const View& v);
+    // The plane width W' of H rows as H' x W' (H = H' W') whose NCE cost is least (see as_plane).
+    static std::int64_t plane_width(std::int64_t H);
+    // A [1, H, C] view as the plane [1, H', W', C] of as_plane, or a [1, 1, C] view as [1, 1, 1, C].
+    static View plane_of(const View& v, std::int64_t H);
     // [1,H,C] -> [1,H',W',C] with H = H' W' (row h = i W' + j: the same bytes through any row
     // stride), the plane whose NCE cost (rows and columns padded to 4) is least
     static View as_plane(const View& v);
@@ -208,6 +212,11 @@ struct Builder {
     // (every operand dense of that shape) made [1, 1, 1, C], so that the schedule may hold its
     // result in CMX; otherwise `l` as it is.
     void vector_as_nhwc(const tosa::Op& op, Layer& l) const;
+    // assign_executors_plane.cpp (fp16 path): an element-wise SHAVE layer `l` of `op` on [1, N, C]
+    // values (a transformer's tokens; operands [1, N, C'] or [1, 1, C'], a reduction over C) made
+    // the plane [1, N', W', C] of as_plane, so that the NCE may take it (fuse-post-ops, streams);
+    // otherwise `l` as it is.
+    void tokens_as_plane(const tosa::Op& op, Layer& l) const;
 
     bool eltwise_int8(const tosa::Op& op, const EltwisePlan& plan);
 
@@ -284,8 +293,11 @@ struct Builder {
     bool matmul(const tosa::Op& op);
 
     // Layer `l` (an fp16 NCE layer: its op and inputs set) writing op's one result, a new dense
-    // tensor, with op's source and origin.
+    // tensor (a [1, N, C] result through its plane, as_plane), with op's source and origin.
     bool add_op_layer(const tosa::Op& op, Layer l);
+    // The NCE view of operand v of an element-wise layer with result shape `ys` (rank 4, or a
+    // [1, N, C] value as its plane).
+    View nce_operand(const View& v, const std::vector<std::int64_t>& ys) const;
     bool eltwise(const tosa::Op& op);
 
     // assign_executors_unary.cpp (fp16 path): NEGATE, ABS and NNEF's sign (a SELECT that

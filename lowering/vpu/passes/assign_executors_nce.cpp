@@ -162,10 +162,14 @@ bool Builder::add_op_layer(const tosa::Op& op, Layer l) {
     const ValueId y = op.outputs[0];
     l.source = source_of(op);
     l.origin = op.origin;
-    l.output = dense_view(add_tensor(g.value(y).name, g.type(y).volume(), Role::activation), g.type(y).shape);
-    const View ov = l.output;
+    const View ov = dense_view(add_tensor(g.value(y).name, g.type(y).volume(), Role::activation), g.type(y).shape);
+    l.output = nce_operand(ov, ov.shape);
     add_layer(std::move(l), y, ov);
     return true;
+}
+
+View Builder::nce_operand(const View& v, const std::vector<std::int64_t>& ys) const {
+    return ys.size() == 3 ? plane_of(v, ys[1]) : v;
 }
 
 bool Builder::eltwise(const tosa::Op& op) {
@@ -176,12 +180,14 @@ bool Builder::eltwise(const tosa::Op& op) {
     const ValueId a = op.inputs[0], b = op.inputs[1], y = op.outputs[0];
     const auto& ys = g.type(y).shape;
     const auto av = view_of(a), bv = view_of(b);
-    if (av && bv && g.type(a).shape == ys && g.type(b).shape == ys && ys.size() == 4 && ys[0] == 1 && !fconst(a) && !fconst(b)) {
+    // (NHWC of one image, or [1, N, C] tokens as a plane)
+    if (av && bv && g.type(a).shape == ys && g.type(b).shape == ys && (ys.size() == 4 || ys.size() == 3) && ys[0] == 1 && !fconst(a) &&
+        !fconst(b)) {
         Layer l;
         l.exec = Exec::nce;
         l.nce_op = NceOp::eltwise;
         l.nce.eltwise = op.kind == OpKind::ADD ? "add" : op.kind == OpKind::SUB ? "sub" : "mul";
-        l.inputs = {*av, *bv};
+        l.inputs = {nce_operand(*av, ys), nce_operand(*bv, ys)};
         return add_op_layer(op, std::move(l));
     }
     return shave(op, kernel(tosa::op_info(op.kind).mnemonic));

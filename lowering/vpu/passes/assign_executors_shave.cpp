@@ -139,6 +139,7 @@ bool Builder::shave_on(const tosa::Op& op, ShaveKernel k, const std::vector<Valu
     l.output = dense_view(add_tensor(g.value(y).name, g.type(y).volume(), Role::activation, dt.value_or(DataType::fp16)), g.type(y).shape);
     const View ov = l.output;
     if (m.int8) vector_as_nhwc(op, l);  // (the value keeps its own view `ov`)
+    else tokens_as_plane(op, l);
     add_layer(std::move(l), y, ov);
     return true;
 }

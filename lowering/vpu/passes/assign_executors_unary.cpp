@@ -1,4 +1,5 @@
-// Element-wise operators of one value on the NCE (fp16 path; part of assign-executors, docs/vpu-compiler.md
+// Element-wise operators of one value on the NCE (fp16 path, NHWC of one image or [1, N, C] tokens
+// as a plane; part of assign-executors, docs/vpu-compiler.md
 // "Unary operators on the NCE"). The DPU's post-processing computes `acc * scale + bias` in fp32 on
 // every output and then its post-op (specs/vpu-target.md sections 3-4), and a 1x1 maxpool's
 // accumulator is its input value exactly; so an operator that is such a formula of one fp16 value
@@ -33,7 +34,7 @@ bool all_equal(const FConst* c, float v) {
 
 bool Builder::unary_nce_shape(ValueId x, ValueId y) const {
     const auto& ys = g.type(y).shape;
-    return !m.int8 && tosa::is_float(g.type(y).dtype) && ys.size() == 4 && ys[0] == 1 && g.type(x).shape == ys;
+    return !m.int8 && tosa::is_float(g.type(y).dtype) && (ys.size() == 4 || ys.size() == 3) && ys[0] == 1 && g.type(x).shape == ys;
 }
 
 bool Builder::unary_on_nce(const tosa::Op& op, ValueId xv, float scale, PostOp post_op, double a, double b) {
@@ -43,9 +44,9 @@ bool Builder::unary_on_nce(const tosa::Op& op, ValueId xv, float scale, PostOp p
     Layer l;
     l.exec = Exec::nce;
     l.nce_op = NceOp::maxpool;
-    l.inputs = {*x};
-    l.scale.assign(std::size_t(ys[3]), scale);
-    l.bias.assign(std::size_t(ys[3]), 0.0f);
+    l.inputs = {nce_operand(*x, ys)};
+    l.scale.assign(std::size_t(ys.back()), scale);
+    l.bias.assign(std::size_t(ys.back()), 0.0f);
     l.nce.post_op = post_op;
     if (post_op == PostOp::leaky_relu) l.nce.leaky_alpha = a;
     if (post_op == PostOp::clamp) {
@@ -71,7 +72,7 @@ std::optional<bool> Builder::unary(const tosa::Op& op) {
         l.exec = Exec::nce;
         l.nce_op = NceOp::eltwise;
         l.nce.eltwise = "mul";
-        l.inputs = {*xv, *xv};
+        l.inputs = {nce_operand(*xv, g.type(x).shape), nce_operand(*xv, g.type(x).shape)};
         return add_op_layer(op, std::move(l));
     }
     if ((op.kind != OpKind::NEGATE && op.kind != OpKind::ABS) || op.inputs.empty() || op.outputs.size() != 1) return std::nullopt;
