@@ -334,8 +334,9 @@ struct Scheduler {
     // schedule_stream_pipeline.cpp (docs/schedule.md step 24; a second schedule, schedule.cpp
     // `schedule`): run [a, b] software-pipelined over two waves. A layer's stage is 1 when it is a SHAVE
     // kernel or reads a stage-1 result of the run, else 0; the stage-0 layers of wave w go with the
-    // stage-1 layers of wave w - 1, so that each SHAVE kernel finds its inputs made by the NCE
-    // during the wave before. Empty when every layer of the run has the same stage.
+    // stage-1 layers of wave w - 1 (its first SHAVE kernels before them, the rest after), so that
+    // each SHAVE kernel finds its inputs made by the NCE during the wave before. Empty when every
+    // layer of the run has the same stage.
     bool stream_pipeline = false;
     std::vector<int> stream_stages(std::size_t a, std::size_t b) const;
     // Whether a run planned has two stages.
