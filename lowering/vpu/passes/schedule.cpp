@@ -685,7 +685,7 @@ bool schedule_with(Module& m, Diagnostics& diags, bool pipeline, bool& pipelines
 
 // The schedule of `schedule_with`, and where a run has two stages (schedule_stream_pipeline.cpp)
 // the same with the runs software-pipelined, kept where it simulates faster (docs/schedule.md step
-// 24: it may store more to DDR, two waves' parts taking CMX where one did; the simulation counts
+// 25: it may store more to DDR, two waves' parts taking CMX where one did; the simulation counts
 // that traffic).
 bool schedule(Module& m, Diagnostics& diags) {
     Diagnostics plain;

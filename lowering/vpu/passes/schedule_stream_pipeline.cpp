@@ -1,4 +1,4 @@
-// schedule (scheduler.hpp, docs/schedule.md step 24): a streamed run software-pipelined over two
+// schedule (scheduler.hpp, docs/schedule.md steps 25 and 28): a streamed run software-pipelined over two
 // waves. emit_stream emits a run wave by wave, each layer's parts of the wave in turn, so within a
 // wave the NCE and the SHAVE engines wait for each other: the exporter's erf polynomial on
 // ConvNeXt's GELU has, per part, NCE layers (|u|, its scale, -u, -u u), then the SHAVE kernels

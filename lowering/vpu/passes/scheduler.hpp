@@ -331,7 +331,7 @@ struct Scheduler {
     // result among the NCE layers after that kernel as far as their work still takes the kernel's
     // time; the leading layers (before `lead`) and `ahead_after` stay where they are.
     std::vector<std::size_t> wave_order(std::size_t a, std::size_t b, std::size_t lead, std::size_t ahead_after) const;
-    // schedule_stream_pipeline.cpp (docs/schedule.md step 24; a second schedule, schedule.cpp
+    // schedule_stream_pipeline.cpp (docs/schedule.md steps 25 and 28; a second schedule, schedule.cpp
     // `schedule`): run [a, b] software-pipelined over two waves. A layer's stage is 1 when it is a SHAVE
     // kernel or reads a stage-1 result of the run, else 0; the stage-0 layers of wave w go with the
     // stage-1 layers of wave w - 1 (its first SHAVE kernels before them, the rest after), so that

@@ -1,4 +1,4 @@
-// Issue 21 point 4 (docs/schedule.md step 24): a streamed run software-pipelined over two waves
+// Issue 21 point 4 (docs/schedule.md steps 25 and 28): a streamed run software-pipelined over two waves
 // (schedule_stream_pipeline.cpp). The graph is the exporter's erf polynomial as the NCE now takes
 // most of it (assign_executors_unary.cpp): per part, NCE layers on u (|u| and its scale, -u, -u u),
 // the SHAVE kernels `reciprocal` and `exp`, and NCE layers on their results (a Horner chain, the
