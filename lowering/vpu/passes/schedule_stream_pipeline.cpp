@@ -42,7 +42,7 @@ bool Scheduler::pipelines() const {
 
 void Scheduler::emit_stream_pipelined(std::int64_t id, const std::vector<int>& stage,
                                       const std::function<void(std::size_t, std::size_t)>& emit) {
-    const auto [a, b] = streams[std::size_t(id)];
+    const std::size_t a = streams[std::size_t(id)].first, b = streams[std::size_t(id)].second;
     const std::size_t parts = tiles_of.at(std::int64_t(a)).size();
     const std::size_t wave = std::size_t(t.clusters * t.shave_per_cluster);
     const std::size_t waves = (parts + wave - 1) / wave;
