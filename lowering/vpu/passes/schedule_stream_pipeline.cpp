@@ -1,5 +1,5 @@
-// schedule (scheduler.hpp, docs/schedule.md steps 25 and 28): a streamed run software-pipelined over two
-// waves. emit_stream emits a run wave by wave, each layer's parts of the wave in turn, so within a
+// schedule (scheduler.hpp, docs/schedule.md steps 25 and 28): a streamed run software-pipelined
+// over two waves. emit_stream emits a run wave by wave, each layer's parts of the wave in turn, so within a
 // wave the NCE and the SHAVE engines wait for each other: the exporter's erf polynomial on
 // ConvNeXt's GELU has, per part, NCE layers (|u|, its scale, -u, -u u), then the SHAVE kernels
 // `reciprocal` and `exp`, then the NCE layers on their results (the Horner chain, the products, the
@@ -10,8 +10,9 @@
 // wave w (the NCE work before the SHAVE kernels) with the stage-1 layers of wave w - 1 (see the
 // order in `emit_stream_pipelined`): each SHAVE kernel's inputs were made during the wave before, and
 // the NCE works on the next wave while the SHAVE engines run this one. The parts of two waves are
-// live at once where one was: the candidate is kept only where it allocates and the simulator
-// finds it faster (schedule.cpp `early_loads`).
+// live at once where one was: the schedule pass makes the whole schedule a second time with the
+// runs pipelined and keeps it only where it allocates and the simulator finds it faster
+// (schedule.cpp `schedule`).
 #include <algorithm>
 
 #include "lowering/vpu/passes/scheduler.hpp"
