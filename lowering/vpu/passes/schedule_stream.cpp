@@ -18,7 +18,11 @@ namespace nnef::vpu::ir::schedule_impl {
 std::vector<std::array<std::int64_t, 4>> Scheduler::stream_key(std::size_t li) const {
     const Layer& l = m.layers[li];
     std::vector<std::array<std::int64_t, 4>> key;
-    const bool nce = pointwise_nce(l);
+    // (pipelined, also a 1x1 conv in channel chunks: the first layer of the run it feeds, its stage 0)
+    const bool chunk_conv = stream_pipeline && l.exec == Exec::nce && l.nce_op == NceOp::conv && !l.nce.quantized &&
+                            l.nce.kernel == std::array<std::int64_t, 2>{1, 1} && l.nce.stride == std::array<std::int64_t, 2>{1, 1} &&
+                            l.nce.pad == std::array<std::int64_t, 4>{0, 0, 0, 0};
+    const bool nce = pointwise_nce(l) || chunk_conv;
     if ((l.exec != Exec::shave && !nce) || l.output.shape.size() != 4 || l.output.shape[0] != 1) return {};
     // (an NCE layer whose result stays in CMX for the next one, or that reads such a result, keeps that path)
     if (nce && (resident[li] || (li > 0 && resident[li - 1]))) return {};
@@ -84,7 +88,13 @@ void Scheduler::plan_streams(std::vector<std::vector<std::int64_t>>& live) {
                 const View& o = m.layers[q].output;
                 if (l.inputs[i].tensor != o.tensor) continue;
                 if (i >= uses.size() || uses[i] != SplitUse::sliced) return false;
-                if (l.inputs[i].offset != o.offset || l.inputs[i].shape != o.shape || l.inputs[i].strides != o.strides) return false;
+                const View& v = l.inputs[i];
+                // (over channels, the same pixels as another plane of them: stream_read)
+                const bool replaned = dim == 3 && v.shape.size() == 4 && o.shape.size() == 4 && v.offset == o.offset &&
+                                      v.shape[0] == o.shape[0] && v.shape[3] == o.shape[3] && v.strides[3] == o.strides[3] &&
+                                      v.strides[2] == o.strides[2] && v.shape[1] * v.shape[2] == o.shape[1] * o.shape[2] &&
+                                      v.strides[1] == v.shape[2] * v.strides[2] && o.strides[1] == o.shape[2] * o.strides[2];
+                if (!replaned && (v.offset != o.offset || v.shape != o.shape || v.strides != o.strides)) return false;
             }
         return true;
     };
@@ -99,7 +109,13 @@ void Scheduler::plan_streams(std::vector<std::vector<std::int64_t>>& live) {
         std::size_t b = a;
         while (b + 1 < L && stream_key(b + 1) == key && reads_rows(a, b + 1, int(key.front()[0])) && peak(a, b + 1).first * per_cluster <= stream_budget) ++b;
         const std::int64_t part_bytes = peak(a, b).first;
-        if (b > a && part_bytes * per_cluster <= stream_budget && (key.front()[0] == 1 || conv_chunks_chain(a, b))) {
+        // (a run from a 1x1 conv in channel chunks only as such a run: its parts are the conv's chunks)
+        const bool conv_first = m.layers[a].nce_op == NceOp::conv && m.layers[a].exec == Exec::nce;
+        if (conv_first && (key.front()[0] != 3 || !conv_chunks_chain(a + 1, b))) {
+            ++a;
+            continue;
+        }
+        if (b > a && part_bytes * per_cluster <= stream_budget && (key.front()[0] == 1 || conv_first || conv_chunks_chain(a, b))) {
             const std::int64_t id = std::int64_t(streams.size());
             streams.push_back({a, b});
             // the leading layers a wave ahead where their parts fit beside the run's
@@ -324,6 +340,14 @@ bool Scheduler::stream_read(const View& v, Box& out) const {
     const auto it = streamed.find({v.tensor, stream_part});
     if (it == streamed.end()) return false;
     out = it->second;
+    // a channel part of all pixels read as another plane of them (a matmul's tokens as 49 x 4,
+    // read as 14 x 14: the same bytes in the same order, reads_rows)
+    if (out.shape.size() == 4 && v.shape.size() == 4 && out.shape[2] != v.shape[2] && out.shape[1] * out.shape[2] == v.shape[1] * v.shape[2] &&
+        out.strides[1] == out.shape[2] * out.strides[2]) {
+        out.shape[1] = v.shape[1];
+        out.shape[2] = v.shape[2];
+        out.strides[1] = v.shape[2] * out.strides[2];
+    }
     return true;
 }
 

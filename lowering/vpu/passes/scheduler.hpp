@@ -309,7 +309,9 @@ struct Scheduler {
     std::map<std::pair<int, std::int64_t>, Box> streamed;  // (tensor, part) -> the part's result in CMX (the run being emitted)
     std::int64_t stream_part = -1;             // the part of the tile being emitted in a run, or -1
     // The parts of SHAVE layer `li` split over rows (or channels) on every cluster ((1, cluster,
-    // row0, rows), or (3, cluster, ch0, chans) per tile), or empty.
+    // row0, rows), or (3, cluster, ch0, chans) per tile), or empty. With `stream_pipeline` also a
+    // 1x1 conv's chunks of output channels: the first layer of a run in channel parts, its stage 0
+    // (docs/schedule.md step 29).
     std::vector<std::array<std::int64_t, 4>> stream_key(std::size_t li) const;
     // Whether run `id` is in row parts (else channel parts: tile_stream_channels.cpp).
     bool stream_rows(std::int64_t id) const;

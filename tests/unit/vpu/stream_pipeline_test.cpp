@@ -39,6 +39,24 @@ Graph erf_polynomial(std::int64_t H, std::int64_t W, std::int64_t C) {
     return g;
 }
 
+// ConvNeXt's stage-3 MLP in small: tokens x [1, 196, 384] -> MATMUL by constant weights (1536
+// outputs: the NCE's 1x1 conv over the plane as_plane gives 196 tokens, 49 x 4, in chunks of output
+// channels) -> RESHAPE [1, 14, 14, 1536] -> the erf polynomial's chain on it, in the conv's chunks
+Graph tokens_mlp() {
+    const I s{1, 14, 14, 1536};
+    Graph g;
+    g.name = "tokens_mlp";
+    const ValueId x = g.add_value(f32({1, 196, 384}), "x");
+    g.main().inputs = {x};
+    const ValueId y = g.add_op(0, OpKind::MATMUL, {x, constant(g, {1, 384, 1536}, 31, 0.05f), zero(g), zero(g)}, {f32({1, 196, 1536})}).outputs[0];
+    const ValueId r = g.add_op(0, OpKind::RESHAPE, {y, g.add_const_shape(0, s)}, {f32(s)}).outputs[0];
+    const ValueId u = mul(g, r, fixed(g, 0.70710678f), s);
+    const ValueId t = unary(g, OpKind::RECIPROCAL, add(g, mul(g, unary(g, OpKind::ABS, u, s), fixed(g, 0.3275911f), s), fixed(g, 1.0f), s), s);
+    const ValueId e = unary(g, OpKind::EXP, mul(g, mul(g, u, fixed(g, -1.0f), s), u, s), s);
+    output_z(g, mul(g, add(g, mul(g, t, e, s), u, s), r, s));
+    return g;
+}
+
 struct Scheduled {
     vpu::ir::Module m;
     std::vector<std::pair<std::size_t, std::size_t>> streams;
@@ -138,6 +156,41 @@ TEST_SUITE("vpu") {
         REQUIRE(vpu::run_pass(m, "schedule", d));
         CHECK(vpu::ir::schedule_impl::simulated_makespan(m) <= std::min(plain.makespan, piped.makespan));
         compile_and_check(g, vpu::Target{});
+    }
+
+    TEST_CASE("pipelined, the 1x1 conv whose channel chunks a run takes is the run's first layer, read as its plane") {
+        const Graph g = tokens_mlp();
+        vpu::ir::Module ready;
+        ready_to_schedule(ready, g);
+        // the conv: an NCE conv over the plane 49 x 4 in chunks of output channels; the chain reads
+        // its result as 14 x 14
+        std::size_t conv = ready.layers.size();
+        for (std::size_t li = 0; li < ready.layers.size(); ++li)
+            if (ready.layers[li].exec == vpu::ir::Exec::nce && ready.layers[li].nce_op == vpu::ir::NceOp::conv) conv = li;
+        REQUIRE(conv < ready.layers.size());
+        CHECK(ready.layers[conv].output.shape == std::vector<std::int64_t>{1, 49, 4, 1536});
+        const Scheduled plain = first_attempt(ready, false), piped = first_attempt(ready, true);
+        auto starts_at_conv = [&](const Scheduled& r) {
+            for (const auto& run : r.streams)
+                if (run.first == conv) return true;
+            return false;
+        };
+        CHECK_FALSE(starts_at_conv(plain));
+        REQUIRE(starts_at_conv(piped));
+        // the conv's result then lives in CMX part by part: no transfer stores it
+        auto stores_conv = [&](const Scheduled& r) {
+            int n = 0;
+            for (const auto& task : r.m.tasks)
+                if (task.kind == vpu::TaskKind::DMA && !task.writes[0].ref.cmx &&
+                    r.m.tensors[std::size_t(task.writes[0].ref.index)].name == r.m.tensors[std::size_t(ready.layers[conv].output.tensor)].name)
+                    ++n;
+            return n;
+        };
+        CHECK(stores_conv(plain) > 0);
+        CHECK(stores_conv(piped) == 0);
+        MESSAGE("makespan wave by wave " << plain.makespan << ", pipelined with the conv " << piped.makespan);
+        CHECK(piped.makespan < plain.makespan);
+        compile_and_check(g, vpu::Target{});  // values: the interpreter's
     }
 
     TEST_CASE("a run whose layers all have one stage is emitted wave by wave") {
