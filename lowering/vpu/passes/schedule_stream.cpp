@@ -19,9 +19,7 @@ std::vector<std::array<std::int64_t, 4>> Scheduler::stream_key(std::size_t li) c
     const Layer& l = m.layers[li];
     std::vector<std::array<std::int64_t, 4>> key;
     // (pipelined, also a 1x1 conv in channel chunks: the first layer of the run it feeds, its stage 0)
-    const bool chunk_conv = stream_pipeline && l.exec == Exec::nce && l.nce_op == NceOp::conv && !l.nce.quantized &&
-                            l.nce.kernel == std::array<std::int64_t, 2>{1, 1} && l.nce.stride == std::array<std::int64_t, 2>{1, 1} &&
-                            l.nce.pad == std::array<std::int64_t, 4>{0, 0, 0, 0};
+    const bool chunk_conv = stream_pipeline && l.exec == Exec::nce && l.nce_op == NceOp::conv && !l.nce.quantized && one_by_one(l.nce);
     const bool nce = pointwise_nce(l) || chunk_conv;
     if ((l.exec != Exec::shave && !nce) || l.output.shape.size() != 4 || l.output.shape[0] != 1) return {};
     // (an NCE layer whose result stays in CMX for the next one, or that reads such a result, keeps that path)

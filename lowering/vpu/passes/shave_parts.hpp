@@ -81,5 +81,7 @@ std::int64_t stream_part_cost(std::int64_t parts, std::int64_t engines, double s
 // alone, channel by channel (rank 4, one image): an eltwise, or a dwconv or (not quantized) pool
 // with a 1x1 kernel, stride 1 and no padding (a per-channel scale and bias on the NCE).
 bool pointwise_nce(const Layer& l);
+// A 1x1 window of stride 1, dilation 1 and no padding.
+bool one_by_one(const NceParams& p);
 
 }  // namespace nnef::vpu::ir

@@ -74,8 +74,12 @@ bool pointwise_nce(const Layer& l) {
     // is a per-channel scale and bias in its table, as fuse-post-ops may make one.
     const bool pool = (l.nce_op == NceOp::maxpool || l.nce_op == NceOp::avgpool) && !l.nce.quantized;
     if (l.nce_op != NceOp::dwconv && !pool) return false;
-    return l.nce.kernel == std::array<std::int64_t, 2>{1, 1} && l.nce.stride == std::array<std::int64_t, 2>{1, 1} &&
-           l.nce.dilation == std::array<std::int64_t, 2>{1, 1} && l.nce.pad == std::array<std::int64_t, 4>{0, 0, 0, 0};
+    return one_by_one(l.nce);
+}
+
+bool one_by_one(const NceParams& p) {
+    return p.kernel == std::array<std::int64_t, 2>{1, 1} && p.stride == std::array<std::int64_t, 2>{1, 1} &&
+           p.dilation == std::array<std::int64_t, 2>{1, 1} && p.pad == std::array<std::int64_t, 4>{0, 0, 0, 0};
 }
 
 void unify_stream_rows(Module& m) {
