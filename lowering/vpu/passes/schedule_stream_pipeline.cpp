@@ -19,15 +19,23 @@
 
 namespace nnef::vpu::ir::schedule_impl {
 
+namespace {
+
+// Whether layer li of the run from layer a reads a result of a stage-1 layer before it.
+bool reads_stage1(const Module& m, std::size_t a, std::size_t li, const std::vector<int>& stage) {
+    for (const View& v : m.layers[li].inputs)
+        for (std::size_t q = a; q < li; ++q)
+            if (m.layers[q].output.tensor == v.tensor && stage[q - a] == 1) return true;
+    return false;
+}
+
+}  // namespace
+
 std::vector<int> Scheduler::stream_stages(std::size_t a, std::size_t b) const {
     std::vector<int> stage(b - a + 1, 0);
     bool zero = false, one = false;
     for (std::size_t li = a; li <= b; ++li) {
-        const Layer& l = m.layers[li];
-        int s = l.exec == Exec::nce ? 0 : 1;
-        for (const View& v : l.inputs)
-            for (std::size_t q = a; q < li; ++q)
-                if (m.layers[q].output.tensor == v.tensor && stage[q - a] == 1) s = 1;
+        const int s = m.layers[li].exec != Exec::nce || reads_stage1(m, a, li, stage) ? 1 : 0;
         stage[li - a] = s;
         (s == 0 ? zero : one) = true;
     }
@@ -59,16 +67,10 @@ void Scheduler::emit_stream_pipelined(std::int64_t id, const std::vector<int>& s
     // 0 instead, 14594947: their buffers live beside wave w - 1's NCE layers, and the schedule's
     // retries found room for fewer held results.)
     const std::vector<std::size_t> base = wave_order(a, b, a, b + 1);
-    auto reads_stage1 = [&](std::size_t li) {
-        for (const View& v : m.layers[li].inputs)
-            for (std::size_t q = a; q < li; ++q)
-                if (m.layers[q].output.tensor == v.tensor && stage[q - a] == 1) return true;
-        return false;
-    };
     std::vector<int> group(stage.size(), 2);  // 0: the kernels first, 1: stage 0, 2: the rest
     for (std::size_t li = a; li <= b; ++li) {
         if (stage[li - a] == 0) group[li - a] = 1;
-        else if (m.layers[li].exec != Exec::nce && !reads_stage1(li)) group[li - a] = 0;
+        else if (m.layers[li].exec != Exec::nce && !reads_stage1(m, a, li, stage)) group[li - a] = 0;
     }
     std::vector<std::size_t> order;
     for (int g : {0, 1, 2})
