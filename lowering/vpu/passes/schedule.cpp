@@ -16,6 +16,7 @@
 // by CMX-to-CMX DMA (see `held`).
 #include "lowering/vpu/passes/scheduler.hpp"
 #include "lowering/vpu/passes/shave_parts.hpp"
+#include "lowering/vpu/passes/tile_cuboid_rows.hpp"
 
 namespace nnef::vpu::ir {
 
@@ -243,9 +244,50 @@ void Scheduler::load_one(const Tile& tl) {
     }
 }
 
+namespace {
+
+// The DPU's cuboid height and width (specs/vpu-target.md section 4).
+constexpr std::int64_t cuboid = 4;
+
+// Whether each output pixel of NCE layer `l` is computed from the same input pixel alone: an
+// eltwise, or a conv, depthwise conv or pool with a 1x1 window of stride 1 and no padding. Its
+// tiles may then run on any plane of their pixels (tile_cuboid_rows.hpp `cuboid_plane`).
+bool pixelwise(const Layer& l) {
+    return l.nce_op == NceOp::eltwise || ((l.nce_op == NceOp::conv || l.nce_op == NceOp::dwconv || is_pool(l.nce_op)) && one_by_one(l.nce));
+}
+
+// The boxes of a pixelwise NCE task (its `inputs` activation reads and its result) on the plane
+// that pads least to the cuboids, where each of them covers the result's rows and columns with
+// its pixels evenly spaced (rows of full width, channels innermost). The plane of the task's cost.
+std::array<std::int64_t, 2> cuboid_replane(std::vector<Box>& reads, std::size_t inputs, Box& result) {
+    std::array<std::int64_t, 2> plane = {result.shape.size() == 4 ? result.shape[1] : 1, result.shape.size() == 4 ? result.shape[2] : 1};
+    auto even = [&](const Box& b) {
+        return b.shape.size() == 4 && b.shape[0] == 1 && b.shape[1] == plane[0] && b.shape[2] == plane[1] && b.strides[1] == b.shape[2] * b.strides[2];
+    };
+    if (!even(result)) return plane;
+    for (std::size_t i = 0; i < inputs && i < reads.size(); ++i)
+        if (!even(reads[i])) return plane;
+    const std::array<std::int64_t, 2> to = cuboid_plane(plane[0], plane[1], cuboid);
+    if (to == plane) return plane;
+    auto move = [&](Box& b) {
+        b.shape[1] = to[0];
+        b.shape[2] = to[1];
+        b.strides[1] = to[1] * b.strides[2];
+    };
+    for (std::size_t i = 0; i < inputs && i < reads.size(); ++i) move(reads[i]);
+    move(result);
+    return to;
+}
+
+}  // namespace
+
 double Scheduler::nce_tile_cycles(const Tile& tl) const {
+    return nce_plane_cycles(tl, {tl.rows, m.layers[std::size_t(tl.layer)].output.shape[2]});
+}
+
+double Scheduler::nce_plane_cycles(const Tile& tl, const std::array<std::int64_t, 2>& plane) const {
     const Layer& l = m.layers[std::size_t(tl.layer)];
-    const std::vector<std::int64_t> oshape = {1, tl.rows, l.output.shape[2], tl.chans};
+    const std::vector<std::int64_t> oshape = {1, plane[0], plane[1], tl.chans};
     const std::vector<std::int64_t> wshape =
         l.weights_shape.size() == 4 ? std::vector<std::int64_t>{tl.chans, l.weights_shape[1], l.weights_shape[2], l.weights_shape[3]}
                                     : std::vector<std::int64_t>{};
@@ -321,10 +363,14 @@ void Scheduler::nce_tile(const Tile& tl) {
                  m.tensors[std::size_t(l.output.tensor)].name);
         result = dense_box(ob, oshape, oes);
     }
+    // (a pixelwise task on the plane of its pixels that pads least to the DPU's cuboids; its result
+    // read in the run as its readers' plane: stream_read)
+    const std::array<std::int64_t, 2> plane =
+        pixelwise(l) ? cuboid_replane(reads, l.inputs.size(), result) : std::array<std::int64_t, 2>{tl.rows, oshape[2]};
     Task task;
     task.kind = TaskKind::NCE;
     task.queue = "NCE" + std::to_string(tl.cluster);
-    cost = nce_tile_cycles(tl);
+    cost = nce_plane_cycles(tl, plane);
     task.op = l.op_name();
     task.reads = reads;
     task.writes = {result};

@@ -174,8 +174,13 @@ struct Scheduler {
     void load_one(const Tile& tl);
 
     void nce_tile(const Tile& tl);
-    // The cost model's cycles of NCE tile `tl`.
+    // The cost model's cycles of NCE tile `tl` on its rows, and on output plane `plane` (rows,
+    // columns). nce_tile emits a pixelwise tile on the plane of its pixels that pads least to the
+    // DPU's cuboids (docs/schedule.md step 30); the estimates (the prefetch's plan, the waves'
+    // order) keep the tile's rows: with the smaller figure, the weights of ShuffleNet v2's last
+    // 1x1 conv loaded later, and it ran 0.59% (fp16) and 0.73% (int8 at PRO-INT) slower.
     double nce_tile_cycles(const Tile& tl) const;
+    double nce_plane_cycles(const Tile& tl, const std::array<std::int64_t, 2>& plane) const;
 
     void other_tile(const Tile& tl);
 

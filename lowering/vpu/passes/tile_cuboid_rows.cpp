@@ -2,6 +2,7 @@
 #include "lowering/vpu/passes/tile_cuboid_rows.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace nnef::vpu::ir {
@@ -32,6 +33,23 @@ std::int64_t cuboid_rows(std::int64_t OH, std::int64_t rows, std::int64_t cuboid
         }
     }
     return now - best_cost >= now / 16 ? best : rows;
+}
+
+std::array<std::int64_t, 2> cuboid_plane(std::int64_t rows, std::int64_t width, std::int64_t cuboid) {
+    auto padded = [&](std::int64_t h, std::int64_t w) { return (h + cuboid - 1) / cuboid * ((w + cuboid - 1) / cuboid); };
+    std::array<std::int64_t, 2> best = {rows, width};
+    if (rows <= 0 || width <= 0 || cuboid <= 1) return best;
+    const std::int64_t n = rows * width;
+    std::int64_t least = padded(rows, width);
+    for (std::int64_t h = 1; h * h <= n; ++h) {
+        if (n % h != 0) continue;
+        for (const auto& [a, b] : {std::pair<std::int64_t, std::int64_t>{h, n / h}, {n / h, h}})
+            if (padded(a, b) < least) {
+                least = padded(a, b);
+                best = {a, b};
+            }
+    }
+    return best;
 }
 
 }  // namespace nnef::vpu::ir

@@ -7,6 +7,7 @@
 // or 2-row parts) then gave the MLP convs and 7x7 depthwise convs after it tiles of 2 or 3 rows:
 // stage 4's second MLP conv 64 tiles of 2 and 1 rows where 32 of 4 and 3 rows fit, twice its work.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <functional>
 
@@ -28,5 +29,13 @@ std::int64_t busiest_cluster_cycles(std::int64_t OH, std::int64_t rows, std::int
 // layer shares is not given up for little).
 std::int64_t cuboid_rows(std::int64_t OH, std::int64_t rows, std::int64_t cuboid, std::int64_t clusters, std::int64_t ch_tiles,
                          const std::function<bool(std::int64_t)>& fits, const RowCycles& cycles);
+
+// The plane [h, w] (h * w == rows * width) on which a pointwise NCE task (an eltwise, or a 1x1
+// conv or pool of stride 1 and no padding) over `rows` full rows of `width` pixels pads least to
+// the cuboid (`cuboid` x `cuboid` pixels): such a task's pixels are independent and its boxes
+// contiguous over them, so any plane of the same pixels in the same order computes the same
+// values. ConvNeXt's GELU parts of one row of 28 pixels cost what 4 x 28 do, as 4 x 7 what 4 x 8
+// do; its second MLP conv's tiles of 2 x 56 pixels nothing more as 4 x 28. The given plane on a tie.
+std::array<std::int64_t, 2> cuboid_plane(std::int64_t rows, std::int64_t width, std::int64_t cuboid);
 
 }  // namespace nnef::vpu::ir
