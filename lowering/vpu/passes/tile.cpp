@@ -203,13 +203,17 @@ bool tile(Module& m, Diagnostics& diags) {
             // tiles of 2 or 3 rows (a row split taken from the layer before) cost what 4 rows do on
             // the DPU's 4x4x16 cuboids: a multiple of 4 rows where it fits and costs the busiest
             // cluster less (tile_cuboid_rows.hpp); only where the padding is a third of the rows or more,
-            // and only dense convs split over channels too. Not depthwise convs: ConvNeXt's 7x7 ones in
-            // 4 rows made it slower (24263142 -> 24674414 cycles: the layer norm after them, in 14-row
-            // parts, waited longer). Not a conv of all output channels per tile: such a conv after a
-            // streamed run goes beside its waves (schedule_stream.cpp), where tiles of 4 rows no longer
-            // fit the budget (shave_stream_test's MLP block: none of its 14 tiles beside the run); on
-            // ConvNeXt those (stage 1's second MLP convs) gave 23845525 -> 23542164, these 23784063
-            if (dense && ch_tiles > 1 && !single && row_tiles >= t.clusters && 3 * ceil_div(rows, 4) * 4 >= 4 * rows) {
+            // and only dense convs split over channels too, and depthwise convs. Not a conv of all
+            // output channels per tile: such a conv after a streamed run goes beside its waves
+            // (schedule_stream.cpp), where tiles of 4 rows no longer fit the budget (shave_stream_test's
+            // MLP block: none of its 14 tiles beside the run); on ConvNeXt those (stage 1's second MLP
+            // convs) gave 23845525 -> 23542164, these 23784063. ConvNeXt's 7x7 depthwise convs in 4
+            // rows made it slower when its SHAVE kernels bound it (24263142 -> 24674414 cycles: the
+            // layer norm after them, in 14-row parts, waited longer); since the erf polynomial runs on
+            // the NCE (steps 24-26) they are the most NCE work between two runs (stage 1: 235 K of
+            // about 440 K cycles per NCE), twice what they need in tiles of 2 rows: 12693033 ->
+            // 12345585 (docs/schedule.md step 31)
+            if (((dense && ch_tiles > 1) || dw) && !single && row_tiles >= t.clusters && 3 * ceil_div(rows, 4) * 4 >= 4 * rows) {
                 const bool int8 = m.tensors[std::size_t(x.tensor)].dtype == DataType::int8;
                 const std::int64_t chunk = std::min(cc, s.C);
                 const std::vector<std::int64_t> wshape = {chunk, s.KH, s.KW, s.I};

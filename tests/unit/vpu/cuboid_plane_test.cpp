@@ -1,11 +1,15 @@
 // Issue 21 point 4 (docs/schedule.md step 30): a pixelwise NCE task (an eltwise, or a 1x1 conv or
 // pool of stride 1 and no padding) runs on the plane of its pixels that pads least to the DPU's
 // 4 x 4 cuboids (tile_cuboid_rows.hpp `cuboid_plane`, schedule.cpp `nce_tile`). ConvNeXt's GELU
-// parts of one row of 28 pixels cost what 4 x 28 did; as 4 x 7 they cost what 4 x 8 do.
+// parts of one row of 28 pixels cost what 4 x 28 did; as 4 x 7 they cost what 4 x 8 do. And
+// (step 31) a depthwise conv whose row split, taken from the layer before, is 2 or 3 rows takes
+// tiles of a multiple of 4 rows where they fit (tile.cpp, tile_cuboid_rows.hpp `cuboid_rows`).
 #include <doctest/doctest.h>
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <set>
 #include <vector>
 
 #include "lowering/vpu/passes/tile_cuboid_rows.hpp"
@@ -82,5 +86,45 @@ TEST_SUITE("vpu") {
         CHECK(nce >= 3);
         CHECK(replaned == nce);
         CHECK(r.makespan > 0);
+    }
+
+    TEST_CASE("a 7x7 depthwise conv after a row split of 5 rows takes tiles of 4 rows") {
+        // x [1, 56, 56, 384] -> exp (SHAVE, in row parts of 5 rows) -> 1x1 conv to 96 channels
+        // (their row split) -> 7x7 depthwise conv, padding 3: its tiles took the conv's row split
+        // (5 rows: each two 4-row bands of DPU work)
+        const std::vector<std::int64_t> s{1, 56, 56, 384}, s2{1, 56, 56, 96};
+        Graph g;
+        g.name = "dw_after_parts";
+        const ValueId x = g.add_value(f32(s), "x");
+        g.main().inputs = {x};
+        const ValueId e = unary(g, OpKind::EXP, x, s);
+        const ValueId c = g.add_op(0, OpKind::CONV2D, {e, constant(g, {96, 1, 1, 384}, 43, 0.05f), constant(g, {96}, 44), zero(g), zero(g)},
+                                   {f32(s2)}, conv_attrs({0, 0, 0, 0}))
+                              .outputs[0];
+        const ValueId d = g.add_op(0, OpKind::DEPTHWISE_CONV2D, {c, constant(g, {7, 7, 96, 1}, 41, 0.05f), constant(g, {96}, 42), zero(g), zero(g)},
+                                   {f32(s2)}, conv_attrs({3, 3, 3, 3}))
+                              .outputs[0];
+        output_z(g, d);
+        vpu::ir::Module m;
+        m.graph = &g;
+        m.target = vpu::Target{};
+        run_passes_until(m, "tile");
+        std::map<std::string, std::set<std::int64_t>> rows;  // layer kind -> rows of its tiles but the last
+        for (const auto& tl : m.tiles) {
+            const auto& l = m.layers[std::size_t(tl.layer)];
+            const std::string kind = l.exec != vpu::ir::Exec::nce ? "exp" : l.nce_op == vpu::ir::NceOp::conv ? "conv" : "dwconv";
+            if (tl.row0 + tl.rows < l.output.shape[1]) rows[kind].insert(tl.rows);
+        }
+        REQUIRE(rows["conv"].size() == 1);
+        REQUIRE(rows["dwconv"].size() == 1);
+        INFO("conv tiles of " << *rows["conv"].begin() << " rows, dwconv tiles of " << *rows["dwconv"].begin());
+        CHECK(*rows["conv"].begin() % 4 != 0);
+        CHECK(*rows["dwconv"].begin() % 4 == 0);
+        // and compiled: the interpreter's values, every depthwise task of whole cuboid bands but the last
+        vpu::TaskList list;
+        compile_and_check(g, vpu::Target{}, nullptr, &list);
+        int odd = 0;
+        for (const auto& task : list.tasks) odd += task.op == "dwconv" && task.writes[0].shape[1] % 4 != 0;
+        CHECK(odd <= 1);
     }
 }
