@@ -219,6 +219,12 @@ struct Builder {
     void tokens_as_plane(const tosa::Op& op, Layer& l) const;
 
     bool eltwise_int8(const tosa::Op& op, const EltwisePlan& plan);
+    // assign_executors_nce.cpp (fp16): ADD, SUB or MUL of a [1, H, W, C] value (or [1, N, C]
+    // tokens) and one of its channels' shape [1, H, W, 1] (a layer norm's mean, its 1 / sqrt(var +
+    // eps)): the narrow operand broadcast over the C channels by a 1x1 NCE conv of weights 1, then
+    // the NCE eltwise; the same fp16 values as the SHAVE kernel (docs/schedule.md step 32). False,
+    // with nothing added, when the operands are not so.
+    bool channel_broadcast(const tosa::Op& op, const View& av, const View& bv);
 
     // The RESCALE i32 -> i8 that alone reads `v`, through RESHAPEs (their op indices and its own go
     // to `chain`), when the NCE's requantization computes it: constant multiplier and shift (one,

@@ -190,7 +190,43 @@ bool Builder::eltwise(const tosa::Op& op) {
         l.inputs = {nce_operand(*av, ys), nce_operand(*bv, ys)};
         return add_op_layer(op, std::move(l));
     }
+    if (av && bv && channel_broadcast(op, *av, *bv)) return true;
     return shave(op, kernel(tosa::op_info(op.kind).mnemonic));
+}
+
+bool Builder::channel_broadcast(const tosa::Op& op, const View& av, const View& bv) {
+    const ValueId a = op.inputs[0], b = op.inputs[1], y = op.outputs[0];
+    const auto& ys = g.type(y).shape;
+    if ((ys.size() != 4 && ys.size() != 3) || ys[0] != 1 || ys.back() <= 1 || fconst(a) || fconst(b)) return false;
+    std::vector<std::int64_t> narrow = ys;
+    narrow.back() = 1;
+    const bool a_narrow = g.type(a).shape == narrow && g.type(b).shape == ys, b_narrow = g.type(b).shape == narrow && g.type(a).shape == ys;
+    if (!a_narrow && !b_narrow) return false;
+    for (ValueId v : {a, b, y})
+        if (value_type(v) != DataType::fp16) return false;
+    const std::int64_t C = ys.back();
+    // the narrow operand on C channels: a 1x1 conv of weights 1 (its one input channel to each
+    // output channel: the same fp16 values)
+    Layer bc;
+    bc.exec = Exec::nce;
+    bc.nce_op = NceOp::conv;
+    bc.weights_shape = {C, 1, 1, 1};
+    bc.weights_f32.assign(std::size_t(C), 1.0f);
+    bc.bias.assign(std::size_t(C), 0.0f);
+    bc.inputs = {nce_operand(a_narrow ? av : bv, narrow)};
+    bc.source = source_of(op);
+    bc.origin = op.origin;
+    std::int64_t volume = 1;
+    for (std::int64_t d : ys) volume *= d;
+    bc.output = nce_operand(dense_view(add_tensor(g.value(y).name + ".broadcast", volume, Role::activation), ys), ys);
+    const View wide = bc.output;
+    m.layers.push_back(std::move(bc));
+    Layer l;
+    l.exec = Exec::nce;
+    l.nce_op = NceOp::eltwise;
+    l.nce.eltwise = op.kind == OpKind::ADD ? "add" : op.kind == OpKind::SUB ? "sub" : "mul";
+    l.inputs = a_narrow ? std::vector<View>{wide, nce_operand(bv, ys)} : std::vector<View>{nce_operand(av, ys), wide};
+    return add_op_layer(op, std::move(l));
 }
 
 }  // namespace nnef::vpu::ir::assign_executors_impl

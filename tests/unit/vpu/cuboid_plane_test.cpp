@@ -58,9 +58,7 @@ TEST_SUITE("vpu") {
         // where 1 x 56 padded to 4 x 56
         const std::vector<std::int64_t> s{1, 2, 56, 48};
         Graph g;
-        g.name = "one_row";
-        const ValueId x = g.add_value(f32({1, 2, 56, 32}), "x");
-        g.main().inputs = {x};
+        const ValueId x = input_x(g, "one_row", {1, 2, 56, 32});
         const ValueId c = g.add_op(0, OpKind::CONV2D, {x, constant(g, {48, 1, 1, 32}, 31, 0.1f), constant(g, {48}, 32), zero(g), zero(g)},
                                    {f32(s)}, conv_attrs({0, 0, 0, 0}))
                               .outputs[0];
@@ -94,9 +92,7 @@ TEST_SUITE("vpu") {
         // (5 rows: each two 4-row bands of DPU work)
         const std::vector<std::int64_t> s{1, 56, 56, 384}, s2{1, 56, 56, 96};
         Graph g;
-        g.name = "dw_after_parts";
-        const ValueId x = g.add_value(f32(s), "x");
-        g.main().inputs = {x};
+        const ValueId x = input_x(g, "dw_after_parts", s);
         const ValueId e = unary(g, OpKind::EXP, x, s);
         const ValueId c = g.add_op(0, OpKind::CONV2D, {e, constant(g, {96, 1, 1, 384}, 43, 0.05f), constant(g, {96}, 44), zero(g), zero(g)},
                                    {f32(s2)}, conv_attrs({0, 0, 0, 0}))

@@ -26,13 +26,17 @@ inline ValueId fixed(Graph& g, float v) {
     return g.add_const(0, c);
 }
 
-// Starts graph `g` named `name` with one input x of NHWC `shape` and returns u = x / sqrt 2 (an
-// NCE scale), as the exporter's GELU starts its erf (stream_lead_test.cpp, stream_hoist_test.cpp).
-inline ValueId scaled_input(Graph& g, const std::string& name, const std::vector<std::int64_t>& shape) {
+// Names graph `g` `name` and gives it one input x of `shape`, which it returns.
+inline ValueId input_x(Graph& g, const std::string& name, const std::vector<std::int64_t>& shape) {
     g.name = name;
     const ValueId x = g.add_value(f32(shape), "x");
     g.main().inputs = {x};
-    return mul(g, x, fixed(g, 0.70710678f), shape);
+    return x;
+}
+// Starts graph `g` named `name` with one input x of NHWC `shape` and returns u = x / sqrt 2 (an
+// NCE scale), as the exporter's GELU starts its erf (stream_lead_test.cpp, stream_hoist_test.cpp).
+inline ValueId scaled_input(Graph& g, const std::string& name, const std::vector<std::int64_t>& shape) {
+    return mul(g, input_x(g, name, shape), fixed(g, 0.70710678f), shape);
 }
 // Makes z the graph's one output, named "z".
 inline void output_z(Graph& g, ValueId z) {

@@ -1,0 +1,104 @@
+// Issue 21 point 4 (docs/schedule.md step 32): an fp16 ADD, SUB or MUL of a [1, H, W, C] value
+// and a [1, H, W, 1] one (a layer norm's x - mean and (x - mean) * 1 / sqrt(var + eps); [1, N, C]
+// tokens and [1, N, 1] likewise) runs on the NCE: the narrow operand broadcast over the channels by
+// a 1x1 conv of weights 1, then the eltwise (assign_executors_nce.cpp `channel_broadcast`). On
+// SHAVE such a kernel took 0.5 cycles per element on one engine; ConvNeXt-tiny's layer norms so
+// took 77.6 K cycles of each SHAVE engine apiece.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "unit/vpu/compile_support.hpp"
+#include "unit/vpu/elementwise_ops.hpp"
+
+namespace {
+
+using namespace vpu_compile_support;
+namespace ir = nnef::vpu::ir;
+
+// A layer norm over the last axis of `s` without its affine part: d = x - sum(x) / C,
+// z = d * rsqrt(sum(d d) / C + 1e-6).
+Graph layer_norm(const std::vector<std::int64_t>& s, bool swap) {
+    Graph g;
+    const ValueId x = input_x(g, "layer_norm", s);
+    std::vector<std::int64_t> n = s;
+    n.back() = 1;
+    const float inv_c = 1.0f / float(s.back());
+    auto scalar = [&](float v) {  // a constant of the rank of s
+        auto k = ConstData::allocate({DType::fp32, std::vector<std::int64_t>(s.size(), 1)});
+        k->mutable_items<float>()[0] = v;
+        return g.add_const(0, k);
+    };
+    auto mean = [&](ValueId v) {
+        const ValueId sum = g.add_op(0, OpKind::REDUCE_SUM, {v}, {f32(n)}, {{AttrName::axis, std::int64_t(s.size() - 1)}}).outputs[0];
+        return mul(g, sum, scalar(inv_c), n);
+    };
+    const ValueId mu = mean(x);
+    // (x - mu, or with `swap` (mu * -1) + x: the narrow operand first)
+    const ValueId d = swap ? add(g, mul(g, mu, scalar(-1.0f), n), x, s) : g.add_op(0, OpKind::SUB, {x, mu}, {f32(s)}).outputs[0];
+    const ValueId var = add(g, mean(mul(g, d, d, s)), scalar(1e-6f), n);
+    const ValueId r = unary(g, OpKind::RSQRT, var, n);
+    output_z(g, swap ? mul(g, r, d, s) : mul(g, d, r, s));
+    return g;
+}
+
+}  // namespace
+
+TEST_SUITE("vpu") {
+    TEST_CASE("a layer norm's channel-broadcast SUB and MUL run on the NCE, with the interpreter's values") {
+        for (const auto& s : {std::vector<std::int64_t>{1, 14, 14, 96}, std::vector<std::int64_t>{1, 50, 64}}) {
+            for (bool swap : {false, true}) {
+                CAPTURE(s.size());
+                CAPTURE(swap);
+                const Graph g = layer_norm(s, swap);
+                ir::Module m;
+                m.graph = &g;
+                m.target = vpu::Target{};
+                run_passes_until(m, "assign-executors");
+                // the SUB (or ADD) and the MUL: each an NCE eltwise of the wide operand and an NCE
+                // 1x1 conv of weights 1 from the narrow one's single channel
+                int eltwise = 0, broadcasts = 0;
+                for (const ir::Layer& l : m.layers) {
+                    if (l.exec == ir::Exec::shave) CHECK(l.shave.name != "sub");
+                    if (l.exec == ir::Exec::nce && l.nce_op == ir::NceOp::conv) {
+                        ++broadcasts;
+                        REQUIRE(l.weights_shape.size() == 4);
+                        CHECK(l.weights_shape[0] == s.back());
+                        CHECK(l.weights_shape[3] == 1);
+                        for (float w : l.weights_f32) CHECK(w == 1.0f);
+                        CHECK(l.inputs[0].shape.back() == 1);
+                        CHECK(l.output.shape.back() == s.back());
+                    }
+                    if (l.exec == ir::Exec::nce && l.nce_op == ir::NceOp::eltwise && l.output.shape.back() == s.back()) ++eltwise;
+                }
+                CHECK(broadcasts == 2);
+                CHECK(eltwise >= 3);  // x - mu (or -mu + x), d * d, d * r
+                // compiled and simulated: the interpreter's values, no SHAVE kernel on C channels
+                vpu::TaskList list;
+                compile_and_check(g, vpu::Target{}, nullptr, &list);
+                for (const auto& task : list.tasks)
+                    if (task.kind == vpu::TaskKind::SHAVE) {
+                        CAPTURE(task.op);
+                        CHECK(task.writes[0].shape.back() == 1);
+                    }
+            }
+        }
+    }
+
+    TEST_CASE("a product with a [1, H, W, 1] constant or of equal shapes is not broadcast") {
+        const std::vector<std::int64_t> s{1, 8, 8, 32}, n{1, 8, 8, 1};
+        Graph g;
+        const ValueId x = input_x(g, "no_broadcast", s);
+        output_z(g, mul(g, mul(g, x, constant(g, n, 5), s), x, s));
+        ir::Module m;
+        m.graph = &g;
+        m.target = vpu::Target{};
+        run_passes_until(m, "assign-executors");
+        for (const ir::Layer& l : m.layers) CHECK_FALSE((l.exec == ir::Exec::nce && l.nce_op == ir::NceOp::conv));
+        compile_and_check(g, vpu::Target{});
+    }
+}
