@@ -46,6 +46,16 @@ Box Scheduler::dense_box(int buffer, std::vector<std::int64_t> shape, std::int64
     return b;
 }
 
+bool Scheduler::even_pixels(const Box& b) {
+    return b.shape.size() == 4 && b.shape[0] == 1 && b.strides[1] == b.shape[2] * b.strides[2];
+}
+
+void Scheduler::on_plane(Box& b, std::int64_t h, std::int64_t w) {
+    b.shape[1] = h;
+    b.shape[2] = w;
+    b.strides[1] = w * b.strides[2];
+}
+
 Box Scheduler::ddr_box(const View& v) {
     Box b;
     b.ref = {false, v.tensor};
@@ -260,22 +270,16 @@ bool pixelwise(const Layer& l) {
 // that pads least to the cuboids, where each of them covers the result's rows and columns with
 // its pixels evenly spaced (rows of full width, channels innermost). The plane of the task's cost.
 std::array<std::int64_t, 2> cuboid_replane(std::vector<Box>& reads, std::size_t inputs, Box& result) {
+    using S = Scheduler;
     std::array<std::int64_t, 2> plane = {result.shape.size() == 4 ? result.shape[1] : 1, result.shape.size() == 4 ? result.shape[2] : 1};
-    auto even = [&](const Box& b) {
-        return b.shape.size() == 4 && b.shape[0] == 1 && b.shape[1] == plane[0] && b.shape[2] == plane[1] && b.strides[1] == b.shape[2] * b.strides[2];
-    };
+    auto even = [&](const Box& b) { return S::even_pixels(b) && b.shape[1] == plane[0] && b.shape[2] == plane[1]; };
     if (!even(result)) return plane;
     for (std::size_t i = 0; i < inputs && i < reads.size(); ++i)
         if (!even(reads[i])) return plane;
     const std::array<std::int64_t, 2> to = cuboid_plane(plane[0], plane[1], cuboid);
     if (to == plane) return plane;
-    auto move = [&](Box& b) {
-        b.shape[1] = to[0];
-        b.shape[2] = to[1];
-        b.strides[1] = to[1] * b.strides[2];
-    };
-    for (std::size_t i = 0; i < inputs && i < reads.size(); ++i) move(reads[i]);
-    move(result);
+    for (std::size_t i = 0; i < inputs && i < reads.size(); ++i) S::on_plane(reads[i], to[0], to[1]);
+    S::on_plane(result, to[0], to[1]);
     return to;
 }
 

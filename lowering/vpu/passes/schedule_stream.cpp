@@ -340,12 +340,8 @@ bool Scheduler::stream_read(const View& v, Box& out) const {
     out = it->second;
     // a channel part of all pixels read as another plane of them (a matmul's tokens as 49 x 4,
     // read as 14 x 14: the same bytes in the same order, reads_rows)
-    if (out.shape.size() == 4 && v.shape.size() == 4 && out.shape[2] != v.shape[2] && out.shape[1] * out.shape[2] == v.shape[1] * v.shape[2] &&
-        out.strides[1] == out.shape[2] * out.strides[2]) {
-        out.shape[1] = v.shape[1];
-        out.shape[2] = v.shape[2];
-        out.strides[1] = v.shape[2] * out.strides[2];
-    }
+    if (even_pixels(out) && v.shape.size() == 4 && out.shape[2] != v.shape[2] && out.shape[1] * out.shape[2] == v.shape[1] * v.shape[2])
+        on_plane(out, v.shape[1], v.shape[2]);
     return true;
 }
 

@@ -131,6 +131,10 @@ struct Scheduler {
 
     static Box dense_box(int buffer, std::vector<std::int64_t> shape, std::int64_t es);
     static Box ddr_box(const View& v);
+    // Whether box `b` (rank 4, one image) holds its pixels evenly spaced (rows of full width), and
+    // `b` as the plane [1, h, w, C] of the same pixels in the same order (h w = its rows x columns).
+    static bool even_pixels(const Box& b);
+    static void on_plane(Box& b, std::int64_t h, std::int64_t w);
     static View slice(View v, std::size_t dim, std::int64_t from, std::int64_t n);
 
     // When a task could start, as far as its buffers go (see `free_at`).
