@@ -214,7 +214,12 @@ bool tile_shave(Module& m, std::size_t li, std::int64_t budget, Diagnostics& dia
     Tile tl;
     tl.layer = std::int64_t(li);
     tl.cluster = std::int64_t(li) % t.clusters;
-    if (bytes <= budget && want < 2) {
+    // (a short kernel reading the result of a layer split over rows across the clusters takes that
+    // split below, so that each part reads its rows where they were computed: ConvNeXt's layer
+    // norms summed the 7x7 dwconv's rows of both clusters on one, gathered by copies, and their
+    // NCE layers after it copied the sums back: 11543349 -> 11434033 cycles, docs/schedule.md step 33)
+    const bool follow = prev_rows > 0 && l.output.shape.size() == 4 && prev_rows < l.output.shape[1];
+    if (bytes <= budget && want < 2 && !follow) {
         // int8: whole on one engine, on the cluster that holds its first input whole, if one does
         // (the classifier's fine-bias chain: no copy between the clusters). Not on the float path:
         // lstm_small's gates, small kernels side by side, ran 13.7% longer on one cluster.

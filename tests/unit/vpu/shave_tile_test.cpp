@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <string>
@@ -184,6 +185,34 @@ TEST_SUITE("vpu") {
         for (const ir::Layer& l : ms.layers)
             if (l.exec == ir::Exec::shave) CHECK(ir::shave_parts_wanted(ms, l) == 1);
         compile_and_check(small, t);
+    }
+
+    TEST_CASE("SHAVE parts: a short kernel after a layer split over rows across the clusters takes its row split") {
+        // x [1, 14, 14, 384] -> 7x7 depthwise conv (NCE, row tiles dealt round the clusters) -> the sum
+        // over channels (SHAVE, 196 items: short, once whole on one cluster, gathering the other
+        // cluster's rows by copies; docs/schedule.md step 33) -> z [1, 14, 14, 1]
+        const I s{1, 14, 14, 384}, n{1, 14, 14, 1};
+        Graph g;
+        g.name = "dw_sum";
+        const ValueId x = g.add_value(f32(s), "x");
+        g.main().inputs = {x};
+        const ValueId d = g.add_op(0, OpKind::DEPTHWISE_CONV2D, {x, constant(g, {7, 7, 384, 1}, 51, 0.05f), constant(g, {384}, 52), zero(g), zero(g)},
+                                   {f32(s)}, conv_attrs({3, 3, 3, 3}))
+                              .outputs[0];
+        const ValueId z = g.add_op(0, OpKind::REDUCE_SUM, {d}, {f32(n)}, {{AttrName::axis, std::int64_t(3)}}).outputs[0];
+        g.values[z].name = "z";
+        g.main().outputs = {z};
+        const vpu::Target t;
+        const ir::Module m = tiled(g, t);
+        std::map<ir::Exec, std::vector<std::array<std::int64_t, 3>>> parts;  // row0, rows, cluster
+        for (const ir::Tile& tl : m.tiles) parts[m.layers[std::size_t(tl.layer)].exec].push_back({tl.row0, tl.rows, tl.cluster});
+        REQUIRE(parts[ir::Exec::nce].size() >= 2);
+        CHECK(ir::shave_parts_wanted(m, m.layers.back()) == 1);
+        CHECK(parts[ir::Exec::shave] == parts[ir::Exec::nce]);
+        vpu::TaskList list;
+        compile_and_check(g, t, nullptr, &list);  // values: the interpreter's
+        // each part reads its rows where they were computed: no copy between the clusters
+        CHECK(vpu_test::count_dma(list).cross == 0);
     }
 
     TEST_CASE("SHAVE results read by the next kernels stay in CMX (no store, no load), whole or in parts") {
