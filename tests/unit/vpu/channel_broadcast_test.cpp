@@ -56,9 +56,7 @@ TEST_SUITE("vpu") {
                 CAPTURE(swap);
                 const Graph g = layer_norm(s, swap);
                 ir::Module m;
-                m.graph = &g;
-                m.target = vpu::Target{};
-                run_passes_until(m, "assign-executors");
+                graph_until(m, g, "assign-executors");
                 // the SUB (or ADD) and the MUL: each an NCE eltwise of the wide operand and an NCE
                 // 1x1 conv of weights 1 from the narrow one's single channel
                 int eltwise = 0, broadcasts = 0;
@@ -95,9 +93,7 @@ TEST_SUITE("vpu") {
         const ValueId x = input_x(g, "no_broadcast", s);
         output_z(g, mul(g, mul(g, x, constant(g, n, 5), s), x, s));
         ir::Module m;
-        m.graph = &g;
-        m.target = vpu::Target{};
-        run_passes_until(m, "assign-executors");
+        graph_until(m, g, "assign-executors");
         for (const ir::Layer& l : m.layers) CHECK_FALSE((l.exec == ir::Exec::nce && l.nce_op == ir::NceOp::conv));
         compile_and_check(g, vpu::Target{});
     }

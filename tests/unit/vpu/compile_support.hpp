@@ -104,6 +104,13 @@ inline void run_passes_until(vpu::ir::Module& m, const std::string& last) {
     }
 }
 
+// The module of graph `g` for the default target, its passes run up to and including `last`.
+inline void graph_until(vpu::ir::Module& m, const Graph& g, const std::string& last) {
+    m.graph = &g;
+    m.target = vpu::Target{};
+    run_passes_until(m, last);
+}
+
 // A float CONV2D's or DEPTHWISE_CONV2D's attributes: `pad` (top, bottom, left, right), `stride`,
 // dilation 1, fp32 accumulator.
 inline std::vector<std::pair<AttrName, Attr>> conv_attrs(std::vector<std::int64_t> pad, std::vector<std::int64_t> stride = {1, 1}) {

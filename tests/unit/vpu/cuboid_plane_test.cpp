@@ -102,9 +102,7 @@ TEST_SUITE("vpu") {
                               .outputs[0];
         output_z(g, d);
         vpu::ir::Module m;
-        m.graph = &g;
-        m.target = vpu::Target{};
-        run_passes_until(m, "tile");
+        graph_until(m, g, "tile");
         std::map<std::string, std::set<std::int64_t>> rows;  // layer kind -> rows of its tiles but the last
         for (const auto& tl : m.tiles) {
             const auto& l = m.layers[std::size_t(tl.layer)];

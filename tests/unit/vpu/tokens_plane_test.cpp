@@ -46,9 +46,7 @@ TEST_SUITE("vpu") {
     TEST_CASE("element-wise layers on [1, N, C] tokens run on the plane [1, N', W', C]: scales, shifts, products and abs on the NCE") {
         const Graph g = tokens(50, 768);
         ir::Module m;
-        m.graph = &g;
-        m.target = vpu::Target{};
-        run_passes_until(m, "fuse-post-ops");
+        graph_until(m, g, "fuse-post-ops");
         std::map<std::string, int> nce, shave;
         for (const ir::Layer& l : m.layers) {
             // every layer's output rank 4: 50 tokens as 10 x 5 (the plane padding least to 4 x 4 cuboids)
@@ -83,9 +81,7 @@ TEST_SUITE("vpu") {
         const ValueId z = g.add_op(0, OpKind::REDUCE_SUM, {y}, {f32({1, 1, 8})}, {{AttrName::axis, std::int64_t(1)}}).outputs[0];
         output_z(g, z);
         ir::Module m;
-        m.graph = &g;
-        m.target = vpu::Target{};
-        run_passes_until(m, "assign-executors");
+        graph_until(m, g, "assign-executors");
         bool reduce_seen = false;
         for (const ir::Layer& l : m.layers) {
             if (l.exec != ir::Exec::shave) continue;
