@@ -236,6 +236,14 @@ struct Builder {
     // over input channels into chunks of `ki`, each a conv into a partial sum (the bias in the
     // first), added up by NCE eltwise adds.
     bool split_k(Layer l, ValueId y, std::int64_t ki, const std::vector<std::int64_t>& ys);
+    // The input channels per partial sum of a float MATMUL `op` (the second conv of an MLP) whose
+    // input is an element-wise chain with an EXP (a GELU through the exporter's erf polynomial)
+    // on the result of a MATMUL (or CONV2D) of the same size whose weights outweigh its input (its
+    // output channels at least four times its rows: ConvNeXt's and Swin-T's stages 3-4, ViT's blocks),
+    // or 0. Such a first conv is tiled over output channels and the chain after it is streamed in
+    // eight channel parts (tile_stream_channels.cpp); the second conv, summed over those parts'
+    // channels, runs beside the run part by part (docs/schedule.md step 34).
+    std::int64_t mlp_partial_channels(const tosa::Op& op) const;
 
     // assign_executors_decompose.cpp: convolutions as partial convolutions summed.
     // `l` (a conv, fp16 or int8) over input-channel chunks of `ki`, appended to `parts` (its input
@@ -247,8 +255,11 @@ struct Builder {
     // quarter of a tile.
     std::int64_t chunk_channels(std::int64_t kh, std::int64_t kw) const;
     // The parts (each an NCE conv writing a partial sum `y.kJ`, source `SOURCE.kJ`) added up by
-    // NCE eltwise adds into `y` (`y.sumJ` in between); one part writes `y` itself.
-    bool sum_parts(std::vector<Layer> parts, ValueId y, const std::vector<std::int64_t>& ys);
+    // NCE eltwise adds into `y` (`y.sumJ` in between); one part writes `y` itself. With `lanes`
+    // above one, part j is added into lane j % lanes (a chain of adds each) and the lanes' sums
+    // are added last: the second MLP conv's parts, computed on alternate clusters, are summed on
+    // the cluster that computed them (tile_stream_channels.cpp).
+    bool sum_parts(std::vector<Layer> parts, ValueId y, const std::vector<std::int64_t>& ys, std::size_t lanes = 1);
     // True when a CONV2D's kernel or stride exceeds the NCE's.
     bool beyond_nce_limits(const tosa::Op& op, std::int64_t kh, std::int64_t kw) const;
     // A float CONV2D whose kernel or stride exceeds the NCE's (ViT's patch embedding, 32x32 stride

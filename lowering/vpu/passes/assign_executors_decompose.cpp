@@ -31,7 +31,7 @@ void Builder::channel_chunks(Layer l, std::int64_t ki, std::vector<Layer>& parts
     }
 }
 
-bool Builder::sum_parts(std::vector<Layer> parts, ValueId y, const std::vector<std::int64_t>& ys) {
+bool Builder::sum_parts(std::vector<Layer> parts, ValueId y, const std::vector<std::int64_t>& ys, std::size_t lanes) {
     const std::string name = g.value(y).name;
     const std::int64_t volume = g.type(y).volume();
     if (parts.size() == 1) {
@@ -44,7 +44,24 @@ bool Builder::sum_parts(std::vector<Layer> parts, ValueId y, const std::vector<s
     const std::string source = parts[0].source;
     const std::uint32_t origin = parts[0].origin;
     const std::size_t O = std::size_t(parts[0].weights_shape[0]);
-    View acc;
+    lanes = std::max<std::size_t>(1, std::min(lanes, parts.size()));
+    std::size_t sums = 0;  // the adds made so far (the last one writes y)
+    auto add = [&](const View& a, const View& b) {
+        Layer l;
+        l.exec = Exec::nce;
+        l.nce_op = NceOp::eltwise;
+        l.nce.eltwise = "add";
+        l.inputs = {a, b};
+        l.source = source;
+        l.origin = origin;
+        const bool last = ++sums + 1 == parts.size();
+        l.output = dense_view(add_tensor(last ? name : name + ".sum" + std::to_string(sums), volume, Role::activation), ys);
+        const View out = l.output;
+        m.layers.push_back(std::move(l));
+        return out;
+    };
+    // part j is added into lane j % lanes (each lane a chain of adds), then the lanes are added up
+    std::vector<View> acc(lanes);
     for (std::size_t j = 0; j < parts.size(); ++j) {
         Layer part = std::move(parts[j]);
         if (j > 0) part.bias.assign(O, 0.0f);
@@ -52,23 +69,11 @@ bool Builder::sum_parts(std::vector<Layer> parts, ValueId y, const std::vector<s
         part.output = dense_view(add_tensor(name + ".k" + std::to_string(j), volume, Role::activation), ys);
         const View pv = part.output;
         m.layers.push_back(std::move(part));
-        if (j == 0) {
-            acc = pv;
-            continue;
-        }
-        Layer add;
-        add.exec = Exec::nce;
-        add.nce_op = NceOp::eltwise;
-        add.nce.eltwise = "add";
-        add.inputs = {acc, pv};
-        add.source = source;
-        add.origin = origin;
-        const bool last = j + 1 == parts.size();
-        add.output = dense_view(add_tensor(last ? name : name + ".sum" + std::to_string(j), volume, Role::activation), ys);
-        acc = add.output;
-        m.layers.push_back(std::move(add));
+        acc[j % lanes] = j < lanes ? pv : add(acc[j % lanes], pv);
     }
-    views[y] = dense_view(acc.tensor, g.type(y).shape);
+    View total = acc[0];
+    for (std::size_t k = 1; k < lanes; ++k) total = add(total, acc[k]);
+    views[y] = dense_view(total.tensor, g.type(y).shape);
     producer_layer[y] = int(m.layers.size()) - 1;
     return true;
 }

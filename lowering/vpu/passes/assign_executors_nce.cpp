@@ -1,4 +1,6 @@
 // assign-executors (assign_executors.hpp): convolutions, pools, matmul and eltwise as NCE layers.
+#include <set>
+
 #include "lowering/vpu/passes/assign_executors.hpp"
 
 namespace nnef::vpu::ir::assign_executors_impl {
@@ -149,6 +151,12 @@ bool Builder::matmul(const tosa::Op& op) {
         l.source = source_of(op);
         l.origin = op.origin;
         const ValueId y = op.outputs[0];
+        if (const std::int64_t ki = mlp_partial_channels(op); ki > 0) {
+            std::vector<Layer> parts;
+            const std::vector<std::int64_t> plane = as_plane(dense_view(l.inputs[0].tensor, {1, H, W})).shape;
+            channel_chunks(std::move(l), ki, parts);
+            return sum_parts(std::move(parts), y, plane, std::size_t(m.target.clusters));
+        }
         const int t = add_tensor(g.value(y).name, g.type(y).volume(), Role::activation);
         const View yv = dense_view(t, {1, H, W});
         l.output = as_plane(yv);
@@ -156,6 +164,40 @@ bool Builder::matmul(const tosa::Op& op) {
         return true;
     }
     return shave(op, kernel("matmul"));
+}
+
+std::int64_t Builder::mlp_partial_channels(const tosa::Op& op) const {
+    constexpr std::int64_t parts = 8;  // tile_stream_channels.cpp: two waves of a part per SHAVE engine
+    if (m.target.clusters * m.target.shave_per_cluster * 2 != parts) return 0;
+    const ValueId a = op.inputs[0];
+    const std::vector<std::int64_t>& as = g.type(a).shape;
+    const std::int64_t volume = g.type(a).volume();
+    if (as.size() != 3 || as[0] != 1 || as[2] % (parts * m.target.nce_channel_alignment) != 0) return 0;
+    // back through the element-wise chain (operands of a's size; constants and broadcasts aside)
+    std::vector<ValueId> todo{a};
+    std::set<ValueId> seen;
+    bool exp = false;
+    const tosa::Op* first = nullptr;
+    while (!todo.empty() && seen.size() < 64) {
+        const ValueId v = todo.back();
+        todo.pop_back();
+        if (!seen.insert(v).second) continue;
+        const tosa::Op* p = producer(v);
+        if (!p || p->outputs.size() != 1) return 0;
+        if (p->kind == OpKind::MATMUL || p->kind == OpKind::CONV2D) {
+            if (first && first != p) return 0;
+            first = p;
+            continue;
+        }
+        if (p->kind == OpKind::EXP) exp = true;
+        for (ValueId in : p->inputs)
+            if (g.type(in).volume() == volume) todo.push_back(in);
+    }
+    if (!todo.empty() || !exp || !first) return 0;
+    // the first conv's output: `as` (rows x channels, any shape of that size, channels last)
+    const std::vector<std::int64_t>& fs = g.type(first->outputs[0]).shape;
+    if (g.type(first->outputs[0]).volume() != volume || fs.back() != as[2] || as[2] < 4 * as[1]) return 0;
+    return as[2] / parts;
 }
 
 bool Builder::add_op_layer(const tosa::Op& op, Layer l) {

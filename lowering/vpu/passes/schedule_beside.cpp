@@ -22,7 +22,7 @@ std::int64_t Scheduler::beside_reads(std::size_t id, const std::vector<std::size
     std::set<int> read;
     auto note = [&](std::size_t r) {
         for (const View& v : m.layers[r].inputs)
-            if (made.count(v.tensor) && !stream_internal.count(v.tensor)) read.insert(v.tensor);
+            if (made.count(v.tensor) && !stream_internal.count(v.tensor) && !banned.count(v.tensor)) read.insert(v.tensor);
     };
     for (std::size_t q = a; q <= b; ++q) note(q);
     for (std::size_t c : layers) note(c);

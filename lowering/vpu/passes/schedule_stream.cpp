@@ -143,16 +143,22 @@ void Scheduler::plan_streams(std::vector<std::vector<std::int64_t>>& live) {
     // run read out of the held budget (`beside_reads`; a layer whose result stays in CMX for the
     // next only with that next layer)
     for (std::size_t id = 0; id < streams.size(); ++id) {
-        // (not after a run in channel parts: a layer after it reads all channels of a row)
-        if (!stream_rows(std::int64_t(id))) continue;
         std::vector<std::size_t> with;
+        // (beside a run in channel parts, a layer counts only its constants, and the layers
+        // together the largest's: they are loaded one layer at a time as the waves write the parts
+        // they read, and read those parts where they are (`part_read`); counted as beside a run in
+        // row parts, with four tiles each (or one) and each layer's, none of ConvNeXt's partial
+        // sums fit beside its stage-3 runs (docs/schedule.md step 34))
+        const bool chans = !stream_rows(std::int64_t(id));
+        std::int64_t top = 0;
         for (std::size_t c : beside_layers(std::int64_t(id))) {
-            const std::int64_t extra = beside_bytes(c);
+            std::int64_t extra = chans ? std::max<std::int64_t>(0, constant_bytes(c) - top) : beside_bytes(c);
             if (used[id] + extra > stream_budget) break;
             with.push_back(c);
             const std::int64_t reads = beside_reads(id, with);
             if (used[id] + reads <= hold_budget && used[id] + extra + reads > hold_budget) break;
             used[id] += extra;
+            top += extra;
             beside[id].push_back(c);
         }
         while (!beside[id].empty() && resident[beside[id].back()]) {
@@ -165,7 +171,7 @@ void Scheduler::plan_streams(std::vector<std::vector<std::int64_t>>& live) {
             for (std::size_t c = 0; c < std::size_t(t.clusters); ++c) live[q][c] += used[id] - stream_bytes[id];
 }
 
-std::int64_t Scheduler::beside_bytes(std::size_t c) const {
+std::int64_t Scheduler::constant_bytes(std::size_t c) const {
     const Layer& l = m.layers[c];
     std::int64_t bytes = 0;
     if (l.weights >= 0) {
@@ -174,7 +180,12 @@ std::int64_t Scheduler::beside_bytes(std::size_t c) const {
         bytes += w;
     }
     const std::int64_t align = t.nce_channel_alignment;
-    bytes += (l.output.shape[3] + align - 1) / align * align * 16;
+    return bytes + (l.output.shape[3] + align - 1) / align * align * 16;
+}
+
+std::int64_t Scheduler::beside_bytes(std::size_t c) const {
+    const Layer& l = m.layers[c];
+    const std::int64_t bytes = constant_bytes(c);
     // two tiles at once, each its result and its input rows (a gathered box at most), counted
     // twice: with two, the allocator's ring found no room beside the parts (fragmented CMX) in
     // five of eight schedules of ConvNeXt, each a held result spilled and the schedule made again
@@ -235,12 +246,24 @@ void Scheduler::emit_stream(std::int64_t id, bool& first, const std::function<vo
                     for (std::size_t k = w0 + wave; k < std::min(parts, w0 + 2 * wave); ++k) emit(q, k);
         }
         if (after.empty()) continue;
-        // the rows every layer of the run has written (part k of each: the same rows)
-        const Tile& last = m.tiles[tiles_of.at(std::int64_t(a))[std::min(parts, w0 + wave) - 1]];
-        for (std::size_t li = a; li <= b; ++li) rows_written[m.layers[li].output.tensor] = last.row0 + last.rows;
+        // the rows (channels) every layer of the run has written (part k of each: the same)
+        for (std::size_t li = a; li <= b; ++li) mark_written(id, li, std::min(parts, w0 + wave));
         emit_beside(id, after);
     }
     rows_written.clear();
+    chans_written.clear();
+}
+
+void Scheduler::mark_written(std::int64_t id, std::size_t li, std::size_t done) {
+    const int x = m.layers[li].output.tensor;
+    const bool rows = stream_rows(id);
+    std::int64_t n = 0;
+    if (done > 0) {
+        const Tile& last = m.tiles[tiles_of.at(std::int64_t(li))[done - 1]];
+        // (a channel part: an NCE tile's channels, a SHAVE part's split range)
+        n = !rows && m.layers[li].exec == Exec::nce ? last.ch0 + last.chans : last.row0 + last.rows;
+    }
+    (rows ? rows_written : chans_written)[x] = n;
 }
 
 bool Scheduler::conv_chunks_chain(std::size_t a, std::size_t b) const {
@@ -306,6 +329,17 @@ std::vector<std::size_t> Scheduler::beside_layers(std::int64_t id) const {
 bool Scheduler::rows_ready(std::size_t a, const Tile& tl) const {
     const Layer& l = m.layers[std::size_t(tl.layer)];
     for (const View& v : l.inputs) {
+        if (const auto ch = chans_written.find(v.tensor); ch != chans_written.end()) {
+            // a channel slice [c0, c0 + n) of the whole result's pixels (any plane of them)
+            const View& o = m.layers[std::size_t(writer[std::size_t(v.tensor)])].output;
+            if (v.shape.size() != 4 || o.shape.size() != 4 || v.shape[0] != o.shape[0] || v.strides[2] != o.strides[2] ||
+                v.strides[3] != o.strides[3] || v.shape[1] * v.shape[2] != o.shape[1] * o.shape[2] ||
+                v.strides[1] != v.shape[2] * v.strides[2] || o.strides[1] != o.shape[2] * o.strides[2] || v.offset < o.offset ||
+                (v.offset - o.offset) % o.strides[3] != 0)
+                return false;
+            if ((v.offset - o.offset) / o.strides[3] + v.shape[3] > ch->second) return false;
+            continue;
+        }
         const auto it = rows_written.find(v.tensor);
         if (it == rows_written.end()) {
             // (a result of a layer before the run, complete)
@@ -326,11 +360,38 @@ void Scheduler::emit_beside(std::int64_t id, const std::vector<std::size_t>& lay
     const std::size_t a = streams[std::size_t(id)].first;
     for (std::size_t c : layers) {
         const auto& ts = tiles_of.at(std::int64_t(c));
-        while (beside_done[c] < ts.size() && rows_ready(a, m.tiles[ts[beside_done[c]]])) nce_tile(m.tiles[ts[beside_done[c]++]]);
+        while (beside_done[c] < ts.size() && rows_ready(a, m.tiles[ts[beside_done[c]]])) {
+            const Tile& tl = m.tiles[ts[beside_done[c]++]];
+            // a tile reading one part of a result of a run in channel parts on that part's cluster
+            // reads it where the part is (stream_read), not from DDR
+            stream_part = part_read(tl);
+            nce_tile(tl);
+            stream_part = -1;
+        }
         // the rows below the next tile's are written (tiles in row order; channel chunks of the
         // same rows wait for each other)
         rows_written[m.layers[c].output.tensor] = beside_done[c] < ts.size() ? m.tiles[ts[beside_done[c]]].row0 : m.layers[c].output.shape[1];
     }
+}
+
+std::int64_t Scheduler::part_read(const Tile& tl) const {
+    const Layer& l = m.layers[std::size_t(tl.layer)];
+    if (l.inputs.size() != 1) return -1;
+    const View& v = l.inputs[0];
+    if (!chans_written.count(v.tensor)) return -1;
+    const std::size_t w = std::size_t(writer[std::size_t(v.tensor)]);
+    const View& o = m.layers[w].output;
+    if (v.offset < o.offset || (v.offset - o.offset) % o.strides[3] != 0) return -1;
+    const std::int64_t c0 = (v.offset - o.offset) / o.strides[3];
+    const auto& parts = tiles_of.at(std::int64_t(w));
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        const Tile& p = m.tiles[parts[k]];
+        const bool nce = m.layers[w].exec == Exec::nce;
+        if ((nce ? p.ch0 : p.row0) == c0 && (nce ? p.chans : p.rows) == v.shape[3] && p.cluster == tl.cluster &&
+            streamed.count({v.tensor, std::int64_t(k)}))
+            return std::int64_t(k);
+    }
+    return -1;
 }
 
 bool Scheduler::stream_read(const View& v, Box& out) const {

@@ -84,20 +84,16 @@ void Scheduler::emit_stream_pipelined(std::int64_t id, const std::vector<int>& s
             for (std::size_t k = w0; k < std::min(parts, w0 + wave); ++k) emit(li, k);
         }
         if (after.empty()) continue;
-        // the rows each layer of the run has written: its waves done (part k of each layer: the same rows)
+        // the rows (channels) each layer of the run has written: its waves done
         for (std::size_t li = a; li <= b; ++li) {
-            const std::size_t s = std::size_t(stage[li - a]);
-            const std::size_t done = it + 1 < s ? 0 : std::min(waves, it + 1 - s);
-            std::int64_t rows = 0;
-            if (done > 0) {
-                const Tile& last = m.tiles[tiles_of.at(std::int64_t(li))[std::min(parts, done * wave) - 1]];
-                rows = last.row0 + last.rows;
-            }
-            rows_written[m.layers[li].output.tensor] = rows;
+            const std::size_t st = std::size_t(stage[li - a]);
+            const std::size_t done = it + 1 < st ? 0 : std::min(waves, it + 1 - st);
+            mark_written(id, li, std::min(parts, done * wave));
         }
         emit_beside(id, after);
     }
     rows_written.clear();
+    chans_written.clear();
 }
 
 }  // namespace nnef::vpu::ir::schedule_impl

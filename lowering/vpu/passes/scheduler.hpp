@@ -360,6 +360,13 @@ struct Scheduler {
     std::vector<std::int64_t> writer;   // per tensor: the last layer writing it, or -1
     std::vector<std::size_t> beside_done;   // per layer: its first tiles emitted beside a run
     std::map<int, std::int64_t> rows_written;  // per result of the run (and of those layers): rows [0, n) written so far
+    // per result of a run in channel parts: channels [0, n) written so far (its parts in channel
+    // order, a wave's last part the highest); a layer beside it reads a channel slice of it
+    // (docs/schedule.md step 34: the second MLP conv's partial sums)
+    std::map<int, std::int64_t> chans_written;
+    // Sets rows_written (a run in row parts) or chans_written (in channel parts) of layer li's
+    // result, of which `done` parts are written (part k of each layer: the same rows or channels).
+    void mark_written(std::int64_t id, std::size_t li, std::size_t done);
     std::vector<std::size_t> beside_layers(std::int64_t id) const;
     std::vector<std::int64_t> stream_bytes;            // per run: the CMX bytes per cluster its parts take
     // Per run: the end of its leading layers emitted a wave ahead (layers [first, lead) that read
@@ -375,6 +382,8 @@ struct Scheduler {
     std::vector<std::vector<std::size_t>> beside;      // per run: the layers emitted beside it
     // The CMX bytes per cluster layer `c` takes beside a run: its constants and (twice) two tiles.
     std::int64_t beside_bytes(std::size_t c) const;
+    // Layer c's constants' bytes: its weights and its table.
+    std::int64_t constant_bytes(std::size_t c) const;
     // schedule_beside.cpp: the CMX bytes per cluster of the results run `id` and `layers` beside it
     // read that are held from their layer to their last reader where they fit (made before the
     // run, or the run's own, not internal to it). A layer is not put beside a run where these fit
@@ -382,8 +391,12 @@ struct Scheduler {
     std::int64_t beside_reads(std::size_t id, const std::vector<std::size_t>& layers) const;
     // Emits the tiles of `layers` (in order, each from its next tile on) whose input rows are written.
     void emit_beside(std::int64_t id, const std::vector<std::size_t>& layers);
-    // Whether tile `tl` reads only rows that are written (`rows_written`) or results of layers before `a`.
+    // Whether tile `tl` reads only rows that are written (`rows_written`), channel slices that are
+    // written (`chans_written`) or results of layers before `a`.
     bool rows_ready(std::size_t a, const Tile& tl) const;
+    // The part of a result of a run in channel parts that beside tile `tl` reads whole on its own
+    // cluster (a 1x1 conv of one input: the second MLP conv's partial sums), or -1.
+    std::int64_t part_read(const Tile& tl) const;
     // The CMX box of part `stream_part` of a result of the run being emitted that view `v` reads.
     bool stream_read(const View& v, Box& out) const;
 

@@ -46,6 +46,62 @@ bool channel_local(const Module& m, const std::vector<std::size_t>& ts, std::siz
     return !uses.empty() && std::find(uses.begin(), uses.end(), SplitUse::window) == uses.end();
 }
 
+// The channel chunk of NCE layer `l` computed whole on one cluster (all rows, chunks of `align`
+// output channels' multiples) whose tile fits `budget`: its inputs, a chunk's weights and table
+// and its result; 0 when none fits.
+std::int64_t whole_chunk(const Module& m, const Layer& l, std::int64_t budget) {
+    const std::int64_t align = m.target.nce_channel_alignment;
+    const std::int64_t C = l.output.shape[3], oes = element_size(m.tensors[std::size_t(l.output.tensor)].dtype);
+    std::int64_t in = 0;
+    for (const View& v : l.inputs) in += v.elements() * element_size(m.tensors[std::size_t(v.tensor)].dtype);
+    std::int64_t per_channel = l.output.shape[1] * l.output.shape[2] * oes + 16;
+    if (l.weights >= 0) {
+        std::int64_t w = element_size(m.tensors[std::size_t(l.weights)].dtype);
+        for (std::size_t d = 1; d < l.weights_shape.size(); ++d) w *= l.weights_shape[d];
+        per_channel += w;
+    }
+    if (in + align * per_channel > budget) return 0;
+    const std::int64_t cc = std::min(C, (budget - in) / per_channel / align * align);
+    return cc >= C ? C : cc;
+}
+
+// The layers after a chain streamed in channel parts (its last result `x`, part k of `parts` on
+// cluster k % clusters) that run whole on the cluster of the parts they read: a 1x1 conv reading
+// exactly part k's channels of x (the second MLP conv's partial sums, assign_executors'
+// `mlp_partial_channels`), and an eltwise adding two results of such layers of one cluster (the
+// sums of that cluster's parts). Layer -> cluster.
+std::map<std::size_t, std::int64_t> part_readers(const Module& m, std::size_t b, const std::vector<std::pair<std::int64_t, std::int64_t>>& parts) {
+    const int x = m.layers[b].output.tensor;
+    const View& o = m.layers[b].output;
+    std::map<std::size_t, std::int64_t> out;
+    std::map<int, std::int64_t> on;  // result -> its cluster
+    for (std::size_t q = b + 1; q < m.layers.size(); ++q) {
+        const Layer& l = m.layers[q];
+        if (l.exec != Exec::nce || l.output.shape.size() != 4 || l.nce.quantized) break;
+        std::int64_t c = -1;
+        if (l.nce_op == NceOp::conv && l.inputs.size() == 1 && l.inputs[0].tensor == x && one_by_one(l.nce) && o.strides.size() == 4 &&
+            l.inputs[0].offset >= o.offset && (l.inputs[0].offset - o.offset) % o.strides[3] == 0) {
+            const std::int64_t c0 = (l.inputs[0].offset - o.offset) / o.strides[3];
+            for (std::size_t k = 0; k < parts.size(); ++k)
+                if (parts[k].first == c0 && parts[k].second == l.inputs[0].shape[3]) c = std::int64_t(k) % m.target.clusters;
+        } else if (l.nce_op == NceOp::eltwise && l.inputs.size() == 2) {
+            const auto a = on.find(l.inputs[0].tensor), z = on.find(l.inputs[1].tensor);
+            if (a != on.end() && z != on.end() && a->second == z->second) c = a->second;
+        }
+        if (c < 0) {
+            // (the sum of the lanes, or the layer after: the chain of parts' readers ends where no
+            // layer reads x or their results)
+            bool reads = false;
+            for (const View& v : l.inputs) reads = reads || v.tensor == x || on.count(v.tensor);
+            if (!reads) break;
+            continue;
+        }
+        out[q] = c;
+        on[l.output.tensor] = c;
+    }
+    return out;
+}
+
 }  // namespace tile_stream_channels_impl
 
 std::int64_t stream_part_cost(std::int64_t parts, std::int64_t engines, double share, std::int64_t work, std::int64_t kernels,
@@ -63,6 +119,8 @@ void stream_channel_parts(Module& m) {
     for (std::size_t i = 0; i < m.tiles.size(); ++i) tiles_of[std::size_t(m.tiles[i].layer)].push_back(i);
     // layer -> its channel parts (ch0, chans)
     std::map<std::size_t, std::vector<std::pair<std::int64_t, std::int64_t>>> parts_of;
+    // layer after a chain -> (the cluster it runs whole on, its channel chunk): part_readers
+    std::map<std::size_t, std::pair<std::int64_t, std::int64_t>> pinned;
     for (std::size_t c = 0; c + 1 < L; ++c) {
         const std::map<std::int64_t, std::int64_t> chunks = conv_chunks(m, tiles_of[c], c);
         if (chunks.size() < 2) continue;
@@ -117,6 +175,8 @@ void stream_channel_parts(Module& m) {
             stream_part_cost(std::int64_t(parts.size()), engines, double(widest) / double(C), work, kernels, t.shave_overhead_cycles);
         if (by_channels >= by_rows) continue;
         for (std::size_t q = c + 1; q <= b; ++q) parts_of[q] = parts;
+        for (const auto& [q, cluster] : part_readers(m, b, parts))
+            if (const std::int64_t cc = whole_chunk(m, m.layers[q], tile_budget(t)); cc > 0) pinned[q] = {cluster, cc};
         // the conv's chunks of part k on part k's cluster, so that the part reads them where they
         // were computed (ConvNeXt's stage 4: 32 chunks dealt round the clusters, 4 to a part; a
         // part reading chunks of both clusters had a copy of all channels gathered for it, and the
@@ -133,6 +193,22 @@ void stream_channel_parts(Module& m) {
     std::set<std::size_t> done;
     for (const Tile& tl : m.tiles) {
         const std::size_t li = std::size_t(tl.layer);
+        if (const auto pin = pinned.find(li); pin != pinned.end()) {
+            if (!done.insert(li).second) continue;
+            const Layer& l = m.layers[li];
+            for (std::int64_t c0 = 0, k = 0; c0 < l.output.shape[3]; c0 += pin->second.second, ++k) {
+                Tile x = tl;
+                x.cluster = pin->second.first;
+                x.row0 = 0;
+                x.rows = l.output.shape[1];
+                x.ch0 = c0;
+                x.chans = std::min(pin->second.second, l.output.shape[3] - c0);
+                x.channel_tile = k;
+                x.split_dim = -1;
+                tiles.push_back(x);
+            }
+            continue;
+        }
         const auto it = parts_of.find(li);
         if (it == parts_of.end()) {
             tiles.push_back(tl);
