@@ -1,6 +1,8 @@
 // The flat graph: tensors and atomic operations in topological order. std-only.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,9 +32,78 @@ struct CallSite {
     // at one call site (in a comprehension, or a recursive fragment), for pictures (nnef-draw).
     std::uint64_t invocation = 0;
 };
+
+// A chain of call sites, innermost first: a persistent list, so that the operations made in one
+// fragment body share their chain and each call site is stored once, however many operations are
+// made below it (an operation costs one shared pointer, not a copy of a chain as deep as the
+// expansion). Iteration and indexing go from the innermost call site outwards.
+class CallChain {
+    struct Node {
+        CallSite site;
+        std::shared_ptr<const Node> outer;
+        std::size_t size;
+    };
+
+public:
+    class iterator {
+    public:
+        using iterator_category = std::forward_iterator_tag;
+        using value_type = CallSite;
+        using difference_type = std::ptrdiff_t;
+        using pointer = const CallSite*;
+        using reference = const CallSite&;
+        iterator() = default;
+        reference operator*() const { return node_->site; }
+        pointer operator->() const { return &node_->site; }
+        iterator& operator++() {
+            node_ = node_->outer.get();
+            return *this;
+        }
+        iterator operator++(int) {
+            iterator old = *this;
+            ++*this;
+            return old;
+        }
+        bool operator==(const iterator& o) const { return node_ == o.node_; }
+        bool operator!=(const iterator& o) const { return node_ != o.node_; }
+
+    private:
+        friend class CallChain;
+        explicit iterator(const Node* n) : node_(n) {}
+        const Node* node_ = nullptr;
+    };
+
+    CallChain() = default;
+    // This chain called `site`: the result has `site` innermost, this chain outside it.
+    CallChain called(CallSite site) const {
+        CallChain c;
+        c.head_ = std::make_shared<const Node>(Node{std::move(site), head_, size() + 1});
+        return c;
+    }
+    // Without the innermost call site.
+    CallChain outer() const {
+        CallChain c;
+        if (head_) c.head_ = head_->outer;
+        return c;
+    }
+    std::size_t size() const { return head_ ? head_->size : 0; }
+    bool empty() const { return !head_; }
+    const CallSite& front() const { return head_->site; }  // the innermost; not on an empty chain
+    const CallSite& operator[](std::size_t i) const {      // i-th from the innermost; linear in i
+        const Node* n = head_.get();
+        while (i-- > 0) n = n->outer.get();
+        return n->site;
+    }
+    iterator begin() const { return iterator(head_.get()); }
+    iterator end() const { return iterator(); }
+
+private:
+    std::shared_ptr<const Node> head_;
+};
+
 struct Provenance {
     SourceRange range;
-    std::vector<CallSite> chain;
+    CallChain chain;
 };
 
 // Quantization attached to a tensor (from graph.quant or a quantization operation).

@@ -16,7 +16,7 @@ struct Limits {
     // Work of expansion beyond what the text spells out, in units of about one expression evaluated
     // or one 16-byte item built: expressions evaluated in fragment bodies and comprehensions, items
     // of every array built (and 16 bytes of every string), 32 per fragment body expanded and 128
-    // (+ 2 per level of the call chain) per operation made there, including values and operations
+    // per operation made there, including values and operations
     // discarded later; each graph statement adds 1024 to the budget. It bounds time and memory where
     // the counts above do not (branching recursion, values rebuilt at every call): the default ends
     // in about half a second of CPU (docs/limits.md).

@@ -147,14 +147,13 @@ private:
         throw Abort{};
     }
 
-    void report(const std::string& code, const std::string& message, SourceRange at, const std::vector<CallSite>& chain) {
-        // chain_ is outermost-first; walk from innermost outwards to find a user location.
+    void report(const std::string& code, const std::string& message, SourceRange at, const CallChain& chain) {
+        // Walk from the innermost call site outwards to find a user location.
         SourceRange primary = at;
-        std::size_t i = chain.size();
-        while (is_stdlib(primary) && i > 0) primary = chain[--i].range;
+        CallChain::iterator it = chain.begin();
+        for (; is_stdlib(primary) && it != chain.end(); ++it) primary = it->range;
         Diagnostic& d = diags_.error(Stage::shape, code, message, primary);
-        for (std::size_t k = i; k-- > 0;)
-            d.notes.push_back({"in expansion of '" + chain[k].fragment + "'", chain[k].range});
+        for (; it != chain.end(); ++it) d.notes.push_back({"in expansion of '" + it->fragment + "'", it->range});
     }
 
     // A de facto form accepted in the default dialect: warned about once per message, so that a
@@ -162,7 +161,7 @@ private:
     void warn_once(const std::string& code, const std::string& message, SourceRange at) {
         if (!warned_.insert(message).second) return;
         SourceRange primary = at;
-        for (std::size_t i = chain_.size(); is_stdlib(primary) && i > 0;) primary = chain_[--i].range;
+        for (auto it = chain_.begin(); is_stdlib(primary) && it != chain_.end(); ++it) primary = it->range;
         diags_.warning(Stage::shape, code, message + " (accepted in the default dialect; an error with --strict)", primary);
     }
 
@@ -236,13 +235,12 @@ private:
     // expanded and operations made there. The costs are in units of about one evaluated expression
     // (some 30 ns) or one 16-byte item (memory), so that the budget bounds both, including values
     // and operations discarded later: an operation made with its tensor costs some 4 us and 900
-    // bytes until its statement ends, plus its provenance (one call site per level of the call
-    // chain it was made in). A graph statement's own expressions, literals and operations
+    // bytes until its statement ends (its provenance is one pointer into the call chain, which the
+    // operations made below one call site share). A graph statement's own expressions, literals and operations
     // are bounded by the document's size and are free, and every graph statement adds
     // statement_allowance to the budget (for the standard compounds --expand-all expands).
     static constexpr std::uint64_t expansion_cost = 32;
     static constexpr std::uint64_t operation_cost = 128;
-    static constexpr std::uint64_t operation_cost_per_level = 2;
     static constexpr std::uint64_t comprehension_iteration_cost = 4;
     static constexpr std::uint64_t statement_allowance = 1024;
 
@@ -251,7 +249,7 @@ private:
     void charge(std::uint64_t units, SourceRange at) {
         work_ += units;
         if (work_ > opts_.options.limits.max_work + allowance_) {
-            std::string where = chain_.empty() ? std::string() : " in '" + chain_.back().fragment + "'";
+            std::string where = chain_.empty() ? std::string() : " in '" + chain_.front().fragment + "'";
             fail("limit-exceeded", "expansion work exceeds limit max_work (" + std::to_string(opts_.options.limits.max_work) +
                                        ")" + where + ": values built, expressions evaluated and operations made in fragment "
                                        "bodies and comprehensions",
@@ -782,12 +780,20 @@ private:
         std::string local = hint.lhs ? first_identifier(*hint.lhs) : decl.name;
         inner.prefix = hint.graph ? s.prefix : s.prefix + "_" + local;
         for (std::size_t i = 0; i < decl.params.size(); ++i) inner.vars[decl.params[i].name] = std::move(*values[i]);
-        chain_.push_back(CallSite{decl.name, e.range, expansions_});
-        for (const ast::Assignment& a : *decl.body) {
-            Value v = eval(a.rhs, inner, Hint{&a.lhs, false});
-            bind_local(a.lhs, v, inner);
+        {
+            // The body is expanded with this call site innermost; the chain is restored however
+            // the body ends (an error ends the statement, and the next one starts outside).
+            struct Restore {
+                CallChain& chain;
+                CallChain saved;
+                ~Restore() { chain = std::move(saved); }
+            } restore{chain_, chain_};
+            chain_ = chain_.called(CallSite{decl.name, e.range, expansions_});
+            for (const ast::Assignment& a : *decl.body) {
+                Value v = eval(a.rhs, inner, Hint{&a.lhs, false});
+                bind_local(a.lhs, v, inner);
+            }
         }
-        chain_.pop_back();
         Value::Items results;
         for (const ast::Result& r : decl.results) {
             auto it = inner.vars.find(r.name);
@@ -916,7 +922,7 @@ private:
                     }
         }
         op.provenance.range = e.range;
-        for (std::size_t k = chain_.size(); k-- > 0;) op.provenance.chain.push_back(chain_[k]);
+        op.provenance.chain = chain_;
 
         // Results: names from the hint where the lvalue matches the result structure.
         const ast::Expr* lhs = hint.lhs;
@@ -1034,7 +1040,7 @@ private:
 
     // Fails when the graph already has max_operations operations.
     void check_operation_limit(SourceRange at) {
-        if (derived()) charge(operation_cost + operation_cost_per_level * chain_.size(), at);
+        if (derived()) charge(operation_cost, at);
         if (out_.operation_count + out_.graph.operations.size() >= opts_.options.limits.max_operations)
             fail("limit-exceeded", "expansion exceeds limit max_operations (" + std::to_string(opts_.options.limits.max_operations) + ")",
                  at);
@@ -1135,7 +1141,7 @@ private:
 
     SourceRange user_range(const Provenance& p) const {
         SourceRange r = p.range;
-        for (std::size_t i = 0; is_stdlib(r) && i < p.chain.size(); ++i) r = p.chain[i].range;
+        for (auto it = p.chain.begin(); is_stdlib(r) && it != p.chain.end(); ++it) r = it->range;
         return r;
     }
 
@@ -1169,7 +1175,7 @@ private:
     std::vector<Diagnostic> update_errors_;
     std::unordered_map<const ast::Fragment*, const OpDef*> standard_defs_;
     std::unordered_map<const ast::Param*, std::optional<Value>> default_values_;  // evaluated defaults
-    std::vector<CallSite> chain_;  // outermost first
+    CallChain chain_;  // the fragment call sites being expanded, innermost first
     std::uint64_t expansions_ = 0;  // fragment bodies expanded so far (bounded by max_expansions)
     std::uint64_t work_ = 0;        // work beyond the text so far (bounded by max_work + allowance_)
     std::uint64_t allowance_ = 0;   // statement_allowance per graph statement so far

@@ -260,14 +260,13 @@ private:
         std::string algorithm = is_quantization(op.name) ? op.name : std::string();
         std::string key;
         if (algorithm.empty()) {
-            const std::vector<CallSite>& chain = op.provenance.chain;  // innermost first
-            std::size_t i = 0;
-            while (i < chain.size() && !is_quantization(chain[i].fragment)) ++i;
-            if (i < chain.size()) {
-                algorithm = chain[i].fragment;
-                for (; i < chain.size(); ++i)
-                    key += chain[i].fragment + '@' + std::to_string(chain[i].range.file) + ':' +
-                           std::to_string(chain[i].range.begin) + ';';
+            const CallChain& chain = op.provenance.chain;  // innermost first
+            auto it = chain.begin();
+            while (it != chain.end() && !is_quantization(it->fragment)) ++it;
+            if (it != chain.end()) {
+                algorithm = it->fragment;
+                for (; it != chain.end(); ++it)
+                    key += it->fragment + '@' + std::to_string(it->range.file) + ':' + std::to_string(it->range.begin) + ';';
             }
         }
         const bool same_group = !key.empty() && key == group_key_;

@@ -147,8 +147,10 @@ private:
     // The cluster of the invocation chain (innermost first), creating the chain's clusters.
     std::optional<std::size_t> cluster_of(const Provenance& p) {
         std::optional<std::size_t> parent;
-        for (std::size_t k = p.chain.size(); k-- > 0;) {
-            const CallSite& site = p.chain[k];
+        std::vector<const CallSite*> outermost_first;
+        for (const CallSite& site : p.chain) outermost_first.push_back(&site);
+        for (std::size_t k = outermost_first.size(); k-- > 0;) {
+            const CallSite& site = *outermost_first[k];
             const Key key{parent ? *parent + 1 : 0, site.invocation, site.range.file, site.range.begin};
             auto it = clusters_.find(key);
             if (it == clusters_.end()) {

@@ -18,10 +18,23 @@
 
 namespace hostile_limits_test {
 
-// Bounds of the acceptance, the same under AddressSanitizer (the sanitizer build runs the same
-// tests; its RSS includes the shadow memory and the quarantine, and the defaults still fit: about
-// 3 s and 800 MiB at worst there, measured 2026-11-26).
+// Bounds of the acceptance. The defaults end each document in about 0.5 s of CPU and 90 MiB at
+// worst in the Release build (the branching call trees; measured 2026-11-28 on the 2-core machine).
+// The sanitizer build runs the same tests with instrumented code, about 7x the CPU there (3 to 4 s,
+// up to 520 MiB with the shadow memory and the quarantine; measured the same day), so its CPU bound
+// is 3x the Release one: still a bound that an unbounded expansion cannot meet.
+#if defined(__SANITIZE_ADDRESS__)
+#define NNEF_HOSTILE_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NNEF_HOSTILE_SANITIZED 1
+#endif
+#endif
+#ifdef NNEF_HOSTILE_SANITIZED
+constexpr double kMaxSeconds = 15.0;
+#else
 constexpr double kMaxSeconds = 5.0;
+#endif
 constexpr long kMaxRssKiB = 1024L * 1024;
 
 // The wall-time bound holds for the tool alone on the machine's cores. On a machine shared with

@@ -625,7 +625,7 @@ TEST_SUITE("tosa") {
 
     void message_cases() {
         Graph g = conv({1, 5, 5, 3}, {4, 3, 3, 3}, {1, 4, 4, 4}, {0, 0, 0, 0}, {1, 1}, {1, 1});
-        g.origins[0].provenance.chain.push_back(CallSite{"my_fragment", SourceRange{1, 30, 40}});
+        g.origins[0].provenance.chain = g.origins[0].provenance.chain.called(CallSite{"my_fragment", SourceRange{1, 30, 40}});
         Diagnostics d;
         CHECK_FALSE(validate(g, opts(), d));
         REQUIRE(d.size() == 1);
