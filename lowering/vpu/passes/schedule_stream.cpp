@@ -8,12 +8,30 @@
 // chain, never in DDR; other results of the run are read there by the run's later layers and
 // stored (or held) as before. Without this every layer ran all its parts before the next one, so
 // a chain over a tensor larger than CMX stored each intermediate and loaded it again.
+#include <optional>
 #include <set>
 
 #include "lowering/vpu/passes/scheduler.hpp"
 #include "lowering/vpu/passes/shave_parts.hpp"
 
 namespace nnef::vpu::ir::schedule_impl {
+
+namespace schedule_stream_cpp {
+
+// The first channel of `v` when it reads the channels [c0, c0 + v.shape[3]) of every pixel of `o`,
+// a result with dense rows, in any plane arrangement of those pixels (another H x W of the same
+// H * W, as a layer reading a result re-planed); none otherwise.
+std::optional<std::int64_t> channel_slice(const View& v, const View& o) {
+    if (v.shape.size() != 4 || o.shape.size() != 4 || v.shape[0] != o.shape[0] || v.strides[2] != o.strides[2] ||
+        v.strides[3] != o.strides[3] || v.shape[1] * v.shape[2] != o.shape[1] * o.shape[2] ||
+        v.strides[1] != v.shape[2] * v.strides[2] || o.strides[1] != o.shape[2] * o.strides[2] || v.offset < o.offset ||
+        o.strides[3] <= 0 || (v.offset - o.offset) % o.strides[3] != 0)
+        return std::nullopt;
+    return (v.offset - o.offset) / o.strides[3];
+}
+
+}  // namespace schedule_stream_cpp
+using schedule_stream_cpp::channel_slice;
 
 std::vector<std::array<std::int64_t, 4>> Scheduler::stream_key(std::size_t li) const {
     const Layer& l = m.layers[li];
@@ -88,10 +106,7 @@ void Scheduler::plan_streams(std::vector<std::vector<std::int64_t>>& live) {
                 if (i >= uses.size() || uses[i] != SplitUse::sliced) return false;
                 const View& v = l.inputs[i];
                 // (over channels, the same pixels as another plane of them: stream_read)
-                const bool replaned = dim == 3 && v.shape.size() == 4 && o.shape.size() == 4 && v.offset == o.offset &&
-                                      v.shape[0] == o.shape[0] && v.shape[3] == o.shape[3] && v.strides[3] == o.strides[3] &&
-                                      v.strides[2] == o.strides[2] && v.shape[1] * v.shape[2] == o.shape[1] * o.shape[2] &&
-                                      v.strides[1] == v.shape[2] * v.strides[2] && o.strides[1] == o.shape[2] * o.strides[2];
+                const bool replaned = dim == 3 && channel_slice(v, o) == std::optional<std::int64_t>(0) && v.shape[3] == o.shape[3];
                 if (!replaned && (v.offset != o.offset || v.shape != o.shape || v.strides != o.strides)) return false;
             }
         return true;
@@ -331,13 +346,8 @@ bool Scheduler::rows_ready(std::size_t a, const Tile& tl) const {
     for (const View& v : l.inputs) {
         if (const auto ch = chans_written.find(v.tensor); ch != chans_written.end()) {
             // a channel slice [c0, c0 + n) of the whole result's pixels (any plane of them)
-            const View& o = m.layers[std::size_t(writer[std::size_t(v.tensor)])].output;
-            if (v.shape.size() != 4 || o.shape.size() != 4 || v.shape[0] != o.shape[0] || v.strides[2] != o.strides[2] ||
-                v.strides[3] != o.strides[3] || v.shape[1] * v.shape[2] != o.shape[1] * o.shape[2] ||
-                v.strides[1] != v.shape[2] * v.strides[2] || o.strides[1] != o.shape[2] * o.strides[2] || v.offset < o.offset ||
-                (v.offset - o.offset) % o.strides[3] != 0)
-                return false;
-            if ((v.offset - o.offset) / o.strides[3] + v.shape[3] > ch->second) return false;
+            const std::optional<std::int64_t> c0 = channel_slice(v, m.layers[std::size_t(writer[std::size_t(v.tensor)])].output);
+            if (!c0 || *c0 + v.shape[3] > ch->second) return false;
             continue;
         }
         const auto it = rows_written.find(v.tensor);
@@ -380,9 +390,9 @@ std::int64_t Scheduler::part_read(const Tile& tl) const {
     const View& v = l.inputs[0];
     if (!chans_written.count(v.tensor)) return -1;
     const std::size_t w = std::size_t(writer[std::size_t(v.tensor)]);
-    const View& o = m.layers[w].output;
-    if (v.offset < o.offset || (v.offset - o.offset) % o.strides[3] != 0) return -1;
-    const std::int64_t c0 = (v.offset - o.offset) / o.strides[3];
+    const std::optional<std::int64_t> slice = channel_slice(v, m.layers[w].output);
+    if (!slice) return -1;
+    const std::int64_t c0 = *slice;
     const auto& parts = tiles_of.at(std::int64_t(w));
     for (std::size_t k = 0; k < parts.size(); ++k) {
         const Tile& p = m.tiles[parts[k]];
