@@ -18,11 +18,11 @@
 
 namespace hostile_limits_test {
 
-// Bounds of the acceptance. The defaults end each document in about 0.5 s of CPU and 90 MiB at
-// worst in the Release build (the branching call trees; measured 2026-11-28 on the 2-core machine).
-// The sanitizer build runs the same tests with instrumented code, about 7x the CPU there (3 to 4 s,
-// up to 520 MiB with the shadow memory and the quarantine; measured the same day), so its CPU bound
-// is 3x the Release one: still a bound that an unbounded expansion cannot meet.
+// Bounds of the acceptance. The defaults end each document within 2.7 s of CPU and 570 MiB in the
+// Release build (most within 0.7 s; measured 2026-11-28 on the 2-core machine, docs/limits.md).
+// The sanitizer build runs the same tests with instrumented code, 1.2 to 15x the CPU there (at most
+// 6.5 s, 650 MiB with the shadow memory and the quarantine; measured the same day), so its CPU
+// bound is 3x the Release one: still a bound that an unbounded expansion cannot meet.
 #if defined(__SANITIZE_ADDRESS__)
 #define NNEF_HOSTILE_SANITIZED 1
 #elif defined(__has_feature)
