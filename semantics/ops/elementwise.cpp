@@ -9,7 +9,7 @@ namespace ops_elementwise_cpp {
 
 bool copy_n(ShapeContext& ctx) {
     Shape s;
-    std::int64_t times;
+    std::int64_t times = 0;
     if (!get_shape(ctx, "x", s) || !get_int(ctx, "times", times)) return false;
     if (times < 0) return fail(ctx, "'times' is " + std::to_string(times) + "; it must be non-negative");
     const std::size_t bound = ctx.result_count("y");
