@@ -73,7 +73,7 @@ inline std::string check_nnapi_json(const std::uint8_t* data, std::size_t size) 
         elements += *n;
         if (elements > kNnapiRunElements) return "";
     }
-    std::vector<Tensor> inputs;
+    std::vector<nnef::nnapi::Tensor> inputs;
     for (std::uint32_t i : model->inputIndexes) {
         auto t = filled_tensor(model->operands[i], 0);
         if (!t) return "";  // an OEM scalar: no size to give
@@ -85,7 +85,7 @@ inline std::string check_nnapi_json(const std::uint8_t* data, std::size_t size) 
     if (outputs->size() != model->outputIndexes.size()) return "run() gives the wrong number of outputs";
     for (std::size_t k = 0; k < outputs->size(); ++k) {
         const Operand& o = model->operands[model->outputIndexes[k]];
-        const Tensor& t = (*outputs)[k];
+        const nnef::nnapi::Tensor& t = (*outputs)[k];
         if (t.type != o.type) return "an output of the wrong type";
         if (t.data.size() != t.element_count() * element_size(t.type)) return "an output of the wrong size";
     }

@@ -9,7 +9,7 @@
 
 using namespace nnapi_test;
 
-namespace {
+namespace driver_test {
 
 // chain_model() with an operation the cpu device does not run appended: SVDF on its own inputs.
 Model with_svdf() {
@@ -29,7 +29,6 @@ Model with_svdf() {
     return m;
 }
 
-}  // namespace
 
 TEST_SUITE("nnapi") {
 TEST_CASE("driver: the cpu device") {
@@ -93,3 +92,5 @@ TEST_CASE("driver: prepareModel and execute") {
     CHECK(device->prepareModel(broken, d3).first == ErrorStatus::INVALID_ARGUMENT);
 }
 }
+
+}  // namespace driver_test

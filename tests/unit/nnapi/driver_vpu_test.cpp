@@ -15,7 +15,7 @@
 
 using namespace nnapi_test;
 
-namespace {
+namespace driver_vpu_test {
 
 std::string messages(const nnef::Diagnostics& d) {
     std::string s;
@@ -107,7 +107,6 @@ void check_against_cpu(const Model& m) {
     }
 }
 
-}  // namespace
 
 TEST_SUITE("nnapi") {
 TEST_CASE("driver: the vpu device runs float models as the cpu device does (within fp16)") {
@@ -255,3 +254,5 @@ TEST_CASE("driver: the vpu device's getSupportedOperations answers what the VPU 
     CHECK(messages(why).find("TOSA TABLE (from NNEF operation 'SOFTMAX'") != std::string::npos);
     CHECK_FALSE(d.has_errors());
 }
+
+}  // namespace driver_vpu_test

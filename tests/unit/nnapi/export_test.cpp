@@ -69,7 +69,7 @@ nnef_test::Comparison run_both(Loaded& l, std::string& why) {
     REQUIRE(ex);
     std::vector<nnapi::Tensor> inputs;
     for (std::size_t i = 0; i < g.inputs.size(); ++i) {
-        const Tensor& t = *g.tensor(g.inputs[i]);
+        const nnef::Tensor& t = *g.tensor(g.inputs[i]);
         const exec::TensorValue v = exec::random_tensor(t.dtype, *t.shape, 11 + i);
         Diagnostics d;
         REQUIRE((*ex.value)->set_input(t.name, v, d));
@@ -82,7 +82,7 @@ nnef_test::Comparison run_both(Loaded& l, std::string& why) {
     std::optional<std::vector<nnapi::Tensor>> outs = nnapi::run(l.exported->model, inputs, d);
     for (const Diagnostic& x : d) why += render(x, l.session.sources(), false);
     if (!outs) return c;
-    const Tensor& t = *g.tensor(g.outputs[0]);
+    const nnef::Tensor& t = *g.tensor(g.outputs[0]);
     std::optional<storage::QuantParams> p;
     if (t.quantization) p = *storage::quant_params(*t.quantization, t.name).value;
     const std::vector<double> got = nnapi::from_operand_value(l.exported->outputs[0], *t.shape, outs->at(0), p ? &*p : nullptr);
@@ -100,10 +100,6 @@ graph G( x ) -> ( y )
     y = relu(c);
 }
 )";
-
-}  // namespace nnapi_export_test
-
-using namespace nnapi_export_test;
 
 TEST_SUITE("nnapi") {
 
@@ -319,3 +315,5 @@ TEST_CASE("every exported operation is a standard NNEF operation") {
 }
 
 }  // TEST_SUITE
+
+}  // namespace nnapi_export_test

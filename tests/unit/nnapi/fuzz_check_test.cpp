@@ -11,7 +11,7 @@
 
 using namespace nnapi_test;
 
-namespace {
+namespace fuzz_check_test {
 
 std::vector<std::filesystem::path> seed_models() {
     std::vector<std::filesystem::path> out;
@@ -25,7 +25,6 @@ std::string check(const std::string& text) {
     return nnef_fuzz::check_nnapi_json(reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
 }
 
-}  // namespace
 
 TEST_SUITE("nnapi") {
 TEST_CASE("fuzz check: seed models read, validate and run") {
@@ -71,3 +70,5 @@ TEST_CASE("fuzz check: prefixes and one-byte changes of the seeds") {
     CHECK(inputs > 1000);
 }
 }
+
+}  // namespace fuzz_check_test

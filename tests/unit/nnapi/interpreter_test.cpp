@@ -10,7 +10,7 @@
 
 using namespace nnapi_test;
 
-namespace {
+namespace interpreter_test {
 
 Tensor run_one(const Model& m, const Tensor& input) {
     nnef::Diagnostics d;
@@ -40,7 +40,6 @@ void check_close(const std::vector<float>& got, const std::vector<float>& want) 
     }
 }
 
-}  // namespace
 
 TEST_SUITE("nnapi") {
 TEST_CASE("interpreter: fixed-point arithmetic of the 1.0 reference") {
@@ -366,3 +365,5 @@ TEST_CASE("interpreter: invalid models and inputs are refused") {
     CHECK((*d3.begin()).message == "the model has 1 inputs; 0 values were given");
 }
 }
+
+}  // namespace interpreter_test

@@ -16,7 +16,7 @@
 using namespace nnapi_test;
 using nlohmann::json;
 
-namespace {
+namespace json_test {
 
 bool same(const Model& a, const Model& b) {
     if (a.operands.size() != b.operands.size() || a.operations.size() != b.operations.size()) return false;
@@ -63,7 +63,6 @@ std::string error_of(const std::string& text, const PoolFileReader& reader = {})
     return (*d.begin()).message;
 }
 
-}  // namespace
 
 TEST_SUITE("nnapi") {
 TEST_CASE("json: HAL field and enum names") {
@@ -166,3 +165,5 @@ TEST_CASE("json: a model whose locations lie outside its pools reads, and the va
                               "byte 912, past the 512 bytes of pool 0 [location]"));
 }
 }
+
+}  // namespace json_test

@@ -18,7 +18,7 @@
 using namespace nnapi_test;
 namespace tosa = nnef::tosa;
 
-namespace {
+namespace to_tosa_test {
 
 std::string messages(const nnef::Diagnostics& d) {
     std::string s;
@@ -144,7 +144,6 @@ std::string lowering_error(const Model& m) {
     return "";
 }
 
-}  // namespace
 
 TEST_CASE("nnapi to_tosa: CONV_2D, implicit SAME with stride 2 and RELU") {
     check_lowering(One(F32, {1, 5, 6, 3})
@@ -359,3 +358,5 @@ TEST_CASE("nnapi to_tosa: what is not lowered is an error naming the operation a
         CHECK(e.find("unspecified dimensions") != std::string::npos);
     }
 }
+
+}  // namespace to_tosa_test

@@ -10,7 +10,7 @@
 
 using namespace nnapi_test;
 
-namespace {
+namespace validator_test {
 
 struct Breakage {
     const char* what;
@@ -39,7 +39,6 @@ Model input_model(OperandType t, std::vector<std::uint32_t> dims, float scale = 
     return m;
 }
 
-}  // namespace
 
 TEST_SUITE("nnapi") {
 TEST_CASE("validator: valid models pass") {
@@ -411,3 +410,5 @@ TEST_CASE("validator: requests") {
     CHECK(errors_of(length) == "request: input 0 (operand 0) has length 12; its value has 16 bytes [request-length]\n");
 }
 }
+
+}  // namespace validator_test

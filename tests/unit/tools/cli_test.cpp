@@ -19,12 +19,12 @@
 namespace cli_tools_test {
 
 namespace fs = std::filesystem;
+using nnef_test::quoted;
+using nnef_test::contains;
 using nlohmann::json;
 using nnef_test::run_tool;
 using nnef_test::shell_quote;
 
-std::string q(const fs::path& p) { return shell_quote(p.string()); }
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 fs::path sample(const std::string& name) { return nnef_test::source_dir() / "samples" / name; }
 
 const std::vector<std::string> tools = {"nnef-validate", "nnef-flatten", "nnef-info", "nnef-run", "nnef-to-tosa", "nnef-to-vpu",
@@ -159,10 +159,6 @@ std::map<std::string, std::string> listed_options(const std::string& help) {
     return out;
 }
 
-}  // namespace cli_tools_test
-
-using namespace cli_tools_test;
-
 TEST_SUITE("tools") {
 
 TEST_CASE("every tool's --help lists the shared options with the same text, and one exit-status paragraph") {
@@ -207,8 +203,8 @@ TEST_CASE("every tool's --help lists the shared options with the same text, and 
     for (const std::string tool : {"nnef-to-tosa", "nnef-to-vpu", "nnef-run"}) {
         const auto listed = listed_options(run_tool(tool, "--help").out);
         for (const char* o : {"--profile", "--bias-grid"}) CHECK_MESSAGE(listed.count(o), tool << " --help does not list " << o);
-        CHECK(has(listed.at("--profile"), "(default: pro-int for a\n"));
-        CHECK(has(listed.at("--bias-grid"), "fine (default;"));
+        CHECK(contains(listed.at("--profile"), "(default: pro-int for a\n"));
+        CHECK(contains(listed.at("--bias-grid"), "fine (default;"));
     }
     for (const std::string tool : {"nnef-run", "nnef-to-vpu"}) {
         const auto listed = listed_options(run_tool(tool, "--help").out);
@@ -217,11 +213,11 @@ TEST_CASE("every tool's --help lists the shared options with the same text, and 
             CHECK_MESSAGE(listed.count(o), tool << " --help does not list " << o);
     }
     // where a default differs, --help says so
-    CHECK(has(run_tool("nnef-run", "--help").out, "relative tolerance of --compare (default 0.0001)"));
-    CHECK(has(run_tool("nnef-to-vpu", "--help").out, "the device computes in fp16"));
-    CHECK(has(run_tool("nnef-to-vpu", "--help").out, "absolute tolerance of --compare (default 5.96046e-08)"));
-    CHECK(has(run_tool("nnef-to-tosa", "--help").out, "verify the IR after every lowering pass (default on)"));
-    CHECK(has(run_tool("nnef-to-vpu", "--help").out, "verify the IR after every lowering pass (default off)"));
+    CHECK(contains(run_tool("nnef-run", "--help").out, "relative tolerance of --compare (default 0.0001)"));
+    CHECK(contains(run_tool("nnef-to-vpu", "--help").out, "the device computes in fp16"));
+    CHECK(contains(run_tool("nnef-to-vpu", "--help").out, "absolute tolerance of --compare (default 5.96046e-08)"));
+    CHECK(contains(run_tool("nnef-to-tosa", "--help").out, "verify the IR after every lowering pass (default on)"));
+    CHECK(contains(run_tool("nnef-to-vpu", "--help").out, "verify the IR after every lowering pass (default off)"));
 }
 
 TEST_CASE("every tool accepts each option its --help lists") {
@@ -249,16 +245,16 @@ TEST_CASE("every tool accepts each option its --help lists") {
             // Only parsing matters here: an option refused by the parser is a usage error that names it.
             auto r = run_tool(tool, arg + " --help");
             CHECK_MESSAGE(r.code == 0, tool << " refuses " << arg << ": " << r.err);
-            CHECK_MESSAGE(!has(r.err, "unknown option"), tool << " " << arg << ": " << r.err);
+            CHECK_MESSAGE(!contains(r.err, "unknown option"), tool << " " << arg << ": " << r.err);
         }
         // an option not in the table is a usage error in the one style
-        auto bad = run_tool(tool, "--no-such-option " + q(sample("classifier")));
+        auto bad = run_tool(tool, "--no-such-option " + quoted(sample("classifier")));
         CHECK(bad.code == 2);
-        CHECK_MESSAGE(has(bad.err, tool + ": error[usage]: unknown option '--no-such-option'"), bad.err);
+        CHECK_MESSAGE(contains(bad.err, tool + ": error[usage]: unknown option '--no-such-option'"), bad.err);
         // and a bad value names the option
-        auto limit = run_tool(tool, "--max-errors x " + q(sample("classifier")));
+        auto limit = run_tool(tool, "--max-errors x " + quoted(sample("classifier")));
         CHECK(limit.code == 2);
-        CHECK_MESSAGE(has(limit.err, tool + ": error[usage]: --max-errors needs a non-negative integer"), limit.err);
+        CHECK_MESSAGE(contains(limit.err, tool + ": error[usage]: --max-errors needs a non-negative integer"), limit.err);
     }
 }
 
@@ -267,76 +263,76 @@ TEST_CASE("--format json: every tool's document matches docs/json.md") {
     const fs::path classifier = sample("classifier"), broken = broken_model();
     const std::string weights = " --random-weights 1";
     SUBCASE("nnef-validate") {
-        auto r = run_tool("nnef-validate", "--format json --no-weights " + q(classifier) + " " + q(sample("quantized")));
+        auto r = run_tool("nnef-validate", "--format json --no-weights " + quoted(classifier) + " " + quoted(sample("quantized")));
         CHECK(r.code == 0);
         json d = document("nnef-validate", r);
         REQUIRE(d.at("models").size() == 2);
         CHECK(d.at("models")[0].at("valid").get<bool>());
-        auto f = run_tool("nnef-validate", "--format json " + q(broken));
+        auto f = run_tool("nnef-validate", "--format json " + quoted(broken));
         CHECK(f.code == 1);
         d = document("nnef-validate", f);
         CHECK_FALSE(d.at("models")[0].at("valid").get<bool>());
         CHECK(d.at("models")[0].at("diagnostics")[0].at("line") == 5);
         // a command-line error, even before --format: the document with the message
-        auto u = run_tool("nnef-validate", "--bogus --format json " + q(broken));
+        auto u = run_tool("nnef-validate", "--bogus --format json " + quoted(broken));
         CHECK(u.code == 2);
         d = document("nnef-validate", u);
         CHECK(d.at("diagnostics")[0].at("stage") == "usage");
         CHECK(d.at("diagnostics")[0].at("message") == "unknown option '--bogus'");
     }
     SUBCASE("nnef-flatten") {
-        json d = document("nnef-flatten", run_tool("nnef-flatten", "--format json --no-weights " + q(classifier)));
-        CHECK(has(d.at("document").get<std::string>(), "version 1.0;"));
+        json d = document("nnef-flatten", run_tool("nnef-flatten", "--format json --no-weights " + quoted(classifier)));
+        CHECK(contains(d.at("document").get<std::string>(), "version 1.0;"));
         const fs::path out = nnef_test::scratch_dir() / "cli-flat.nnef";
-        d = document("nnef-flatten", run_tool("nnef-flatten", "--format json --no-weights -o " + q(out) + " " + q(classifier)));
+        d = document("nnef-flatten", run_tool("nnef-flatten", "--format json --no-weights -o " + quoted(out) + " " + quoted(classifier)));
         CHECK(d.at("output") == out.string());
-        CHECK(has(nnef_test::read_text(out), "version 1.0;"));
-        auto f = run_tool("nnef-flatten", "--format json " + q(broken));
+        CHECK(contains(nnef_test::read_text(out), "version 1.0;"));
+        auto f = run_tool("nnef-flatten", "--format json " + quoted(broken));
         CHECK(f.code == 1);
         d = document("nnef-flatten", f);
         CHECK(d.at("diagnostics")[0].at("stage") == "semantic");
     }
     SUBCASE("nnef-info") {
-        json d = document("nnef-info", run_tool("nnef-info", "--format json --no-weights " + q(classifier)));
+        json d = document("nnef-info", run_tool("nnef-info", "--format json --no-weights " + quoted(classifier)));
         CHECK(d.at("graph").is_string());
-        auto f = run_tool("nnef-info", "--format json " + q(nnef_test::scratch_dir() / "no-such-model"));
+        auto f = run_tool("nnef-info", "--format json " + quoted(nnef_test::scratch_dir() / "no-such-model"));
         CHECK(f.code == 2);
         d = document("nnef-info", f);
         CHECK(d.at("diagnostics")[0].at("stage") == "io");
     }
     SUBCASE("nnef-run") {
         const fs::path out = nnef_test::scratch_dir() / "cli-run-out";
-        auto r = run_tool("nnef-run", "--format json" + weights + " --input random:3 --output-dir " + q(out) + " " + q(classifier));
+        auto r = run_tool("nnef-run", "--format json" + weights + " --input random:3 --output-dir " + quoted(out) + " " + quoted(classifier));
         CHECK(r.code == 0);
         document("nnef-run", r);
-        auto c = run_tool("nnef-run", "--format json" + weights + " --input random:3 --compare " + q(out) + " " + q(classifier));
+        auto c = run_tool("nnef-run", "--format json" + weights + " --input random:3 --compare " + quoted(out) + " " + quoted(classifier));
         CHECK(c.code == 0);
         json d = document("nnef-run", c);
         CHECK(d.at("compare").at("match").get<bool>());
-        auto m = run_tool("nnef-run", "--format json" + weights + " --input random:4 --compare " + q(out) + " " + q(classifier));
+        auto m = run_tool("nnef-run", "--format json" + weights + " --input random:4 --compare " + quoted(out) + " " + quoted(classifier));
         CHECK(m.code == 1);
         d = document("nnef-run", m);
         CHECK_FALSE(d.at("compare").at("match").get<bool>());
         CHECK(d.at("diagnostics").back().at("stage") == "compare");
-        auto u = run_tool("nnef-run", "--format json" + weights + " " + q(classifier));  // no --input
+        auto u = run_tool("nnef-run", "--format json" + weights + " " + quoted(classifier));  // no --input
         CHECK(u.code == 2);
         d = document("nnef-run", u);
         CHECK(d.at("diagnostics")[0].at("stage") == "usage");
     }
     SUBCASE("nnef-to-tosa") {
-        json d = document("nnef-to-tosa", run_tool("nnef-to-tosa", "--format json" + weights + " " + q(classifier)));
+        json d = document("nnef-to-tosa", run_tool("nnef-to-tosa", "--format json" + weights + " " + quoted(classifier)));
         CHECK(d.at("format") == "nnef-tosa-graph");
-        auto f = run_tool("nnef-to-tosa", "--format json " + q(broken));
+        auto f = run_tool("nnef-to-tosa", "--format json " + quoted(broken));
         CHECK(f.code == 1);
         d = document("nnef-to-tosa", f);
         CHECK_FALSE(d.contains("format"));
     }
     SUBCASE("nnef-draw") {
-        json d = document("nnef-draw", run_tool("nnef-draw", "--format json " + q(classifier)));
+        json d = document("nnef-draw", run_tool("nnef-draw", "--format json " + quoted(classifier)));
         CHECK(d.at("exit_status") == 0);
         CHECK(d.at("picture").at("schema") == "nnef-draw/1");
         // an invalid model: the picture still, with the first error marked, and exit status 1
-        auto f = run_tool("nnef-draw", "--format json " + q(broken));
+        auto f = run_tool("nnef-draw", "--format json " + quoted(broken));
         CHECK(f.code == 1);
         d = document("nnef-draw", f);
         CHECK(d.at("picture").at("nodes").size() >= 1);
@@ -344,25 +340,25 @@ TEST_CASE("--format json: every tool's document matches docs/json.md") {
     }
     SUBCASE("nnef-to-nnapi") {
         const fs::path out = nnef_test::scratch_dir() / "cli-nnapi.json";
-        json d = document("nnef-to-nnapi", run_tool("nnef-to-nnapi", "--format json -o " + q(out) + weights + " " + q(classifier)));
+        json d = document("nnef-to-nnapi", run_tool("nnef-to-nnapi", "--format json -o " + quoted(out) + weights + " " + quoted(classifier)));
         CHECK(d.at("model") == out.string());
         CHECK(d.at("inputs")[0].at("layout") == "NHWC");
-        d = document("nnef-to-nnapi", run_tool("nnef-to-nnapi", "--format json --partial" + weights + " " + q(classifier)));
+        d = document("nnef-to-nnapi", run_tool("nnef-to-nnapi", "--format json --partial" + weights + " " + quoted(classifier)));
         CHECK(d.at("operations").is_array());
-        auto f = run_tool("nnef-to-nnapi", "--format json -o " + q(out) + " " + q(broken));
+        auto f = run_tool("nnef-to-nnapi", "--format json -o " + quoted(out) + " " + quoted(broken));
         CHECK(f.code == 1);
         d = document("nnef-to-nnapi", f);
         CHECK_FALSE(d.contains("model"));
     }
     SUBCASE("nnef-to-vpu") {
-        json d = document("nnef-to-vpu", run_tool("nnef-to-vpu", "--format json --simulate" + weights + " " + q(classifier)));
+        json d = document("nnef-to-vpu", run_tool("nnef-to-vpu", "--format json --simulate" + weights + " " + quoted(classifier)));
         CHECK(d.at("simulation").at("makespan_cycles").get<double>() > 0);
         const fs::path out = nnef_test::scratch_dir() / "cli-tasks.json";
-        d = document("nnef-to-vpu", run_tool("nnef-to-vpu", "--format json -o " + q(out) + weights + " " + q(classifier)));
+        d = document("nnef-to-vpu", run_tool("nnef-to-vpu", "--format json -o " + quoted(out) + weights + " " + quoted(classifier)));
         CHECK(d.at("task_list").at("file") == out.string());
         CHECK(d.at("task_list").at("constants_file") == (nnef_test::scratch_dir() / "cli-tasks.bin").string());
-        auto v = run_tool("nnef-to-vpu", "--format json --simulate --input random:1 --compare " + q(nnef_test::scratch_dir() / "none") +
-                                             weights + " " + q(classifier));
+        auto v = run_tool("nnef-to-vpu", "--format json --simulate --input random:1 --compare " + quoted(nnef_test::scratch_dir() / "none") +
+                                             weights + " " + quoted(classifier));
         CHECK(v.code == 2);  // the reference is missing: an I/O error
         d = document("nnef-to-vpu", v);
         const json* first_error = nullptr;  // after the note naming the profile
@@ -370,7 +366,7 @@ TEST_CASE("--format json: every tool's document matches docs/json.md") {
             if (!first_error && e.at("severity") == "error") first_error = &e;
         REQUIRE(first_error);
         CHECK(first_error->at("stage") == "io");
-        auto f = run_tool("nnef-to-vpu", "--format json --simulate " + q(broken));
+        auto f = run_tool("nnef-to-vpu", "--format json --simulate " + quoted(broken));
         CHECK(f.code == 1);
         document("nnef-to-vpu", f);
     }
@@ -378,15 +374,17 @@ TEST_CASE("--format json: every tool's document matches docs/json.md") {
 
 TEST_CASE("the tools' messages share one style: WHERE: SEVERITY[STAGE]: text") {
     // a file problem names the file, a command-line problem the tool
-    auto io = run_tool("nnef-flatten", q(nnef_test::scratch_dir() / "no-such-model"));
+    auto io = run_tool("nnef-flatten", quoted(nnef_test::scratch_dir() / "no-such-model"));
     CHECK(io.code == 2);
-    CHECK_MESSAGE(has(io.err, (nnef_test::scratch_dir() / "no-such-model").string() + ": error[io]: "), io.err);
+    CHECK_MESSAGE(contains(io.err, (nnef_test::scratch_dir() / "no-such-model").string() + ": error[io]: "), io.err);
     auto usage = run_tool("nnef-flatten", "");
     CHECK(usage.code == 2);
-    CHECK_MESSAGE(has(usage.err, "nnef-flatten: error[usage]: no input given\nusage: nnef-flatten [options] PATH"), usage.err);
-    auto out = run_tool("nnef-flatten", "--no-weights -o " + q(nnef_test::scratch_dir() / "no-such-dir" / "x.nnef") + " " + q(sample("classifier")));
+    CHECK_MESSAGE(contains(usage.err, "nnef-flatten: error[usage]: no input given\nusage: nnef-flatten [options] PATH"), usage.err);
+    auto out = run_tool("nnef-flatten", "--no-weights -o " + quoted(nnef_test::scratch_dir() / "no-such-dir" / "x.nnef") + " " + quoted(sample("classifier")));
     CHECK(out.code == 2);
-    CHECK_MESSAGE(has(out.err, "no-such-dir/x.nnef: error[io]: cannot write the file"), out.err);
+    CHECK_MESSAGE(contains(out.err, "no-such-dir/x.nnef: error[io]: cannot write the file"), out.err);
 }
 
 }  // TEST_SUITE
+
+}  // namespace cli_tools_test

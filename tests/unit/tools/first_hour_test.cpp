@@ -16,10 +16,10 @@
 namespace first_hour_test {
 
 namespace fs = std::filesystem;
+using nnef_test::quoted;
 using nnef_test::run_tool;
 const auto& has = nnef_test::contains;
 const auto& count = nnef_test::occurrences;
-std::string q(const fs::path& p) { return nnef_test::shell_quote(p.string()); }
 
 // A fresh folder holding a copy of samples/NAME/graph.nnef (a model stored graph-only).
 fs::path graph_only_copy(const std::string& name, const std::string& as) {
@@ -48,7 +48,7 @@ TEST_SUITE("tools") {
     TEST_CASE("missing weights: one diagnostic naming the files and the options, validate and info work") {
         const fs::path model = graph_only_copy("classifier", "graph-only-classifier");
         // a tool that needs the values: one error, not one per variable
-        auto run = run_tool("nnef-run", q(model) + " --input image=random:1");
+        auto run = run_tool("nnef-run", quoted(model) + " --input image=random:1");
         CHECK(run.code == 1);
         INFO(run.err);
         CHECK(count(run.err, "error[") == 1);
@@ -57,32 +57,32 @@ TEST_SUITE("tools") {
         CHECK(has(run.err, "note: the model is stored without weights (graph only): --no-weights checks its "
                            "structure, --random-weights SEED gives its variables pseudo-random values"));
         CHECK_FALSE(has(run.err, "stopped after"));
-        auto tosa = run_tool("nnef-to-tosa", q(model));
+        auto tosa = run_tool("nnef-to-tosa", quoted(model));
         CHECK(tosa.code == 1);
         CHECK(count(tosa.err, "error[") == 1);
         CHECK(has(tosa.err, "6 of the 6 variables have no tensor file"));
 
         // the tools that need no values work on it and say so
-        auto validate = run_tool("nnef-validate", q(model));
+        auto validate = run_tool("nnef-validate", quoted(model));
         CHECK(validate.code == 0);
         CHECK(validate.err.empty());
         CHECK(has(validate.out, "valid: graph 'classifier', 16 operations"));
         CHECK(has(validate.out, "; weights not checked\n"));
-        auto json = run_tool("nnef-validate", "--format json " + q(model));
+        auto json = run_tool("nnef-validate", "--format json " + quoted(model));
         CHECK(json.code == 0);
         CHECK(has(json.out, "\"weights\":\"weights not checked\""));
-        auto info = run_tool("nnef-info", "--no-tosa " + q(model));
+        auto info = run_tool("nnef-info", "--no-tosa " + quoted(model));
         CHECK(info.code == 0);
         CHECK(has(info.out, "model: " + model.string() + " (weights not checked)\n"));
-        auto vpu = run_tool("nnef-to-vpu", q(model) + " --simulate");
+        auto vpu = run_tool("nnef-to-vpu", quoted(model) + " --simulate");
         CHECK(vpu.code == 0);
         CHECK(has(vpu.err, "nnef-to-vpu: note: " + model.string() + ": weights not checked"));
         CHECK(has(vpu.out, "makespan"));
-        auto vpu_quiet = run_tool("nnef-to-vpu", q(model) + " --simulate --quiet");
+        auto vpu_quiet = run_tool("nnef-to-vpu", quoted(model) + " --simulate --quiet");
         CHECK(vpu_quiet.code == 0);
         CHECK(vpu_quiet.err.empty());
         // simulating values needs the weights: the same one diagnostic
-        auto values = run_tool("nnef-to-vpu", q(model) + " --simulate --input image=random:1");
+        auto values = run_tool("nnef-to-vpu", quoted(model) + " --simulate --input image=random:1");
         CHECK(values.code == 1);
         CHECK(count(values.err, "error[") == 1);
         CHECK(has(values.err, "6 of the 6 variables have no tensor file"));
@@ -94,15 +94,15 @@ TEST_SUITE("tools") {
         write_tensor(model, "conv2/bias", {1, 32});
         write_tensor(model, "fc/weights", {10, 32});
         // some but not all: an error in every tool, the one missing file named
-        auto partial = run_tool("nnef-validate", q(model));
+        auto partial = run_tool("nnef-validate", quoted(model));
         CHECK(partial.code == 1);
         CHECK(count(partial.err, "error[") == 1);
         CHECK(has(partial.err, "error[data]: variable 'fc_bias' has no tensor file 'fc/bias.dat' in '" + model.string() + "'"));
         write_tensor(model, "fc/bias", {1, 10});
-        auto full = run_tool("nnef-validate", q(model));
+        auto full = run_tool("nnef-validate", quoted(model));
         CHECK(full.code == 0);
         CHECK(has(full.out, "; weights checked\n"));
-        auto checked_info = run_tool("nnef-info", "--no-tosa " + q(model));
+        auto checked_info = run_tool("nnef-info", "--no-tosa " + quoted(model));
         CHECK(has(checked_info.out, "(weights checked)"));
     }
 
@@ -113,10 +113,10 @@ TEST_SUITE("tools") {
             MESSAGE("skipped: " << model.string() << " stores weights here");
             return;
         }
-        auto validate = run_tool("nnef-validate", q(model));
+        auto validate = run_tool("nnef-validate", quoted(model));
         CHECK(validate.code == 0);
         CHECK(has(validate.out, "weights not checked"));
-        auto run = run_tool("nnef-run", q(model));
+        auto run = run_tool("nnef-run", quoted(model));
         CHECK(run.code == 1);
         INFO(run.err);
         CHECK(count(run.err, "error[") == 1);
@@ -127,7 +127,7 @@ TEST_SUITE("tools") {
     }
 
     TEST_CASE("--no-weights where values are needed is refused up front") {
-        const std::string model = q(nnef_test::source_dir() / "samples/classifier/graph.nnef");
+        const std::string model = quoted(nnef_test::source_dir() / "samples/classifier/graph.nnef");
         auto run = run_tool("nnef-run", model + " --no-weights --input image=random:1");
         CHECK(run.code == 2);
         CHECK(has(run.err, "nnef-run: error[usage]: --no-weights: running a model needs values for its variables; for a "
@@ -145,16 +145,16 @@ TEST_SUITE("tools") {
     TEST_CASE("graph.nnef: tensor files beside it are checked when they exist") {
         const fs::path dir = graph_only_copy("classifier", "beside-classifier");
         const fs::path graph = dir / "graph.nnef";
-        auto none = run_tool("nnef-validate", q(graph));
+        auto none = run_tool("nnef-validate", quoted(graph));
         CHECK(none.code == 0);
         CHECK(has(none.out, "; weights not checked\n"));
         write_tensor(dir, "conv1/filter", {16, 3, 3, 3});
-        auto one = run_tool("nnef-validate", q(graph));
+        auto one = run_tool("nnef-validate", quoted(graph));
         CHECK(one.code == 0);
         CHECK(has(one.out, "; weights checked for 1 of 6 variables\n"));
         // a corrupt tensor file beside it is reported (file and byte offset), exit 1
         std::ofstream(dir / "conv1" / "bias.dat", std::ios::binary) << std::string(200, 'x');
-        auto corrupt = run_tool("nnef-validate", q(graph));
+        auto corrupt = run_tool("nnef-validate", quoted(graph));
         CHECK(corrupt.code == 1);
         INFO(corrupt.err);
         CHECK(has(corrupt.err, (dir / "conv1" / "bias.dat").string()));
@@ -162,7 +162,7 @@ TEST_SUITE("tools") {
         // one of the wrong shape too
         fs::remove(dir / "conv1" / "bias.dat");
         write_tensor(dir, "conv1/bias", {1, 17});
-        auto shape = run_tool("nnef-validate", q(graph));
+        auto shape = run_tool("nnef-validate", quoted(graph));
         CHECK(shape.code == 1);
         CHECK(has(shape.err, "stores shape [1,17], but the variable is declared with shape [1,16]"));
         // nnef-run finds the weights beside the file
@@ -172,7 +172,7 @@ TEST_SUITE("tools") {
         write_tensor(dir, "conv2/bias", {1, 32});
         write_tensor(dir, "fc/weights", {10, 32});
         write_tensor(dir, "fc/bias", {1, 10});
-        auto run = run_tool("nnef-run", q(graph) + " --input image=random:1");
+        auto run = run_tool("nnef-run", quoted(graph) + " --input image=random:1");
         CHECK(run.code == 0);
         CHECK(run.err.empty());
     }
@@ -187,7 +187,7 @@ TEST_SUITE("tools") {
                                                        "    x = external(shape = [1, 2]);\n"
                                                        "    w = variable(shape = [1, 2], label = '../outside');\n"
                                                        "    y = add(x, w);\n}\n";
-        auto r = run_tool("nnef-validate", q(top / "model" / "graph.nnef"));
+        auto r = run_tool("nnef-validate", quoted(top / "model" / "graph.nnef"));
         CHECK(r.code == 0);
         CHECK(r.err.empty());
         CHECK(has(r.out, "; weights not checked\n"));
@@ -202,13 +202,13 @@ TEST_SUITE("tools") {
                                                                     "    b = max_pool(input, size = [1, 1, 2, 2], strid = [1, 1, 2, 2]);\n"
                                                                     "    output = add(inptu, input);\n"
                                                                     "}\n");
-        auto r = run_tool("nnef-validate", q(doc));
+        auto r = run_tool("nnef-validate", quoted(doc));
         CHECK(r.code == 1);
         INFO(r.err);
         CHECK(has(r.err, "typos.nnef:5:9: error[semantic]: unknown operation 'rleu'; did you mean 'relu'?"));
         CHECK(has(r.err, "typos.nnef:6:46: error[semantic]: 'max_pool' has no parameter named 'strid'; did you mean 'stride'?"));
         CHECK(has(r.err, "typos.nnef:7:18: error[semantic]: identifier 'inptu' is used before it is defined; did you mean 'input'?"));
-        auto j = run_tool("nnef-validate", "--format json " + q(doc));
+        auto j = run_tool("nnef-validate", "--format json " + quoted(doc));
         CHECK(j.code == 1);
         CHECK(has(j.out, "did you mean 'relu'?"));
     }
@@ -232,7 +232,7 @@ TEST_SUITE("tools") {
         }
         text += "    output = copy(" + prev + ");\n}\n";
         const fs::path doc = nnef_test::write_scratch("alike.nnef", text);
-        auto r = run_tool("nnef-validate", q(doc));
+        auto r = run_tool("nnef-validate", quoted(doc));
         INFO(r.err);
         REQUIRE(r.code == 0);
         CHECK(count(r.err, "warning[shape]: conv: rank-1 'bias'") == 3);
@@ -242,7 +242,7 @@ TEST_SUITE("tools") {
         CHECK(count(r.err, "note: 5 more warnings like this one [") == 1);
         CHECK(has(r.out, "valid: graph 'G'"));
         // --quiet: no warnings, no summary
-        auto quiet = run_tool("nnef-validate", "--quiet " + q(doc));
+        auto quiet = run_tool("nnef-validate", "--quiet " + quoted(doc));
         CHECK(quiet.code == 0);
         CHECK(quiet.err.empty());
         CHECK(quiet.out.empty());
@@ -253,19 +253,19 @@ TEST_SUITE("tools") {
             const std::string weights = name == "nnef-info" || name == "nnef-flatten" ? ""
                                         : name == "nnef-run" ? " --random-weights 1 --input input=random:1"
                                                              : " --random-weights 1";
-            auto loud = run_tool(tool, q(doc) + weights);
+            auto loud = run_tool(tool, quoted(doc) + weights);
             CHECK(loud.code == 0);
             CHECK(count(loud.err, "warning[shape]: conv: rank-1 'bias'") == 3);
-            auto silent = run_tool(tool, q(doc) + weights + " --quiet");
+            auto silent = run_tool(tool, quoted(doc) + weights + " --quiet");
             CHECK(silent.code == 0);
             CHECK(silent.err.empty());
         }
         // JSON keeps every one of them
-        auto json = run_tool("nnef-validate", "--format json " + q(doc));
+        auto json = run_tool("nnef-validate", "--format json " + quoted(doc));
         CHECK(json.code == 0);
         CHECK(count(json.out, "\"severity\":\"warning\"") == 8);
         // errors are never collapsed or silenced
-        auto strict = run_tool("nnef-validate", "--strict --quiet " + q(doc));
+        auto strict = run_tool("nnef-validate", "--strict --quiet " + quoted(doc));
         CHECK(strict.code == 1);
         CHECK(count(strict.err, "error[") >= 1);
     }
@@ -275,14 +275,14 @@ TEST_SUITE("tools") {
         const fs::path model = nnef_test::corpus_dir() / "real" / "mobilenet_v3_small_mirror";
         for (const char* tool : {"nnef-validate", "nnef-info", "nnef-flatten"}) {
             CAPTURE(tool);
-            auto r = run_tool(tool, q(model));
+            auto r = run_tool(tool, quoted(model));
             REQUIRE(r.code == 0);
             INFO(r.err);
             const std::size_t warnings = count(r.err, "warning[");
             CHECK(warnings >= 1);
             CHECK(warnings <= 12);
             CHECK(has(r.err, "more warnings like this one ["));
-            auto quiet = run_tool(tool, "--quiet " + q(model));
+            auto quiet = run_tool(tool, "--quiet " + quoted(model));
             CHECK(quiet.code == 0);
             CHECK(quiet.err.empty());
         }

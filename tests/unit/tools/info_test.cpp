@@ -15,12 +15,12 @@
 namespace info_test {
 
 namespace fs = std::filesystem;
+using nnef_test::quoted;
+using nnef_test::contains;
 using nnef_test::run_tool;
 using nnef_test::shell_quote;
 
-std::string quoted(const fs::path& p) { return shell_quote(p.string()); }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 nlohmann::json parse_json(const std::string& text) {
     nlohmann::json v;
@@ -103,28 +103,28 @@ TEST_SUITE("tools") {
             CAPTURE(name);
             auto r = run_tool("nnef-info", quoted(nnef_test::source_dir() / "samples" / name / "graph.nnef"));
             CHECK(r.code == 0);
-            CHECK(has(r.out, std::string("graph: ") + name + "\n"));
-            CHECK(has(r.out, "\nMACs: "));
-            CHECK(has(r.out, "nominal sizes of the declared types"));
+            CHECK(contains(r.out, std::string("graph: ") + name + "\n"));
+            CHECK(contains(r.out, "\nMACs: "));
+            CHECK(contains(r.out, "nominal sizes of the declared types"));
         }
         auto r = run_tool("nnef-info", quoted(nnef_test::source_dir() / "samples/classifier/graph.nnef"));
         // Histogram by count, then name.
-        CHECK(has(r.out, "operations: 16\n  variable: 6\n  conv: 2\n  relu: 2\n  external: 1\n  linear: 1\n"
+        CHECK(contains(r.out, "operations: 16\n  variable: 6\n  conv: 2\n  relu: 2\n  external: 1\n  linear: 1\n"
                          "  max_pool: 1\n  mean_reduce: 1\n  reshape: 1\n  softmax: 1\n"));
-        CHECK(has(r.out, "inputs:\n  image: scalar[1,3,32,32]\noutputs:\n  probabilities: scalar[1,10]\n"));
+        CHECK(contains(r.out, "inputs:\n  image: scalar[1,3,32,32]\noutputs:\n  probabilities: scalar[1,10]\n"));
         // conv1: [1,16,32,32] x 3*3*3; conv2 (stride 2 of the 16x16 pool): [1,32,8,8] x 16*3*3;
         // linear: 10 x 32.
         const std::uint64_t conv = 16 * 32 * 32 * 27 + 32 * 8 * 8 * 144, linear = 10 * 32;
-        CHECK(has(r.out, "MACs: " + std::to_string(conv + linear) + " (738 k)\n  conv: 2 operations, " +
+        CHECK(contains(r.out, "MACs: " + std::to_string(conv + linear) + " (738 k)\n  conv: 2 operations, " +
                              std::to_string(conv) + "\n  linear: 1 operation, 320\n"));
         const std::uint64_t params = 16 * 27 + 16 + 32 * 144 + 32 + 320 + 10;
-        CHECK(has(r.out, "parameters: 6 tensors (6 variables), " + std::to_string(params) + " elements (5.42 k), " +
+        CHECK(contains(r.out, "parameters: 6 tensors (6 variables), " + std::to_string(params) + " elements (5.42 k), " +
                              std::to_string(params * 4) + " bytes (21.7 kB), nominal"));
         // relu1 [1,16,32,32] and relu2 [1,32,8,8].
-        CHECK(has(r.out, "element-wise operations: " + std::to_string(16 * 32 * 32 + 32 * 8 * 8)));
+        CHECK(contains(r.out, "element-wise operations: " + std::to_string(16 * 32 * 32 + 32 * 8 * 8)));
 
         auto q = run_tool("nnef-info", quoted(nnef_test::source_dir() / "samples/quantized/graph.nnef"));
-        CHECK(has(q.out, "quantization: 3 tensors quantized\n"
+        CHECK(contains(q.out, "quantization: 3 tensors quantized\n"
                          "  linear_quantize: 0 tensors from graph.quant, 2 operations in the graph\n"
                          "  logarithmic_quantize: 0 tensors from graph.quant, 1 operation in the graph\n"));
     }
@@ -163,21 +163,21 @@ TEST_SUITE("tools") {
         const std::uint64_t total = grouped + depthwise + deconv + matmul + linear + separable;
         auto r = run_tool("nnef-info", quoted(p));
         REQUIRE(r.code == 0);
-        CHECK(has(r.out, "MACs: " + std::to_string(total) + " "));
-        CHECK(has(r.out, "  conv: 2 operations, " + std::to_string(grouped + depthwise) + "\n"));
-        CHECK(has(r.out, "  deconv: 1 operation, " + std::to_string(deconv) + "\n"));
-        CHECK(has(r.out, "  separable_conv: 1 operation, " + std::to_string(separable) + "\n"));
-        CHECK(has(r.out, "  linear: 1 operation, " + std::to_string(linear) + "\n"));
-        CHECK(has(r.out, "  matmul: 1 operation, " + std::to_string(matmul) + "\n"));
+        CHECK(contains(r.out, "MACs: " + std::to_string(total) + " "));
+        CHECK(contains(r.out, "  conv: 2 operations, " + std::to_string(grouped + depthwise) + "\n"));
+        CHECK(contains(r.out, "  deconv: 1 operation, " + std::to_string(deconv) + "\n"));
+        CHECK(contains(r.out, "  separable_conv: 1 operation, " + std::to_string(separable) + "\n"));
+        CHECK(contains(r.out, "  linear: 1 operation, " + std::to_string(linear) + "\n"));
+        CHECK(contains(r.out, "  matmul: 1 operation, " + std::to_string(matmul) + "\n"));
         // w1 and w1b share a label (case-insensitive): one parameter tensor.
         const std::uint64_t params = 16 * 4 * 9 + 8 * 9 + 8 * 4 * 16 + 10 * 2048 + 8 * 9 + 16 * 8;
-        CHECK(has(r.out, "parameters: 6 tensors (7 variables), " + std::to_string(params) + " elements"));
+        CHECK(contains(r.out, "parameters: 6 tensors (7 variables), " + std::to_string(params) + " elements"));
         // Expanding the compounds (separable_conv into two convs, linear into matmul) keeps the total.
         auto all = run_tool("nnef-info", "--expand-all " + quoted(p));
         REQUIRE(all.code == 0);
-        CHECK(has(all.out, "MACs: " + std::to_string(total) + " "));
-        CHECK(has(all.out, "  conv: 4 operations, " + std::to_string(grouped + depthwise + separable) + "\n"));
-        CHECK(has(all.out, "  matmul: 2 operations, " + std::to_string(matmul + linear) + "\n"));
+        CHECK(contains(all.out, "MACs: " + std::to_string(total) + " "));
+        CHECK(contains(all.out, "  conv: 4 operations, " + std::to_string(grouped + depthwise + separable) + "\n"));
+        CHECK(contains(all.out, "  matmul: 2 operations, " + std::to_string(matmul + linear) + "\n"));
     }
 
     TEST_CASE("nnef-info on unknown shapes") {
@@ -190,13 +190,13 @@ TEST_SUITE("tools") {
                                           "    r = relu(y);\n}\n");
         auto r = run_tool("nnef-info", quoted(p));
         REQUIRE(r.code == 0);
-        CHECK(has(r.out, "  z: scalar[unknown]\n"));
-        CHECK(has(r.out, "custom operations (cost unknown):\n  mystery: 1\n"));
+        CHECK(contains(r.out, "  z: scalar[unknown]\n"));
+        CHECK(contains(r.out, "custom operations (cost unknown):\n  mystery: 1\n"));
         // The first conv is known (256 outputs x 27), the second is not: no total.
-        CHECK(has(r.out, "MACs: unknown (1 operation with unknown shapes; custom operations not counted; 6912 (6.91 k) "
+        CHECK(contains(r.out, "MACs: unknown (1 operation with unknown shapes; custom operations not counted; 6912 (6.91 k) "
                          "over the rest)\n"));
-        CHECK(has(r.out, "  conv: 2 operations, unknown (1 with unknown shapes; 6912 over the others)\n"));
-        CHECK(has(r.out, "element-wise operations: unknown"));
+        CHECK(contains(r.out, "  conv: 2 operations, unknown (1 with unknown shapes; 6912 over the others)\n"));
+        CHECK(contains(r.out, "element-wise operations: unknown"));
         auto j = run_tool("nnef-info", "--format json " + quoted(p));
         REQUIRE(j.code == 0);
         auto v = parse_json(j.out);
@@ -228,12 +228,12 @@ TEST_SUITE("tools") {
         CHECK(integer(entry(t.at("histogram"), "name", "TRANSPOSE").at("count")) <= 2);
         auto text = run_tool("nnef-info", quoted(classifier_folder()));
         REQUIRE(text.code == 0);
-        CHECK(has(text.out, "TOSA operators (PRO-FP, level 8K): " + std::to_string(sum) + "\n"));
-        CHECK(has(text.out, "  CONV2D: 3\n"));
+        CHECK(contains(text.out, "TOSA operators (PRO-FP, level 8K): " + std::to_string(sum) + "\n"));
+        CHECK(contains(text.out, "  CONV2D: 3\n"));
         auto skipped = run_tool("nnef-info", "--no-tosa --format json " + quoted(classifier_folder()));
         REQUIRE(skipped.code == 0);
         CHECK_FALSE(parse_json(skipped.out).contains("tosa"));
-        CHECK(has(run_tool("nnef-info", "--help").out, "--no-tosa"));
+        CHECK(contains(run_tool("nnef-info", "--help").out, "--no-tosa"));
 
         // A custom operation has no TOSA form: the model is still described, with the reason.
         auto p = nnef_test::write_scratch("info-tosa-custom/graph.nnef",
@@ -245,8 +245,8 @@ TEST_SUITE("tools") {
         REQUIRE(c.code == 0);
         auto cv = parse_json(c.out);
         CHECK_FALSE(cv.at("tosa").at("lowered").get<bool>());
-        CHECK(has(cv.at("tosa").at("reason").get<std::string>(), "mystery"));
-        CHECK(has(run_tool("nnef-info", quoted(p)).out, "TOSA operators: not lowered: "));
+        CHECK(contains(cv.at("tosa").at("reason").get<std::string>(), "mystery"));
+        CHECK(contains(run_tool("nnef-info", quoted(p)).out, "TOSA operators: not lowered: "));
     }
 
     TEST_CASE("nnef-info on a folder, .tar and .tgz with stored weights") {
@@ -258,15 +258,15 @@ TEST_SUITE("tools") {
             CAPTURE(model);
             auto r = run_tool("nnef-info", quoted(model));
             REQUIRE(r.code == 0);
-            CHECK(has(r.out, "as stored in the tensor files\n"));
+            CHECK(contains(r.out, "as stored in the tensor files\n"));
             // Bytes from the stored widths: 4608 8-bit codes, 432 float16, 320 4-bit codes, 58 float32.
-            CHECK(has(r.out, "  linear_quantized8: 1 tensor, 4608 elements, 4608 bytes\n"));
-            CHECK(has(r.out, "  float16: 1 tensor, 432 elements, " + std::to_string(432 * 2) + " bytes\n"));
-            CHECK(has(r.out, "  float32: 3 tensors, 58 elements, " + std::to_string(58 * 4) + " bytes\n"));
-            CHECK(has(r.out, "  linear_quantized4: 1 tensor, 320 elements, " + std::to_string(320 / 2) + " bytes\n"));
-            CHECK(has(r.out, "parameters: 6 tensors (6 variables), 5418 elements (5.42 k), " +
+            CHECK(contains(r.out, "  linear_quantized8: 1 tensor, 4608 elements, 4608 bytes\n"));
+            CHECK(contains(r.out, "  float16: 1 tensor, 432 elements, " + std::to_string(432 * 2) + " bytes\n"));
+            CHECK(contains(r.out, "  float32: 3 tensors, 58 elements, " + std::to_string(58 * 4) + " bytes\n"));
+            CHECK(contains(r.out, "  linear_quantized4: 1 tensor, 320 elements, " + std::to_string(320 / 2) + " bytes\n"));
+            CHECK(contains(r.out, "parameters: 6 tensors (6 variables), 5418 elements (5.42 k), " +
                                  std::to_string(4608 + 864 + 232 + 160) + " bytes"));
-            CHECK(has(r.out, "quantization: 2 tensors quantized\n"
+            CHECK(contains(r.out, "quantization: 2 tensors quantized\n"
                              "  linear_quantize: 1 tensor from graph.quant, 0 operations in the graph\n"
                              "  logarithmic_quantize: 1 tensor from graph.quant, 0 operations in the graph\n"));
         }
@@ -281,7 +281,7 @@ TEST_SUITE("tools") {
         auto o = run_tool("nnef-info", "-o " + quoted(out) + " " + quoted(tar));
         CHECK(o.code == 0);
         CHECK(o.out.empty());
-        CHECK(has(nnef_test::read_text(out), "graph: classifier\n"));
+        CHECK(contains(nnef_test::read_text(out), "graph: classifier\n"));
     }
 
     TEST_CASE("nnef-info --format json") {
@@ -308,7 +308,7 @@ TEST_SUITE("tools") {
         auto r = run_tool("nnef-info", quoted(bad));
         CHECK(r.code == 1);
         CHECK(r.out.empty());
-        CHECK(has(r.err, "error[semantic]"));
+        CHECK(contains(r.err, "error[semantic]"));
         auto j = run_tool("nnef-info", "--format json " + quoted(bad));
         CHECK(j.code == 1);
         CHECK(j.err.empty());  // one document on stdout, the diagnostics in it
@@ -321,10 +321,10 @@ TEST_SUITE("tools") {
         CHECK(run_tool("nnef-info", "--format yaml x").code == 2);
         auto h = run_tool("nnef-info", "--help");
         CHECK(h.code == 0);
-        CHECK(has(h.out, "usage: nnef-info"));
-        CHECK(has(h.out, "output volume x input channels / groups x kernel spatial volume"));
-        CHECK(has(h.out, "--expand-all"));
-        CHECK(has(h.out, "-o FILE"));
+        CHECK(contains(h.out, "usage: nnef-info"));
+        CHECK(contains(h.out, "output volume x input channels / groups x kernel spatial volume"));
+        CHECK(contains(h.out, "--expand-all"));
+        CHECK(contains(h.out, "-o FILE"));
     }
 
     TEST_CASE("nnef-info on real exported models") {
@@ -386,9 +386,9 @@ TEST_SUITE("tools") {
         SUBCASE("a custom operation: MACs unknown, not wrong") {
             auto r = run_tool("nnef-info", quoted(real / "gru_small_mirror"));
             REQUIRE(r.code == 0);
-            CHECK(has(r.out, "GRU_v1: 1\n"));
-            CHECK(has(r.out, "MACs: unknown ("));
-            CHECK(has(r.err, "GRU_v1"));
+            CHECK(contains(r.out, "GRU_v1: 1\n"));
+            CHECK(contains(r.out, "MACs: unknown ("));
+            CHECK(contains(r.err, "GRU_v1"));
         }
     }
 
@@ -397,17 +397,17 @@ TEST_SUITE("tools") {
         const fs::path dir = nnef_test::corpus_dir() / "conformance/quant/01_linear_all_tensors";
         auto f = run_tool("nnef-flatten", "--shapes " + quoted(dir));
         REQUIRE(f.code == 0);
-        CHECK(has(f.out, "  # input: scalar[1,3,8,8] quantized linear_quantize(min = 0.0, max = 1.0, bits = 8)\n"));
-        CHECK(has(f.out, "  # w: scalar[4,3,3,3] quantized linear_quantize(min = -1.0, max = 1.0, bits = 8)\n"));
-        CHECK(has(f.out, "  # b: scalar[1,4] quantized linear_quantize(min = -1.0, max = 1.0, bits = 8)\n"));
-        CHECK(has(f.out, "  # c: scalar[1,4,8,8] quantized linear_quantize(min = -4.0, max = 4.0, bits = 16)\n"));
-        CHECK(has(f.out, "  # output: scalar[1,4,8,8] quantized linear_quantize(min = 0.0, max = 4.0, bits = 8)\n"));
+        CHECK(contains(f.out, "  # input: scalar[1,3,8,8] quantized linear_quantize(min = 0.0, max = 1.0, bits = 8)\n"));
+        CHECK(contains(f.out, "  # w: scalar[4,3,3,3] quantized linear_quantize(min = -1.0, max = 1.0, bits = 8)\n"));
+        CHECK(contains(f.out, "  # b: scalar[1,4] quantized linear_quantize(min = -1.0, max = 1.0, bits = 8)\n"));
+        CHECK(contains(f.out, "  # c: scalar[1,4,8,8] quantized linear_quantize(min = -4.0, max = 4.0, bits = 16)\n"));
+        CHECK(contains(f.out, "  # output: scalar[1,4,8,8] quantized linear_quantize(min = 0.0, max = 4.0, bits = 8)\n"));
         auto r = run_tool("nnef-info", quoted(dir));
         REQUIRE(r.code == 0);
-        CHECK(has(r.out, "quantization: 5 tensors quantized\n"
+        CHECK(contains(r.out, "quantization: 5 tensors quantized\n"
                          "  linear_quantize: 5 tensors from graph.quant, 0 operations in the graph\n"));
         // conv: output [1,4,8,8] x 3*3*3.
-        CHECK(has(r.out, "MACs: " + std::to_string(4 * 8 * 8 * 27) + " "));
-        CHECK(has(r.out, "  float32: 1 tensor, 108 elements, 432 bytes\n"));
+        CHECK(contains(r.out, "MACs: " + std::to_string(4 * 8 * 8 * 27) + " "));
+        CHECK(contains(r.out, "  float32: 1 tensor, 108 elements, 432 bytes\n"));
     }
 }

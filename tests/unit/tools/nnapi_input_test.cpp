@@ -16,10 +16,9 @@
 namespace nnapi_input_test {
 
 namespace fs = std::filesystem;
+using nnef_test::quoted;
 using nnef_test::contains;
 using nnef_test::run_tool;
-
-std::string q(const fs::path& p) { return nnef_test::shell_quote(p.string()); }
 
 fs::path folder(const std::string& name) {
     const fs::path dir = nnef_test::fresh_scratch(name);
@@ -71,43 +70,39 @@ void name_output(const fs::path& dir) {
     fs::copy_file(dats[0], dir / "output.dat");
 }
 
-}  // namespace nnapi_input_test
-
-using namespace nnapi_input_test;
-
 TEST_SUITE("tools") {
 
 TEST_CASE("nnef-to-vpu and nnef-to-tosa take the exported int8 ShuffleNet v2 (NNAPI JSON, by content): nnef-to-vpu's codes on the NNEF model") {
     NNEF_REQUIRE_CORPUS();
     const fs::path model = nnef_test::corpus_file("quantized/shufflenet_v2_x1_0_int8");
     const fs::path dir = folder("nnapi-input-int8");
-    const auto e = run_tool("nnef-to-nnapi", q(model) + " --quiet -o " + q(dir / "model.json"));
+    const auto e = run_tool("nnef-to-nnapi", quoted(model) + " --quiet -o " + quoted(dir / "model.json"));
     REQUIRE_MESSAGE(e.code == 0, e.err);
     // not named .json: recognised by its content (its pool, model.bin, is named inside it)
     fs::rename(dir / "model.json", dir / "shufflenet.nnapi");
     write_inputs(dir / "x_nchw.dat", dir / "x_nhwc.dat", 3, 224, 224, true);
-    const auto ref = run_tool("nnef-to-vpu", q(model) + " --profile pro-int --simulate --quiet --input " + q(dir / "x_nchw.dat") +
-                                                 " --output-dir " + q(dir / "nnef"));
+    const auto ref = run_tool("nnef-to-vpu", quoted(model) + " --profile pro-int --simulate --quiet --input " + quoted(dir / "x_nchw.dat") +
+                                                 " --output-dir " + quoted(dir / "nnef"));
     REQUIRE_MESSAGE(ref.code == 0, ref.err);
     name_output(dir / "nnef");
-    const auto r = run_tool("nnef-to-vpu", q(dir / "shufflenet.nnapi") + " --simulate --input " + q(dir / "x_nhwc.dat") + " --compare " +
-                                               q(dir / "nnef") + " --output-dir " + q(dir / "nnapi"));
+    const auto r = run_tool("nnef-to-vpu", quoted(dir / "shufflenet.nnapi") + " --simulate --input " + quoted(dir / "x_nhwc.dat") + " --compare " +
+                                               quoted(dir / "nnef") + " --output-dir " + quoted(dir / "nnapi"));
     CHECK_MESSAGE(r.code == 0, r.err);
     CHECK(contains(r.out, "makespan:"));
     CHECK(contains(r.out, "max 0 quanta off"));  // the same codes (docs/nnapi.md, "The vpu device")
     CHECK(contains(r.out, ": match"));
     CHECK(fs::exists(dir / "nnapi" / "operand 1509.dat"));
     // -o: the task list and its constants
-    const auto o = run_tool("nnef-to-vpu", q(dir / "shufflenet.nnapi") + " -o " + q(dir / "tasks.json"));
+    const auto o = run_tool("nnef-to-vpu", quoted(dir / "shufflenet.nnapi") + " -o " + quoted(dir / "tasks.json"));
     CHECK_MESSAGE(o.code == 0, o.err);
     CHECK(fs::file_size(dir / "tasks.bin") > 1000000);
     // nnef-to-tosa: PRO-INT MLIR (uint8 inputs and outputs through unsigned RESCALEs)
-    const auto t = run_tool("nnef-to-tosa", q(dir / "shufflenet.nnapi") + " -o " + q(dir / "model.mlir"));
+    const auto t = run_tool("nnef-to-tosa", quoted(dir / "shufflenet.nnapi") + " -o " + quoted(dir / "model.mlir"));
     CHECK_MESSAGE(t.code == 0, t.err);
     const std::string mlir = read(dir / "model.mlir");
     CHECK(contains(mlir, "profiles=pro_int"));
     CHECK(contains(mlir, "input_unsigned = true"));
-    const auto p = run_tool("nnef-to-tosa", q(dir / "shufflenet.nnapi") + " --profile pro-fp");
+    const auto p = run_tool("nnef-to-tosa", quoted(dir / "shufflenet.nnapi") + " --profile pro-fp");
     CHECK(p.code == 2);
     CHECK(contains(p.err, "an NNAPI model's profile is its operand types'"));
 }
@@ -115,31 +110,31 @@ TEST_CASE("nnef-to-vpu and nnef-to-tosa take the exported int8 ShuffleNet v2 (NN
 TEST_CASE("nnef-to-vpu and nnef-to-tosa on an exported float NNAPI model: the TOSA interpreter's outputs, every format, the options that do not apply") {
     const fs::path dir = folder("nnapi-input-float");
     const fs::path classifier = nnef_test::source_dir() / "samples" / "classifier";
-    const auto e = run_tool("nnef-to-nnapi", q(classifier) + " --random-weights 1 --quiet -o " + q(dir / "model.json"));
+    const auto e = run_tool("nnef-to-nnapi", quoted(classifier) + " --random-weights 1 --quiet -o " + quoted(dir / "model.json"));
     REQUIRE_MESSAGE(e.code == 0, e.err);
     for (const char* format : {"mlir", "json", "text"}) {
         CAPTURE(format);
-        const auto t = run_tool("nnef-to-tosa", q(dir / "model.json") + " --format " + format + " -o " + q(dir / (std::string("tosa.") + format)));
+        const auto t = run_tool("nnef-to-tosa", quoted(dir / "model.json") + " --format " + format + " -o " + quoted(dir / (std::string("tosa.") + format)));
         CHECK_MESSAGE(t.code == 0, t.err);
     }
     CHECK(contains(read(dir / "tosa.mlir"), "profiles=pro_fp"));
     CHECK(contains(read(dir / "tosa.json"), "\"schema_version\""));
     CHECK(contains(read(dir / "tosa.text"), "CONV2D"));
     // the TOSA interpreter (nnef-run FILE.mlir) and the VPU simulator on the same input agree (fp16)
-    const auto run = run_tool("nnef-run", q(dir / "tosa.mlir") + " --input random:3 --output-dir " + q(dir / "tosa"));
+    const auto run = run_tool("nnef-run", quoted(dir / "tosa.mlir") + " --input random:3 --output-dir " + quoted(dir / "tosa"));
     REQUIRE_MESSAGE(run.code == 0, run.err);
     name_output(dir / "tosa");
-    const auto v = run_tool("nnef-to-vpu", q(dir / "model.json") + " --simulate --input random:3 --compare " + q(dir / "tosa") +
+    const auto v = run_tool("nnef-to-vpu", quoted(dir / "model.json") + " --simulate --input random:3 --compare " + quoted(dir / "tosa") +
                                                " --format json");
     CHECK_MESSAGE(v.code == 0, v.err);
     CHECK(contains(v.out, "\"simulation\""));
     CHECK(contains(v.out, "\"compare\""));
     for (const std::string option : {"--random-weights 1", "--print-after legalize-nnef-to-tosa"}) {
         CAPTURE(option);
-        const auto u = run_tool("nnef-to-vpu", q(dir / "model.json") + " " + option);
+        const auto u = run_tool("nnef-to-vpu", quoted(dir / "model.json") + " " + option);
         CHECK(u.code == 2);
         CHECK(contains(u.err, "an NNAPI model"));
-        const auto w = run_tool("nnef-to-tosa", q(dir / "model.json") + " " + option);
+        const auto w = run_tool("nnef-to-tosa", quoted(dir / "model.json") + " " + option);
         CHECK(w.code == 2);
         CHECK(contains(w.err, "an NNAPI model"));
     }
@@ -148,7 +143,7 @@ TEST_CASE("nnef-to-vpu and nnef-to-tosa on an exported float NNAPI model: the TO
 TEST_CASE("bad NNAPI JSON given to nnef-to-tosa and nnef-to-vpu: the reader's or the validator's error, exit 1") {
     const fs::path dir = folder("nnapi-input-bad");
     const fs::path classifier = nnef_test::source_dir() / "samples" / "classifier";
-    REQUIRE(run_tool("nnef-to-nnapi", q(classifier) + " --random-weights 1 --quiet -o " + q(dir / "good.json")).code == 0);
+    REQUIRE(run_tool("nnef-to-nnapi", quoted(classifier) + " --random-weights 1 --quiet -o " + quoted(dir / "good.json")).code == 0);
     const std::string good = read(dir / "good.json");
     struct Case {
         std::string name, text, message;
@@ -168,7 +163,7 @@ TEST_CASE("bad NNAPI JSON given to nnef-to-tosa and nnef-to-vpu: the reader's or
         std::ofstream(dir / c.name, std::ios::binary) << c.text;
         for (const std::string tool : {"nnef-to-tosa", "nnef-to-vpu"}) {
             CAPTURE(tool);
-            const auto r = run_tool(tool, q(dir / c.name));
+            const auto r = run_tool(tool, quoted(dir / c.name));
             CHECK(r.code == 1);
             CHECK(contains(r.err, c.message));
             CHECK(contains(r.err, (dir / c.name).string()));
@@ -178,3 +173,5 @@ TEST_CASE("bad NNAPI JSON given to nnef-to-tosa and nnef-to-vpu: the reader's or
 }
 
 }  // TEST_SUITE
+
+}  // namespace nnapi_input_test

@@ -20,11 +20,11 @@
 namespace run_pro_int_test {
 
 namespace fs = std::filesystem;
+using nnef_test::contains;
 using nnef_test::fresh_scratch;
 using nnef_test::quoted;
 using nnef_test::run_tool;
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // The items of the one tensor file in `dir`, its element kind and bits.
 struct File {
@@ -84,14 +84,14 @@ TEST_CASE("nnef-run --via tosa --profile pro-int: the corpus's int8 models give 
                                       quoted(int_reals) + " --compare " + quoted(f64_reals));
     INFO(v.err);
     CHECK(v.code == 0);
-    CHECK(has(v.out, "max 0 quanta off"));
+    CHECK(contains(v.out, "max 0 quanta off"));
     CHECK(only_file(int_reals).kind == nnef::ElementKind::float32);
     // another input: the same comparison fails (ShuffleNet's output hardly moves with its input: at
     // most one quantum here, so the bound of none off is what tells them apart)
     auto w = run_tool("nnef-run", quoted(m) + " --input random:3 --via tosa --profile pro-int --max-quanta-off 0 --max-share-off 0 --compare " +
                                       quoted(f64_reals));
     CHECK(w.code == 1);
-    CHECK(has(w.err, "error[compare]"));
+    CHECK(contains(w.err, "error[compare]"));
 }
 
 TEST_CASE("nnef-run FILE.mlir at PRO-INT: integer codes in, codes out, as the model's run gives them") {
@@ -119,7 +119,7 @@ TEST_CASE("nnef-run FILE.mlir at PRO-INT: integer codes in, codes out, as the mo
     auto r = run_tool("nnef-run", quoted(mlir) + " --input " + quoted(input) + " --output-codes --output-dir " + quoted(from_mlir));
     INFO(r.err);
     REQUIRE(r.code == 0);
-    CHECK(has(r.err, "--output-codes: FILE.mlir has no graph.quant; its outputs are written as the TOSA graph computes them"));
+    CHECK(contains(r.err, "--output-codes: FILE.mlir has no graph.quant; its outputs are written as the TOSA graph computes them"));
     auto s = run_tool("nnef-run", quoted(m) + " --input " + quoted(m / "reference" / "input.dat") +
                                       " --via tosa --profile pro-int --output-codes --output-dir " + quoted(from_model));
     REQUIRE(s.code == 0);
@@ -137,16 +137,16 @@ TEST_CASE("nnef-run --profile: applies with --via tosa or FILE.mlir, pro-int to 
     const std::string in = " --input " + quoted(m / "reference" / "input.dat");
     auto no_via = run_tool("nnef-run", quoted(m) + in + " --profile pro-int");
     CHECK(no_via.code == 2);
-    CHECK(has(no_via.err, "--profile pro-int says how --via tosa lowers the model; it applies with --via tosa or FILE.mlir"));
+    CHECK(contains(no_via.err, "--profile pro-int says how --via tosa lowers the model; it applies with --via tosa or FILE.mlir"));
     auto nq = run_tool("nnef-run", quoted(m) + in + " --via tosa --profile pro-int --no-quant");
     CHECK(nq.code == 2);
-    CHECK(has(nq.err, "--profile pro-int computes on the graph.quant grids; it does not combine with --no-quant"));
+    CHECK(contains(nq.err, "--profile pro-int computes on the graph.quant grids; it does not combine with --no-quant"));
     auto bad = run_tool("nnef-run", quoted(m) + in + " --via tosa --profile int8");
     CHECK(bad.code == 2);
-    CHECK(has(bad.err, "--profile takes 'pro-fp' or 'pro-int', not 'int8'"));
+    CHECK(contains(bad.err, "--profile takes 'pro-fp' or 'pro-int', not 'int8'"));
     auto fp = run_tool("nnef-run", quoted(nnef_test::sample_dir("classifier")) + " --random-weights 1 --input image=random:7 --via tosa --profile pro-int");
     CHECK(fp.code == 1);
-    CHECK(has(fp.err, "has no quantization (no graph.quant entry, no quantize fragment): PRO-INT has no floating-point operators"));
+    CHECK(contains(fp.err, "has no quantization (no graph.quant entry, no quantize fragment): PRO-INT has no floating-point operators"));
 }
 
 }  // TEST_SUITE

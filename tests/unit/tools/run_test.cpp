@@ -16,11 +16,11 @@
 namespace run_test {
 
 namespace fs = std::filesystem;
+using nnef_test::quoted;
+using nnef_test::contains;
 using nnef_test::run_tool;
 using nnef_test::shell_quote;
 
-std::string q(const fs::path& p) { return shell_quote(p.string()); }
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 fs::path sample(const char* name) { return nnef_test::source_dir() / "samples" / name / "graph.nnef"; }
 fs::path fresh(const std::string& name) {
     fs::path p = nnef_test::scratch_dir() / name;
@@ -64,11 +64,11 @@ TEST_SUITE("tools") {
 
 TEST_CASE("nnef-run on the samples with random weights") {
     SUBCASE("classifier: softmax probabilities") {
-        auto r = run_tool("nnef-run", q(sample("classifier")) + " --random-weights 1 --input image=random:7");
+        auto r = run_tool("nnef-run", quoted(sample("classifier")) + " --random-weights 1 --input image=random:7");
         INFO(r.err);
         CHECK(r.code == 0);
-        CHECK(has(r.out, "output probabilities: scalar[1,10] min "));
-        auto j = run_tool("nnef-run", q(sample("classifier")) + " --random-weights 1 --input image=random:7 --format json");
+        CHECK(contains(r.out, "output probabilities: scalar[1,10] min "));
+        auto j = run_tool("nnef-run", quoted(sample("classifier")) + " --random-weights 1 --input image=random:7 --format json");
         nlohmann::json v;
         REQUIRE_NOTHROW(v = nlohmann::json::parse(j.out));
         const nlohmann::json& t = v.at("tensors").at(0);
@@ -79,37 +79,37 @@ TEST_CASE("nnef-run on the samples with random weights") {
         CHECK(t.at("min").get<double>() > 0.0);
     }
     SUBCASE("composite (fragments expanded), quantized (quantization compounds)") {
-        auto c = run_tool("nnef-run", q(sample("composite")) + " --random-weights 2 --input random:1");
+        auto c = run_tool("nnef-run", quoted(sample("composite")) + " --random-weights 2 --input random:1");
         INFO(c.err);
         CHECK(c.code == 0);
-        CHECK(has(c.out, "output scores: scalar[1,10] min "));
-        auto z = run_tool("nnef-run", q(sample("quantized").parent_path()) + " --random-weights 3 --input input=random:2");
+        CHECK(contains(c.out, "output scores: scalar[1,10] min "));
+        auto z = run_tool("nnef-run", quoted(sample("quantized").parent_path()) + " --random-weights 3 --input input=random:2");
         INFO(z.err);
         CHECK(z.code == 0);
-        CHECK(has(z.out, "output output: scalar[1,4] min "));
+        CHECK(contains(z.out, "output output: scalar[1,4] min "));
     }
     SUBCASE("the same seeds give the same output, other seeds another") {
-        const std::string base = q(sample("classifier")) + " --input image=random:7 --format json --random-weights ";
+        const std::string base = quoted(sample("classifier")) + " --input image=random:7 --format json --random-weights ";
         auto a = run_tool("nnef-run", base + "1"), b = run_tool("nnef-run", base + "1"), c = run_tool("nnef-run", base + "2");
         CHECK(a.code == 0);
         CHECK(a.out == b.out);
         CHECK(a.out != c.out);
     }
     SUBCASE("recurrent: --cycles carries the variable") {
-        const std::string base = q(sample("recurrent")) + " --random-weights 4 --input x=random:3 --dump h_next --cycles ";
+        const std::string base = quoted(sample("recurrent")) + " --random-weights 4 --input x=random:3 --dump h_next --cycles ";
         auto one = run_tool("nnef-run", base + "1"), three = run_tool("nnef-run", base + "3");
         CHECK(one.code == 0);
         CHECK(three.code == 0);
-        CHECK(has(one.out, "output y: scalar[1,3] min "));
-        CHECK(has(one.out, "tensor h_next: scalar[1,8] min "));
+        CHECK(contains(one.out, "output y: scalar[1,3] min "));
+        CHECK(contains(one.out, "tensor h_next: scalar[1,8] min "));
         CHECK(one.out != three.out);  // the state differs after three cycles
     }
 }
 
 TEST_CASE("nnef-run --output-dir, --dump and --compare") {
     const fs::path out = fresh("run-out"), other = fresh("run-other");
-    const std::string base = q(sample("classifier")) + " --input image=random:7 --random-weights ";
-    auto r = run_tool("nnef-run", base + "1 --output-dir " + q(out) + " --dump relu1,pooled");
+    const std::string base = quoted(sample("classifier")) + " --input image=random:7 --random-weights ";
+    auto r = run_tool("nnef-run", base + "1 --output-dir " + quoted(out) + " --dump relu1,pooled");
     INFO(r.err);
     REQUIRE(r.code == 0);
     std::vector<std::int64_t> shape;
@@ -122,25 +122,25 @@ TEST_CASE("nnef-run --output-dir, --dump and --compare") {
     CHECK(shape == std::vector<std::int64_t>{1, 16, 32, 32});
     read_tensor(out / "pooled.dat", shape);
     CHECK(shape == std::vector<std::int64_t>{1, 32, 1, 1});
-    CHECK(has(r.out, "tensor relu1: scalar[1,16,32,32] min 0 max "));
+    CHECK(contains(r.out, "tensor relu1: scalar[1,16,32,32] min 0 max "));
 
     SUBCASE("same run: match, exit 0") {
-        auto c = run_tool("nnef-run", base + "1 --compare " + q(out));
+        auto c = run_tool("nnef-run", base + "1 --compare " + quoted(out));
         INFO(c.err);
         CHECK(c.code == 0);
-        CHECK(has(c.out, "compare probabilities with "));
-        CHECK(has(c.out, "max abs error 0, max relative error 0"));
-        CHECK(has(c.out, ": match\n"));
+        CHECK(contains(c.out, "compare probabilities with "));
+        CHECK(contains(c.out, "max abs error 0, max relative error 0"));
+        CHECK(contains(c.out, ": match\n"));
     }
     SUBCASE("other weights: mismatch, exit 1; a loose tolerance accepts it") {
-        auto c = run_tool("nnef-run", base + "2 --compare " + q(out));
+        auto c = run_tool("nnef-run", base + "2 --compare " + quoted(out));
         CHECK(c.code == 1);
-        CHECK(has(c.out, ": MISMATCH\n"));
-        CHECK(has(c.err, "nnef-run: error[compare]: output 'probabilities' differs from the reference (tolerance: max|out - ref| <= 0 + 0.0001 * max|ref|)"));
-        auto loose = run_tool("nnef-run", base + "2 --compare " + q(out) + " --rtol 10");
+        CHECK(contains(c.out, ": MISMATCH\n"));
+        CHECK(contains(c.err, "nnef-run: error[compare]: output 'probabilities' differs from the reference (tolerance: max|out - ref| <= 0 + 0.0001 * max|ref|)"));
+        auto loose = run_tool("nnef-run", base + "2 --compare " + quoted(out) + " --rtol 10");
         CHECK(loose.code == 0);
-        CHECK(has(loose.out, ": match\n"));
-        auto json = run_tool("nnef-run", base + "2 --compare " + q(out) + " --format json");
+        CHECK(contains(loose.out, ": match\n"));
+        auto json = run_tool("nnef-run", base + "2 --compare " + quoted(out) + " --format json");
         CHECK(json.code == 1);
         nlohmann::json v;
         REQUIRE_NOTHROW(v = nlohmann::json::parse(json.out));
@@ -151,18 +151,18 @@ TEST_CASE("nnef-run --output-dir, --dump and --compare") {
     }
     SUBCASE("reference missing or of another shape") {
         fs::create_directories(other);
-        auto missing = run_tool("nnef-run", base + "1 --compare " + q(other));
+        auto missing = run_tool("nnef-run", base + "1 --compare " + quoted(other));
         CHECK(missing.code == 2);
-        CHECK(has(missing.err, "probabilities.dat"));
+        CHECK(contains(missing.err, "probabilities.dat"));
         write_tensor(other / "probabilities.dat", {1, 5}, {0, 0, 0, 0, 0});
-        auto wrong = run_tool("nnef-run", base + "1 --compare " + q(other));
+        auto wrong = run_tool("nnef-run", base + "1 --compare " + quoted(other));
         CHECK(wrong.code == 1);
-        CHECK(has(wrong.err, "reference shape [1,5] does not match output 'probabilities' [1,10]"));
+        CHECK(contains(wrong.err, "reference shape [1,5] does not match output 'probabilities' [1,10]"));
     }
 }
 
 TEST_CASE("nnef-run bad inputs") {
-    const std::string model = q(sample("classifier"));
+    const std::string model = quoted(sample("classifier"));
     SUBCASE("usage errors: exit 2") {
         struct Case {
             const char* args;
@@ -197,28 +197,28 @@ TEST_CASE("nnef-run bad inputs") {
             auto r = run_tool("nnef-run", model + " " + args);
             CAPTURE(r.err);
             CHECK(r.code == 2);
-            CHECK(has(r.err, std::string("nnef-run: error[usage]: ") + c.message));
+            CHECK(contains(r.err, std::string("nnef-run: error[usage]: ") + c.message));
         }
     }
     SUBCASE("input files") {
-        auto missing = run_tool("nnef-run", model + " --random-weights 1 --input image=" + q(fresh("none.dat")));
+        auto missing = run_tool("nnef-run", model + " --random-weights 1 --input image=" + quoted(fresh("none.dat")));
         CHECK(missing.code == 2);
-        CHECK(has(missing.err, "none.dat"));
+        CHECK(contains(missing.err, "none.dat"));
         const fs::path small = fresh("small.dat");
         write_tensor(small, {1, 3}, {1, 2, 3});
-        auto shape = run_tool("nnef-run", model + " --random-weights 1 --input image=" + q(small));
+        auto shape = run_tool("nnef-run", model + " --random-weights 1 --input image=" + quoted(small));
         CHECK(shape.code == 1);
-        CHECK(has(shape.err, "the value given for input 'image' has shape [1,3]; the graph declares [1,3,32,32]"));
+        CHECK(contains(shape.err, "the value given for input 'image' has shape [1,3]; the graph declares [1,3,32,32]"));
         const fs::path corrupt = nnef_test::write_scratch("corrupt.dat", std::string(200, 'x'));
-        auto bad = run_tool("nnef-run", model + " --random-weights 1 --input image=" + q(corrupt));
+        auto bad = run_tool("nnef-run", model + " --random-weights 1 --input image=" + quoted(corrupt));
         CHECK(bad.code == 1);
-        CHECK(has(bad.err, "error[data]"));
+        CHECK(contains(bad.err, "error[data]"));
     }
     SUBCASE("weights") {
         // a bare graph.nnef has no tensor files: its variables need --random-weights
         auto r = run_tool("nnef-run", model + " --input image=random:1");
         CHECK(r.code == 1);
-        CHECK(has(r.err, "error[data]: variable 'conv1_filter' (label 'conv1/filter') has no tensor data (load the model "
+        CHECK(contains(r.err, "error[data]: variable 'conv1_filter' (label 'conv1/filter') has no tensor data (load the model "
                          "with its weights, or use random weights)"));
         auto j = run_tool("nnef-run", model + " --input image=random:1 --format json");
         CHECK(j.code == 1);
@@ -234,14 +234,14 @@ TEST_CASE("nnef-run bad inputs") {
     SUBCASE("help") {
         auto h = run_tool("nnef-run", "--help");
         CHECK(h.code == 0);
-        CHECK(has(h.out, "--input NAME=VALUE       the value of graph input NAME: FILE.dat (a tensor file) or random:SEED"));
-        CHECK(has(h.out, "--compare DIR"));
-        CHECK(has(h.out, "--random-weights SEED"));
-        CHECK(has(h.out, "NAME=A,B,... gives one value per"));
-        CHECK(has(h.out, "random:SEED+ uses seed SEED + K - 1 in cycle K"));
-        CHECK(has(h.out, "--float64"));
-        CHECK(has(h.out, "--save-variables DIR"));
-        CHECK(has(h.out, "DIR/NAME.cycleK.dat"));
+        CHECK(contains(h.out, "--input NAME=VALUE       the value of graph input NAME: FILE.dat (a tensor file) or random:SEED"));
+        CHECK(contains(h.out, "--compare DIR"));
+        CHECK(contains(h.out, "--random-weights SEED"));
+        CHECK(contains(h.out, "NAME=A,B,... gives one value per"));
+        CHECK(contains(h.out, "random:SEED+ uses seed SEED + K - 1 in cycle K"));
+        CHECK(contains(h.out, "--float64"));
+        CHECK(contains(h.out, "--save-variables DIR"));
+        CHECK(contains(h.out, "DIR/NAME.cycleK.dat"));
     }
 }
 
@@ -256,8 +256,8 @@ TEST_CASE("nnef-run --cycles with one input value per cycle (the recurrent sampl
         list += (c ? "," : "") + f.string();
     }
     // --cycles defaults to the number of values
-    auto r = run_tool("nnef-run", q(sample("recurrent")) + " --random-weights 4 --input " + shell_quote("x=" + list) +
-                                      " --dump h,x --output-dir " + q(out) + " --save-variables " + q(state) +
+    auto r = run_tool("nnef-run", quoted(sample("recurrent")) + " --random-weights 4 --input " + shell_quote("x=" + list) +
+                                      " --dump h,x --output-dir " + quoted(out) + " --save-variables " + quoted(state) +
                                       " --format json");
     INFO(r.err);
     REQUIRE(r.code == 0);
@@ -299,19 +299,19 @@ TEST_CASE("nnef-run --cycles with one input value per cycle (the recurrent sampl
 
     SUBCASE("random:SEED is the same in every cycle, random:SEED+ changes") {
         const fs::path same = fresh("run-random-same"), next = fresh("run-random-next");
-        const std::string base = q(sample("recurrent")) + " --random-weights 4 --cycles 2 --dump x --output-dir ";
-        REQUIRE(run_tool("nnef-run", base + q(same) + " --input x=random:5").code == 0);
-        REQUIRE(run_tool("nnef-run", base + q(next) + " --input x=random:5+").code == 0);
+        const std::string base = quoted(sample("recurrent")) + " --random-weights 4 --cycles 2 --dump x --output-dir ";
+        REQUIRE(run_tool("nnef-run", base + quoted(same) + " --input x=random:5").code == 0);
+        REQUIRE(run_tool("nnef-run", base + quoted(next) + " --input x=random:5+").code == 0);
         CHECK(read_tensor(same / "x.cycle1.dat") == read_tensor(same / "x.cycle2.dat"));
         CHECK(read_tensor(next / "x.cycle1.dat") == read_tensor(same / "x.cycle1.dat"));  // seed 5, then 6
         CHECK(read_tensor(next / "x.cycle1.dat") != read_tensor(next / "x.cycle2.dat"));
         const fs::path six = fresh("run-random-six");
-        REQUIRE(run_tool("nnef-run", base + q(six) + " --input x=random:6").code == 0);
+        REQUIRE(run_tool("nnef-run", base + quoted(six) + " --input x=random:6").code == 0);
         CHECK(read_tensor(next / "x.cycle2.dat") == read_tensor(six / "x.cycle1.dat"));
     }
     SUBCASE("one cycle writes no per-cycle files") {
         const fs::path one = fresh("run-one-cycle");
-        REQUIRE(run_tool("nnef-run", q(sample("recurrent")) + " --random-weights 4 --input x=random:1 --output-dir " + q(one)).code == 0);
+        REQUIRE(run_tool("nnef-run", quoted(sample("recurrent")) + " --random-weights 4 --input x=random:1 --output-dir " + quoted(one)).code == 0);
         CHECK(fs::exists(one / "y.dat"));
         CHECK_FALSE(fs::exists(one / "y.cycle1.dat"));
     }
@@ -327,11 +327,11 @@ TEST_CASE("nnef-run --float64") {
                              "    y = sub(add(x, 1.0), x);\n"
                              "    z = matmul(x, w);\n}\n");
     write_tensor(dir / "x.dat", {1, 3}, {1e8f, 1.0f, -1e8f});
-    const std::string base = q(dir / "graph.nnef") + " --input " + q(dir / "x.dat") + " --output-dir ";
-    auto single = run_tool("nnef-run", base + q(dir / "out32"));
+    const std::string base = quoted(dir / "graph.nnef") + " --input " + quoted(dir / "x.dat") + " --output-dir ";
+    auto single = run_tool("nnef-run", base + quoted(dir / "out32"));
     INFO(single.err);
     REQUIRE(single.code == 0);
-    auto dbl = run_tool("nnef-run", base + q(dir / "out64") + " --float64");
+    auto dbl = run_tool("nnef-run", base + quoted(dir / "out64") + " --float64");
     INFO(dbl.err);
     REQUIRE(dbl.code == 0);
     // float32: 1e8 + 1 == 1e8; float64: the exact results, as computed here in double
@@ -343,10 +343,10 @@ TEST_CASE("nnef-run --float64") {
     CHECK(encoding(dir / "out32" / "y.dat") == "float32 32");
     CHECK(encoding(dir / "out64" / "y.dat") == "float64 64");
     // the float32 results differ from the float64 ones beyond any tolerance
-    auto c = run_tool("nnef-run", base + q(dir / "again") + " --compare " + q(dir / "out64"));
+    auto c = run_tool("nnef-run", base + quoted(dir / "again") + " --compare " + quoted(dir / "out64"));
     CHECK(c.code == 1);
-    CHECK(has(c.out, "compare y with "));
-    CHECK(has(c.out, ": MISMATCH\n"));
+    CHECK(contains(c.out, "compare y with "));
+    CHECK(contains(c.out, ": MISMATCH\n"));
 }
 
 TEST_CASE("nnef-run integer tensors at the width of their files, logical tensors as logical") {
@@ -372,9 +372,9 @@ TEST_CASE("nnef-run integer tensors at the width of their files, logical tensors
     auto p = nnef::storage::make_logical_tensor({3}, {true, false, true}, 8);
     REQUIRE(p.value);
     REQUIRE(nnef::storage::write_tensor_file((dir / "p.dat").string(), **p.value).value);
-    const std::string base = q(model) + " --input i=" + q(dir / "i.dat") + " --input p=" + q(dir / "p.dat") + " --input w=";
-    auto r = run_tool("nnef-run", base + q(dir / "w.dat") + " --cycles 2 --output-dir " + q(dir / "out") +
-                                      " --save-variables " + q(dir / "state"));
+    const std::string base = quoted(model) + " --input i=" + quoted(dir / "i.dat") + " --input p=" + quoted(dir / "p.dat") + " --input w=";
+    auto r = run_tool("nnef-run", base + quoted(dir / "w.dat") + " --cycles 2 --output-dir " + quoted(dir / "out") +
+                                      " --save-variables " + quoted(dir / "state"));
     INFO(r.err);
     REQUIRE(r.code == 0);
     // cycle 2 reads the state after cycle 1: select(p, w, counter)
@@ -391,18 +391,18 @@ TEST_CASE("nnef-run integer tensors at the width of their files, logical tensors
     // the variable is written back at its file's width
     CHECK(read_tensor(dir / "state" / "counter.dat") == std::vector<double>{-7, 0, 9});
     CHECK(encoding(dir / "state" / "counter.dat") == "int 16");
-    CHECK(has(r.out, "output l: logical[3] min 0 max 1 "));
+    CHECK(contains(r.out, "output l: logical[3] min 0 max 1 "));
 
     SUBCASE("a value that does not fit the width is an error naming the tensor") {
         // the variable takes 40000 from the 32-bit input: it does not fit its 16 bits
-        auto s = run_tool("nnef-run", base + q(dir / "big.dat") + " --save-variables " + q(dir / "over-state"));
+        auto s = run_tool("nnef-run", base + quoted(dir / "big.dat") + " --save-variables " + quoted(dir / "over-state"));
         CHECK(s.code == 1);
-        CHECK(has(s.err, "nnef-run: error[data]: integer tensor 'v' has the value 40000 (item 0), which does not fit the "
+        CHECK(contains(s.err, "nnef-run: error[data]: integer tensor 'v' has the value 40000 (item 0), which does not fit the "
                          "16-bit signed items of the integer tensor files it derives from"));
         // in cycle 2, j holds it too
-        auto o = run_tool("nnef-run", base + q(dir / "big.dat") + " --cycles 2 --output-dir " + q(dir / "over"));
+        auto o = run_tool("nnef-run", base + quoted(dir / "big.dat") + " --cycles 2 --output-dir " + quoted(dir / "over"));
         CHECK(o.code == 1);
-        CHECK(has(o.err, "nnef-run: error[data]: integer tensor 'j' has the value 40000 (item 3), which does not fit the "
+        CHECK(contains(o.err, "nnef-run: error[data]: integer tensor 'j' has the value 40000 (item 3), which does not fit the "
                          "16-bit signed items"));
     }
 }
@@ -416,8 +416,8 @@ TEST_CASE("nnef-run on real models") {
                 const std::string label = std::string(name) + precision;
                 CAPTURE(label);
                 const fs::path m = real / name;
-                auto r = run_tool("nnef-run", q(m) + precision + " --input " + q(m / "reference" / "input.dat") +
-                                                  " --compare " + q(m / "reference") + " --format json");
+                auto r = run_tool("nnef-run", quoted(m) + precision + " --input " + quoted(m / "reference" / "input.dat") +
+                                                  " --compare " + quoted(m / "reference") + " --format json");
                 INFO(r.err);
                 CHECK(r.code == 0);
                 nlohmann::json v;
@@ -429,18 +429,18 @@ TEST_CASE("nnef-run on real models") {
             }
     }
     SUBCASE("graph-only models with random weights") {
-        auto r = run_tool("nnef-run", q(real / "resnet18") + " --random-weights 1 --input random:1");
+        auto r = run_tool("nnef-run", quoted(real / "resnet18") + " --random-weights 1 --input random:1");
         INFO(r.err);
         CHECK(r.code == 0);
-        CHECK(has(r.out, "output linear1: scalar[1,1000] min "));
+        CHECK(contains(r.out, "output linear1: scalar[1,1000] min "));
         // without them the model does not load (its tensor files are missing)
-        auto w = run_tool("nnef-run", q(real / "resnet18") + " --input random:1");
+        auto w = run_tool("nnef-run", quoted(real / "resnet18") + " --input random:1");
         CHECK(w.code == 1);
     }
     SUBCASE("a custom operation has no kernel") {
-        auto r = run_tool("nnef-run", q(real / "gru_small_mirror") + " --input random:1");
+        auto r = run_tool("nnef-run", quoted(real / "gru_small_mirror") + " --input random:1");
         CHECK(r.code == 1);
-        CHECK(has(r.err, "error[data]: no kernel for operation 'GRU_v1' (a custom operation)"));
+        CHECK(contains(r.err, "error[data]: no kernel for operation 'GRU_v1' (a custom operation)"));
     }
 }
 

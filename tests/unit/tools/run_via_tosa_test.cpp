@@ -21,11 +21,11 @@
 namespace run_via_tosa_test {
 
 namespace fs = std::filesystem;
+using nnef_test::quoted;
+using nnef_test::contains;
 using nnef_test::run_tool;
 using nnef_test::shell_quote;
 
-std::string q(const fs::path& p) { return shell_quote(p.string()); }
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 fs::path sample(const char* name) { return nnef_test::source_dir() / "samples" / name / "graph.nnef"; }
 fs::path fresh(const std::string& name) {
     fs::path p = nnef_test::scratch_dir() / name;
@@ -48,15 +48,15 @@ TEST_SUITE("tools") {
 
 TEST_CASE("nnef-run --via tosa matches the reference executor on the classifier sample") {
     const fs::path ref = fresh("via-tosa-ref"), out = fresh("via-tosa-out");
-    const std::string base = q(sample("classifier")) + " --random-weights 1 --input image=random:7 --dump relu1,pooled --output-dir ";
-    auto r = run_tool("nnef-run", base + q(ref));
+    const std::string base = quoted(sample("classifier")) + " --random-weights 1 --input image=random:7 --dump relu1,pooled --output-dir ";
+    auto r = run_tool("nnef-run", base + quoted(ref));
     INFO(r.err);
     REQUIRE(r.code == 0);
-    auto t = run_tool("nnef-run", base + q(out) + " --via tosa");
+    auto t = run_tool("nnef-run", base + quoted(out) + " --via tosa");
     INFO(t.err);
     REQUIRE(t.code == 0);
-    CHECK(has(t.out, "output probabilities: scalar[1,10] min "));
-    CHECK(has(t.out, "tensor relu1: scalar[1,16,32,32] min 0 max "));
+    CHECK(contains(t.out, "output probabilities: scalar[1,10] min "));
+    CHECK(contains(t.out, "tensor relu1: scalar[1,16,32,32] min 0 max "));
     for (const std::string name : {"probabilities", "relu1", "pooled"}) {
         CAPTURE(name);
         std::vector<std::int64_t> s1, s2;
@@ -67,19 +67,19 @@ TEST_CASE("nnef-run --via tosa matches the reference executor on the classifier 
         CHECK_MESSAGE(cmp.max_rel_within(1e-5), cmp.summary());
     }
     // --compare against the executor's outputs
-    auto c = run_tool("nnef-run", q(sample("classifier")) + " --random-weights 1 --input image=random:7 --via tosa --rtol 1e-5 --compare " + q(ref));
+    auto c = run_tool("nnef-run", quoted(sample("classifier")) + " --random-weights 1 --input image=random:7 --via tosa --rtol 1e-5 --compare " + quoted(ref));
     INFO(c.err);
     CHECK(c.code == 0);
-    CHECK(has(c.out, ": match\n"));
+    CHECK(contains(c.out, ": match\n"));
 }
 
 TEST_CASE("nnef-run --via tosa: errors") {
-    auto bad = run_tool("nnef-run", q(sample("classifier")) + " --random-weights 1 --input image=random:7 --via mlir");
+    auto bad = run_tool("nnef-run", quoted(sample("classifier")) + " --random-weights 1 --input image=random:7 --via mlir");
     CHECK(bad.code == 2);
-    CHECK(has(bad.err, "--via takes 'tosa' or 'nnapi', not 'mlir'"));
-    auto f64 = run_tool("nnef-run", q(sample("classifier")) + " --random-weights 1 --input image=random:7 --via tosa --float64");
+    CHECK(contains(bad.err, "--via takes 'tosa' or 'nnapi', not 'mlir'"));
+    auto f64 = run_tool("nnef-run", quoted(sample("classifier")) + " --random-weights 1 --input image=random:7 --via tosa --float64");
     CHECK(f64.code == 2);
-    CHECK(has(f64.err, "does not combine with --float64"));
+    CHECK(contains(f64.err, "does not combine with --float64"));
     // --dump of tensors the lowering folds away: every one is named in the one run (a script that
     // dumps many tensors, scripts/zoo/trace_codes.py, drops them all at once), and the exit status is 1
     const fs::path dir = fresh("via-tosa-folded");
@@ -87,11 +87,11 @@ TEST_CASE("nnef-run --via tosa: errors") {
     std::ofstream(dir / "graph.nnef") << "version 1.0;\ngraph g(x) -> (y)\n{\n    x = external<scalar>(shape = [1, 4]);\n"
                                          "    a = copy(x);\n    b = unsqueeze(a, axes = [0]);\n    c = squeeze(b, axes = [0]);\n"
                                          "    y = relu(c);\n}\n";
-    auto folded = run_tool("nnef-run", q(dir / "graph.nnef") + " --input x=random:1 --via tosa --dump a,y,c");
+    auto folded = run_tool("nnef-run", quoted(dir / "graph.nnef") + " --input x=random:1 --via tosa --dump a,y,c");
     CHECK(folded.code == 1);
-    CHECK(has(folded.err, "tensor 'a' has no value in the TOSA graph"));
-    CHECK(has(folded.err, "tensor 'c' has no value in the TOSA graph"));
-    CHECK(!has(folded.err, "tensor 'y' has no value"));
+    CHECK(contains(folded.err, "tensor 'a' has no value in the TOSA graph"));
+    CHECK(contains(folded.err, "tensor 'c' has no value in the TOSA graph"));
+    CHECK(!contains(folded.err, "tensor 'y' has no value"));
 }
 
 TEST_CASE("nnef-run --via tosa on real models") {
@@ -101,8 +101,8 @@ TEST_CASE("nnef-run --via tosa on real models") {
         for (const std::string name : {"squeezenet1_0", "mobilenet_v2", "shufflenet_v2_x1_0"}) {
             CAPTURE(name);
             const fs::path m = real / name;
-            auto r = run_tool("nnef-run", q(m) + " --via tosa --input " + q(m / "reference" / "input.dat") + " --compare " +
-                                              q(m / "reference") + " --format json");
+            auto r = run_tool("nnef-run", quoted(m) + " --via tosa --input " + quoted(m / "reference" / "input.dat") + " --compare " +
+                                              quoted(m / "reference") + " --format json");
             INFO(r.err);
             CHECK(r.code == 0);
             nlohmann::json v;
@@ -114,10 +114,10 @@ TEST_CASE("nnef-run --via tosa on real models") {
         }
     }
     SUBCASE("a custom operation has no TOSA form") {
-        auto r = run_tool("nnef-run", q(real / "gru_small_mirror") + " --via tosa --input random:1");
+        auto r = run_tool("nnef-run", quoted(real / "gru_small_mirror") + " --via tosa --input random:1");
         CHECK(r.code == 1);
-        CHECK(has(r.err, "error[tosa]"));
-        CHECK(has(r.err, "GRU_v1"));
+        CHECK(contains(r.err, "error[tosa]"));
+        CHECK(contains(r.err, "GRU_v1"));
     }
 }
 
@@ -131,10 +131,10 @@ TEST_CASE("nnef-run --via tosa --profile pro-fp on the int8 corpus models: store
         CAPTURE(name);
         const fs::path m = nnef_test::corpus_file("quantized/" + name);
         const fs::path ref = fresh("via-tosa-int8-" + name);
-        auto r = run_tool("nnef-run", q(m) + " --no-quant --input random:3 --output-dir " + q(ref));
+        auto r = run_tool("nnef-run", quoted(m) + " --no-quant --input random:3 --output-dir " + quoted(ref));
         INFO(r.err);
         REQUIRE(r.code == 0);
-        auto t = run_tool("nnef-run", q(m) + " --via tosa --profile pro-fp --input random:3 --rtol 1e-4 --format json --compare " + q(ref));
+        auto t = run_tool("nnef-run", quoted(m) + " --via tosa --profile pro-fp --input random:3 --rtol 1e-4 --format json --compare " + quoted(ref));
         INFO(t.err);
         CHECK(t.code == 0);
         nlohmann::json v;
@@ -159,16 +159,16 @@ TEST_CASE("nnef-run --via tosa on every real model of the corpus: N passed, M fa
         const fs::path m = real / name;
         const std::string weights = nnef_test::stores_weights(m) ? "" : " --random-weights 1";
         const fs::path ref = fresh("via-tosa-corpus-" + name);
-        auto r = run_tool("nnef-run", q(m) + weights + " --input random:1 --output-dir " + q(ref));
+        auto r = run_tool("nnef-run", quoted(m) + weights + " --input random:1 --output-dir " + quoted(ref));
         std::string outcome;
         bool ok = false;
         if (r.code != 0) {
             // refused by the executor (a custom operation): the lowering must refuse it too
-            auto t = run_tool("nnef-run", q(m) + weights + " --input random:1 --via tosa");
-            ok = t.code == 1 && has(t.err, "error[tosa]") && has(t.err, "custom operation");
+            auto t = run_tool("nnef-run", quoted(m) + weights + " --input random:1 --via tosa");
+            ok = t.code == 1 && contains(t.err, "error[tosa]") && contains(t.err, "custom operation");
             outcome = ok ? "refused by both (custom operation)" : "executor refused, --via tosa: exit " + std::to_string(t.code);
         } else {
-            auto t = run_tool("nnef-run", q(m) + weights + " --input random:1 --via tosa --rtol 1e-5 --format json --compare " + q(ref));
+            auto t = run_tool("nnef-run", quoted(m) + weights + " --input random:1 --via tosa --rtol 1e-5 --format json --compare " + quoted(ref));
             nlohmann::json v;
             double rel = -1.0;
             if (t.code <= 1 && !t.out.empty()) {
@@ -179,7 +179,7 @@ TEST_CASE("nnef-run --via tosa on every real model of the corpus: N passed, M fa
             outcome = ok ? "executor: max relative error " + sci(rel)
                          : "exit " + std::to_string(t.code) + (rel >= 0 ? ", max relative error " + sci(rel) : ": " + t.err.substr(0, 300));
             if (ok && fs::exists(m / "reference" / "output.dat")) {
-                auto p = run_tool("nnef-run", q(m) + " --via tosa --input " + q(m / "reference" / "input.dat") + " --compare " + q(m / "reference"));
+                auto p = run_tool("nnef-run", quoted(m) + " --via tosa --input " + quoted(m / "reference" / "input.dat") + " --compare " + quoted(m / "reference"));
                 ok = p.code == 0;
                 outcome += ok ? "; PyTorch reference: match (1e-4)" : "; PyTorch reference: MISMATCH";
             }

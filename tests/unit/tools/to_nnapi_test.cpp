@@ -19,12 +19,12 @@
 namespace to_nnapi_test {
 
 namespace fs = std::filesystem;
+using nnef_test::quoted;
 using nnef_test::run_tool;
 using nnef_test::shell_quote;
 
 using nnef_test::contains;
 
-std::string q(const fs::path& p) { return shell_quote(p.string()); }
 const fs::path classifier = nnef_test::source_dir() / "samples" / "classifier" / "graph.nnef";
 // An empty scratch folder.
 fs::path folder(const std::string& name) {
@@ -47,15 +47,11 @@ const std::map<std::string, std::string> refused = {
     {"mobilenet_v3_small_mirror", "operation 'HardSigmoid_v1' cannot be expressed in NNAPI 1.0: it is a custom operation"},
 };
 
-}  // namespace to_nnapi_test
-
-using namespace to_nnapi_test;
-
 TEST_SUITE("tools") {
 
 TEST_CASE("nnef-to-nnapi writes a model the validator accepts, and nnef-run --via nnapi matches nnef-run (classifier)") {
     const fs::path dir = folder("to-nnapi-classifier");
-    auto r = run_tool("nnef-to-nnapi", q(classifier) + " --random-weights 1 -o " + q(dir / "model.json"));
+    auto r = run_tool("nnef-to-nnapi", quoted(classifier) + " --random-weights 1 -o " + quoted(dir / "model.json"));
     CHECK_MESSAGE(r.code == 0, r.err);
     CHECK(contains(r.out, "graph classifier: "));
     CHECK(contains(r.out, "CONV_2D 2"));
@@ -69,9 +65,9 @@ TEST_CASE("nnef-to-nnapi writes a model the validator accepts, and nnef-run --vi
     CHECK(m.contains("operations"));
 
     const fs::path ref = folder("to-nnapi-classifier-ref");
-    const std::string base = q(classifier) + " --random-weights 1 --input image=random:7";
-    REQUIRE(run_tool("nnef-run", base + " --output-dir " + q(ref)).code == 0);
-    auto v = run_tool("nnef-run", base + " --via nnapi --rtol 1e-5 --format json --compare " + q(ref));
+    const std::string base = quoted(classifier) + " --random-weights 1 --input image=random:7";
+    REQUIRE(run_tool("nnef-run", base + " --output-dir " + quoted(ref)).code == 0);
+    auto v = run_tool("nnef-run", base + " --via nnapi --rtol 1e-5 --format json --compare " + quoted(ref));
     CHECK_MESSAGE(v.code == 0, v.err);
     nlohmann::json d;
     REQUIRE_NOTHROW(d = nlohmann::json::parse(v.out));
@@ -86,16 +82,16 @@ TEST_CASE("nnef-to-nnapi writes a model the validator accepts, and nnef-run --vi
 }
 
 TEST_CASE("nnef-to-nnapi: usage, refusal and --partial") {
-    auto none = run_tool("nnef-to-nnapi", q(classifier) + " --random-weights 1");
+    auto none = run_tool("nnef-to-nnapi", quoted(classifier) + " --random-weights 1");
     CHECK(none.code == 2);
     CHECK(contains(none.err, "nnef-to-nnapi: error[usage]: -o MODEL.json is needed"));
     const fs::path doc = nnef_test::write_scratch("to-nnapi-exp.nnef", "version 1.0;\ngraph G( x ) -> ( y )\n{\n"
                                                                         "    x = external<scalar>(shape = [1, 4]);\n"
                                                                         "    a = relu(x);\n    y = exp(a);\n}\n");
-    auto bad = run_tool("nnef-to-nnapi", q(doc) + " -o " + q(nnef_test::scratch_dir() / "to-nnapi-exp.json"));
+    auto bad = run_tool("nnef-to-nnapi", quoted(doc) + " -o " + quoted(nnef_test::scratch_dir() / "to-nnapi-exp.json"));
     CHECK(bad.code == 1);
     CHECK_MESSAGE(contains(bad.err, "to-nnapi-exp.nnef:6:9: error[nnapi]: operation 'exp' cannot be expressed in NNAPI 1.0"), bad.err);
-    auto partial = run_tool("nnef-to-nnapi", q(doc) + " --partial");
+    auto partial = run_tool("nnef-to-nnapi", quoted(doc) + " --partial");
     CHECK(partial.code == 0);
     CHECK(contains(partial.out, "to-nnapi-exp.nnef:5:9: relu -> a: supported"));
     CHECK(contains(partial.out, "to-nnapi-exp.nnef:6:9: exp -> y: unsupported: NNAPI 1.0 has no operation that computes it"));
@@ -115,7 +111,7 @@ TEST_CASE("nnef-to-nnapi and nnef-run --via nnapi on every real model of the cor
         const fs::path m = real / name;
         const std::string weights = nnef_test::stores_weights(m) ? "" : " --random-weights 1";
         const fs::path out = folder("to-nnapi-" + name);
-        auto e = run_tool("nnef-to-nnapi", q(m) + weights + " -o " + q(out / "model.json"));
+        auto e = run_tool("nnef-to-nnapi", quoted(m) + weights + " -o " + quoted(out / "model.json"));
         const auto why = refused.find(name);
         if (why != refused.end()) {
             const bool ok = e.code == 1 && contains(e.err, why->second);
@@ -126,9 +122,9 @@ TEST_CASE("nnef-to-nnapi and nnef-run --via nnapi on every real model of the cor
             tally.record(name, false, "export: exit " + std::to_string(e.code) + ": " + e.err.substr(0, 400));
             continue;
         }
-        auto r = run_tool("nnef-run", q(m) + weights + " --input random:1 --output-dir " + q(out / "ref"));
+        auto r = run_tool("nnef-run", quoted(m) + weights + " --input random:1 --output-dir " + quoted(out / "ref"));
         REQUIRE(r.code == 0);
-        auto v = run_tool("nnef-run", q(m) + weights + " --input random:1 --via nnapi --rtol 1 --format json --compare " + q(out / "ref"));
+        auto v = run_tool("nnef-run", quoted(m) + weights + " --input random:1 --via nnapi --rtol 1 --format json --compare " + quoted(out / "ref"));
         double l2 = -1.0;
         if (v.code <= 1 && !v.out.empty()) {
             nlohmann::json d;
@@ -148,15 +144,15 @@ TEST_CASE("the int8 corpus models export as TENSOR_QUANT8_ASYMM and run within o
         CAPTURE(name);
         const fs::path m = nnef_test::corpus_dir() / "quantized" / name;
         const fs::path out = folder("to-nnapi-" + name);
-        auto e = run_tool("nnef-to-nnapi", q(m) + " --format json -o " + q(out / "model.json"));
+        auto e = run_tool("nnef-to-nnapi", quoted(m) + " --format json -o " + quoted(out / "model.json"));
         REQUIRE_MESSAGE(e.code == 0, e.err);
         nlohmann::json d = nlohmann::json::parse(e.out);
         CHECK(d.at("inputs")[0].at("type") == "TENSOR_QUANT8_ASYMM");
         CHECK(d.at("outputs")[0].at("type") == "TENSOR_QUANT8_ASYMM");
-        const std::string input = " --input " + q(m / "reference" / "input.dat");
-        REQUIRE(run_tool("nnef-run", q(m) + input + " --output-dir " + q(out / "ref")).code == 0);
-        auto v = run_tool("nnef-run", q(m) + input + " --via nnapi --max-quanta-off 255 --max-share-off 0.001 --format json --compare " +
-                                          q(out / "ref"));
+        const std::string input = " --input " + quoted(m / "reference" / "input.dat");
+        REQUIRE(run_tool("nnef-run", quoted(m) + input + " --output-dir " + quoted(out / "ref")).code == 0);
+        auto v = run_tool("nnef-run", quoted(m) + input + " --via nnapi --max-quanta-off 255 --max-share-off 0.001 --format json --compare " +
+                                          quoted(out / "ref"));
         CHECK_MESSAGE(v.code == 0, v.err);
         REQUIRE_NOTHROW(d = nlohmann::json::parse(v.out));
         const nlohmann::json& o = d.at("compare").at("outputs")[0];
@@ -168,3 +164,5 @@ TEST_CASE("the int8 corpus models export as TENSOR_QUANT8_ASYMM and run within o
 }
 
 }  // TEST_SUITE
+
+}  // namespace to_nnapi_test

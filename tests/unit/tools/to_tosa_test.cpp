@@ -18,11 +18,11 @@
 namespace to_tosa_test {
 
 namespace fs = std::filesystem;
+using nnef_test::quoted;
+using nnef_test::contains;
 using nnef_test::run_tool;
 using nnef_test::shell_quote;
 
-std::string quoted(const fs::path& p) { return shell_quote(p.string()); }
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 std::size_t count(const std::string& text, const std::string& what) {
     std::size_t n = 0;
     for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -39,24 +39,24 @@ fs::path model(const std::string& name, const std::string& text) {
 TEST_CASE("nnef-to-tosa: help, version and usage errors") {
     auto r = run_tool("nnef-to-tosa", "--help");
     CHECK(r.code == 0);
-    CHECK(has(r.out, "--format FORMAT          the output's format: mlir|json|text (default mlir)"));
-    CHECK(has(r.out, "--profile PROFILE        the TOSA profile, pro-fp or pro-int (default: pro-int for a\n"
+    CHECK(contains(r.out, "--format FORMAT          the output's format: mlir|json|text (default mlir)"));
+    CHECK(contains(r.out, "--profile PROFILE        the TOSA profile, pro-fp or pro-int (default: pro-int for a\n"
                      "                           quantized model (graph.quant), else pro-fp; a note says which)"));
-    CHECK(has(r.out, "--bias-grid GRID         PRO-INT: where a convolution's float bias"));
-    CHECK(has(r.out, "--no-weights"));
+    CHECK(contains(r.out, "--bias-grid GRID         PRO-INT: where a convolution's float bias"));
+    CHECK(contains(r.out, "--no-weights"));
     r = run_tool("nnef-to-tosa", "--version");
     CHECK(r.code == 0);
-    CHECK(has(r.out, "nnef-to-tosa"));
+    CHECK(contains(r.out, "nnef-to-tosa"));
     for (const char* bad : {"--format xml", "--profile pro-xx", "--level 4k", "--random-weights -1", "--random-weights",
                             "--bogus"}) {
         CAPTURE(bad);
         r = run_tool("nnef-to-tosa", std::string(bad) + " " + quoted(classifier));
         CHECK(r.code == 2);
-        CHECK(has(r.err, "nnef-to-tosa: error[usage]: "));
+        CHECK(contains(r.err, "nnef-to-tosa: error[usage]: "));
     }
     r = run_tool("nnef-to-tosa", "");
     CHECK(r.code == 2);
-    CHECK(has(r.err, "no input given"));
+    CHECK(contains(r.err, "no input given"));
     r = run_tool("nnef-to-tosa", quoted(nnef_test::scratch_dir() / "no-such-model"));
     CHECK(r.code == 2);
 }
@@ -65,8 +65,8 @@ TEST_CASE("nnef-to-tosa: MLIR, JSON and text of the classifier sample") {
     // The sample ships no weights: without --random-weights the loader says which files are missing.
     auto r = run_tool("nnef-to-tosa", quoted(classifier));
     CHECK(r.code == 1);
-    CHECK(has(r.err, "6 of the 6 variables have no tensor file in"));
-    CHECK(has(r.err, "'conv1/filter.dat', 'conv1/bias.dat', 'conv2/filter.dat' and 3 more"));
+    CHECK(contains(r.err, "6 of the 6 variables have no tensor file in"));
+    CHECK(contains(r.err, "'conv1/filter.dat', 'conv1/bias.dat', 'conv2/filter.dat' and 3 more"));
 
     const fs::path mlir_file = nnef_test::scratch_dir() / "classifier.mlir";
     r = run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 1 -o " + quoted(mlir_file));
@@ -74,10 +74,10 @@ TEST_CASE("nnef-to-tosa: MLIR, JSON and text of the classifier sample") {
     CHECK(r.out.empty());
     const std::string mlir = nnef_test::read_text(mlir_file);
     // graph classifier(image) -> (output): image [1, 3, 32, 32], output [1, 10] (samples/classifier).
-    CHECK(has(mlir, "func.func @classifier(%image: tensor<1x3x32x32xf32>) -> (tensor<1x10xf32>) {"));
-    CHECK(has(mlir, "\"tosa.conv2d\""));
-    CHECK(has(mlir, "loc(\"conv1\"("));  // NNEF locations
-    CHECK_FALSE(has(mlir, "dense_resource<__elided__>"));
+    CHECK(contains(mlir, "func.func @classifier(%image: tensor<1x3x32x32xf32>) -> (tensor<1x10xf32>) {"));
+    CHECK(contains(mlir, "\"tosa.conv2d\""));
+    CHECK(contains(mlir, "loc(\"conv1\"("));  // NNEF locations
+    CHECK_FALSE(contains(mlir, "dense_resource<__elided__>"));
 
     r = run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 1 --format json");
     REQUIRE_MESSAGE(r.code == 0, r.err);
@@ -99,8 +99,8 @@ TEST_CASE("nnef-to-tosa: MLIR, JSON and text of the classifier sample") {
 
     r = run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 1 --format text");
     REQUIRE_MESSAGE(r.code == 0, r.err);
-    CHECK(has(r.out, "CONV2D("));
-    CHECK(has(r.out, "graph.nnef:"));
+    CHECK(contains(r.out, "CONV2D("));
+    CHECK(contains(r.out, "graph.nnef:"));
 
     // The same seed gives the same file, another seed other weights.
     r = run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 1");
@@ -113,14 +113,14 @@ TEST_CASE("nnef-to-tosa: MLIR, JSON and text of the classifier sample") {
 TEST_CASE("nnef-to-tosa: --no-weights and --resource-blobs") {
     auto r = run_tool("nnef-to-tosa", quoted(classifier) + " --no-weights");
     REQUIRE_MESSAGE(r.code == 0, r.err);
-    CHECK(has(r.out, "dense_resource<__elided__> : tensor<16x3x3x3xf32>"));  // conv1 filter, OHWI
+    CHECK(contains(r.out, "dense_resource<__elided__> : tensor<16x3x3x3xf32>"));  // conv1 filter, OHWI
     r = run_tool("nnef-to-tosa", quoted(classifier) + " --no-weights --format json");
     REQUIRE_MESSAGE(r.code == 0, r.err);
-    CHECK(has(r.out, "\"elided\": true"));
+    CHECK(contains(r.out, "\"elided\": true"));
     r = run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 3 --resource-blobs");
     REQUIRE_MESSAGE(r.code == 0, r.err);
-    CHECK(has(r.out, "dialect_resources: {"));
-    CHECK(has(r.out, "dense_resource<c"));
+    CHECK(contains(r.out, "dialect_resources: {"));
+    CHECK(contains(r.out, "dense_resource<c"));
 }
 
 TEST_CASE("nnef-to-tosa: an operation without a TOSA form, shapes beyond the level") {
@@ -130,42 +130,42 @@ TEST_CASE("nnef-to-tosa: an operation without a TOSA form, shapes beyond the lev
                                             "    y = my_op(x);\n}\n");
     auto r = run_tool("nnef-to-tosa", quoted(custom));
     CHECK(r.code == 1);
-    CHECK(has(r.err, "my_op"));
-    CHECK(has(r.err, "graph.nnef:9:"));
+    CHECK(contains(r.err, "my_op"));
+    CHECK(contains(r.err, "graph.nnef:9:"));
     CHECK(r.out.empty());
 
     const fs::path rank7 = model("rank7", "version 1.0;\n\ngraph g( x ) -> ( y )\n{\n"
                                           "    x = external<scalar>(shape = [1, 2, 1, 2, 1, 2, 2]);\n    y = relu(x);\n}\n");
     r = run_tool("nnef-to-tosa", quoted(rank7));
     CHECK(r.code == 1);
-    CHECK(has(r.err, "error[tosa]"));
-    CHECK(has(r.err, "MAX_RANK"));
-    CHECK(has(r.err, "graph.nnef:6:"));
+    CHECK(contains(r.err, "error[tosa]"));
+    CHECK(contains(r.err, "MAX_RANK"));
+    CHECK(contains(r.err, "graph.nnef:6:"));
     CHECK(r.out.empty());
     // Level none allows rank 7 (MAX_RANK 32).
     r = run_tool("nnef-to-tosa", quoted(rank7) + " --level none");
     CHECK_MESSAGE(r.code == 0, r.err);
-    CHECK(has(r.out, "func.func @g(%x: tensor<1x2x1x2x1x2x2xf32>) -> (tensor<1x2x1x2x1x2x2xf32>)"));
+    CHECK(contains(r.out, "func.func @g(%x: tensor<1x2x1x2x1x2x2xf32>) -> (tensor<1x2x1x2x1x2x2xf32>)"));
 }
 
 TEST_CASE("nnef-to-tosa: --profile pro-int lowers the quantized sample to i8 codes, and names what has no integer form") {
     const fs::path quantized = nnef_test::source_dir() / "samples" / "quantized";
     auto r = run_tool("nnef-to-tosa", quoted(quantized) + " --profile pro-int --random-weights 1");
     REQUIRE_MESSAGE(r.code == 0, r.err);
-    CHECK(has(r.out, "profiles [pro_int]"));
-    CHECK(has(r.out, "func.func @quantized(%input: tensor<1x8xi8>) -> (tensor<1x4xi8>)"));
-    CHECK(has(r.out, "\"tosa.rescale\""));
-    CHECK(has(r.out, "\"tosa.table\""));
-    CHECK(!has(r.out, "xf32>"));
+    CHECK(contains(r.out, "profiles [pro_int]"));
+    CHECK(contains(r.out, "func.func @quantized(%input: tensor<1x8xi8>) -> (tensor<1x4xi8>)"));
+    CHECK(contains(r.out, "\"tosa.rescale\""));
+    CHECK(contains(r.out, "\"tosa.table\""));
+    CHECK(!contains(r.out, "xf32>"));
     // at PRO-FP the same sample computes in fp32
     r = run_tool("nnef-to-tosa", quoted(quantized) + " --profile pro-fp --random-weights 1");
     REQUIRE(r.code == 0);
-    CHECK(has(r.out, "tensor<1x8xf32>"));
+    CHECK(contains(r.out, "tensor<1x8xf32>"));
     CHECK(r.err.empty());  // the profile was given: no note
     // a float graph without quantization has no PRO-INT form: one error that says so
     r = run_tool("nnef-to-tosa", quoted(classifier) + " --profile pro-int --random-weights 1");
     CHECK(r.code == 1);
-    CHECK(has(r.err, "has no quantization"));
+    CHECK(contains(r.err, "has no quantization"));
     CHECK(count(r.err, "error") == 1);
     const fs::path soft = model("pro_int_softmax", "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external(shape = [1, 4]);\n"
                                                    "    y = softmax(x);\n}\n");
@@ -174,8 +174,8 @@ TEST_CASE("nnef-to-tosa: --profile pro-int lowers the quantized sample to i8 cod
                              "symmetric = false);\n");
     r = run_tool("nnef-to-tosa", quoted(soft) + " --profile pro-int");
     CHECK(r.code == 1);
-    CHECK(has(r.err, "operation 'softmax' cannot be lowered to TOSA"));
-    CHECK(has(r.err, "graph.nnef:5"));
+    CHECK(contains(r.err, "operation 'softmax' cannot be lowered to TOSA"));
+    CHECK(contains(r.err, "graph.nnef:5"));
 }
 
 TEST_CASE("nnef-to-tosa --profile pro-int: constant operands (tests/data/pro_int) lower to integers") {
@@ -186,13 +186,13 @@ TEST_CASE("nnef-to-tosa --profile pro-int: constant operands (tests/data/pro_int
         const fs::path m = nnef_test::source_dir() / "tests" / "data" / "pro_int" / name;
         auto r = run_tool("nnef-to-tosa", quoted(m) + " --profile pro-int");
         REQUIRE_MESSAGE(r.code == 0, r.err);
-        CHECK(has(r.out, "profiles [pro_int]"));
-        CHECK(has(r.out, "\"tosa.rescale\""));
-        CHECK(!has(r.out, "f32"));
+        CHECK(contains(r.out, "profiles [pro_int]"));
+        CHECK(contains(r.out, "\"tosa.rescale\""));
+        CHECK(!contains(r.out, "f32"));
         if (name == "constants") {  // min / max on (code - zp) in i32; x * -0.75 as 0 - (code - zp)
-            CHECK(has(r.out, "\"tosa.maximum\""));
-            CHECK(has(r.out, "\"tosa.minimum\""));
-            CHECK(has(r.out, "\"tosa.sub\""));
+            CHECK(contains(r.out, "\"tosa.maximum\""));
+            CHECK(contains(r.out, "\"tosa.minimum\""));
+            CHECK(contains(r.out, "\"tosa.sub\""));
         }
     }
     // division by an activation: INTDIV of an i32 quotient (division.cpp); without an entry for its
@@ -205,23 +205,23 @@ TEST_CASE("nnef-to-tosa --profile pro-int: constant operands (tests/data/pro_int
                              "\"z\": zero_point_linear_quantize(zero_point = 0, scale = 0.1, bits = 8, signed = true, symmetric = false);\n");
     auto r = run_tool("nnef-to-tosa", quoted(div) + " --profile pro-int");
     REQUIRE_MESSAGE(r.code == 0, r.err);
-    CHECK(has(r.out, "\"tosa.intdiv\""));
-    CHECK(!has(r.out, "f32"));
+    CHECK(contains(r.out, "\"tosa.intdiv\""));
+    CHECK(!contains(r.out, "f32"));
     nnef_test::write_scratch("to_tosa/pro_int_div/graph.quant",
                              "\"x\": zero_point_linear_quantize(zero_point = 0, scale = 0.1, bits = 8, signed = true, symmetric = false);\n"
                              "\"y\": zero_point_linear_quantize(zero_point = 0, scale = 0.1, bits = 8, signed = true, symmetric = false);\n");
     r = run_tool("nnef-to-tosa", quoted(div) + " --profile pro-int");
     CHECK(r.code == 1);
-    CHECK(has(r.err, "operation 'div' cannot be lowered to TOSA: its result 'z' has no graph.quant entry"));
-    CHECK(has(r.err, "graph.nnef:6"));
+    CHECK(contains(r.err, "operation 'div' cannot be lowered to TOSA: its result 'z' has no graph.quant entry"));
+    CHECK(contains(r.err, "graph.nnef:6"));
 }
 
 TEST_CASE("nnef-to-tosa picks PRO-INT for a quantized model unless --profile says otherwise, and says which") {
     const fs::path quantized = nnef_test::source_dir() / "samples" / "quantized";
     auto r = run_tool("nnef-to-tosa", quoted(quantized) + " --random-weights 1");
     REQUIRE_MESSAGE(r.code == 0, r.err);
-    CHECK(has(r.out, "profiles [pro_int]"));
-    CHECK(has(r.out, "func.func @quantized(%input: tensor<1x8xi8>) -> (tensor<1x4xi8>)"));
+    CHECK(contains(r.out, "profiles [pro_int]"));
+    CHECK(contains(r.out, "func.func @quantized(%input: tensor<1x8xi8>) -> (tensor<1x4xi8>)"));
     CHECK_MESSAGE(r.err == "nnef-to-tosa: note: profile PRO-INT: the model is quantized (graph.quant); --profile pro-fp lowers "
                            "it in float\n", r.err);
     // --quiet silences the note; the JSON document carries it
@@ -233,23 +233,23 @@ TEST_CASE("nnef-to-tosa picks PRO-INT for a quantized model unless --profile say
     nlohmann::json doc;
     REQUIRE_NOTHROW(doc = nlohmann::json::parse(j.out));
     CHECK(doc.at("diagnostics").at(0).at("severity") == "note");
-    CHECK(has(doc.at("diagnostics").at(0).at("message").get<std::string>(), "profile PRO-INT"));
+    CHECK(contains(doc.at("diagnostics").at(0).at("message").get<std::string>(), "profile PRO-INT"));
     // a float model: PRO-FP, said so too
     auto f = run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 1");
     REQUIRE(f.code == 0);
-    CHECK(has(f.out, "profiles [pro_fp]"));
+    CHECK(contains(f.out, "profiles [pro_fp]"));
     // the header names the validation the docs use (docs/tosa.md)
-    CHECK(has(f.out, "--tosa-validate=\"strict-op-spec-alignment\")"));
+    CHECK(contains(f.out, "--tosa-validate=\"strict-op-spec-alignment\")"));
     CHECK(f.err == "nnef-to-tosa: note: profile PRO-FP\n");
 }
 
 TEST_CASE("nnef-to-tosa --print-after and --verify-each, as in nnef-to-vpu") {
     auto r = run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 1 --print-after legalize-nnef-to-tosa -q");
     REQUIRE_MESSAGE(r.code == 0, r.err);
-    CHECK(has(r.err, "// after legalize-nnef-to-tosa\n"));
+    CHECK(contains(r.err, "// after legalize-nnef-to-tosa\n"));
     auto bad = run_tool("nnef-to-tosa", quoted(classifier) + " --print-after nothing");
     CHECK(bad.code == 2);
-    CHECK(has(bad.err, "nnef-to-tosa: error[usage]: --print-after names no pass 'nothing' (passes: legalize-nnef-to-tosa, "));
+    CHECK(contains(bad.err, "nnef-to-tosa: error[usage]: --print-after names no pass 'nothing' (passes: legalize-nnef-to-tosa, "));
     for (const char* v : {"--verify-each", "--no-verify-each", "--no-verify"})
         CHECK(run_tool("nnef-to-tosa", quoted(classifier) + " --random-weights 1 -q " + v).code == 0);
 }
@@ -270,7 +270,7 @@ TEST_CASE("nnef-to-tosa --print-after all: after every pass the printed MLIR rea
         const auto& pass = section.first;  // (CAPTURE's lambda captures it: no structured binding, for clang 14)
         const auto& text = section.second;
         CAPTURE(pass);
-        REQUIRE(has(text, "func.func @"));
+        REQUIRE(contains(text, "func.func @"));
         // read (and validated) by nnef-to-tosa FILE.mlir, written back: the same text
         const fs::path in = nnef_test::write_scratch("after-" + pass + ".mlir", text);
         const auto back = run_tool("nnef-to-tosa", quoted(in) + " --format mlir");

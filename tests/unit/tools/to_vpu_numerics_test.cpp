@@ -17,9 +17,8 @@
 namespace to_vpu_numerics_test {
 
 namespace fs = std::filesystem;
+using nnef_test::quoted;
 using nnef_test::run_tool;
-
-std::string q(const fs::path& p) { return nnef_test::shell_quote(p.string()); }
 
 double max_abs_of(const fs::path& p) {
     auto t = nnef::storage::read_tensor_file(p.string());
@@ -56,7 +55,7 @@ Outcome run_both(const fs::path& model, const std::string& input, const std::str
     Outcome o;
     fs::remove_all(dir);
     fs::create_directories(dir);
-    auto ref = run_tool("nnef-run", q(model) + weights + " --input " + input + " --output-dir " + q(dir));
+    auto ref = run_tool("nnef-run", quoted(model) + weights + " --input " + input + " --output-dir " + quoted(dir));
     INFO(ref.err);
     REQUIRE(ref.code == 0);
     std::vector<fs::path> outs;
@@ -64,16 +63,12 @@ Outcome run_both(const fs::path& model, const std::string& input, const std::str
     REQUIRE(outs.size() == 1);
     o.ref_max = max_abs_of(outs[0]);
     // A generous tolerance here: the test judges the figure itself below.
-    auto vpu = run_tool("nnef-to-vpu", q(model) + weights + " --simulate --input " + input + " --compare " + q(dir) + " --rtol 1e9");
+    auto vpu = run_tool("nnef-to-vpu", quoted(model) + weights + " --simulate --input " + input + " --compare " + quoted(dir) + " --rtol 1e9");
     o.vpu_code = vpu.code;
     o.vpu_out = vpu.out + vpu.err;
     o.fig = parse_figure(vpu.out);
     return o;
 }
-
-}  // namespace to_vpu_numerics_test
-
-using namespace to_vpu_numerics_test;
 
 TEST_SUITE("tools") {
     TEST_CASE("nnef-to-vpu: every sample compiles and simulates against nnef-run") {
@@ -85,13 +80,13 @@ TEST_SUITE("tools") {
             const fs::path dir = nnef_test::scratch_dir() / ("vpu-sample-" + name);
             fs::remove_all(dir);
             fs::create_directories(dir);
-            auto ref = run_tool("nnef-run", q(e.path()) + " --random-weights 1 --input random:3 --output-dir " + q(dir) +
-                                                " --save-variables " + q(dir));
+            auto ref = run_tool("nnef-run", quoted(e.path()) + " --random-weights 1 --input random:3 --output-dir " + quoted(dir) +
+                                                " --save-variables " + quoted(dir));
             INFO(ref.err);
             REQUIRE(ref.code == 0);
             // the fp16 path (--profile pro-fp: samples/quantized would compile on the int8 path by
             // default, whose random:SEED input is codes, not nnef-run's reals; to_vpu_test covers it)
-            auto vpu = run_tool("nnef-to-vpu", q(e.path()) + " --profile pro-fp --random-weights 1 --simulate --input random:3 --compare " + q(dir));
+            auto vpu = run_tool("nnef-to-vpu", quoted(e.path()) + " --profile pro-fp --random-weights 1 --simulate --input random:3 --compare " + quoted(dir));
             INFO(vpu.out << vpu.err);
             CHECK(vpu.code == 0);
             CHECK(vpu.out.find(": match") != std::string::npos);
@@ -107,28 +102,28 @@ TEST_SUITE("tools") {
         const fs::path dir = nnef_test::scratch_dir() / "vpu-state";
         fs::remove_all(dir);
         fs::create_directories(dir);
-        auto ref = run_tool("nnef-run", q(model) + " --random-weights 1 --cycles 2 --input x=random:3,random:4 --output-dir " +
-                                            q(dir / "two") + " --save-variables " + q(dir / "two"));
+        auto ref = run_tool("nnef-run", quoted(model) + " --random-weights 1 --cycles 2 --input x=random:3,random:4 --output-dir " +
+                                            quoted(dir / "two") + " --save-variables " + quoted(dir / "two"));
         INFO(ref.err);
         REQUIRE(ref.code == 0);
-        auto first = run_tool("nnef-to-vpu", q(model) + " --random-weights 1 --simulate --input x=random:3 --output-dir " + q(dir / "one"));
+        auto first = run_tool("nnef-to-vpu", quoted(model) + " --random-weights 1 --simulate --input x=random:3 --output-dir " + quoted(dir / "one"));
         INFO(first.out << first.err);
         REQUIRE(first.code == 0);
         REQUIRE(fs::exists(dir / "one" / "state" / "h.dat"));
-        auto second = run_tool("nnef-to-vpu", q(model) + " --random-weights 1 --simulate --input x=random:4 --input state/h=" +
-                                                  q(dir / "one" / "state" / "h.dat") + " --compare " + q(dir / "two"));
+        auto second = run_tool("nnef-to-vpu", quoted(model) + " --random-weights 1 --simulate --input x=random:4 --input state/h=" +
+                                                  quoted(dir / "one" / "state" / "h.dat") + " --compare " + quoted(dir / "two"));
         INFO(second.out << second.err);
         CHECK(second.code == 0);
         CHECK(second.out.find("compare state/h with ") != std::string::npos);
         CHECK(second.out.find("compare y with ") != std::string::npos);
         // Starting from the initial state again instead does not give the second cycle's output.
-        auto again = run_tool("nnef-to-vpu", q(model) + " --random-weights 1 --simulate --input x=random:4 --compare " + q(dir / "two"));
+        auto again = run_tool("nnef-to-vpu", quoted(model) + " --random-weights 1 --simulate --input x=random:4 --compare " + quoted(dir / "two"));
         CHECK(again.code == 1);
         CHECK(again.out.find("MISMATCH") != std::string::npos);
         // A task list alone does not know the initial state: the input must be given.
-        auto list = run_tool("nnef-to-vpu", q(model) + " --random-weights 1 -o " + q(dir / "tasks.json"));
+        auto list = run_tool("nnef-to-vpu", quoted(model) + " --random-weights 1 -o " + quoted(dir / "tasks.json"));
         REQUIRE(list.code == 0);
-        auto bare = run_tool("nnef-to-vpu", q(dir / "tasks.json") + " --simulate --input x=random:3");
+        auto bare = run_tool("nnef-to-vpu", quoted(dir / "tasks.json") + " --simulate --input x=random:3");
         CHECK(bare.code == 2);
         CHECK(bare.err.find("no --input for graph input 'state/h'") != std::string::npos);
     }
@@ -147,7 +142,7 @@ TEST_SUITE("tools") {
             CAPTURE(name);
             ++models;
             const fs::path dir = nnef_test::scratch_dir() / ("vpu-numerics-" + name);
-            const Outcome o = run_both(m, q(m / "reference" / "input.dat"), "", dir);
+            const Outcome o = run_both(m, quoted(m / "reference" / "input.dat"), "", dir);
             INFO(o.vpu_out);
             REQUIRE(o.vpu_code == 0);
             REQUIRE(o.fig.rel_l2 >= 0);
@@ -175,3 +170,5 @@ TEST_SUITE("tools") {
         MESSAGE("simulated fp16 vs nnef-run:\n" << report);
     }
 }
+
+}  // namespace to_vpu_numerics_test

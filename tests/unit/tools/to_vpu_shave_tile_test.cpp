@@ -18,11 +18,7 @@
 namespace to_vpu_shave_tile_test {
 
 namespace fs = std::filesystem;
-std::string q(const fs::path& p) { return nnef_test::shell_quote(p.string()); }
-
-}  // namespace to_vpu_shave_tile_test
-
-using namespace to_vpu_shave_tile_test;
+using nnef_test::quoted;
 
 TEST_SUITE("tools") {
     TEST_CASE("nnef-to-vpu: an Inception-v3 stem (299x299) with its pad before avg_pool compiles, its SHAVE pad tiled, values as nnef-run") {
@@ -35,7 +31,7 @@ TEST_SUITE("tools") {
         for (const auto& t : j["tasks"])
             if (t["kind"] == "SHAVE" && t["op"] == "pad") ++pads;
         CHECK(pads > 2);
-        auto vpu = nnef_test::run_tool("nnef-to-vpu", q(dir / "tasks.json") + " --simulate --input random:3 --compare " + q(dir / "ref"));
+        auto vpu = nnef_test::run_tool("nnef-to-vpu", quoted(dir / "tasks.json") + " --simulate --input random:3 --compare " + quoted(dir / "ref"));
         INFO(vpu.out << vpu.err);
         CHECK(vpu.code == 0);
         CHECK(vpu.out.find(": match") != std::string::npos);
@@ -47,7 +43,7 @@ TEST_SUITE("tools") {
         const fs::path dir = nnef_test::scratch_dir() / "vpu-pad-fold";
         fs::remove_all(dir);
         fs::create_directories(dir);
-        auto mlir = nnef_test::run_tool("nnef-to-tosa", q(model) + " --random-weights 1");
+        auto mlir = nnef_test::run_tool("nnef-to-tosa", quoted(model) + " --random-weights 1");
         INFO(mlir.err);
         REQUIRE(mlir.code == 0);
         // pad1 (rows 1, 1; columns 2, 0) is the second convolution's padding now; pad2 is two PADs
@@ -56,14 +52,14 @@ TEST_SUITE("tools") {
         std::size_t pads = 0;
         for (std::size_t at = mlir.out.find("\"tosa.pad\""); at != std::string::npos; at = mlir.out.find("\"tosa.pad\"", at + 1)) ++pads;
         CHECK(pads == 2);
-        auto ref = nnef_test::run_tool("nnef-run", q(model) + " --random-weights 1 --input random:2 --output-dir " + q(dir / "ref"));
+        auto ref = nnef_test::run_tool("nnef-run", quoted(model) + " --random-weights 1 --input random:2 --output-dir " + quoted(dir / "ref"));
         INFO(ref.err);
         REQUIRE(ref.code == 0);
-        auto via = nnef_test::run_tool("nnef-run", q(model) + " --random-weights 1 --input random:2 --via tosa --compare " + q(dir / "ref"));
+        auto via = nnef_test::run_tool("nnef-run", quoted(model) + " --random-weights 1 --input random:2 --via tosa --compare " + quoted(dir / "ref"));
         INFO(via.out << via.err);
         CHECK(via.code == 0);
         CHECK(via.out.find("MISMATCH") == std::string::npos);
-        auto vpu = nnef_test::run_tool("nnef-to-vpu", q(model) + " --random-weights 1 --simulate --input random:2 --compare " + q(dir / "ref"));
+        auto vpu = nnef_test::run_tool("nnef-to-vpu", quoted(model) + " --random-weights 1 --simulate --input random:2 --compare " + quoted(dir / "ref"));
         INFO(vpu.out << vpu.err);
         CHECK(vpu.code == 0);
         CHECK(vpu.out.find("compare output with") != std::string::npos);
@@ -71,3 +67,5 @@ TEST_SUITE("tools") {
         CHECK(vpu.out.find("MISMATCH") == std::string::npos);
     }
 }
+
+}  // namespace to_vpu_shave_tile_test

@@ -24,11 +24,10 @@
 namespace to_vpu_test {
 
 namespace fs = std::filesystem;
+using nnef_test::quoted;
+using nnef_test::contains;
 using nnef_test::run_tool;
 using nnef_test::shell_quote;
-
-std::string q(const fs::path& p) { return shell_quote(p.string()); }
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // A scratch folder DIR (with DIR/ref) holding DIR/graph.nnef: output = input [1,16,4,4] times `factor`
 // (fp16's range tests: 1e-9 below its smallest normal, 1e6 above its largest value).
@@ -70,10 +69,6 @@ void write_floats(const fs::path& p, const std::vector<std::int64_t>& shape, con
     REQUIRE(nnef::storage::write_tensor_file(p.string(), **t.value).value);
 }
 
-}  // namespace to_vpu_test
-
-using namespace to_vpu_test;
-
 TEST_SUITE("tools") {
     TEST_CASE("nnef-to-vpu --simulate: report, svg, values from a file, --output-dir, --compare") {
         const fs::path json = write_list("vpu-conv", vpu_test::conv_list());
@@ -83,35 +78,35 @@ TEST_SUITE("tools") {
             for (int h = 0; h < 4; ++h)
                 for (int w = 0; w < 4; ++w) x.push_back(vpu_test::input_at(c, h, w));
         write_floats(dir / "x.dat", {1, 2, 4, 4}, x);
-        auto r = run_tool("nnef-to-vpu", "--simulate " + q(json) + " --input x=" + q(dir / "x.dat") + " --output-dir " + q(dir / "out") +
-                                             " --svg " + q(dir / "s.svg"));
+        auto r = run_tool("nnef-to-vpu", "--simulate " + quoted(json) + " --input x=" + quoted(dir / "x.dat") + " --output-dir " + quoted(dir / "out") +
+                                             " --svg " + quoted(dir / "s.svg"));
         CAPTURE(r.err);
         CHECK(r.code == 0);
-        CHECK(has(r.out, "makespan: 2142 cycles, 1.65 us at 1300 MHz (5 tasks, 2 barriers)"));
-        CHECK(has(r.out, "lower bound: 2141 cycles"));
-        CHECK(has(r.out, "  NCE0            1 task   busy          336 cycles   15.7%"));
-        CHECK(has(r.out, "CMX0: peak 232 bytes in use"));
+        CHECK(contains(r.out, "makespan: 2142 cycles, 1.65 us at 1300 MHz (5 tasks, 2 barriers)"));
+        CHECK(contains(r.out, "lower bound: 2141 cycles"));
+        CHECK(contains(r.out, "  NCE0            1 task   busy          336 cycles   15.7%"));
+        CHECK(contains(r.out, "CMX0: peak 232 bytes in use"));
         CHECK(read_floats(dir / "out" / "y.dat") == vpu_test::expected_conv_output());
-        CHECK(has(nnef_test::read_text(dir / "s.svg"), "<svg"));
+        CHECK(contains(nnef_test::read_text(dir / "s.svg"), "<svg"));
         // --compare against the expected output, then against a wrong one.
         fs::create_directories(dir / "ref");
         write_floats(dir / "ref" / "y.dat", {1, 2, 4, 4}, vpu_test::expected_conv_output());
-        r = run_tool("nnef-to-vpu", "--simulate " + q(json) + " --input " + q(dir / "x.dat") + " --compare " + q(dir / "ref"));
+        r = run_tool("nnef-to-vpu", "--simulate " + quoted(json) + " --input " + quoted(dir / "x.dat") + " --compare " + quoted(dir / "ref"));
         CHECK(r.code == 0);
-        CHECK(has(r.out, "compare y with " + (dir / "ref" / "y.dat").string() + ": max abs error 0, max relative error 0"));
-        CHECK(has(r.out, "relative L2 error 0: match\n"));
+        CHECK(contains(r.out, "compare y with " + (dir / "ref" / "y.dat").string() + ": max abs error 0, max relative error 0"));
+        CHECK(contains(r.out, "relative L2 error 0: match\n"));
         std::vector<float> wrong = vpu_test::expected_conv_output();
         wrong[3] += 5;
         write_floats(dir / "ref" / "y.dat", {1, 2, 4, 4}, wrong);
-        r = run_tool("nnef-to-vpu", "--simulate " + q(json) + " --input x=" + q(dir / "x.dat") + " --compare " + q(dir / "ref"));
+        r = run_tool("nnef-to-vpu", "--simulate " + quoted(json) + " --input x=" + quoted(dir / "x.dat") + " --compare " + quoted(dir / "ref"));
         CHECK(r.code == 1);
-        CHECK(has(r.out, "MISMATCH"));
+        CHECK(contains(r.out, "MISMATCH"));
     }
 
     TEST_CASE("nnef-to-vpu --simulate: random inputs as nnef-run makes them") {
         const fs::path json = write_list("vpu-conv-random", vpu_test::conv_list());
         const fs::path dir = json.parent_path();
-        auto r = run_tool("nnef-to-vpu", "--simulate " + q(json) + " --input x=random:7 --output-dir " + q(dir / "out"));
+        auto r = run_tool("nnef-to-vpu", "--simulate " + quoted(json) + " --input x=random:7 --output-dir " + quoted(dir / "out"));
         CAPTURE(r.err);
         REQUIRE(r.code == 0);
         // The same input computed here: nnef-run's random values (fp16-rounded as the host converts
@@ -139,12 +134,12 @@ TEST_SUITE("tools") {
 
     TEST_CASE("nnef-to-vpu: writes task lists as JSON or text") {
         const fs::path json = write_list("vpu-conv-out", vpu_test::conv_list());
-        auto r = run_tool("nnef-to-vpu", q(json));
+        auto r = run_tool("nnef-to-vpu", quoted(json));
         CHECK(r.code == 0);
         CHECK(r.out == nnef_test::read_text(json));
-        r = run_tool("nnef-to-vpu", q(json) + " --format text -o " + q(json.parent_path() / "tasks.txt"));
+        r = run_tool("nnef-to-vpu", quoted(json) + " --format text -o " + quoted(json.parent_path() / "tasks.txt"));
         CHECK(r.code == 0);
-        CHECK(has(nnef_test::read_text(json.parent_path() / "tasks.txt"), "NCE0 (1 task):"));
+        CHECK(contains(nnef_test::read_text(json.parent_path() / "tasks.txt"), "NCE0 (1 task):"));
     }
 
     TEST_CASE("nnef-to-vpu: a compiled model's JSON gets its constant data file") {
@@ -154,23 +149,23 @@ TEST_SUITE("tools") {
         fs::remove_all(dir);
         fs::create_directories(dir);
         const fs::path model = fs::path(NNEF_SOURCE_DIR) / "samples" / "classifier";
-        auto r = run_tool("nnef-to-vpu", q(model) + " --random-weights 3 -o " + q(dir / "model.json"));
+        auto r = run_tool("nnef-to-vpu", quoted(model) + " --random-weights 3 -o " + quoted(dir / "model.json"));
         REQUIRE(r.code == 0);
         REQUIRE(fs::exists(dir / "model.bin"));
         const std::string values = " --simulate --input random:1 --output-dir ";
-        r = run_tool("nnef-to-vpu", q(dir / "model.json") + values + q(dir / "from-list"));
+        r = run_tool("nnef-to-vpu", quoted(dir / "model.json") + values + quoted(dir / "from-list"));
         CAPTURE(r.err);
         REQUIRE(r.code == 0);
-        r = run_tool("nnef-to-vpu", q(model) + " --random-weights 3" + values + q(dir / "from-model"));
+        r = run_tool("nnef-to-vpu", quoted(model) + " --random-weights 3" + values + quoted(dir / "from-model"));
         REQUIRE(r.code == 0);
-        r = run_tool("nnef-to-vpu", q(model) + " --random-weights 4" + values + q(dir / "other-weights"));
+        r = run_tool("nnef-to-vpu", quoted(model) + " --random-weights 4" + values + quoted(dir / "other-weights"));
         REQUIRE(r.code == 0);
         const std::vector<float> y = read_floats(dir / "from-list" / "probabilities.dat");
         CHECK(y.size() == 10);
         CHECK(y == read_floats(dir / "from-model" / "probabilities.dat"));
         CHECK(y != read_floats(dir / "other-weights" / "probabilities.dat"));
         // Text output and stdout get no constant data file.
-        r = run_tool("nnef-to-vpu", q(model) + " --random-weights 3 --format text -o " + q(dir / "model.txt"));
+        r = run_tool("nnef-to-vpu", quoted(model) + " --random-weights 3 --format text -o " + quoted(dir / "model.txt"));
         CHECK(r.code == 0);
         CHECK(!fs::exists(dir / "model.txt.bin"));
     }
@@ -180,10 +175,10 @@ TEST_SUITE("tools") {
         for (const std::string name : {"hard_swish", "squeeze_excite", "constants", "zoo_forms", "transformer_forms", "patch_embed"}) {
             CAPTURE(name);
             const fs::path m = fs::path(NNEF_SOURCE_DIR) / "tests" / "data" / "pro_int" / name;
-            const auto r = run_tool("nnef-to-vpu", q(m) + " --profile pro-int --simulate");
+            const auto r = run_tool("nnef-to-vpu", quoted(m) + " --profile pro-int --simulate");
             CAPTURE(r.err);
             CHECK(r.code == 0);
-            CHECK(has(r.out, "makespan:"));
+            CHECK(contains(r.out, "makespan:"));
         }
     }
 
@@ -233,11 +228,11 @@ TEST_SUITE("tools") {
             const auto want = nnef::tosa::interpret(g, {c}, {}, d);
             REQUIRE(want);
             const fs::path out = dir / ("out-" + std::to_string(x[0] + 200));
-            const auto r = run_tool("nnef-to-vpu", q(model) + " --profile pro-int --random-weights 1 --simulate --input " +
-                                                       shell_quote(input) + " --output-dir " + q(out) + " --output-codes");
+            const auto r = run_tool("nnef-to-vpu", quoted(model) + " --profile pro-int --random-weights 1 --simulate --input " +
+                                                       shell_quote(input) + " --output-dir " + quoted(out) + " --output-codes");
             CAPTURE(r.err);
             REQUIRE(r.code == 0);
-            CHECK(has(r.out, "makespan:"));
+            CHECK(contains(r.out, "makespan:"));
             auto t = nnef::storage::read_tensor_file((out / "output.dat").string());
             REQUIRE(t.value);
             auto got = nnef::exec::from_tensor_data(**t.value, nnef::PrimType::integer);
@@ -250,12 +245,12 @@ TEST_SUITE("tools") {
             }
         }
         // --profile is checked, and applies to models only
-        auto r = run_tool("nnef-to-vpu", q(model) + " --profile int8");
+        auto r = run_tool("nnef-to-vpu", quoted(model) + " --profile int8");
         CHECK(r.code == 2);
-        CHECK(has(r.err, "nnef-to-vpu: error[usage]: --profile takes 'pro-fp' or 'pro-int', not 'int8'"));
-        r = run_tool("nnef-to-vpu", q(dir / "x.json") + " --profile pro-int");
+        CHECK(contains(r.err, "nnef-to-vpu: error[usage]: --profile takes 'pro-fp' or 'pro-int', not 'int8'"));
+        r = run_tool("nnef-to-vpu", quoted(dir / "x.json") + " --profile pro-int");
         CHECK(r.code == 2);
-        CHECK(has(r.err, "apply to compiling a MODEL"));
+        CHECK(contains(r.err, "apply to compiling a MODEL"));
         // a PRO-INT graph the int8 path cannot compile (a 13x13 kernel at stride 1, beyond the NCE's
         // 11, whose columns overlap so that it does not decompose into rows of patches; its result
         // requantized to int8 by one RESCALE: no bias between the accumulator's steps, whose finer
@@ -274,28 +269,28 @@ TEST_SUITE("tools") {
             << "\"input\": zero_point_linear_quantize(zero_point = 0, scale = 0.01, bits = 8, signed = true, symmetric = false);\n"
                "\"w\": zero_point_linear_quantize(zero_point = 0, scale = 0.01, bits = 8, signed = true, symmetric = true);\n"
                "\"output\": zero_point_linear_quantize(zero_point = 0, scale = 0.03, bits = 8, signed = true, symmetric = false);\n";
-        r = run_tool("nnef-to-vpu", q(dir / "k13") + " --profile pro-int --random-weights 1");
+        r = run_tool("nnef-to-vpu", quoted(dir / "k13") + " --profile pro-int --random-weights 1");
         CHECK(r.code == 1);
-        CHECK(has(r.err, "graph.nnef:8:14: error[vpu]: TOSA CONV2D (from NNEF operation 'conv' computing 'output') cannot run on the VPU: "
+        CHECK(contains(r.err, "graph.nnef:8:14: error[vpu]: TOSA CONV2D (from NNEF operation 'conv' computing 'output') cannot run on the VPU: "
                          "kernel 13x13 stride 1x1 exceeds the NCE's (kernel 11, stride 8): its columns do not decompose"));
     }
 
     TEST_CASE("nnef-to-vpu MODEL: the task list on stdout says its constants are not written, the SVG names the model") {
         const fs::path model = fs::path(NNEF_SOURCE_DIR) / "samples" / "classifier";
-        auto r = run_tool("nnef-to-vpu", q(model) + " --random-weights 1");
+        auto r = run_tool("nnef-to-vpu", quoted(model) + " --random-weights 1");
         REQUIRE(r.code == 0);
-        CHECK(has(r.out, "\"format\""));
-        CHECK_MESSAGE(has(r.err, "nnef-to-vpu: note: the task list on stdout refers to its constant data, which is not written"), r.err);
-        CHECK(has(r.err, "use -o FILE.json to write FILE.bin too"));
-        CHECK(run_tool("nnef-to-vpu", q(model) + " --random-weights 1 -q").err.empty());
+        CHECK(contains(r.out, "\"format\""));
+        CHECK_MESSAGE(contains(r.err, "nnef-to-vpu: note: the task list on stdout refers to its constant data, which is not written"), r.err);
+        CHECK(contains(r.err, "use -o FILE.json to write FILE.bin too"));
+        CHECK(run_tool("nnef-to-vpu", quoted(model) + " --random-weights 1 -q").err.empty());
         // the SVG: titled with the model's name, labels only where they fit whole (8 px text,
         // 4.8 px a character), full names in the tooltips
         const fs::path svg = nnef_test::scratch_dir() / "vpu-classifier.svg";
-        auto s = run_tool("nnef-to-vpu", q(model) + " --random-weights 1 --simulate --svg " + q(svg));
+        auto s = run_tool("nnef-to-vpu", quoted(model) + " --random-weights 1 --simulate --svg " + quoted(svg));
         REQUIRE(s.code == 0);
         const std::string text = nnef_test::read_text(svg);
-        CHECK(has(text, "font-weight=\"bold\">classifier on "));
-        CHECK_FALSE(has(text, "~</text>"));
+        CHECK(contains(text, "font-weight=\"bold\">classifier on "));
+        CHECK_FALSE(contains(text, "~</text>"));
         std::size_t labels = 0, boxes = 0;
         for (std::size_t at = text.find("<g data-task=\""); at != std::string::npos; at = text.find("<g data-task=\"", at + 1)) {
             ++boxes;
@@ -319,37 +314,37 @@ TEST_SUITE("tools") {
         nnef::vpu::TaskList l = vpu_test::conv_list();
         l.tasks[1].update.clear();
         const fs::path json = write_list("vpu-conv-race", l);
-        auto r = run_tool("nnef-to-vpu", "--simulate " + q(json));
+        auto r = run_tool("nnef-to-vpu", "--simulate " + quoted(json));
         CHECK(r.code == 1);
-        CHECK(has(r.err, "error[vpu]: race on CMX0 bytes [64, 136): task 1 (DMA1 copy 'conv') writes buffer cw and task 3 (NCE0 conv 'conv') reads buffer cw"));
-        CHECK(has(r.err, json.string() + ": error[vpu]: 1 violation in the task list"));
+        CHECK(contains(r.err, "error[vpu]: race on CMX0 bytes [64, 136): task 1 (DMA1 copy 'conv') writes buffer cw and task 3 (NCE0 conv 'conv') reads buffer cw"));
+        CHECK(contains(r.err, json.string() + ": error[vpu]: 1 violation in the task list"));
         // A target with a tiny CMX given on the command line.
         const fs::path good = write_list("vpu-conv-tiny", vpu_test::conv_list());
         std::ofstream(good.parent_path() / "tiny.json") << R"({"name": "tiny", "cmx_bytes": 256})";
-        r = run_tool("nnef-to-vpu", "--simulate " + q(good) + " --target " + q(good.parent_path() / "tiny.json"));
+        r = run_tool("nnef-to-vpu", "--simulate " + quoted(good) + " --target " + quoted(good.parent_path() / "tiny.json"));
         CHECK(r.code == 1);
-        CHECK(has(r.err, "buffer cy (CMX0 bytes [256, 320)) lies past the cluster's CMX of 256 bytes, by 64 bytes"));
+        CHECK(contains(r.err, "buffer cy (CMX0 bytes [256, 320)) lies past the cluster's CMX of 256 bytes, by 64 bytes"));
         std::ofstream(good.parent_path() / "bad.json") << R"({"name": "tiny", "cmx": 256})";
-        r = run_tool("nnef-to-vpu", "--simulate " + q(good) + " --target " + q(good.parent_path() / "bad.json"));
+        r = run_tool("nnef-to-vpu", "--simulate " + quoted(good) + " --target " + quoted(good.parent_path() / "bad.json"));
         CHECK(r.code == 1);
-        CHECK(has(r.err, "bad.json: error[vpu]: field /cmx: unknown field 'cmx' (expected one of: name, clock_mhz,"));
+        CHECK(contains(r.err, "bad.json: error[vpu]: field /cmx: unknown field 'cmx' (expected one of: name, clock_mhz,"));
         std::ofstream(good.parent_path() / "broken.json") << "{\"format\": \"nnef-vpu-tasks\", ";
-        r = run_tool("nnef-to-vpu", "--simulate " + q(good.parent_path() / "broken.json"));
+        r = run_tool("nnef-to-vpu", "--simulate " + quoted(good.parent_path() / "broken.json"));
         CHECK(r.code == 1);
-        CHECK(has(r.err, "broken.json: error[vpu]: malformed JSON at line 1"));
-        r = run_tool("nnef-to-vpu", "--simulate " + q(good.parent_path() / "missing.json"));
+        CHECK(contains(r.err, "broken.json: error[vpu]: malformed JSON at line 1"));
+        r = run_tool("nnef-to-vpu", "--simulate " + quoted(good.parent_path() / "missing.json"));
         CHECK(r.code == 2);
-        r = run_tool("nnef-to-vpu", q(good) + " --svg x.svg");
+        r = run_tool("nnef-to-vpu", quoted(good) + " --svg x.svg");
         CHECK(r.code == 2);
-        CHECK(has(r.err, "--input, --output-dir, --compare and --svg need --simulate"));
-        r = run_tool("nnef-to-vpu", "--simulate " + q(good) + " --input y=random:1");
+        CHECK(contains(r.err, "--input, --output-dir, --compare and --svg need --simulate"));
+        r = run_tool("nnef-to-vpu", "--simulate " + quoted(good) + " --input y=random:1");
         CHECK(r.code == 2);
-        CHECK(has(r.err, "no --input for graph input 'x'"));
+        CHECK(contains(r.err, "no --input for graph input 'x'"));
         // Values need the constant data file.
         fs::remove(nnef::vpu::constants_path(good.string()));
-        r = run_tool("nnef-to-vpu", "--simulate " + q(good) + " --input x=random:1");
+        r = run_tool("nnef-to-vpu", "--simulate " + quoted(good) + " --input x=random:1");
         CHECK(r.code == 2);
-        CHECK(has(r.err, "tasks.bin: error[io]: cannot open the constant data file"));
+        CHECK(contains(r.err, "tasks.bin: error[io]: cannot open the constant data file"));
     }
     TEST_CASE("nnef-to-vpu --simulate: the lower bound is at most the makespan on every sample and int8 model") {
         // samples/quantized on the int8 path once reported a bound above its makespan (4811 > 4808):
@@ -359,12 +354,12 @@ TEST_SUITE("tools") {
         std::vector<std::string> runs;
         for (const char* name : {"classifier", "composite", "quantized", "recurrent"}) {
             const fs::path m = samples / name;
-            runs.push_back(q(m) + (nnef_test::stores_weights(m) ? "" : " --random-weights 1"));
+            runs.push_back(quoted(m) + (nnef_test::stores_weights(m) ? "" : " --random-weights 1"));
         }
-        runs.push_back(q(samples / "quantized") + " --random-weights 1 --profile pro-int");
+        runs.push_back(quoted(samples / "quantized") + " --random-weights 1 --profile pro-int");
         if (nnef_test::have_corpus())
             for (const char* name : {"squeezenet1_0_int8", "shufflenet_v2_x1_0_int8"})
-                runs.push_back(q(nnef_test::corpus_dir() / "quantized" / name) + " --profile pro-int");
+                runs.push_back(quoted(nnef_test::corpus_dir() / "quantized" / name) + " --profile pro-int");
         else
             MESSAGE("corpus not found at " << nnef_test::corpus_dir().string() << ": the int8 corpus models are not run");
         for (const std::string& args : runs) {
@@ -393,17 +388,17 @@ TEST_SUITE("tools") {
     TEST_CASE("nnef-to-vpu --simulate: outputs below fp16's smallest normal get a warning naming them") {
         // mul by 1e-9: the float output is about 1e-9, which fp16 holds only as 0 (below 2^-24).
         const fs::path dir = scaled_model("vpu-tiny-output", "1e-9");
-        auto r = run_tool("nnef-to-vpu", q(dir / "graph.nnef") + " --simulate --input random:3 --output-dir " + q(dir / "out"));
+        auto r = run_tool("nnef-to-vpu", quoted(dir / "graph.nnef") + " --simulate --input random:3 --output-dir " + quoted(dir / "out"));
         CAPTURE(r.err);
         REQUIRE(r.code == 0);
-        CHECK(has(r.err, "warning[vpu]: output 'output': the simulated max |value| is 0, below fp16's smallest normal (6.1e-05"));
-        CHECK(has(r.err, "cannot represent outputs this small"));
+        CHECK(contains(r.err, "warning[vpu]: output 'output': the simulated max |value| is 0, below fp16's smallest normal (6.1e-05"));
+        CHECK(contains(r.err, "cannot represent outputs this small"));
         // With a reference: its magnitude is the one named (nnef-run's float result, about 1e-9).
-        r = run_tool("nnef-run", q(dir / "graph.nnef") + " --input random:3 --output-dir " + q(dir / "ref"));
+        r = run_tool("nnef-run", quoted(dir / "graph.nnef") + " --input random:3 --output-dir " + quoted(dir / "ref"));
         REQUIRE(r.code == 0);
-        r = run_tool("nnef-to-vpu", q(dir / "graph.nnef") + " --simulate --input random:3 --compare " + q(dir / "ref"));
+        r = run_tool("nnef-to-vpu", quoted(dir / "graph.nnef") + " --simulate --input random:3 --compare " + quoted(dir / "ref"));
         CHECK(r.code == 0);  // within --atol (fp16's smallest subnormal)
-        CHECK(has(r.err, "warning[vpu]: output 'output': the reference's max |value| is "));
+        CHECK(contains(r.err, "warning[vpu]: output 'output': the reference's max |value| is "));
         const auto at = r.err.find("the reference's max |value| is ");
         REQUIRE(at != std::string::npos);
         const double magnitude = std::stod(r.err.substr(at + 31));
@@ -413,9 +408,9 @@ TEST_SUITE("tools") {
         std::ofstream(dir / "graph.nnef") << "version 1.0;\n\ngraph tiny( input ) -> ( output )\n{\n"
                                              "    input = external<scalar>(shape = [1, 16, 4, 4]);\n"
                                              "    output = mul(input, 0.5);\n}\n";
-        r = run_tool("nnef-to-vpu", q(dir / "graph.nnef") + " --simulate --input random:3");
+        r = run_tool("nnef-to-vpu", quoted(dir / "graph.nnef") + " --simulate --input random:3");
         CHECK(r.code == 0);
-        CHECK_FALSE(has(r.err, "fp16"));
+        CHECK_FALSE(contains(r.err, "fp16"));
     }
 
     TEST_CASE("nnef-to-vpu --simulate: NaN outputs are named as NaN, not as a magnitude below fp16's range") {
@@ -427,26 +422,26 @@ TEST_SUITE("tools") {
         std::ofstream(dir / "graph.nnef") << "version 1.0;\n\ngraph roots( input ) -> ( output )\n{\n"
                                              "    input = external<scalar>(shape = [1, 16, 4, 4]);\n"
                                              "    output = sqrt(input);\n}\n";
-        auto r = run_tool("nnef-to-vpu", q(dir / "graph.nnef") + " --simulate --input random:3 --output-dir " + q(dir / "out"));
+        auto r = run_tool("nnef-to-vpu", quoted(dir / "graph.nnef") + " --simulate --input random:3 --output-dir " + quoted(dir / "out"));
         CAPTURE(r.err);
         REQUIRE(r.code == 0);
-        CHECK(has(r.err, "warning[vpu]: output 'output': the simulated values hold NaN"));
-        CHECK_FALSE(has(r.err, "below fp16's smallest normal"));
+        CHECK(contains(r.err, "warning[vpu]: output 'output': the simulated values hold NaN"));
+        CHECK_FALSE(contains(r.err, "below fp16's smallest normal"));
     }
 
     TEST_CASE("nnef-to-vpu --simulate: outputs above fp16's largest value get a warning naming them") {
         // mul by 1e6: the float output reaches a few 1e6, beyond fp16's 65504 (infinity there)
         const fs::path dir = scaled_model("vpu-huge-output", "1e6");
-        auto r = run_tool("nnef-to-vpu", q(dir / "graph.nnef") + " --simulate --input random:3 --output-dir " + q(dir / "out"));
+        auto r = run_tool("nnef-to-vpu", quoted(dir / "graph.nnef") + " --simulate --input random:3 --output-dir " + quoted(dir / "out"));
         CAPTURE(r.err);
         REQUIRE(r.code == 0);
-        CHECK(has(r.err, "warning[vpu]: output 'output': the simulated max |value| is inf, above fp16's largest (65504)"));
-        r = run_tool("nnef-run", q(dir / "graph.nnef") + " --input random:3 --output-dir " + q(dir / "ref"));
+        CHECK(contains(r.err, "warning[vpu]: output 'output': the simulated max |value| is inf, above fp16's largest (65504)"));
+        r = run_tool("nnef-run", quoted(dir / "graph.nnef") + " --input random:3 --output-dir " + quoted(dir / "ref"));
         REQUIRE(r.code == 0);
-        r = run_tool("nnef-to-vpu", q(dir / "graph.nnef") + " --simulate --input random:3 --compare " + q(dir / "ref"));
+        r = run_tool("nnef-to-vpu", quoted(dir / "graph.nnef") + " --simulate --input random:3 --compare " + quoted(dir / "ref"));
         CHECK(r.code == 1);  // the infinite items differ from the reference
-        CHECK(has(r.err, "warning[vpu]: output 'output': the reference's max |value| is "));
-        CHECK(has(r.err, "above fp16's largest (65504): fp16 overflows to infinity"));
+        CHECK(contains(r.err, "warning[vpu]: output 'output': the reference's max |value| is "));
+        CHECK(contains(r.err, "above fp16's largest (65504): fp16 overflows to infinity"));
         const auto at = r.err.find("the reference's max |value| is ");
         REQUIRE(at != std::string::npos);
         const double magnitude = std::stod(r.err.substr(at + 31));
@@ -467,7 +462,7 @@ TEST_SUITE("tools") {
         for (const std::string& name : nnef_test::real_models()) {
             CAPTURE(name);
             const fs::path m = real / name;
-            auto r = run_tool("nnef-to-vpu", q(m) + (nnef_test::stores_weights(m) ? "" : " --random-weights 1") + " --simulate");
+            auto r = run_tool("nnef-to-vpu", quoted(m) + (nnef_test::stores_weights(m) ? "" : " --random-weights 1") + " --simulate");
             bool ok = r.code == 0;
             std::string outcome;
             if (ok) {
@@ -481,8 +476,8 @@ TEST_SUITE("tools") {
                 if (!ok) outcome = "bound above the makespan or unreadable: " + outcome;
                 // Schedule quality (issue 21, within 1.20x of the bound): to_vpu_schedule_test.cpp,
                 // model by model.
-            } else if (has(r.err, "custom operation")) {
-                ok = r.code == 1 && has(r.err, "error[tosa]");
+            } else if (contains(r.err, "custom operation")) {
+                ok = r.code == 1 && contains(r.err, "error[tosa]");
                 outcome = "refused: custom operation";
             } else {
                 outcome = "exit " + std::to_string(r.code) + ": " + r.err.substr(0, std::min<std::size_t>(300, r.err.find('\n')));
@@ -501,34 +496,32 @@ TEST_SUITE("tools") {
             CAPTURE(count);
             const fs::path target = dir / ("b" + std::to_string(count) + ".json");
             std::ofstream(target) << R"({"name": "npu-few-barriers", "barriers": )" << count << "}";
-            r = run_tool("nnef-to-vpu", q(real / model) + " --random-weights 1 --simulate --print-after barriers --target " + q(target));
+            r = run_tool("nnef-to-vpu", quoted(real / model) + " --random-weights 1 --simulate --print-after barriers --target " + quoted(target));
             // the IR text after barriers (lowering/vpu/ir_text.hpp): one top-level field per line
             const auto at = r.err.find("\n  \"barrier_segments\": ");
             const std::string ir = at == std::string::npos ? r.err.substr(0, 300) : r.err.substr(at + 1, 80);
             INFO(ir);
             CHECK(r.code == 0);
             CHECK(at != std::string::npos);
-            CHECK(has(ir, "\"barrier_fallback\": false"));
+            CHECK(contains(ir, "\"barrier_fallback\": false"));
         }
         // A tiny CMX (64 KiB): ResNet-18 still compiles, by tiling (conv1's rows take half of CMX)
         // and spilling, into a valid list of tens of thousands of tasks.
         std::ofstream(dir / "tiny.json") << R"({"name": "npu-64k", "cmx_bytes": 65536})";
-        r = run_tool("nnef-to-vpu", q(real / "resnet18") + " --random-weights 1 --simulate --target " + q(dir / "tiny.json"));
+        r = run_tool("nnef-to-vpu", quoted(real / "resnet18") + " --random-weights 1 --simulate --target " + quoted(dir / "tiny.json"));
         INFO(r.err);
         CHECK(r.code == 0);
-        CHECK(has(r.out, "CMX0: peak"));
+        CHECK(contains(r.out, "CMX0: peak"));
         MESSAGE("nnef-to-vpu on the corpus: " << tally.passed << " passed, " << tally.failed << " failed\n" << tally.report);
         CHECK(tally.failed == 0);
     }
 }
 
-namespace to_vpu_test {
-
 TEST_CASE("nnef-to-vpu --pass: the --print-after text reads back, one pass on it gives the next --print-after text") {
     const fs::path model = fs::path(NNEF_SOURCE_DIR) / "samples" / "classifier";
     auto printed = [&](const std::string& pass) {
         // --profile given: no note before the printed IR
-        const auto r = run_tool("nnef-to-vpu", q(model) + " --profile pro-fp --random-weights 1 -o /dev/null --print-after " + pass);
+        const auto r = run_tool("nnef-to-vpu", quoted(model) + " --profile pro-fp --random-weights 1 -o /dev/null --print-after " + pass);
         REQUIRE(r.code == 0);
         const std::string head = "// after " + pass + "\n";
         REQUIRE(r.err.rfind(head, 0) == 0);
@@ -536,66 +529,62 @@ TEST_CASE("nnef-to-vpu --pass: the --print-after text reads back, one pass on it
     };
     std::string before = printed("tile");
     const fs::path in = nnef_test::write_scratch("after-tile.txt", before);  // with its "// after tile" line
-    auto r = run_tool("nnef-to-vpu", "--pass build-tables " + q(in));
+    auto r = run_tool("nnef-to-vpu", "--pass build-tables " + quoted(in));
     INFO(r.err);
     CHECK(r.code == 0);
     const std::string want = printed("build-tables");
     CHECK(r.out == want.substr(want.find('\n') + 1, want.size() - want.find('\n') - 2));  // without the comment and the blank line
     // -o writes the same
     const fs::path out = nnef_test::scratch_dir() / "after-build-tables.txt";
-    r = run_tool("nnef-to-vpu", "--pass build-tables " + q(in) + " -o " + q(out));
+    r = run_tool("nnef-to-vpu", "--pass build-tables " + quoted(in) + " -o " + quoted(out));
     CHECK(r.code == 0);
     CHECK(r.out.empty());
     CHECK(nnef_test::read_text(out) == want.substr(want.find('\n') + 1, want.size() - want.find('\n') - 2));
     // the wrong stage, a bad file, other options: errors
-    r = run_tool("nnef-to-vpu", "--pass schedule " + q(in));
+    r = run_tool("nnef-to-vpu", "--pass schedule " + quoted(in));
     CHECK(r.code == 1);
-    CHECK(has(r.err, "pass 'schedule' runs on a module after pass 'build-tables'"));
+    CHECK(contains(r.err, "pass 'schedule' runs on a module after pass 'build-tables'"));
     const std::string bad = before.replace(before.find("\"rows\":"), 7, "\"rows\":\"many\",\"x\":");
-    r = run_tool("nnef-to-vpu", "--pass build-tables " + q(nnef_test::write_scratch("bad.txt", bad)));
+    r = run_tool("nnef-to-vpu", "--pass build-tables " + quoted(nnef_test::write_scratch("bad.txt", bad)));
     CHECK(r.code == 1);
-    CHECK(has(r.err, "bad.txt"));
-    CHECK(has(r.err, "error[vpu]: line " + std::to_string(1 + std::count(bad.begin(), bad.begin() + std::ptrdiff_t(bad.find("\"many\"")), '\n')) +
+    CHECK(contains(r.err, "bad.txt"));
+    CHECK(contains(r.err, "error[vpu]: line " + std::to_string(1 + std::count(bad.begin(), bad.begin() + std::ptrdiff_t(bad.find("\"many\"")), '\n')) +
                          ", column "));
-    CHECK(has(r.err, "field /tiles/0/"));
-    r = run_tool("nnef-to-vpu", "--pass build-tables " + q(in) + " --simulate");
+    CHECK(contains(r.err, "field /tiles/0/"));
+    r = run_tool("nnef-to-vpu", "--pass build-tables " + quoted(in) + " --simulate");
     CHECK(r.code == 2);
-    CHECK(has(r.err, "--pass reads and writes IR text"));
-    r = run_tool("nnef-to-vpu", "--pass fold " + q(in));
+    CHECK(contains(r.err, "--pass reads and writes IR text"));
+    r = run_tool("nnef-to-vpu", "--pass fold " + quoted(in));
     CHECK(r.code == 2);
-    r = run_tool("nnef-to-vpu", "--pass tile " + q(nnef_test::scratch_dir() / "missing.txt"));
+    r = run_tool("nnef-to-vpu", "--pass tile " + quoted(nnef_test::scratch_dir() / "missing.txt"));
     CHECK(r.code == 2);
-    CHECK(has(r.err, "cannot open"));
+    CHECK(contains(r.err, "cannot open"));
 }
 
 TEST_CASE("nnef-to-vpu --print-after import: the module before the first pass, which --pass assign-executors reads") {
     const fs::path model = fs::path(NNEF_SOURCE_DIR) / "samples" / "classifier";
-    const auto r = run_tool("nnef-to-vpu", q(model) + " --profile pro-fp --random-weights 1 -o /dev/null --print-after import --print-after assign-executors");
+    const auto r = run_tool("nnef-to-vpu", quoted(model) + " --profile pro-fp --random-weights 1 -o /dev/null --print-after import --print-after assign-executors");
     REQUIRE(r.code == 0);
     const std::string head = "// after import\n", next = "// after assign-executors\n";
     REQUIRE(r.err.rfind(head, 0) == 0);
     const auto at = r.err.find(next);
     REQUIRE(at != std::string::npos);
     const std::string imported = r.err.substr(0, at), assigned = r.err.substr(at + next.size());
-    CHECK(has(imported, "\"promises\": [],"));
-    CHECK(has(imported, "\"graph\": {\"blocks\":"));
+    CHECK(contains(imported, "\"promises\": [],"));
+    CHECK(contains(imported, "\"graph\": {\"blocks\":"));
     const fs::path in = nnef_test::write_scratch("after-import.txt", imported);
-    const auto one = run_tool("nnef-to-vpu", "--pass assign-executors " + q(in));
+    const auto one = run_tool("nnef-to-vpu", "--pass assign-executors " + quoted(in));
     INFO(one.err);
     CHECK(one.code == 0);
     CHECK(one.out == assigned.substr(0, assigned.size() - 1));  // without the blank line
     // "import" is no pass of its own
-    const auto bad = run_tool("nnef-to-vpu", "--pass import " + q(in));
+    const auto bad = run_tool("nnef-to-vpu", "--pass import " + quoted(in));
     CHECK(bad.code == 2);
 }
 
-}  // namespace to_vpu_test
-
-namespace to_vpu_test {
-
 TEST_CASE("nnef-to-vpu --print-after all: every VPU pass's IR text reads back, and the next pass on it prints what the compiler prints") {
     const fs::path model = fs::path(NNEF_SOURCE_DIR) / "samples" / "classifier";
-    const auto r = run_tool("nnef-to-vpu", q(model) + " --random-weights 1 -o /dev/null --print-after all");
+    const auto r = run_tool("nnef-to-vpu", quoted(model) + " --random-weights 1 -o /dev/null --print-after all");
     REQUIRE_MESSAGE(r.code == 0, r.err);
     std::vector<std::pair<std::string, std::string>> vpu;  // the VPU module's sections, from import on
     for (const auto& s : nnef_test::print_after_sections(r.err))
@@ -610,16 +599,16 @@ TEST_CASE("nnef-to-vpu --print-after all: every VPU pass's IR text reads back, a
         CAPTURE(pass);
         const fs::path in = nnef_test::write_scratch("after-" + pass + ".txt", text);
         if (i + 1 < vpu.size()) {
-            const auto next = run_tool("nnef-to-vpu", "--pass " + vpu[i + 1].first + " " + q(in));
+            const auto next = run_tool("nnef-to-vpu", "--pass " + vpu[i + 1].first + " " + quoted(in));
             INFO(next.err);
             CHECK(next.code == 0);
             CHECK(next.out == vpu[i + 1].second);
         } else {
             // nothing runs after emit: the text reads back (the refusal is the stage's, not the reader's)
-            const auto again = run_tool("nnef-to-vpu", "--pass emit " + q(in));
+            const auto again = run_tool("nnef-to-vpu", "--pass emit " + quoted(in));
             CHECK(again.code == 1);
-            CHECK(has(again.err, "pass 'emit' runs on a module after pass 'barriers'; this one carries the promises: "));
-            CHECK(has(again.err, " barriers emitted\n"));
+            CHECK(contains(again.err, "pass 'emit' runs on a module after pass 'barriers'; this one carries the promises: "));
+            CHECK(contains(again.err, " barriers emitted\n"));
         }
     }
 }

@@ -15,11 +15,11 @@
 namespace zoo_tools_test {
 
 namespace fs = std::filesystem;
+using nnef_test::quoted;
+using nnef_test::contains;
 using nnef_test::run_tool;
 using nnef_test::shell_quote;
 
-std::string q(const fs::path& p) { return shell_quote(p.string()); }
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // The zoo model `name`: its folder, or "" after setting `why` to the reason it is not there.
 fs::path zoo_model(const std::string& name, std::string& why) {
@@ -43,21 +43,21 @@ TEST_SUITE("tools") {
         const fs::path model = zoo_model("squeezenet1_1", why);
         if (model.empty()) NNEF_SKIP(why);
         const fs::path ref = model / "reference";
-        const std::string input = " --input " + q(ref / "input.dat") + " --compare " + q(ref);
-        auto r = run_tool("nnef-validate", q(model));
+        const std::string input = " --input " + quoted(ref / "input.dat") + " --compare " + quoted(ref);
+        auto r = run_tool("nnef-validate", quoted(model));
         CHECK_MESSAGE(r.code == 0, r.err);
-        CHECK(has(r.out, "weights checked"));
-        r = run_tool("nnef-run", q(model) + input);
+        CHECK(contains(r.out, "weights checked"));
+        r = run_tool("nnef-run", quoted(model) + input);
         CHECK_MESSAGE(r.code == 0, r.out << r.err);
-        CHECK_MESSAGE(has(r.out, ": match"), r.out);
-        r = run_tool("nnef-run", q(model) + " --via tosa" + input);
+        CHECK_MESSAGE(contains(r.out, ": match"), r.out);
+        r = run_tool("nnef-run", quoted(model) + " --via tosa" + input);
         CHECK_MESSAGE(r.code == 0, r.out << r.err);
-        CHECK_MESSAGE(has(r.out, ": match"), r.out);
+        CHECK_MESSAGE(contains(r.out, ": match"), r.out);
         // fp16 on the device: nnef-to-vpu's default tolerance (rtol 0.02 of max|ref|)
-        r = run_tool("nnef-to-vpu", q(model) + " --simulate" + input);
+        r = run_tool("nnef-to-vpu", quoted(model) + " --simulate" + input);
         CHECK_MESSAGE(r.code == 0, r.out << r.err);
-        CHECK_MESSAGE(has(r.out, "makespan:"), r.out);
-        CHECK_MESSAGE(has(r.out, ": match"), r.out);
+        CHECK_MESSAGE(contains(r.out, "makespan:"), r.out);
+        CHECK_MESSAGE(contains(r.out, ": match"), r.out);
     }
 
     TEST_CASE("zoo squeezenet1_1_int8: nnef-run --quant-like nnef-tools and the int8 VPU match NNEF-Tools' interpreter") {
@@ -65,17 +65,17 @@ TEST_SUITE("tools") {
         const fs::path model = zoo_model("squeezenet1_1_int8", why);
         if (model.empty()) NNEF_SKIP(why);
         const fs::path ref = model / "reference";
-        const std::string input = " --input " + q(ref / "input.dat") + " --compare " + q(ref);
-        auto r = run_tool("nnef-run", q(model) + " --quant-like nnef-tools" + input);
+        const std::string input = " --input " + quoted(ref / "input.dat") + " --compare " + quoted(ref);
+        auto r = run_tool("nnef-run", quoted(model) + " --quant-like nnef-tools" + input);
         CHECK_MESSAGE(r.code == 0, r.out << r.err);
-        CHECK_MESSAGE(has(r.out, "0 of 1000 items (0%) more than one quantum off"), r.out);
-        r = run_tool("nnef-to-tosa", q(model) + " --profile pro-int -o " + q(nnef_test::scratch_dir() / "zoo-int8.mlir"));
+        CHECK_MESSAGE(contains(r.out, "0 of 1000 items (0%) more than one quantum off"), r.out);
+        r = run_tool("nnef-to-tosa", quoted(model) + " --profile pro-int -o " + quoted(nnef_test::scratch_dir() / "zoo-int8.mlir"));
         CHECK_MESSAGE(r.code == 0, r.err);
         // the int8 path's codes, dequantized, within nnef-to-vpu's default quanta of the reference
-        r = run_tool("nnef-to-vpu", q(model) + " --profile pro-int --simulate" + input);
+        r = run_tool("nnef-to-vpu", quoted(model) + " --profile pro-int --simulate" + input);
         CHECK_MESSAGE(r.code == 0, r.out << r.err);
-        CHECK_MESSAGE(has(r.out, "makespan:"), r.out);
-        CHECK_MESSAGE(has(r.out, ": match"), r.out);
+        CHECK_MESSAGE(contains(r.out, "makespan:"), r.out);
+        CHECK_MESSAGE(contains(r.out, ": match"), r.out);
     }
 }
 

@@ -17,7 +17,7 @@
 using namespace nnef::tosa;
 using nnef::Shape;
 
-namespace {
+namespace interpreter_test {
 
 ConstPtr f32(Shape shape, const std::vector<float>& v) {
     auto c = ConstData::allocate(TensorType{DType::fp32, std::move(shape)});
@@ -128,7 +128,6 @@ bool same(const std::vector<double>& a, const std::vector<double>& b) {
     return true;
 }
 
-}  // namespace
 
 TEST_SUITE("tosa interpreter") {
     TEST_CASE("scaling helpers (spec 4.5.5)") {
@@ -983,3 +982,5 @@ TEST_SUITE("tosa interpreter") {
         CHECK_MESSAGE(c.scaled_within(1e-5), c.summary());
     }
 }
+
+}  // namespace interpreter_test

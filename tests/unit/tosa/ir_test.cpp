@@ -14,13 +14,12 @@
 
 using namespace nnef::tosa;
 
-namespace {
+namespace ir_test {
 float from_bits(std::uint32_t u) {
     float f;
     std::memcpy(&f, &u, sizeof f);
     return f;
 }
-}  // namespace
 
 TEST_SUITE("tosa") {
     TEST_CASE("operator table") {
@@ -240,3 +239,5 @@ TEST_SUITE("tosa") {
         CHECK(std::isnan(bf16_to_fp32(fp32_to_bf16(NAN))));
     }
 }
+
+}  // namespace ir_test

@@ -14,7 +14,7 @@
 using namespace nnef::tosa;
 using nlohmann::json;
 
-namespace {
+namespace json_test {
 
 bool same_const(const ConstPtr& a, const ConstPtr& b) {
     if (!a || !b) return a == b;
@@ -69,7 +69,6 @@ std::string read_error(const json& j) {
     return d.list().front().message;
 }
 
-}  // namespace
 
 TEST_SUITE("tosa") {
     TEST_CASE("JSON: the documented layout") {
@@ -209,3 +208,5 @@ TEST_SUITE("tosa") {
         CHECK(cerror(json{{"dtype", "i8"}, {"shape", {1}}, {"values", {1}}, {"data", "00"}}) == "/constants/shift: unknown field \"data\"");
     }
 }
+
+}  // namespace json_test

@@ -17,7 +17,7 @@
 
 using namespace nnef::tosa;
 
-namespace {
+namespace passes_golden_test {
 
 // Runs pass `name` of the layout pipeline on the graph `input` (JSON) and returns its text dump.
 std::string after_pass(const std::string& name, const std::string& input) {
@@ -41,7 +41,6 @@ std::string after_pass(const std::string& name, const std::string& input) {
     return text;
 }
 
-}  // namespace
 
 TEST_SUITE("tosa") {
     TEST_CASE("pass golden: fold-constant-layouts permutes a transposed CONST once") {
@@ -189,3 +188,5 @@ block ^0 "main"(%0:fp32[2]) %0='x' {
 )");
     }
 }
+
+}  // namespace passes_golden_test

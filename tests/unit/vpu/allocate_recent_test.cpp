@@ -13,7 +13,7 @@
 
 #include "lowering/vpu/ir.hpp"
 
-namespace {
+namespace allocate_recent_test {
 
 using nnef::vpu::ir::CmxBuffer;
 using nnef::vpu::ir::Module;
@@ -51,7 +51,6 @@ std::vector<std::int64_t> placed(std::int64_t cmx_units, std::vector<CmxBuffer> 
 
 using KB = std::vector<std::int64_t>;
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("allocate_cmx: a ring buffer with no room off recently freed bytes takes those freed earliest") {
@@ -94,3 +93,5 @@ TEST_SUITE("vpu") {
         CHECK(d.list().front().code == "cmx-exhausted");
     }
 }
+
+}  // namespace allocate_recent_test

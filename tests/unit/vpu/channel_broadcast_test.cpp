@@ -15,7 +15,7 @@
 #include "unit/vpu/compile_support.hpp"
 #include "unit/vpu/elementwise_ops.hpp"
 
-namespace {
+namespace channel_broadcast_test {
 
 using namespace vpu_compile_support;
 namespace ir = nnef::vpu::ir;
@@ -46,7 +46,6 @@ Graph layer_norm(const std::vector<std::int64_t>& s, bool swap) {
     return g;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("a layer norm's channel-broadcast SUB and MUL run on the NCE, with the interpreter's values") {
@@ -98,3 +97,5 @@ TEST_SUITE("vpu") {
         compile_and_check(g, vpu::Target{});
     }
 }
+
+}  // namespace channel_broadcast_test

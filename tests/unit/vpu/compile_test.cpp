@@ -23,7 +23,7 @@ using nnef::Stage;
 namespace vpu = nnef::vpu;
 using namespace nnef::tosa;
 
-namespace {
+namespace compile_test {
 
 using namespace vpu_compile_support;
 
@@ -332,7 +332,6 @@ ConvTiles conv_tiles(const Graph& g, const vpu::Target& target, const std::vecto
     return r;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("compile: conv, relu, pools, depthwise, residual add, sigmoid, matmul on the default target") {
@@ -726,3 +725,5 @@ TEST_SUITE("vpu") {
         CHECK(printed["assign-executors"].find("\"name\":\"sigmoid\"") != std::string::npos);
     }
 }
+
+}  // namespace compile_test

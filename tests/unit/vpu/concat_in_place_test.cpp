@@ -15,7 +15,7 @@
 #include "unit/mlir/lowered_model.hpp"
 #include "unit/vpu/compile_support.hpp"
 
-namespace {
+namespace concat_in_place_test {
 
 namespace fs = std::filesystem;
 using namespace vpu_compile_support;
@@ -35,7 +35,6 @@ std::map<std::string, Writers> writers_of(const vpu::TaskList& list) {
     return w;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("concat in place: a dense block's batch norms read their concats where the sources wrote them, no gathers") {
@@ -114,3 +113,5 @@ TEST_SUITE("vpu") {
         CHECK(reader_tasks >= 1);
     }
 }
+
+}  // namespace concat_in_place_test

@@ -11,7 +11,7 @@
 #include "lowering/vpu/compiler.hpp"
 #include "unit/vpu/compile_support.hpp"
 
-namespace {
+namespace const_fold_test {
 
 using namespace vpu_compile_support;
 using I = std::vector<std::int64_t>;
@@ -47,7 +47,6 @@ Graph scale_graph() {
     return g;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("constant folding: POW of constants (rank 0 and rank 4) is no task, and the values equal the interpreter's") {
@@ -63,3 +62,5 @@ TEST_SUITE("vpu") {
         }
     }
 }
+
+}  // namespace const_fold_test

@@ -14,7 +14,7 @@
 #include "lowering/vpu/ir.hpp"
 #include "unit/vpu/compile_support.hpp"
 
-namespace {
+namespace constant_pack_test {
 
 using namespace vpu_compile_support;
 using Attrs = std::vector<std::pair<AttrName, Attr>>;
@@ -72,7 +72,6 @@ Loads loads_of(const vpu::TaskList& list) {
     return s;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("constants packed: the tables and small weights of consecutive layers load by one DMA, values unchanged") {
@@ -160,3 +159,5 @@ TEST_SUITE("vpu") {
         CHECK(vpu::ir::verify(m, "build-tables", d));  // the module itself is sound
     }
 }
+
+}  // namespace constant_pack_test

@@ -16,7 +16,7 @@
 #include "unit/vpu/compile_support.hpp"
 #include "unit/vpu/elementwise_ops.hpp"
 
-namespace {
+namespace cuboid_plane_test {
 
 using namespace vpu_compile_support;
 using Plane = std::array<std::int64_t, 2>;
@@ -24,7 +24,6 @@ using Plane = std::array<std::int64_t, 2>;
 // The cuboids a plane pads to.
 std::int64_t cuboids(const Plane& p) { return (p[0] + 3) / 4 * ((p[1] + 3) / 4); }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("cuboid_plane: the plane of the same pixels that pads least to 4 x 4 cuboids") {
@@ -122,3 +121,5 @@ TEST_SUITE("vpu") {
         CHECK(odd <= 1);
     }
 }
+
+}  // namespace cuboid_plane_test

@@ -19,7 +19,7 @@
 #include "lowering/vpu/ir.hpp"
 #include "unit/vpu/compile_support.hpp"
 
-namespace {
+namespace fully_connected_test {
 
 using namespace vpu_compile_support;
 using I = std::vector<std::int64_t>;
@@ -60,7 +60,6 @@ Counts count(const vpu::TaskList& list) {
     return c;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("input reuse: the chunks of output channels of a fully connected layer load its input once per cluster") {
@@ -124,3 +123,5 @@ TEST_SUITE("vpu") {
         CHECK(c.input_loads.begin()->second >= c.nce);
     }
 }
+
+}  // namespace fully_connected_test

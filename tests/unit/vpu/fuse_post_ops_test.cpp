@@ -21,7 +21,7 @@
 #include "unit/mlir/lowered_model.hpp"
 #include "unit/vpu/compile_support.hpp"
 
-namespace {
+namespace fuse_post_ops_test {
 
 namespace fs = std::filesystem;
 namespace vpu = nnef::vpu;
@@ -66,8 +66,6 @@ std::string claimed_fused(const ir::Module& m) {
     Diagnostics dv{0};
     return ir::verify(bad, "fuse-post-ops", dv) ? std::string() : text(dv);
 }
-
-}  // namespace
 
 TEST_CASE("fuse-post-ops: scale, bias, clamp and minimum fold into the conv from their float32 constants, and the verifier checks the promise") {
     std::unique_ptr<nnef_test::LoweredModel> lowered;
@@ -227,16 +225,12 @@ TEST_CASE("fuse-post-ops: on the int8 path the RESCALE after a conv's int32 accu
     CHECK_MESSAGE(ir::verify(m, "fuse-post-ops", dv), text(dv));
 }
 
-namespace {
-
 // The distance from v to the nearest other fp16 value (fp16's step at v's magnitude).
 double fp16_step(double v) {
     const double a = std::fabs(v);
     if (a < std::ldexp(1.0, -14)) return std::ldexp(1.0, -24);  // subnormal
     return std::ldexp(1.0, std::ilogb(a) - 10);
 }
-
-}  // namespace
 
 TEST_CASE("fuse-post-ops: a batch norm and relu after a concat become one NCE 1x1 maxpool, the constants exact in its table") {
     std::unique_ptr<nnef_test::LoweredModel> lowered;
@@ -336,3 +330,5 @@ TEST_CASE("fuse-post-ops: a batch norm and relu after a concat become one NCE 1x
         CHECK(c.rel_l2_within(2e-3));
     }
 }
+
+}  // namespace fuse_post_ops_test

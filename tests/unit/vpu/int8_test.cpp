@@ -28,7 +28,7 @@
 namespace vpu = nnef::vpu;
 using namespace nnef::tosa;
 
-namespace {
+namespace int8_test {
 
 namespace fs = std::filesystem;
 
@@ -126,10 +126,6 @@ std::vector<ConstPtr> random_inputs(const Graph& g, unsigned seed) {
     return in;
 }
 
-}  // namespace
-
-namespace {
-
 ValueId scalar(Graph& g, DType t, std::int64_t v) {
     auto c = ConstData::allocate({t, {1}});
     if (t == DType::i8) c->mutable_items<std::int8_t>()[0] = std::int8_t(v);
@@ -207,8 +203,6 @@ std::optional<vpu::TaskList> compile_checked(const Graph& g) {
     REQUIRE(list);
     return list;
 }
-
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("int8: RESCALE i8->i32 of two activations, ADD/SUB i32, RESCALE to i8 is one NCE eltwise with the interpreter's codes") {
@@ -409,8 +403,6 @@ TEST_SUITE("vpu") {
     }
 }
 
-namespace {
-
 // x i8 [1,24,20,16] -> CONV2D 3x3 to 32 channels, stride 2, padding top and left only -> y1 (i32), and
 // x -> DEPTHWISE_CONV2D 3x3, dilation 2, padding 2 -> y2 (i32): no RESCALE to int8 follows, so both
 // are SHAVE TOSA kernels, too large for a tile of a 96 KiB CMX.
@@ -439,8 +431,6 @@ Graph windowed_graph() {
     g.main().outputs = {y1, y2};
     return g;
 }
-
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("int8: SHAVE conv2d and depthwise_conv2d too large for a tile split over rows with halo rows, with the interpreter's codes") {
@@ -792,3 +782,5 @@ graph G( input ) -> ( output )
         }
     }
 }
+
+}  // namespace int8_test

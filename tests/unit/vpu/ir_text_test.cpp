@@ -12,7 +12,7 @@
 #include "lowering/vpu/ir_text.hpp"
 #include "unit/mlir/lowered_model.hpp"
 
-namespace {
+namespace ir_text_test {
 
 namespace fs = std::filesystem;
 namespace vpu = nnef::vpu;
@@ -73,8 +73,6 @@ void check_round_trips(const fs::path& model, std::optional<std::uint64_t> seed,
     }
 }
 
-}  // namespace
-
 TEST_CASE("ir text: a sample (random weights), after every pass: write-read-write and the rest of the compile agree") {
     check_round_trips(fs::path(NNEF_SOURCE_DIR) / "samples" / "classifier", 1, nnef::tosa::Profile::pro_fp);
 }
@@ -88,8 +86,6 @@ TEST_CASE("ir text: squeezenet1_0 with its stored weights, after every pass") {
     if (!fs::exists(model / "graph.nnef")) NNEF_SKIP("the corpus model " + model.string() + " is not here");
     check_round_trips(model, std::nullopt, nnef::tosa::Profile::pro_fp);
 }
-
-namespace {
 
 // The error of reading `t`, or "(read)".
 std::string read_error(const std::string& t) {
@@ -132,8 +128,6 @@ int line_of(const std::string& t, const std::string& s) {
     REQUIRE(i != std::string::npos);
     return 1 + int(std::count(t.begin(), t.begin() + std::ptrdiff_t(i), '\n'));
 }
-
-}  // namespace
 
 TEST_CASE("ir text: bad input is an error with its line and column and the field, never a crash") {
     const std::string t = tiled_text();
@@ -184,3 +178,5 @@ TEST_CASE("ir text: one pass runs on the module of the stage before it, else an 
     CHECK(vpu::run_pass(r->module, "build-tables", d3));
     CHECK(r->module.has(vpu::ir::Promise::tables_built));
 }
+
+}  // namespace ir_text_test

@@ -11,7 +11,7 @@
 #include "lowering/vpu/compiler.hpp"
 #include "unit/vpu/compile_support.hpp"
 
-namespace {
+namespace large_kernel_test {
 
 using namespace vpu_compile_support;
 using Attrs = std::vector<std::pair<AttrName, Attr>>;
@@ -66,7 +66,6 @@ std::string refusal(const Graph& g) {
     return text(d);
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("large kernels: a patchify CONV2D (kernel = stride = 16, NCHW input) runs as one 1x1 conv per kernel row, summed") {
@@ -120,3 +119,5 @@ TEST_SUITE("vpu") {
         CHECK(e.find("patches") != std::string::npos);
     }
 }
+
+}  // namespace large_kernel_test

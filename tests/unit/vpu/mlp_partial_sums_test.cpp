@@ -17,7 +17,7 @@
 #include "unit/vpu/compile_support.hpp"
 #include "unit/vpu/elementwise_ops.hpp"
 
-namespace {
+namespace mlp_partial_sums_test {
 
 using namespace vpu_compile_support;
 using I = std::vector<std::int64_t>;
@@ -57,7 +57,6 @@ std::map<int, std::size_t> partial_layers(const vpu::ir::Module& m) {
     return out;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("the second MLP conv after a GELU in channel parts is summed over the parts' channels, each part's sum on its cluster") {
@@ -148,3 +147,5 @@ TEST_SUITE("vpu") {
         }
     }
 }
+
+}  // namespace mlp_partial_sums_test

@@ -15,7 +15,7 @@
 #include "lowering/vpu/passes/scheduler.hpp"
 #include "unit/vpu/compile_support.hpp"
 
-namespace {
+namespace prefetch_exposed_test {
 
 using namespace vpu_compile_support;
 
@@ -75,7 +75,6 @@ Plan plan(const Graph& g, bool exposed) {
     return p;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("early weights: loads the one-layer prefetch leaves exposed count in the third plan only") {
@@ -97,3 +96,5 @@ TEST_SUITE("vpu") {
         compile_and_check(tail_graph(false), vpu::Target{});
     }
 }
+
+}  // namespace prefetch_exposed_test

@@ -11,7 +11,7 @@
 
 #include "unit/vpu/compile_support.hpp"
 
-namespace {
+namespace prefetch_order_test {
 
 using namespace vpu_compile_support;
 using I = std::vector<std::int64_t>;
@@ -40,7 +40,6 @@ Graph two_convs(std::int64_t H) {
     return g;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("prefetch order: the first layer's tiles load their operands before the next layer's constants") {
@@ -74,3 +73,5 @@ TEST_SUITE("vpu") {
         CHECK(last_first < first_next);
     }
 }
+
+}  // namespace prefetch_order_test

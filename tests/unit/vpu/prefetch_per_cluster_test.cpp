@@ -18,7 +18,7 @@
 #include "lowering/vpu/passes/scheduler.hpp"
 #include "unit/vpu/compile_support.hpp"
 
-namespace {
+namespace prefetch_per_cluster_test {
 
 using namespace vpu_compile_support;
 
@@ -116,7 +116,6 @@ Order order(const Graph& g, bool per_cluster, bool ties) {
     return o;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("prefetch per cluster: a layer split over channels has a tile on each cluster before the next layer's loads") {
@@ -152,3 +151,5 @@ TEST_SUITE("vpu") {
         compile_and_check(sok_graph(), vpu::Target{});
     }
 }
+
+}  // namespace prefetch_per_cluster_test

@@ -14,7 +14,7 @@
 #include "lowering/vpu/passes/scheduler.hpp"
 #include "unit/vpu/compile_support.hpp"
 
-namespace {
+namespace prefetch_test {
 
 using namespace vpu_compile_support;
 using Attrs = std::vector<std::pair<AttrName, Attr>>;
@@ -54,7 +54,6 @@ Graph classifier_graph() {
     return g;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("early weights: a classifier's weights load before the global pool ends, values unchanged") {
@@ -173,3 +172,5 @@ TEST_SUITE("vpu") {
         CHECK(vpu::ir::schedule_impl::simulated_makespan(broken) > 1e300);
     }
 }
+
+}  // namespace prefetch_test

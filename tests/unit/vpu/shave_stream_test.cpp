@@ -20,7 +20,7 @@
 #include "unit/vpu/dma_count.hpp"
 #include "unit/vpu/elementwise_ops.hpp"
 
-namespace {
+namespace shave_stream_test {
 
 using namespace vpu_compile_support;
 using Attrs = std::vector<std::pair<AttrName, Attr>>;
@@ -88,7 +88,6 @@ Graph mlp_block(std::int64_t H, std::int64_t W, std::int64_t C) {
     return g;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("SHAVE chains stream part by part: intermediates of a tensor larger than CMX stay in CMX") {
@@ -223,3 +222,5 @@ TEST_SUITE("vpu") {
         CHECK(r.makespan - shave_end < 0.25 * after_work);
     }
 }
+
+}  // namespace shave_stream_test

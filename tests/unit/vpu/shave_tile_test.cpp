@@ -15,7 +15,7 @@
 #include "unit/vpu/compile_support.hpp"
 #include "unit/vpu/dma_count.hpp"
 
-namespace {
+namespace shave_tile_test {
 
 using namespace vpu_compile_support;
 namespace ir = nnef::vpu::ir;
@@ -67,8 +67,6 @@ ir::Module tiled(const Graph& g, const vpu::Target& target) {
     for (const char* pass : {"assign-executors", "fuse-post-ops", "layout-and-types", "tile"}) REQUIRE_MESSAGE(vpu::run_pass(m, pass, d), text(d));
     return m;
 }
-
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("SHAVE tiling: a PAD too large for a tile splits over rows with halos and its own padding per part") {
@@ -243,8 +241,6 @@ TEST_SUITE("vpu") {
     }
 }
 
-namespace {
-
 // A PRO-INT graph of one SHAVE kernel on int8 (and int32) inputs, compiled on a CMX of `cmx_kb`
 // KiB, simulated on `inputs`: the number of tasks of kernel `op`, and whether every output code
 // equals the TOSA interpreter's.
@@ -296,8 +292,6 @@ ConstPtr int_items(const TensorType& type, unsigned seed, std::int64_t bound = 2
     }
     return c;
 }
-
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("SHAVE tiling: an int8 TABLE too large for a tile splits, every part reading the whole table (EfficientNet-B1's sigmoid)") {
@@ -386,3 +380,5 @@ TEST_SUITE("vpu") {
         CHECK(e.find("(SHAVE )") == std::string::npos);
     }
 }
+
+}  // namespace shave_tile_test

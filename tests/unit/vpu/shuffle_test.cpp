@@ -11,7 +11,7 @@
 #include "unit/vpu/compile_support.hpp"
 #include "unit/vpu/dma_count.hpp"
 
-namespace {
+namespace shuffle_test {
 
 using namespace vpu_compile_support;
 namespace ir = nnef::vpu::ir;
@@ -137,7 +137,6 @@ StridedWrites strided_writes(const vpu::TaskList& list, std::int64_t stride) {
     return n;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("channel shuffle: concat and shuffle are one copy per operand into channels j, j + g, ... of an NHWC tensor") {
@@ -221,3 +220,5 @@ TEST_SUITE("vpu") {
         compile_and_check(g, vpu::Target{});
     }
 }
+
+}  // namespace shuffle_test

@@ -12,7 +12,7 @@
 
 using namespace nnef::vpu;
 
-namespace {
+namespace simulator_test {
 
 struct Run {
     SimulationResult result;
@@ -50,8 +50,6 @@ void check_bound(const Run& r, double engine, double ddr, double dataflow, doubl
     CHECK(std::string(b.binding()) == binding);
     CHECK(b.value() <= r.result.makespan * (1 + 1e-12));
 }
-
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("cost model: the figures of section 4") {
@@ -577,8 +575,6 @@ TEST_SUITE("vpu") {
     }
 }
 
-namespace {
-
 // input DDR -> CMX, weights and table DDR -> CMX, one NCE task, output CMX -> DDR; all on cluster 0.
 TaskList single_nce(const Task& nce_template, DataType in_t, std::vector<std::int64_t> in_shape, DataType w_t,
                     std::vector<std::int64_t> w_shape, std::shared_ptr<const std::vector<std::uint8_t>> w_data,
@@ -627,8 +623,6 @@ std::shared_ptr<const std::vector<std::uint8_t>> int8_bytes(const std::vector<in
     for (int x : v) out->push_back(std::uint8_t(std::int8_t(x)));
     return out;
 }
-
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("simulator: int8 conv with per-channel requantization (TOSA apply_scale_32)") {
@@ -778,3 +772,4 @@ TEST_SUITE("vpu") {
     }
 }
 
+}  // namespace simulator_test

@@ -14,7 +14,7 @@
 #include "unit/vpu/compile_support.hpp"
 #include "unit/vpu/dma_count.hpp"
 
-namespace {
+namespace split_channels_test {
 
 using namespace vpu_compile_support;
 using Attrs = std::vector<std::pair<AttrName, Attr>>;
@@ -85,7 +85,6 @@ Split compiled_split(std::int64_t H, std::int64_t W, std::int64_t cin, std::int6
     return split_of(list, H, C);
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("split over channels: 1x1 convs of many weights on few rows take half the channels of all rows per cluster") {
@@ -156,3 +155,5 @@ TEST_SUITE("vpu") {
         CHECK(loads == std::int64_t(boxes.size()));                 // each box once per cluster
     }
 }
+
+}  // namespace split_channels_test

@@ -14,7 +14,7 @@
 #include "unit/vpu/dma_count.hpp"
 #include "unit/vpu/elementwise_ops.hpp"
 
-namespace {
+namespace stream_beside_test {
 
 using namespace vpu_compile_support;
 using Attrs = std::vector<std::pair<AttrName, Attr>>;
@@ -42,7 +42,6 @@ Graph stem() {
     return g;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("no NCE layer beside a streamed run where it would push the results the run reads out of CMX") {
@@ -65,3 +64,5 @@ TEST_SUITE("vpu") {
         CHECK(n.spills == 0);
     }
 }
+
+}  // namespace stream_beside_test

@@ -14,7 +14,7 @@
 #include "unit/vpu/compile_support.hpp"
 #include "unit/vpu/elementwise_ops.hpp"
 
-namespace {
+namespace stream_channels_test {
 
 using namespace vpu_compile_support;
 using I = std::vector<std::int64_t>;
@@ -39,7 +39,6 @@ Graph conv_chain(std::int64_t H, std::int64_t W, std::int64_t IC, std::int64_t C
     return g;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("the busiest SHAVE engine's cost of a chain's parts") {
@@ -103,3 +102,5 @@ TEST_SUITE("vpu") {
         CHECK(hi <= 1.02 * lo);
     }
 }
+
+}  // namespace stream_channels_test

@@ -15,7 +15,7 @@
 #include "unit/vpu/compile_support.hpp"
 #include "unit/vpu/elementwise_ops.hpp"
 
-namespace {
+namespace stream_lead_test {
 
 using namespace vpu_compile_support;
 using I = std::vector<std::int64_t>;
@@ -64,7 +64,6 @@ Graph erf_like(std::int64_t H, std::int64_t W, std::int64_t C) {
     return g;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("a streamed run's leading NCE layer goes a wave ahead") {
@@ -198,3 +197,5 @@ TEST_SUITE("vpu") {
         CHECK(r.makespan >= r.bound.value());
     }
 }
+
+}  // namespace stream_lead_test

@@ -17,7 +17,7 @@
 #include "unit/vpu/compile_support.hpp"
 #include "unit/vpu/elementwise_ops.hpp"
 
-namespace {
+namespace stream_pipeline_test {
 
 using namespace vpu_compile_support;
 using I = std::vector<std::int64_t>;
@@ -80,7 +80,6 @@ Scheduled first_attempt(const vpu::ir::Module& ready, bool pipeline) {
     return r;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("a streamed run is software-pipelined over two waves: the next wave's NCE layers go before this wave's NCE layers on its kernels' results") {
@@ -214,3 +213,5 @@ TEST_SUITE("vpu") {
         CHECK(same);
     }
 }
+
+}  // namespace stream_pipeline_test

@@ -9,11 +9,10 @@
 
 using namespace nnef::vpu;
 
-namespace {
+namespace target_test {
 std::string first_message(const nnef::Result<Target>& r) {
     return r.diagnostics.empty() ? std::string() : r.diagnostics.list().front().message;
 }
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("target: the shipped default file is the spec's table") {
@@ -108,3 +107,5 @@ TEST_SUITE("vpu") {
         CHECK(first_message(missing) == "cannot open the target file");
     }
 }
+
+}  // namespace target_test

@@ -9,12 +9,11 @@
 
 #include "lowering/vpu/passes/tile_cuboid_rows.hpp"
 
-namespace {
+namespace tile_cuboid_rows_test {
 
 // An NCE tile's cycles by its rows: overhead + work per 4-row cuboid band (the cost model's padding).
 std::int64_t banded(std::int64_t rows) { return 300 + 1000 * ((rows + 3) / 4); }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("a dense conv's row split on the cuboid height: tiles of 2 or 3 rows become 4") {
@@ -45,3 +44,5 @@ TEST_SUITE("vpu") {
         CHECK(cuboid_rows(12, 3, 4, 2, 1, all, flat) == 3);
     }
 }
+
+}  // namespace tile_cuboid_rows_test

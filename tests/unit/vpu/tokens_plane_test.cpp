@@ -12,7 +12,7 @@
 #include "unit/vpu/compile_support.hpp"
 #include "unit/vpu/elementwise_ops.hpp"
 
-namespace {
+namespace tokens_plane_test {
 
 namespace ir = nnef::vpu::ir;
 using namespace vpu_compile_support;
@@ -40,7 +40,6 @@ Graph tokens(std::int64_t N, std::int64_t C) {
     return g;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("element-wise layers on [1, N, C] tokens run on the plane [1, N', W', C]: scales, shifts, products and abs on the NCE") {
@@ -97,3 +96,5 @@ TEST_SUITE("vpu") {
         compile_and_check(g, vpu::Target{});
     }
 }
+
+}  // namespace tokens_plane_test

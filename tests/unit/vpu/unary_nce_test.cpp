@@ -24,7 +24,7 @@
 #include "unit/vpu/compile_support.hpp"
 #include "unit/vpu/elementwise_ops.hpp"
 
-namespace {
+namespace unary_nce_test {
 
 namespace fs = std::filesystem;
 namespace ir = nnef::vpu::ir;
@@ -64,7 +64,6 @@ std::int64_t fp16_mismatches(const ConstData& got, const ConstData& want, std::i
     return bad;
 }
 
-}  // namespace
 
 TEST_SUITE("vpu") {
     TEST_CASE("sign, abs, neg, 1 - x and x^2 run on the NCE with the interpreter's values, zeros, subnormals, infinities and NaN included") {
@@ -225,3 +224,5 @@ TEST_SUITE("vpu") {
         compile_and_check(g, vpu::Target{});  // and the values are the interpreter's
     }
 }
+
+}  // namespace unary_nce_test
