@@ -66,6 +66,20 @@ inline std::vector<std::string> real_models() {
     std::sort(models.begin(), models.end());
     return models;
 }
+
+// In a sweep over the corpus's real models: whether this build runs `model`. The Release pass runs
+// every model. The sanitizer pass (instrumented code at -O1, 3 to 15x the Release CPU) leaves the
+// five largest to it: VGG-11, ResNet-50, ConvNeXt-tiny, DenseNet-121 (1.5 to 7.6 GMAC per image to
+// compute twice, by nnef-run and through TOSA or the VPU) and AlexNet (61 M random weights), and
+// says so in the test's output and the skip log (NNEF_SKIP_PART). Their operations occur in the
+// models kept, the samples, the conformance documents and the layers' unit tests
+// (docs/building.md, "What the sanitizer pass leaves to the Release pass").
+inline bool sweep_runs(const std::string& model) {
+    static const char* const costly[] = {"alexnet", "convnext_tiny", "densenet121", "resnet50", "vgg11"};
+    if (!NNEF_TEST_SANITIZED || std::find(std::begin(costly), std::end(costly), model) == std::end(costly)) return true;
+    NNEF_SKIP_PART(model << " left to the Release pass (one of the five largest corpus models, costly under the sanitizers)");
+    return false;
+}
 inline bool stores_weights(const std::filesystem::path& model) {
     for (const auto& e : std::filesystem::directory_iterator(model))
         if (e.path().extension() == ".dat") return true;

@@ -62,10 +62,17 @@ TEST_CASE("real models match their reference outputs") {
     std::sort(models.begin(), models.end());
     int passed = 0, failed = 0;
     // each model twice: standard compounds with a kernel kept atomic, and everything expanded to
-    // primitives
+    // primitives (under the sanitizers the expanded run of SqueezeNet only: the same kernels again)
     std::vector<std::pair<fs::path, bool>> runs;
     for (bool expand_all : {false, true})
-        for (const fs::path& model : models) runs.emplace_back(model, expand_all);
+        for (const fs::path& model : models) {
+            if (expand_all && NNEF_TEST_SANITIZED && model.filename() != "squeezenet1_0") {
+                NNEF_SKIP_PART(model.filename().string() << " expanded to primitives left to the Release pass (costly under the sanitizers; "
+                                                            "the same kernels run on it unexpanded and on SqueezeNet expanded)");
+                continue;
+            }
+            runs.emplace_back(model, expand_all);
+        }
     for (const auto& [model, expand_all] : runs) {
         const std::string name = model.filename().string() + (expand_all ? " (expanded to primitives)" : "");
         CAPTURE(name);
@@ -113,7 +120,7 @@ TEST_CASE("real models match their reference outputs") {
         (ok ? passed : failed) += 1;
     }
     MESSAGE(passed << " passed, " << failed << " failed");
-    CHECK(passed >= 6);  // squeezenet1_0, mobilenet_v2, shufflenet_v2_x1_0, twice
+    CHECK(passed >= (NNEF_TEST_SANITIZED ? 4 : 6));  // squeezenet1_0, mobilenet_v2, shufflenet_v2_x1_0, twice (once)
 
     // The int8 models of quantized/ (graph.quant simulated, stored codes dequantized) against what
     // NNEF-Tools' interpreter computes, from a folder, a .tar and a .tgz. The reference is matched

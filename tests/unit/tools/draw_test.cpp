@@ -57,7 +57,8 @@ std::vector<fs::path> models_at_hand() {
     if (!nnef_test::have_corpus()) {
         NNEF_SKIP_PART("corpus not found at " << nnef_test::corpus_dir().string() << ": the samples only");
     } else {
-        for (const std::string& m : nnef_test::real_models()) models.push_back(nnef_test::corpus_dir() / "real" / m);
+        for (const std::string& m : nnef_test::real_models())
+            if (nnef_test::sweep_runs(m)) models.push_back(nnef_test::corpus_dir() / "real" / m);
         for (const auto& e : fs::directory_iterator(nnef_test::corpus_dir() / "quantized")) models.push_back(e.path());
     }
     std::sort(models.begin(), models.end());

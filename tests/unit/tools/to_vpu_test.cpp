@@ -460,6 +460,7 @@ TEST_SUITE("tools") {
         // step is a view.
         nnef_test::CorpusTally tally;
         for (const std::string& name : nnef_test::real_models()) {
+            if (!nnef_test::sweep_runs(name)) continue;
             CAPTURE(name);
             const fs::path m = real / name;
             auto r = run_tool("nnef-to-vpu", quoted(m) + (nnef_test::stores_weights(m) ? "" : " --random-weights 1") + " --simulate");
