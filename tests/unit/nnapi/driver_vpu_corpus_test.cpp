@@ -228,12 +228,9 @@ Compared compare(const std::string& name, const fs::path& model, bool quant) {
 // compile and simulate the whole model).
 TEST_CASE("driver vpu: the exported float SqueezeNet and ShuffleNet v2 give nnef-to-vpu --simulate's results (relative L2 <= 1e-5)") {
     NNEF_REQUIRE_CORPUS();
+    NNEF_RELEASE_PASS_ONLY("the vpu device runs float models under the sanitizers in \"driver: the vpu device runs float models as the cpu "
+                           "device does\", and the exported int8 ShuffleNet v2 through the driver and nnef-to-vpu in the next test case");
     for (const std::string name : {"real/squeezenet1_0", "real/shufflenet_v2_x1_0"}) {
-        if (NNEF_TEST_SANITIZED && name != "real/squeezenet1_0") {
-            NNEF_SKIP_PART(name << " left to the Release pass (costly under the sanitizers; SqueezeNet takes the same path here, "
-                                   "the int8 ShuffleNet v2 in the next test case)");
-            continue;
-        }
         CAPTURE(name);
         const Compared c = compare(name, nnef_test::corpus_file(name), false);
         CHECK(c.rel_l2 <= 1e-5);  // NaN fails
@@ -244,8 +241,7 @@ TEST_CASE("driver vpu: the exported int8 SqueezeNet and ShuffleNet v2 give nnef-
     NNEF_REQUIRE_CORPUS();
     for (const std::string name : {"quantized/squeezenet1_0_int8", "quantized/shufflenet_v2_x1_0_int8"}) {
         if (NNEF_TEST_SANITIZED && name != "quantized/shufflenet_v2_x1_0_int8") {
-            NNEF_SKIP_PART(name << " left to the Release pass (costly under the sanitizers; ShuffleNet v2 takes the same path here, "
-                                   "the float SqueezeNet in the test case before)");
+            NNEF_SKIP_PART(name << " left to the Release pass (costly under the sanitizers; ShuffleNet v2 takes the same path here)");
             continue;
         }
         CAPTURE(name);
