@@ -49,19 +49,19 @@ std::string str(const Ints& items) {
 std::string q(std::string_view name) { return "'" + std::string(name) + "'"; }
 
 std::optional<std::int64_t> checked_add(std::int64_t a, std::int64_t b) {
-    std::int64_t r;
+    std::int64_t r = 0;
     if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
     return r;
 }
 
 std::optional<std::int64_t> checked_sub(std::int64_t a, std::int64_t b) {
-    std::int64_t r;
+    std::int64_t r = 0;
     if (__builtin_sub_overflow(a, b, &r)) return std::nullopt;
     return r;
 }
 
 std::optional<std::int64_t> checked_mul(std::int64_t a, std::int64_t b) {
-    std::int64_t r;
+    std::int64_t r = 0;
     if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
     return r;
 }
@@ -97,7 +97,7 @@ bool get_ints(ShapeContext& ctx, std::string_view name, Ints& out) {
     out.clear();
     out.reserve(v.size());
     for (const Value& item : v.items()) {
-        std::int64_t x;
+        std::int64_t x = 0;
         if (!ops_common_cpp::int_item(item, x))
             return fail(ctx, "attribute " + q(name) + " has an item that is " + ops_common_cpp::kind_name(item) +
                                  ", expected an integer");

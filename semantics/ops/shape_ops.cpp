@@ -31,7 +31,7 @@ bool reshape(ShapeContext& ctx) {
         return fail(ctx, "'axis_count' is " + ext(count) + "; with 'axis_start' " + ext(start) +
                              " it must be -1 or in [0, " + ext(rank - start) + "] for 'input' " + to_string(in));
     const Shape range(in.begin() + start, in.begin() + start + count);
-    std::int64_t volume;
+    std::int64_t volume = 0;
     if (!volume_of(ctx, range, "'input'", volume)) return false;
 
     Shape replaced = shape;
@@ -157,7 +157,7 @@ bool check_axis(ShapeContext& ctx, std::int64_t axis, std::size_t rank, const st
 
 bool split(ShapeContext& ctx) {
     Shape value;
-    std::int64_t axis;
+    std::int64_t axis = 0;
     Ints ratios;
     if (!get_shape(ctx, "value", value) || !get_int(ctx, "axis", axis) || !get_ints(ctx, "ratios", ratios) ||
         !check_axis(ctx, axis, value.size(), "'value' " + to_string(value)))
@@ -187,7 +187,7 @@ bool split(ShapeContext& ctx) {
 
 bool concat(ShapeContext& ctx) {
     std::vector<Shape> values;
-    std::int64_t axis;
+    std::int64_t axis = 0;
     if (!get_shapes(ctx, "values", values) || !get_int(ctx, "axis", axis)) return false;
     if (values.empty()) return fail(ctx, "'values' is empty; there must be at least one tensor to concatenate");
     const Shape& first = values[0];
@@ -214,7 +214,7 @@ bool concat(ShapeContext& ctx) {
 
 bool stack(ShapeContext& ctx) {
     std::vector<Shape> values;
-    std::int64_t axis;
+    std::int64_t axis = 0;
     if (!get_shapes(ctx, "values", values) || !get_int(ctx, "axis", axis)) return false;
     if (values.empty()) return fail(ctx, "'values' is empty; there must be at least one tensor to stack");
     const Shape& first = values[0];
@@ -232,7 +232,7 @@ bool stack(ShapeContext& ctx) {
 
 bool unstack(ShapeContext& ctx) {
     Shape value;
-    std::int64_t axis;
+    std::int64_t axis = 0;
     if (!get_shape(ctx, "value", value) || !get_int(ctx, "axis", axis) ||
         !check_axis(ctx, axis, value.size(), "'value' " + to_string(value)))
         return false;
@@ -363,7 +363,7 @@ bool pad(ShapeContext& ctx) {
 
 bool gather(ShapeContext& ctx) {
     Shape in, indices;
-    std::int64_t axis;
+    std::int64_t axis = 0;
     if (!get_shape(ctx, "input", in) || !get_shape(ctx, "indices", indices) || !get_int(ctx, "axis", axis) ||
         !check_axis(ctx, axis, in.size(), "'input' " + to_string(in)))
         return false;

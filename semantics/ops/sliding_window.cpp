@@ -50,7 +50,7 @@ bool conv_shape(ShapeContext& ctx, const Conv& c, Shape& out) {
     if (c.filter[0] % groups != 0)
         return fail(ctx, groups_text + " does not divide the batch extent " + std::to_string(c.filter[0]) + " of " +
                              c.filter_name + " " + to_string(c.filter));
-    std::int64_t out_channels;
+    std::int64_t out_channels = 0;
     if (!c.reverse) {
         // filter (c, C / G, f...): channel extent times groups equals the input channels.
         auto total = checked_mul(c.filter[1], groups);

@@ -14,7 +14,7 @@ bool read_shape(ShapeContext& ctx, Ints& shape, std::int64_t& volume) {
 
 bool external(ShapeContext& ctx) {
     Ints shape;
-    std::int64_t volume;
+    std::int64_t volume = 0;
     if (!read_shape(ctx, shape, volume)) return false;
     ctx.set_shape("output", shape);
     return true;
@@ -22,7 +22,7 @@ bool external(ShapeContext& ctx) {
 
 bool constant(ShapeContext& ctx) {
     Ints shape;
-    std::int64_t volume;
+    std::int64_t volume = 0;
     if (!read_shape(ctx, shape, volume)) return false;
     const Value& value = ctx.attr("value");
     if (!value.is_array()) return fail(ctx, "attribute 'value' must be an array");
@@ -43,7 +43,7 @@ std::string describe_char(char c) {
 
 bool variable(ShapeContext& ctx) {
     Ints shape;
-    std::int64_t volume;
+    std::int64_t volume = 0;
     if (!read_shape(ctx, shape, volume)) return false;
     std::string label;
     if (!get_string(ctx, "label", label)) return false;
