@@ -85,6 +85,13 @@ inline void record_skip(const std::string& what) {
 #define NNEF_TEST_SANITIZED 0
 #endif
 
+// Says that the sanitizer build leaves a part of the current test case (`what`) to the Release pass,
+// and what still runs that code under the sanitizers (`covered`): NNEF_SKIP_PART's note. For sweeps
+// that run on part of their models or inputs there (docs/building.md, "What the sanitizer pass
+// leaves to the Release pass"); the caller tests NNEF_TEST_SANITIZED and skips the part.
+#define NNEF_RELEASE_PASS_PART(what, covered) \
+    NNEF_SKIP_PART(what << " left to the Release pass (costly under the sanitizers; " << covered << ")")
+
 // Ends the current test case as skipped in the sanitizer build only, saying why; the Release pass
 // runs it. For the few whole-corpus numeric sweeps whose code another test runs on the same models
 // under the sanitizers (docs/building.md lists them and the tests that cover them there).

@@ -67,8 +67,8 @@ TEST_CASE("real models match their reference outputs") {
     for (bool expand_all : {false, true})
         for (const fs::path& model : models) {
             if (expand_all && NNEF_TEST_SANITIZED && model.filename() != "squeezenet1_0") {
-                NNEF_SKIP_PART(model.filename().string() << " expanded to primitives left to the Release pass (costly under the sanitizers; "
-                                                            "the same kernels run on it unexpanded and on SqueezeNet expanded)");
+                NNEF_RELEASE_PASS_PART(model.filename().string() << " expanded to primitives",
+                                       "the same kernels run on it unexpanded and on SqueezeNet expanded");
                 continue;
             }
             runs.emplace_back(model, expand_all);
@@ -137,8 +137,7 @@ TEST_CASE("real models match their reference outputs") {
         REQUIRE(std::system(("tar -czf '" + tgz + "' -C '" + folder.string() + "' --exclude reference .").c_str()) == 0);
         for (const std::string& path : {folder.string(), tar, tgz}) {
             if (NNEF_TEST_SANITIZED && path != folder.string() && std::string(model) != "shufflenet_v2_x1_0_int8") {
-                NNEF_SKIP_PART(model << " from " << path << " left to the Release pass (costly under the sanitizers; "
-                                     "the int8 ShuffleNet v2 is read from a .tar and a .tgz there)");
+                NNEF_RELEASE_PASS_PART(model << " from " << path, "the int8 ShuffleNet v2 is read from a .tar and a .tgz there");
                 continue;
             }
             CAPTURE(path);

@@ -25,7 +25,7 @@ using nlohmann::json;
 using nnef_test::run_tool;
 using nnef_test::shell_quote;
 
-fs::path sample(const std::string& name) { return nnef_test::source_dir() / "samples" / name; }
+using nnef_test::sample_dir;
 
 const std::vector<std::string> tools = {"nnef-validate", "nnef-flatten", "nnef-info", "nnef-run", "nnef-to-tosa", "nnef-to-vpu",
                                         "nnef-to-nnapi", "nnef-draw"};
@@ -248,11 +248,11 @@ TEST_CASE("every tool accepts each option its --help lists") {
             CHECK_MESSAGE(!contains(r.err, "unknown option"), tool << " " << arg << ": " << r.err);
         }
         // an option not in the table is a usage error in the one style
-        auto bad = run_tool(tool, "--no-such-option " + quoted(sample("classifier")));
+        auto bad = run_tool(tool, "--no-such-option " + quoted(sample_dir("classifier")));
         CHECK(bad.code == 2);
         CHECK_MESSAGE(contains(bad.err, tool + ": error[usage]: unknown option '--no-such-option'"), bad.err);
         // and a bad value names the option
-        auto limit = run_tool(tool, "--max-errors x " + quoted(sample("classifier")));
+        auto limit = run_tool(tool, "--max-errors x " + quoted(sample_dir("classifier")));
         CHECK(limit.code == 2);
         CHECK_MESSAGE(contains(limit.err, tool + ": error[usage]: --max-errors needs a non-negative integer"), limit.err);
     }
@@ -260,10 +260,10 @@ TEST_CASE("every tool accepts each option its --help lists") {
 
 TEST_CASE("--format json: every tool's document matches docs/json.md") {
     REQUIRE(schemas().tools.size() == tools.size());
-    const fs::path classifier = sample("classifier"), broken = broken_model();
+    const fs::path classifier = sample_dir("classifier"), broken = broken_model();
     const std::string weights = " --random-weights 1";
     SUBCASE("nnef-validate") {
-        auto r = run_tool("nnef-validate", "--format json --no-weights " + quoted(classifier) + " " + quoted(sample("quantized")));
+        auto r = run_tool("nnef-validate", "--format json --no-weights " + quoted(classifier) + " " + quoted(sample_dir("quantized")));
         CHECK(r.code == 0);
         json d = document("nnef-validate", r);
         REQUIRE(d.at("models").size() == 2);
@@ -380,7 +380,7 @@ TEST_CASE("the tools' messages share one style: WHERE: SEVERITY[STAGE]: text") {
     auto usage = run_tool("nnef-flatten", "");
     CHECK(usage.code == 2);
     CHECK_MESSAGE(contains(usage.err, "nnef-flatten: error[usage]: no input given\nusage: nnef-flatten [options] PATH"), usage.err);
-    auto out = run_tool("nnef-flatten", "--no-weights -o " + quoted(nnef_test::scratch_dir() / "no-such-dir" / "x.nnef") + " " + quoted(sample("classifier")));
+    auto out = run_tool("nnef-flatten", "--no-weights -o " + quoted(nnef_test::scratch_dir() / "no-such-dir" / "x.nnef") + " " + quoted(sample_dir("classifier")));
     CHECK(out.code == 2);
     CHECK_MESSAGE(contains(out.err, "no-such-dir/x.nnef: error[io]: cannot write the file"), out.err);
 }
