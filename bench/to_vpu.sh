@@ -20,22 +20,7 @@ trap 'rm -rf "$out"' EXIT
 [ -x "$build/nnef-to-vpu" ] || cmake --build "$build" --target nnef-to-vpu
 tool_after=$build/nnef-to-vpu
 
-median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-
-# run LABEL TOOL ARGS...: one timed run appended to $out/LABEL.times ("wall user sys rss_kb")
-run() {
-  local label=$1 tool=$2
-  shift 2
-  /usr/bin/time -f "%e %U %S %M" -o "$out/time" "$tool" "$@" >/dev/null
-  cat "$out/time" >>"$out/$label.times"
-}
-
-report() {  # LABEL
-  local f=$out/$1.times
-  printf '%-22s wall %5.2f s  user %5.2f s  sys %5.2f s  CPU %5.2f s  peak RSS %4d MB\n' "$1" \
-    "$(cut -d' ' -f1 "$f" | median)" "$(cut -d' ' -f2 "$f" | median)" "$(cut -d' ' -f3 "$f" | median)" \
-    "$(awk '{print $2 + $3}' "$f" | median)" $(($(tail -1 "$f" | cut -d' ' -f4) / 1024))
-}
+. "$root/bench/timing.sh"
 
 tools=(after)
 [ -n "$before" ] && tools=(before after)
@@ -55,11 +40,11 @@ for ((i = 0; i < repeat; i++)); do
   for which in "${tools[@]}"; do
     tool=$tool_after
     [ "$which" = before ] && tool=$before
-    run "compile-$which" "$tool" "$model" --random-weights 1 -o "$out/run.json"
-    run "simulate-$which" "$tool" "$out/$which.json" --simulate
-    run "both-$which" "$tool" "$model" --random-weights 1 --simulate
+    timed_run "compile-$which" "$tool" "$model" --random-weights 1 -o "$out/run.json"
+    timed_run "simulate-$which" "$tool" "$out/$which.json" --simulate
+    timed_run "both-$which" "$tool" "$model" --random-weights 1 --simulate
   done
 done
 for kind in compile simulate both; do
-  for which in "${tools[@]}"; do report "$kind-$which"; done
+  for which in "${tools[@]}"; do timed_report "$kind-$which"; done
 done

@@ -171,6 +171,8 @@ std::optional<Exported> export_model(const nnef::Graph& graph, const ExportOptio
             if (r.kind == Ref::Kind::operand && r.columns.empty()) holder[r.operand] = n;
         }
     for (const auto& [operand, name] : holder) e.tensors[name] = binding(c, name, operand);
+    // (pool 0 was made at the start, reserved: Context's constructor; no large constant, no pool)
+    if (c.model().pools.size() == 1 && c.model().pools[0].data.empty()) c.model().pools.clear();
     e.model = std::move(c.model());
     return e;
 }

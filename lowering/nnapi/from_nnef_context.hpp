@@ -37,7 +37,14 @@ struct Grid {
 // them), in NNEF's layout.
 struct Constant {
     Shape shape;
-    std::vector<double> values;  // real values
+    // The real values: in `values`, or in `floats` where every item is a float exactly (a float
+    // model's weights: half the memory of doubles, VGG-11's 133 M); value(i) reads either.
+    std::vector<double> values;
+    std::vector<float> floats;
+    std::size_t count() const { return floats.empty() ? values.size() : floats.size(); }
+    double value(std::size_t i) const { return floats.empty() ? values[i] : double(floats[i]); }
+    // all items as doubles (for the quantization helpers)
+    std::vector<double> doubles() const { return floats.empty() ? values : std::vector<double>(floats.begin(), floats.end()); }
     // Quantized weights: the stored NNEF codes and the grid of their graph.quant entry.
     std::vector<std::int64_t> codes;
     std::optional<Grid> grid;
@@ -133,10 +140,12 @@ public:
     std::uint32_t int32_tensor(std::vector<std::uint32_t> dims, const std::vector<std::int32_t>& values, float scale);
     std::uint32_t quant8_tensor(std::vector<std::uint32_t> dims, const std::vector<std::uint8_t>& codes, const Grid& g);
     std::uint32_t int32(std::int32_t v) { return add_int32_scalar(model_, v); }
-    // The filter operand of constant `f` in an NNAPI layout `d` (item i is f's item order[i]): float,
-    // or quant8 on f's grid (refused without one); with its scale (0 for float). Nothing after a refusal.
+    // The filter operand of constant `f` in an NNAPI layout `d`: the item at NNAPI index (i_0, ..)
+    // is f's item sum_k i_k * from_strides[k], the last index taken through `last` first where it is
+    // not empty (a flattened input's column order). Float, or quant8 on f's grid (refused without
+    // one); with its scale (0 for float). Nothing after a refusal. Written in place in the pool.
     std::optional<std::pair<std::uint32_t, float>> filter(const Constant& f, std::vector<std::uint32_t> d,
-                                                          const std::vector<std::size_t>& order);
+                                                          const std::vector<std::int64_t>& from_strides, const Ints& last = {});
     // The n bias values of constant argument `name` (one value broadcasts); nothing after a refusal.
     std::optional<std::vector<double>> bias_values(std::string_view name, std::int64_t n);
     // Bias operand for an operation reading `input` with filter scale `filter_scale` (quantized:

@@ -15,9 +15,11 @@ std::optional<FusedActivationFunc> activation_of(Context& c) {
     if (c.op().name == "relu") return FusedActivationFunc::RELU;
     if (c.op().name != "clamp") return std::nullopt;
     const std::shared_ptr<const Constant> a = c.constant("a"), b = c.constant("b");
-    if (!a || !b || a->values.empty() || b->values.empty()) return std::nullopt;
+    if (!a || !b || a->count() == 0 || b->count() == 0) return std::nullopt;
     const auto all = [](const Constant& k, double v) {
-        return std::all_of(k.values.begin(), k.values.end(), [v](double x) { return x == v; });
+        for (std::size_t i = 0; i < k.count(); ++i)
+            if (k.value(i) != v) return false;
+        return true;
     };
     if (all(*a, 0.0) && all(*b, 6.0)) return FusedActivationFunc::RELU6;
     if (all(*a, -1.0) && all(*b, 1.0)) return FusedActivationFunc::RELU1;
@@ -87,7 +89,7 @@ std::optional<std::uint32_t> binary_operand(Context& c, const std::string& name,
     Ref r = c.ref(name);
     if (r.kind == Ref::Kind::constant && r.constant->shape.size() < other.size()) {
         auto k = std::make_shared<Constant>(*r.constant);
-        if (k->shape.empty() && !k->values.empty()) k->shape = {1};
+        if (k->shape.empty() && k->count() > 0) k->shape = {1};
         while (k->shape.size() < other.size()) k->shape.push_back(1);
         r.constant = std::move(k);
     }
@@ -128,9 +130,9 @@ bool batch_normalization(Context& c) {
     if (!t.shape || t.shape->size() < 2) return c.refuse("its input has no channel axis");
     const std::int64_t C = (*t.shape)[1];
     const double eps = c.op().attrib("epsilon") && c.op().attrib("epsilon")->is_scalar() ? c.op().attrib("epsilon")->as_scalar() : 0.0;
-    auto item = [C](const Constant& k, std::int64_t i) { return k.values[k.values.size() == 1 ? 0 : std::size_t(i % C)]; };
+    auto item = [C](const Constant& k, std::int64_t i) { return k.value(k.count() == 1 ? 0 : std::size_t(i % C)); };
     for (const Constant* k : {mean.get(), var.get(), offset.get(), scale.get()})
-        if (k->values.size() != 1 && std::int64_t(k->values.size()) != C) return c.refuse("its parameters are not per channel");
+        if (k->count() != 1 && std::int64_t(k->count()) != C) return c.refuse("its parameters are not per channel");
     std::vector<float> s(static_cast<std::size_t>(C), 0.0f), b(static_cast<std::size_t>(C), 0.0f);
     for (std::int64_t i = 0; i < C; ++i) {
         const double f = item(*scale, i) / std::sqrt(item(*var, i) + eps);
@@ -161,11 +163,8 @@ bool linear(Context& c) {
     if (!in) return false;
     const std::int64_t O = f->shape[0], I = f->shape[1];
     if (!columns.empty() && std::int64_t(columns.size()) != I) return c.refuse("its filter does not match its input's columns");
-    std::vector<std::size_t> order(std::size_t(O * I));
-    for (std::int64_t o = 0; o < O; ++o)
-        for (std::int64_t j = 0; j < I; ++j) order[std::size_t(o * I + j)] = std::size_t(o * I + (columns.empty() ? j : columns[std::size_t(j)]));
     const std::vector<std::uint32_t> fd{std::uint32_t(O), std::uint32_t(I)};
-    const std::optional<std::pair<std::uint32_t, float>> filter = c.filter(*f, fd, order);
+    const std::optional<std::pair<std::uint32_t, float>> filter = c.filter(*f, fd, {I, 1}, columns);
     const std::optional<std::vector<double>> bias = filter ? c.bias_values("bias", O) : std::nullopt;
     if (!bias) return false;
     const float filter_scale = filter->second;

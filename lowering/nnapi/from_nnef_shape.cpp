@@ -5,6 +5,8 @@
 // refusals.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <stdexcept>
 
 #include "lowering/attributes.hpp"
 #include "lowering/nnapi/from_nnef_context.hpp"
@@ -42,25 +44,38 @@ std::shared_ptr<Constant> weights(Context& c, const nnef::Tensor& t, const std::
     const std::optional<storage::QuantParams> p = c.params(t, failed);
     if (failed) return nullptr;
     if (c.options().random_weights) {
-        std::vector<float> f(static_cast<std::size_t>(n));
+        k->floats.resize(static_cast<std::size_t>(n));
         if (t.dtype == PrimType::scalar)
-            storage::random_weights(f.data(), k->shape, storage::variable_seed(key, *c.options().random_weights),
+            storage::random_weights(k->floats.data(), k->shape, storage::variable_seed(key, *c.options().random_weights),
                                     storage::positive_variables(c.graph()).count(t.name) > 0);
-        k->values.assign(f.begin(), f.end());
     } else if (!t.data || !t.data->has_values()) {
         c.error("missing-weights", "variable '" + t.name + "' (label '" + label + "') has no tensor data (load the model with "
                                    "its weights, or use random weights)");
         return nullptr;
     } else if (p && storage::holds_codes(*t.data)) {
-        for (std::int64_t i = 0; i < n; ++i) k->codes.push_back(t.data->as_int64(std::uint64_t(i)));
+        k->codes.resize(std::size_t(n));
+        for (std::int64_t i = 0; i < n; ++i) k->codes[std::size_t(i)] = t.data->as_int64(std::uint64_t(i));
         k->values = storage::dequantize(*p, k->shape, k->codes);
     } else {
-        for (std::int64_t i = 0; i < n; ++i) k->values.push_back(t.data->as_double(std::uint64_t(i)));
+        // as floats while every item is one exactly (float32 or float16 data), else as doubles
+        k->floats.resize(std::size_t(n));
+        std::int64_t i = 0;
+        for (; i < n; ++i) {
+            const double v = t.data->as_double(std::uint64_t(i));
+            const float f = static_cast<float>(v);
+            if (double(f) != v && !std::isnan(v)) break;
+            k->floats[std::size_t(i)] = f;
+        }
+        if (i < n) {
+            k->floats = {};
+            k->values.resize(std::size_t(n));
+            for (i = 0; i < n; ++i) k->values[std::size_t(i)] = t.data->as_double(std::uint64_t(i));
+        }
     }
     if (p && c.quantized()) {
         k->grid = c.grid_of_entry(t, failed);
         if (failed) return nullptr;
-        if (k->codes.empty()) k->codes = storage::quantize(*p, k->shape, k->values);
+        if (k->codes.empty()) k->codes = storage::quantize(*p, k->shape, k->doubles());
     }
     c.weights_by_label[key] = k;
     return k;
@@ -126,7 +141,8 @@ bool constant_rearranged(Context& c, const Constant& in, const Shape& shape, con
     const std::int64_t n = volume(shape);
     for (std::int64_t i = 0; i < n; ++i) {
         const std::size_t from = std::size_t(map(i));
-        k->values.push_back(in.values.at(from));
+        if (from >= in.count()) throw std::out_of_range("constant item");
+        k->values.push_back(in.value(from));
         if (!in.codes.empty()) k->codes.push_back(in.codes.at(from));
     }
     Ref r;

@@ -95,16 +95,10 @@ bool conv(Context& c) {
     const std::int64_t KH = fs[2], KW = fs[3], FI = fs[1];
     const std::vector<std::uint32_t> fd = depthwise ? std::vector<std::uint32_t>{1, std::uint32_t(KH), std::uint32_t(KW), std::uint32_t(O)}
                                                     : std::vector<std::uint32_t>{std::uint32_t(O), std::uint32_t(KH), std::uint32_t(KW), std::uint32_t(FI)};
-    std::vector<std::size_t> order(f->values.size());  // NNAPI item -> NNEF item
-    for (std::int64_t o = 0; o < O; ++o)
-        for (std::int64_t i = 0; i < FI; ++i)
-            for (std::int64_t h = 0; h < KH; ++h)
-                for (std::int64_t v = 0; v < KW; ++v) {
-                    const std::size_t from = std::size_t(((o * FI + i) * KH + h) * KW + v);
-                    const std::size_t to = depthwise ? std::size_t((h * KW + v) * O + o) : std::size_t(((o * KH + h) * KW + v) * FI + i);
-                    order[to] = from;
-                }
-    const std::optional<std::pair<std::uint32_t, float>> filter = c.filter(*f, fd, order);
+    // (NNEF's [O, FI, KH, KW]: the source strides of NNAPI's indices)
+    const std::vector<std::int64_t> from = depthwise ? std::vector<std::int64_t>{0, KW, 1, FI * KH * KW}
+                                                     : std::vector<std::int64_t>{FI * KH * KW, KW, 1, KH * KW};
+    const std::optional<std::pair<std::uint32_t, float>> filter = c.filter(*f, fd, from);
     const std::optional<std::vector<double>> bias = filter ? c.bias_values("bias", O) : std::nullopt;
     if (!bias) return false;
     const float filter_scale = filter->second;

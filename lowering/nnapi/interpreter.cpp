@@ -163,10 +163,14 @@ std::optional<std::vector<Tensor>> run_model(const Model& m, const std::vector<T
         return std::nullopt;
     }
     std::vector<std::optional<Tensor>> values(m.operands.size());
-    for (std::uint32_t i = 0; i < m.operands.size(); ++i) {
-        OperandLifeTime l = m.operands[i].lifetime;
-        if (l == OperandLifeTime::CONSTANT_COPY || l == OperandLifeTime::CONSTANT_REFERENCE) values[i] = constant_tensor(m, i);
-    }
+    auto constant = [&m](std::uint32_t i) {
+        const OperandLifeTime l = m.operands[i].lifetime;
+        return l == OperandLifeTime::CONSTANT_COPY || l == OperandLifeTime::CONSTANT_REFERENCE;
+    };
+    // constants: the scalars at once (the rules read them); the tensors when an operation first
+    // reads them, dropped after the last (a model's weights are not all copied out of its pool at once)
+    for (std::uint32_t i = 0; i < m.operands.size(); ++i)
+        if (constant(i) && m.operands[i].dimensions.empty()) values[i] = constant_tensor(m, i);
     bool inputs_ok = true;
     for (std::size_t k = 0; k < inputs.size(); ++k) {
         const Operand& o = m.operands[m.inputIndexes[k]];
@@ -227,6 +231,8 @@ std::optional<std::vector<Tensor>> run_model(const Model& m, const std::vector<T
 
     for (std::size_t k = 0; k < m.operations.size(); ++k) {
         const Operation& op = m.operations[k];
+        for (std::uint32_t i : op.inputs)
+            if (i < m.operands.size() && !values[i] && constant(i)) values[i] = constant_tensor(m, i);
         if (!detail::check_operation(m, k, known, dims, diags)) return std::nullopt;
         for (std::size_t p = 0; p < op.outputs.size(); ++p) {
             std::uint32_t i = op.outputs[p];
@@ -247,7 +253,8 @@ std::optional<std::vector<Tensor>> run_model(const Model& m, const std::vector<T
         detail::Kernel kernel(m, k, values, diags);
         if (!run_operation(kernel)) return std::nullopt;
         for (std::uint32_t i : op.inputs)
-            if (last_read[i] == k && m.operands[i].lifetime == OperandLifeTime::TEMPORARY_VARIABLE) values[i].reset();
+            if (last_read[i] == k && (m.operands[i].lifetime == OperandLifeTime::TEMPORARY_VARIABLE || (constant(i) && !m.operands[i].dimensions.empty())))
+                values[i].reset();
     }
     std::vector<Tensor> outputs;
     for (std::uint32_t i : m.outputIndexes) outputs.push_back(*values[i]);

@@ -313,8 +313,8 @@ bool write_model(const Model& m, const std::string& json_path, Diagnostics& diag
     std::string pool_path = stem + ".bin";
     if (!m.pools.empty()) {
         std::ofstream bin(pool_path, std::ios::binary);
-        auto bytes = pool_file_bytes(m);
-        bin.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        // (each pool as it is: the file is pool_file_bytes without its copy)
+        for (const Memory& pool : m.pools) bin.write(reinterpret_cast<const char*>(pool.data.data()), static_cast<std::streamsize>(pool.data.size()));
         if (!bin) {
             diags.error(Stage::io, "cannot-write", "cannot write the pool file " + pool_path);
             return false;

@@ -206,30 +206,35 @@ std::uint32_t add_operand(Model& m, OperandType type, std::vector<std::uint32_t>
 }
 
 namespace {
-void append_aligned(std::vector<std::uint8_t>& buffer, const void* bytes, std::size_t size, DataLocation& location) {
-    while (buffer.size() % 4 != 0) buffer.push_back(0);
-    location.offset = static_cast<std::uint32_t>(buffer.size());
+std::uint8_t* append_aligned(std::vector<std::uint8_t>& buffer, std::size_t size, DataLocation& location) {
+    const std::size_t offset = (buffer.size() + 3) / 4 * 4;
+    location.offset = static_cast<std::uint32_t>(offset);
     location.length = static_cast<std::uint32_t>(size);
-    const auto* p = static_cast<const std::uint8_t*>(bytes);
-    buffer.insert(buffer.end(), p, p + size);
+    buffer.resize(offset + size);
+    return buffer.data() + offset;
 }
 }  // namespace
 
-std::uint32_t add_constant(Model& m, OperandType type, std::vector<std::uint32_t> dimensions, const void* bytes,
-                           std::size_t size, float scale, std::int32_t zeroPoint) {
+std::uint32_t add_constant_filled(Model& m, OperandType type, std::vector<std::uint32_t> dimensions, std::size_t size,
+                                  const std::function<void(std::uint8_t*)>& fill, float scale, std::int32_t zeroPoint) {
     std::uint32_t index = add_operand(m, type, std::move(dimensions), scale, zeroPoint);
     Operand& o = m.operands[index];
+    o.location.poolIndex = 0;
     if (size <= kMaxInlineConstantBytes) {
         o.lifetime = OperandLifeTime::CONSTANT_COPY;
-        o.location.poolIndex = 0;
-        append_aligned(m.operandValues, bytes, size, o.location);
+        fill(append_aligned(m.operandValues, size, o.location));
     } else {
         o.lifetime = OperandLifeTime::CONSTANT_REFERENCE;
         if (m.pools.empty()) m.pools.emplace_back();
-        o.location.poolIndex = 0;
-        append_aligned(m.pools[0].data, bytes, size, o.location);
+        fill(append_aligned(m.pools[0].data, size, o.location));
     }
     return index;
+}
+
+std::uint32_t add_constant(Model& m, OperandType type, std::vector<std::uint32_t> dimensions, const void* bytes,
+                           std::size_t size, float scale, std::int32_t zeroPoint) {
+    return add_constant_filled(
+        m, type, std::move(dimensions), size, [&](std::uint8_t* to) { if (size > 0) std::memcpy(to, bytes, size); }, scale, zeroPoint);
 }
 
 std::uint32_t add_int32_scalar(Model& m, std::int32_t value) {

@@ -215,6 +215,10 @@ std::uint32_t add_operand(Model&, OperandType type, std::vector<std::uint32_t> d
 // aligned to 4 bytes.
 std::uint32_t add_constant(Model&, OperandType type, std::vector<std::uint32_t> dimensions, const void* bytes,
                            std::size_t size, float scale = 0.0f, std::int32_t zeroPoint = 0);
+// The same, its `size` bytes written in place by `fill` (given where they go): a large constant is
+// made where it stays, not built aside and copied.
+std::uint32_t add_constant_filled(Model&, OperandType type, std::vector<std::uint32_t> dimensions, std::size_t size,
+                                  const std::function<void(std::uint8_t*)>& fill, float scale = 0.0f, std::int32_t zeroPoint = 0);
 std::uint32_t add_int32_scalar(Model&, std::int32_t value);
 std::uint32_t add_float32_scalar(Model&, float value);
 // Appends an operation and counts its inputs in their operands' numberOfConsumers.

@@ -307,6 +307,57 @@ graph G( x ) -> ( y )
     CHECK(s.sources().begin(list[2].range).line == 6);
 }
 
+TEST_CASE("export: the pool holds exactly the large constants, each where its operand says; none, no pool") {
+    // (the export reserves pool 0 at the start for the variables and drops it unused at the end;
+    // filters are written in place in their NNAPI layout, checked by value in the cases above)
+    auto l = export_text(conv_relu);
+    REQUIRE_MESSAGE(l->exported, l->messages);
+    const nnapi::Model& m = l->exported->model;
+    REQUIRE(m.pools.size() == 1);
+    std::size_t end = 0, references = 0;
+    for (const nnapi::Operand& o : m.operands)
+        if (o.lifetime == nnapi::OperandLifeTime::CONSTANT_REFERENCE) {
+            ++references;
+            CHECK(o.location.poolIndex == 0);
+            CHECK(o.location.offset % 4 == 0);
+            end = std::max<std::size_t>(end, std::size_t(o.location.offset) + o.location.length);
+        }
+    CHECK(references == 1);  // the filter, 4 x 3 x 3 x 3 floats; the bias (16 bytes) is inline
+    CHECK(end == 4 * 27 * 4);
+    CHECK(m.pools[0].data.size() == end);
+
+    auto small = export_text(R"(version 1.0;
+graph G( x ) -> ( y )
+{
+    x = external<scalar>(shape = [1, 4, 6, 6]);
+    w = variable<scalar>(shape = [4, 1, 1, 1], label = 'w');
+    y = conv(x, w, 0.0, groups = 4);
+}
+)");
+    REQUIRE_MESSAGE(small->exported, small->messages);
+    CHECK(small->exported->model.pools.empty());
+    CHECK_FALSE(small->exported->model.operandValues.empty());
+
+    // a constant written in place: inline up to kMaxInlineConstantBytes, aligned to 4, else in pool 0
+    nnapi::Model b;
+    const std::uint8_t one = 7;
+    nnapi::add_constant(b, nnapi::OperandType::TENSOR_QUANT8_ASYMM, {1}, &one, 1, 0.5f, 0);
+    const std::uint32_t k = nnapi::add_constant_filled(b, nnapi::OperandType::TENSOR_INT32, {2}, 8, [](std::uint8_t* to) {
+        for (int i = 0; i < 8; ++i) to[i] = std::uint8_t(i + 1);
+    }, 0.25f);
+    CHECK(b.operands[k].lifetime == nnapi::OperandLifeTime::CONSTANT_COPY);
+    CHECK(b.operands[k].location.offset == 4);
+    CHECK(b.operandValues == std::vector<std::uint8_t>{7, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8});
+    const std::uint32_t big = nnapi::add_constant_filled(b, nnapi::OperandType::TENSOR_FLOAT32, {64}, 256, [](std::uint8_t* to) {
+        for (int i = 0; i < 256; ++i) to[i] = std::uint8_t(255 - i);
+    });
+    CHECK(b.operands[big].lifetime == nnapi::OperandLifeTime::CONSTANT_REFERENCE);
+    REQUIRE(b.pools.size() == 1);
+    CHECK(b.pools[0].data.size() == 256);
+    CHECK(b.pools[0].data[0] == 255);
+    CHECK(b.pools[0].data[255] == 0);
+}
+
 TEST_CASE("every exported operation is a standard NNEF operation") {
     for (const std::string& op : nnapi::exported_operations()) {
         CAPTURE(op);
