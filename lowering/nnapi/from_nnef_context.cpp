@@ -339,7 +339,7 @@ std::uint32_t Context::quant8_tensor(std::vector<std::uint32_t> d, const std::ve
     return add_constant(model_, OperandType::TENSOR_QUANT8_ASYMM, std::move(d), codes.data(), codes.size(), g.scale, g.zero_point);
 }
 
-namespace {
+namespace nnapi_from_nnef_context_cpp {
 // Calls put(i, from) for every item i of an NNAPI tensor of dimensions `d` in order, `from` its
 // source item as Context::filter describes.
 template <typename Put>
@@ -376,7 +376,8 @@ void gather(const std::vector<std::uint32_t>& d, const std::vector<std::int64_t>
         }
     }
 }
-}  // namespace
+}  // namespace nnapi_from_nnef_context_cpp
+using nnapi_from_nnef_context_cpp::gather;
 
 std::optional<std::pair<std::uint32_t, float>> Context::filter(const Constant& f, std::vector<std::uint32_t> d,
                                                                const std::vector<std::int64_t>& from_strides, const Ints& last) {
