@@ -307,7 +307,7 @@ graph G( x ) -> ( y )
     CHECK(s.sources().begin(list[2].range).line == 6);
 }
 
-TEST_CASE("export: the pool holds exactly the large constants, each where its operand says; none, no pool") {
+TEST_CASE("export: the pool holds exactly the large constants, each where its operand says, and without them there is no pool") {
     // (the export reserves pool 0 at the start for the variables and drops it unused at the end;
     // filters are written in place in their NNAPI layout, checked by value in the cases above)
     auto l = export_text(conv_relu);
