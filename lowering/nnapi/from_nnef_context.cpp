@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "lowering/attributes.hpp"
+#include "lowering/strided_rows.hpp"
 #include "lowering/tosa/from_nnef.hpp"
 
 namespace nnef::nnapi::from_nnef {
@@ -345,36 +346,23 @@ namespace nnapi_from_nnef_context_cpp {
 template <typename Put>
 void gather(const std::vector<std::uint32_t>& d, const std::vector<std::int64_t>& strides, const Ints& last, Put put) {
     if (d.empty()) return;
-    std::size_t n = 1;
-    for (std::uint32_t e : d) n *= e;
-    if (n == 0) return;
-    const std::size_t r = d.size(), inner = d.back();
+    const std::size_t inner = d.back();
     // a permutation `last` is followed in the source's order (its inverse: which item each source
     // item goes to), so that the source is read in order: VGG-11's first classifier layer, 103 M
     // items in rows of 25088 read 49 items apart otherwise, took 3x longer
-    std::vector<std::size_t> to;
-    if (!last.empty()) {
-        to.assign(inner, inner);
-        for (std::size_t j = 0; j < inner && j < last.size(); ++j)
-            if (last[j] >= 0 && std::size_t(last[j]) < inner && to[std::size_t(last[j])] == inner) to[std::size_t(last[j])] = j;
-        if (last.size() != inner || std::find(to.begin(), to.end(), inner) != to.end()) to.clear();
-    }
-    std::vector<std::uint32_t> at(r, 0);
-    std::int64_t base = 0;  // the source offset of the outer indices
-    for (std::size_t i = 0; i < n; i += inner) {
+    std::vector<std::size_t> to(last.size() == inner ? inner : 0, inner);
+    for (std::size_t j = 0; j < to.size(); ++j)
+        if (last[j] >= 0 && std::size_t(last[j]) < inner) to[std::size_t(last[j])] = j;
+    if (std::find(to.begin(), to.end(), inner) != to.end()) to.clear();  // not a permutation
+    const Shape out(d.begin(), d.end());
+    lowering::for_each_strided_row<1>(out, {strides}, {0}, [&](std::int64_t o, const std::array<std::int64_t, 1>& base,
+                                                               const std::array<std::int64_t, 1>& step, std::int64_t) {
+        const std::size_t i = std::size_t(o);
         if (!to.empty())
-            for (std::size_t s = 0; s < inner; ++s) put(i + to[s], std::size_t(base + std::int64_t(s) * strides[r - 1]));
+            for (std::size_t s = 0; s < inner; ++s) put(i + to[s], std::size_t(base[0] + std::int64_t(s) * step[0]));
         else
-            for (std::size_t j = 0; j < inner; ++j)
-                put(i + j, std::size_t(base + (last.empty() ? std::int64_t(j) : last[j]) * strides[r - 1]));
-        // the next outer index
-        for (std::size_t k = r - 1; k-- > 0;) {
-            base += strides[k];
-            if (++at[k] < d[k]) break;
-            base -= strides[k] * std::int64_t(d[k]);
-            at[k] = 0;
-        }
-    }
+            for (std::size_t j = 0; j < inner; ++j) put(i + j, std::size_t(base[0] + (last.empty() ? std::int64_t(j) : last[j]) * step[0]));
+    });
 }
 }  // namespace nnapi_from_nnef_context_cpp
 using nnapi_from_nnef_context_cpp::gather;

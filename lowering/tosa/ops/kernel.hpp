@@ -13,6 +13,7 @@
 
 #include "exec/common.hpp"
 #include "exec/gemm.hpp"
+#include "lowering/strided_rows.hpp"
 #include "lowering/tosa/interpreter.hpp"
 
 namespace nnef::tosa {
@@ -182,43 +183,10 @@ inline Shape row_strides(const Shape& s) {
     return st;
 }
 
-// Calls row(output offset, input offsets, input steps, count) over the rows (last dimension) of
-// `out` in order, input k read through its element strides st[k] from offset start[k]: along a
-// row it advances by step[k] = st[k][last]. The one strided-box iterator of the kernels
-// (broadcasting, SLICE, TRANSPOSE, REVERSE).
-template <std::size_t N, class F>
-void for_each_strided_row(const Shape& out, const std::array<Shape, N>& st, const std::array<I64, N>& start, F&& row) {
-    const std::size_t r = out.size();
-    std::array<I64, N> base = start, step{};
-    if (r == 0) {
-        row(I64{0}, base, step, I64{1});
-        return;
-    }
-    for (I64 e : out)
-        if (e == 0) return;
-    for (std::size_t k = 0; k < N; ++k) step[k] = st[k][r - 1];
-    const I64 inner = out[r - 1];
-    Shape idx(r, 0);
-    for (I64 o = 0;; o += inner) {
-        for (std::size_t k = 0; k < N; ++k) {
-            I64 b = start[k];
-            for (std::size_t d = 0; d + 1 < r; ++d) b += idx[d] * st[k][d];
-            base[k] = b;
-        }
-        row(o, base, step, inner);
-        // the next position of the outer dimensions
-        std::size_t d = r - 1;
-        bool done = true;
-        while (d-- > 0) {
-            if (++idx[d] < out[d]) {
-                done = false;
-                break;
-            }
-            idx[d] = 0;
-        }
-        if (done) return;
-    }
-}
+// Calls row(output offset, input offsets, input steps, count) over the rows of `out` in order:
+// lowering/strided_rows.hpp (the one strided-box iterator of the kernels: broadcasting, SLICE,
+// TRANSPOSE, REVERSE; the NNAPI export's filter layouts use it too).
+using lowering::for_each_strided_row;
 
 // for_each_strided_row over `out` with the N inputs broadcast to it (apply_broadcast): along a
 // row, input k advances by step[k] (0 where it is broadcast).
