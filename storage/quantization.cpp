@@ -419,19 +419,17 @@ Result<QuantParams> quant_params(const Quantization& q, std::string_view tensor)
 
 // ---- tensor-level --------------------------------------------------------------------------
 
-namespace quantization_cpp {
-const ChannelMap map_or_throw(const QuantParams& p, const Shape& shape) {
+ChannelMap channel_map(const QuantParams& p, const Shape& shape) {
     std::optional<ChannelMap> m = ChannelMap::make(p.shape, shape);
     if (!m)
         throw std::invalid_argument("quantization parameters of shape " + nnef::to_string(p.shape) +
                                     " do not broadcast to shape " + nnef::to_string(shape));
     return *m;
 }
-}  // namespace quantization_cpp
 
 template <class T>
 void fake_quantize(const QuantParams& p, const Shape& shape, const T* in, T* out) {
-    const ChannelMap m = quantization_cpp::map_or_throw(p, shape);
+    const ChannelMap m = channel_map(p, shape);
     m.for_each(quantization_cpp::volume(shape),
                [&](std::uint64_t i, std::size_t c) { out[i] = static_cast<T>(p.fake_quantize(double(in[i]), c)); });
 }
@@ -439,14 +437,14 @@ template void fake_quantize<float>(const QuantParams&, const Shape&, const float
 template void fake_quantize<double>(const QuantParams&, const Shape&, const double*, double*);
 
 std::vector<std::int64_t> quantize(const QuantParams& p, const Shape& shape, const std::vector<double>& x) {
-    const ChannelMap m = quantization_cpp::map_or_throw(p, shape);
+    const ChannelMap m = channel_map(p, shape);
     std::vector<std::int64_t> out(x.size());
     m.for_each(x.size(), [&](std::uint64_t i, std::size_t c) { out[i] = p.quantize(x[i], c); });
     return out;
 }
 
 std::vector<double> dequantize(const QuantParams& p, const Shape& shape, const std::vector<std::int64_t>& codes) {
-    const ChannelMap m = quantization_cpp::map_or_throw(p, shape);
+    const ChannelMap m = channel_map(p, shape);
     std::vector<double> out(codes.size());
     m.for_each(codes.size(), [&](std::uint64_t i, std::size_t c) { out[i] = p.dequantize(codes[i], c); });
     return out;

@@ -143,6 +143,10 @@ private:
     std::vector<std::uint64_t> param_strides_;   // 0 where the parameter extent is 1
 };
 
+// The ChannelMap of the parameters of `p` on a tensor of shape `shape`; throws std::invalid_argument
+// when they do not broadcast to it (quantize, dequantize and fake_quantize below check so).
+ChannelMap channel_map(const QuantParams& p, const Shape& shape);
+
 // The typed parameters of a graph.quant entry (nnef::Quantization) of tensor `tensor`: the
 // algorithm must be one of the four; each tensor parameter a number or a (nested, rectangular)
 // array of numbers, the parameters' shapes broadcasting to a common one; then check(). Problems

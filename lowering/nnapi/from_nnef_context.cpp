@@ -149,6 +149,13 @@ std::optional<std::uint32_t> Context::operand(std::string_view argument_name) {
     return materialize(v.is_identifier() ? v.as_identifier() : std::string(), ref(argument_name));
 }
 
+std::vector<double> Constant::doubles() const {
+    if (floats.empty() && !dequantization) return values;
+    std::vector<double> out(count());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = value(i);
+    return out;
+}
+
 std::optional<std::uint32_t> Context::materialize(const std::string& tensor, const Ref& r) {
     if (r.kind == Ref::Kind::operand) {
         if (!r.columns.empty()) {
@@ -166,7 +173,7 @@ std::optional<std::uint32_t> Context::materialize(const std::string& tensor, con
         }
         // NNAPI layout: rank 4 as NHWC
         std::vector<double> values = k.doubles();
-        std::vector<std::int64_t> codes = k.codes;
+        std::vector<std::int32_t> codes = k.codes;
         if (k.shape.size() == 4) {
             const std::int64_t N = k.shape[0], C = k.shape[1], H = k.shape[2], W = k.shape[3];
             for (std::int64_t n = 0; n < N; ++n)

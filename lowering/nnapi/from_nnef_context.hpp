@@ -37,16 +37,27 @@ struct Grid {
 // them), in NNEF's layout.
 struct Constant {
     Shape shape;
-    // The real values: in `values`, or in `floats` where every item is a float exactly (a float
-    // model's weights: half the memory of doubles, VGG-11's 133 M); value(i) reads either.
+    // The real values: in `values`, in `floats` where every item is a float exactly (a float
+    // model's weights: half the memory of doubles, VGG-11's 133 M), or, for weights stored as
+    // codes, dequantized from `codes` when read (an int8 VGG-11's 133 M weights in 4 bytes each,
+    // not 12); value(i) reads any of them.
     std::vector<double> values;
     std::vector<float> floats;
-    std::size_t count() const { return floats.empty() ? values.size() : floats.size(); }
-    double value(std::size_t i) const { return floats.empty() ? values[i] : double(floats[i]); }
+    struct Dequantization {
+        storage::QuantParams params;
+        storage::ChannelMap channels;  // of the tensor's items (in their order, whatever `shape` says later)
+    };
+    std::shared_ptr<const Dequantization> dequantization;
+    std::size_t count() const { return dequantization ? codes.size() : floats.empty() ? values.size() : floats.size(); }
+    double value(std::size_t i) const {
+        if (dequantization) return dequantization->params.dequantize(codes[i], dequantization->channels.channel(i));
+        return floats.empty() ? values[i] : double(floats[i]);
+    }
     // all items as doubles (for the quantization helpers)
-    std::vector<double> doubles() const { return floats.empty() ? values : std::vector<double>(floats.begin(), floats.end()); }
-    // Quantized weights: the stored NNEF codes and the grid of their graph.quant entry.
-    std::vector<std::int64_t> codes;
+    std::vector<double> doubles() const;
+    // Quantized weights: the NNEF codes (stored, or quantized on the graph.quant entry's grid of 8
+    // bits, so 32 bits hold them) and the grid of that entry.
+    std::vector<std::int32_t> codes;
     std::optional<Grid> grid;
 };
 

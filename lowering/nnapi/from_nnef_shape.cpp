@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 #include "lowering/attributes.hpp"
@@ -20,6 +22,11 @@ namespace nnapi_from_nnef_shape_cpp {
 
 // Views of activations up to this many items (the index map is materialized).
 constexpr std::int64_t max_view_items = std::int64_t(1) << 24;
+
+// Codes quantized on an entry of 8 bits (grid_of_entry has checked it) as Constant holds them.
+std::vector<std::int32_t> codes_of(const std::vector<std::int64_t>& codes) {
+    return std::vector<std::int32_t>(codes.begin(), codes.end());
+}
 
 bool external(Context& c) {
     const nnef::Tensor& t = c.result();
@@ -53,9 +60,22 @@ std::shared_ptr<Constant> weights(Context& c, const nnef::Tensor& t, const std::
                                    "its weights, or use random weights)");
         return nullptr;
     } else if (p && storage::holds_codes(*t.data)) {
+        // the codes in 32 bits, dequantized when read (storage::check_quantization has held them to
+        // the entry's code range); a code beyond 32 bits: the values dequantized here
+        storage::ChannelMap channels = storage::channel_map(*p, k->shape);
         k->codes.resize(std::size_t(n));
-        for (std::int64_t i = 0; i < n; ++i) k->codes[std::size_t(i)] = t.data->as_int64(std::uint64_t(i));
-        k->values = storage::dequantize(*p, k->shape, k->codes);
+        bool fit = true;
+        for (std::int64_t i = 0; i < n && fit; ++i) {
+            const std::int64_t code = t.data->as_int64(std::uint64_t(i));
+            fit = code >= std::numeric_limits<std::int32_t>::min() && code <= std::numeric_limits<std::int32_t>::max();
+            k->codes[std::size_t(i)] = static_cast<std::int32_t>(code);
+        }
+        if (fit) {
+            k->dequantization = std::make_shared<const Constant::Dequantization>(Constant::Dequantization{*p, std::move(channels)});
+        } else {
+            k->codes = {};
+            k->values = storage::dequantize(*p, k->shape, t.data->to_int64s());
+        }
     } else {
         // as floats while every item is one exactly (float32 or float16 data), else as doubles
         k->floats.resize(std::size_t(n));
@@ -75,7 +95,7 @@ std::shared_ptr<Constant> weights(Context& c, const nnef::Tensor& t, const std::
     if (p && c.quantized()) {
         k->grid = c.grid_of_entry(t, failed);
         if (failed) return nullptr;
-        if (k->codes.empty()) k->codes = storage::quantize(*p, k->shape, k->doubles());
+        if (k->codes.empty()) k->codes = codes_of(storage::quantize(*p, k->shape, k->doubles()));
     }
     c.weights_by_label[key] = k;
     return k;
@@ -108,7 +128,7 @@ bool constant(Context& c) {
         k->grid = c.grid_of_entry(t, failed);
         std::optional<storage::QuantParams> p = c.params(t, failed);
         if (failed) return false;
-        k->codes = storage::quantize(*p, k->shape, k->values);
+        k->codes = codes_of(storage::quantize(*p, k->shape, k->values));
     }
     Ref r;
     r.kind = Ref::Kind::constant;
@@ -139,10 +159,13 @@ bool constant_rearranged(Context& c, const Constant& in, const Shape& shape, con
     k->shape = shape;
     k->grid = in.grid;
     const std::int64_t n = volume(shape);
+    // codes of one scale and zero point stay codes, dequantized when read
+    const bool lazy = in.dequantization && in.dequantization->channels.per_tensor();
+    if (lazy) k->dequantization = in.dequantization;
     for (std::int64_t i = 0; i < n; ++i) {
         const std::size_t from = std::size_t(map(i));
         if (from >= in.count()) throw std::out_of_range("constant item");
-        k->values.push_back(in.value(from));
+        if (!lazy) k->values.push_back(in.value(from));
         if (!in.codes.empty()) k->codes.push_back(in.codes.at(from));
     }
     Ref r;

@@ -16,6 +16,7 @@
 
 #include "exec/executor.hpp"
 #include "lowering/nnapi/from_nnef.hpp"
+#include "lowering/nnapi/from_nnef_context.hpp"
 #include "lowering/nnapi/interpreter.hpp"
 #include "lowering/nnapi/model.hpp"
 
@@ -356,6 +357,32 @@ graph G( x ) -> ( y )
     CHECK(b.pools[0].data.size() == 256);
     CHECK(b.pools[0].data[0] == 255);
     CHECK(b.pools[0].data[255] == 0);
+}
+
+TEST_CASE("export: weights stored as codes are held as codes and dequantized per channel when read") {
+    // (the export holds an int8 model's stored weights so, 4 bytes each; its results are those of
+    // the values dequantized ahead, as the corpus's int8 models' exports show byte for byte)
+    storage::QuantParams p;
+    p.algorithm = storage::QuantAlgorithm::zero_point_linear;
+    p.is_signed = true;
+    p.shape = {1, 3};
+    p.scale = {0.5, 0.25, 2.0};
+    p.zero_point = {1, -2, 0};
+    const Shape shape{2, 3, 2};
+    const std::vector<std::int64_t> codes{-128, -1, 0, 1, 127, 5, 9, -7, 3, 100, -100, 64};
+    nnapi::from_nnef::Constant k;
+    k.shape = shape;
+    k.codes.assign(codes.begin(), codes.end());
+    k.dequantization = std::make_shared<const nnapi::from_nnef::Constant::Dequantization>(
+        nnapi::from_nnef::Constant::Dequantization{p, storage::channel_map(p, shape)});
+    const std::vector<double> expected = storage::dequantize(p, shape, codes);
+    REQUIRE(k.count() == codes.size());
+    for (std::size_t i = 0; i < codes.size(); ++i) CHECK(k.value(i) == expected[i]);
+    CHECK(k.doubles() == expected);
+    CHECK(k.value(2) == 0.25 * (0 + 2));  // item 2: channel 1 of axis 1
+    CHECK(k.value(11) == 2.0 * 64);       // item 11: channel 2
+    // parameters that do not broadcast to the tensor: the error quantize and dequantize give
+    CHECK_THROWS_WITH_AS(storage::channel_map(p, Shape{2, 4}), doctest::Contains("do not broadcast"), std::invalid_argument);
 }
 
 TEST_CASE("every exported operation is a standard NNEF operation") {
