@@ -77,61 +77,107 @@ void run_nce(Memories& mem, const Task& t) {
                 throw ValueError{"weights table row " + std::to_string(c) + " of an int32 partial sum has multiplier " +
                                  std::to_string(table[std::size_t(c)].mult) + " and shift " + std::to_string(table[std::size_t(c)].shift) +
                                  " (the requantization is bypassed there: 1 and 0)"};
+    // (the operation and its operands' strides fixed ahead of the loops; the accumulation order is
+    // that of the datapath: kernel row, column, input channel)
+    const bool eltwise = t.op == "eltwise", conv = t.op == "conv", dw = t.op == "dwconv", maxp = t.op == "maxpool",
+               avgp = t.op == "avgpool";
+    const bool add = p.eltwise == "add", sub = p.eltwise == "sub";
+    const std::int64_t WK = conv || dw ? w.shape[1] : 0, WX = conv || dw ? w.shape[2] : 0, WC = conv || dw ? w.shape[3] : 0;
+    // An fp16 conv's fp32 sums of one output pixel, four channels at a time: four independent
+    // chains, each added in the datapath's order (the same sums as one channel after the other)
+    std::vector<float> sums(conv && !q ? std::size_t(C) : 0);
+    const std::size_t filter_items = std::size_t(WK * WX * WC);
+    // f(ky, kx, x) for each tap of output item (n, oy, ox, _) inside the input, x = in[n, iy, ix, :]
+    auto for_each_tap = [&](std::int64_t n, std::int64_t oy, std::int64_t ox, auto&& f) {
+        for (std::int64_t ky = 0; ky < p.kernel[0]; ++ky) {
+            const std::int64_t iy = oy * p.stride[0] - p.pad[0] + ky * p.dilation[0];
+            if (iy < 0 || iy >= H) continue;
+            for (std::int64_t kx = 0; kx < p.kernel[1]; ++kx) {
+                const std::int64_t ix = ox * p.stride[1] - p.pad[2] + kx * p.dilation[1];
+                if (ix < 0 || ix >= W) continue;
+                f(ky, kx, in.v.data() + std::size_t(((n * H + iy) * W + ix) * CI));
+            }
+        }
+    };
+    auto conv_sums = [&](std::int64_t n, std::int64_t oy, std::int64_t ox) {
+        std::fill(sums.begin(), sums.end(), 0.0f);
+        for_each_tap(n, oy, ox, [&](std::int64_t ky, std::int64_t kx, const double* x) {
+            const double* w0 = w.v.data() + std::size_t((ky * WX + kx) * WC);  // w[0, ky, kx, :]
+            std::int64_t c = 0;
+            for (; c + 4 <= C; c += 4) {
+                const double* wc = w0 + std::size_t(c) * filter_items;
+                float a0 = sums[std::size_t(c)], a1 = sums[std::size_t(c) + 1], a2 = sums[std::size_t(c) + 2], a3 = sums[std::size_t(c) + 3];
+                for (std::int64_t ci = 0; ci < CI; ++ci) {
+                    const float xf = float(x[ci]);
+                    a0 += xf * float(wc[ci]);
+                    a1 += xf * float(wc[filter_items + std::size_t(ci)]);
+                    a2 += xf * float(wc[2 * filter_items + std::size_t(ci)]);
+                    a3 += xf * float(wc[3 * filter_items + std::size_t(ci)]);
+                }
+                sums[std::size_t(c)] = a0;
+                sums[std::size_t(c) + 1] = a1;
+                sums[std::size_t(c) + 2] = a2;
+                sums[std::size_t(c) + 3] = a3;
+            }
+            for (; c < C; ++c) {
+                const double* wc = w0 + std::size_t(c) * filter_items;
+                float a = sums[std::size_t(c)];
+                for (std::int64_t ci = 0; ci < CI; ++ci) a += float(x[ci]) * float(wc[ci]);
+                sums[std::size_t(c)] = a;
+            }
+        });
+    };
     for (std::int64_t n = 0; n < N; ++n)
         for (std::int64_t oy = 0; oy < OH; ++oy)
-            for (std::int64_t ox = 0; ox < OW; ++ox)
+            for (std::int64_t ox = 0; ox < OW; ++ox) {
+                if (!sums.empty()) conv_sums(n, oy, ox);
                 for (std::int64_t c = 0; c < C; ++c) {
                     const TableRow& row = table[std::size_t(c)];
                     float facc = 0.0f;
                     std::int64_t iacc = 0;
-                    if (t.op == "eltwise") {
+                    if (!sums.empty()) {
+                        facc = sums[std::size_t(c)];
+                    } else if (eltwise) {
                         const std::size_t i = std::size_t(((n * OH + oy) * OW + ox) * C + c);
                         if (q) {
                             const std::int64_t a = tosa::apply_scale_32_unchecked(std::int64_t(in.v[i]) - p.eltwise_inputs[0].zp,
                                                                   p.eltwise_inputs[0].multiplier, p.eltwise_inputs[0].shift, p.double_round);
                             const std::int64_t bb = tosa::apply_scale_32_unchecked(std::int64_t(b.v[i]) - p.eltwise_inputs[1].zp,
                                                                    p.eltwise_inputs[1].multiplier, p.eltwise_inputs[1].shift, p.double_round);
-                            iacc = p.eltwise == "add" ? a + bb : p.eltwise == "sub" ? a - bb : a * bb;
+                            iacc = add ? a + bb : sub ? a - bb : a * bb;
                         } else {
                             const float a = float(in.v[i]), bb = float(b.v[i]);
-                            facc = p.eltwise == "add" ? a + bb : p.eltwise == "sub" ? a - bb : a * bb;
+                            facc = add ? a + bb : sub ? a - bb : a * bb;
                         }
                     } else {
-                        const bool conv = t.op == "conv", dw = t.op == "dwconv";
-                        const bool maxp = t.op == "maxpool";
                         std::int64_t count = 0;
                         bool any = false;
-                        for (std::int64_t ky = 0; ky < p.kernel[0]; ++ky) {
-                            const std::int64_t iy = oy * p.stride[0] - p.pad[0] + ky * p.dilation[0];
-                            if (iy < 0 || iy >= H) continue;
-                            for (std::int64_t kx = 0; kx < p.kernel[1]; ++kx) {
-                                const std::int64_t ix = ox * p.stride[1] - p.pad[2] + kx * p.dilation[1];
-                                if (ix < 0 || ix >= W) continue;
-                                ++count;
-                                if (conv) {
-                                    for (std::int64_t ci = 0; ci < CI; ++ci) {
-                                        const double x = in.at4(n, iy, ix, ci), wt = w.at4(c, ky, kx, ci);
-                                        if (q) iacc += (std::int64_t(x) - p.input_zp) * (std::int64_t(wt) - p.weights_zp);
-                                        else facc += float(x) * float(wt);
-                                    }
-                                } else if (dw) {
-                                    const double x = in.at4(n, iy, ix, c), wt = w.at4(c, ky, kx, 0);
-                                    if (q) iacc += (std::int64_t(x) - p.input_zp) * (std::int64_t(wt) - p.weights_zp);
-                                    else facc += float(x) * float(wt);
+                        for_each_tap(n, oy, ox, [&](std::int64_t ky, std::int64_t kx, const double* x) {
+                            ++count;
+                            if (conv) {
+                                const double* wt = w.v.data() + std::size_t(((c * WK + ky) * WX + kx) * WC);  // w[c, ky, kx, :]
+                                if (q)
+                                    for (std::int64_t ci = 0; ci < CI; ++ci)
+                                        iacc += (std::int64_t(x[ci]) - p.input_zp) * (std::int64_t(wt[ci]) - p.weights_zp);
+                                else
+                                    for (std::int64_t ci = 0; ci < CI; ++ci) facc += float(x[ci]) * float(wt[ci]);
+                            } else if (dw) {
+                                const double xv = x[c], wt = w.v[std::size_t(((c * WK + ky) * WX + kx) * WC)];
+                                if (q) iacc += (std::int64_t(xv) - p.input_zp) * (std::int64_t(wt) - p.weights_zp);
+                                else facc += float(xv) * float(wt);
+                            } else {
+                                const double xv = x[c];
+                                if (maxp) {
+                                    if (q) iacc = any ? std::max(iacc, std::int64_t(xv) - p.input_zp) : std::int64_t(xv) - p.input_zp;
+                                    else facc = any ? std::max(facc, float(xv)) : float(xv);
                                 } else {
-                                    const double x = in.at4(n, iy, ix, c);
-                                    if (maxp) {
-                                        if (q) iacc = any ? std::max(iacc, std::int64_t(x) - p.input_zp) : std::int64_t(x) - p.input_zp;
-                                        else facc = any ? std::max(facc, float(x)) : float(x);
-                                    } else {
-                                        if (q) iacc += std::int64_t(x) - p.input_zp;
-                                        else facc += float(x);
-                                    }
-                                    any = true;
+                                    if (q) iacc += std::int64_t(xv) - p.input_zp;
+                                    else facc += float(xv);
                                 }
+                                any = true;
                             }
-                        }
-                        if (t.op == "avgpool" && count > 0) {
+                        });
+                        if (avgp && count > 0) {
                             if (q) {
                                 const auto [m, s] = tosa::reciprocal_scale(std::uint32_t(count));
                                 iacc = tosa::apply_scale_32_unchecked(iacc, m, s, false);
@@ -159,6 +205,7 @@ void run_nce(Memories& mem, const Task& t) {
                     }
                     out[std::size_t(((n * OH + oy) * OW + ox) * C + c)] = v;
                 }
+            }
     scatter(mem, out_a, out);
 }
 

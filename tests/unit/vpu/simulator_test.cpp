@@ -154,6 +154,103 @@ TEST_SUITE("vpu") {
         CHECK(svg.find("#3 NCE0 conv: 1204..1540 cycles") != std::string::npos);
     }
 
+    TEST_CASE("simulator: an fp16 conv's fp32 sums in the datapath's order, every output channel (groups of four and the rest)") {
+        // 3 -> 6 channels, 5x5, 3x3 with padding 1, no post-op, an fp32 result; items of many
+        // magnitudes, so that another order of the additions or a wrong weight changes fp32 sums.
+        // Expected: per output item, sum += x * w over kernel row, column, input channel in fp32,
+        // then * scale + bias.
+        const std::int64_t CI = 3, C = 6, H = 5, W = 5, K = 3;
+        auto fp16 = [](float f) { return nnef::tosa::fp16_to_fp32(nnef::tosa::fp32_to_fp16(f)); };
+        auto x_at = [&](std::int64_t c, std::int64_t h, std::int64_t w) {
+            return fp16(float(std::ldexp(1.0 + double((c * 37 + h * 11 + w * 7) % 97) / 97.0, int((c + h * 3 + w) % 13) - 6) *
+                              ((h + w + c) % 3 == 0 ? -1.0 : 1.0)));
+        };
+        auto w_at = [&](std::int64_t o, std::int64_t ky, std::int64_t kx, std::int64_t i) {  // OHWI
+            return fp16(float(std::ldexp(1.0 + double((o * 53 + ky * 19 + kx * 23 + i * 5) % 89) / 89.0, int((o * 5 + ky + kx * 2 + i) % 11) - 5) *
+                              ((o + ky + i) % 2 == 0 ? 1.0 : -1.0)));
+        };
+        const float scale = 0.75f;
+        auto bias_of = [](std::int64_t o) { return 0.125f * float(o) - 0.25f; };
+        TaskList l;
+        l.graph = "conv6";
+        const std::vector<std::int64_t> xs{1, H, W, CI}, ws{C, K, K, CI}, ts{C, 4}, ys{1, H, W, C};
+        const std::int64_t xb = H * W * CI * 2, wb = C * K * K * CI * 2, tb = C * 16, yb = H * W * C * 4;
+        l.buffers = {vpu_test::buffer("x", Memory::DDR, 0, 0, xb, DataType::fp16, Role::input, "x"),
+                     vpu_test::buffer("w", Memory::DDR, 0, 192, wb, DataType::fp16, Role::weights, "filter"),
+                     vpu_test::buffer("t", Memory::DDR, 0, 576, tb, DataType::int32, Role::table, "conv"),
+                     vpu_test::buffer("y", Memory::DDR, 0, 704, yb, DataType::fp32, Role::output, "y"),
+                     vpu_test::buffer("cx", Memory::CMX, 0, 0, xb, DataType::fp16, Role::activation, "x"),
+                     vpu_test::buffer("cw", Memory::CMX, 0, 192, wb, DataType::fp16, Role::weights, "filter"),
+                     vpu_test::buffer("ct", Memory::CMX, 0, 576, tb, DataType::int32, Role::table, "conv"),
+                     vpu_test::buffer("cy", Memory::CMX, 0, 704, yb, DataType::fp32, Role::activation, "y")};
+        std::vector<float> wv;
+        for (std::int64_t o = 0; o < C; ++o)
+            for (std::int64_t ky = 0; ky < K; ++ky)
+                for (std::int64_t kx = 0; kx < K; ++kx)
+                    for (std::int64_t i = 0; i < CI; ++i) wv.push_back(w_at(o, ky, kx, i));
+        l.buffers[1].data = vpu_test::fp16_bytes(wv);
+        std::vector<std::int32_t> table;
+        for (std::int64_t o = 0; o < C; ++o)
+            for (std::int32_t v : {std::int32_t(o * K * K * CI * 2), 0, vpu_test::float_bits(scale), vpu_test::float_bits(bias_of(o))})
+                table.push_back(v);
+        l.buffers[2].data = vpu_test::int32_bytes(table);
+        l.inputs = {{"x", "x", xs, "NHWC", DataType::fp16}};
+        l.outputs = {{"y", "y", ys, "NHWC", DataType::fp32}};
+        l.barriers = {{0, 0}, {1, 1}};
+        l.tasks.push_back(vpu_test::dma(0, "DMA0", Access::dense("x", 0, xs, 2), Access::dense("cx", 0, xs, 2), {}, {0}, 0, "x"));
+        l.tasks.push_back(vpu_test::dma(1, "DMA1", Access::dense("w", 0, ws, 2), Access::dense("cw", 0, ws, 2), {}, {0}, 0, "conv"));
+        l.tasks.push_back(vpu_test::dma(2, "DMA0", Access::dense("t", 0, ts, 4), Access::dense("ct", 0, ts, 4), {}, {0}, 0, "conv"));
+        l.tasks.push_back(vpu_test::nce_conv(3, {Access::dense("cx", 0, xs, 2), Access::dense("cw", 0, ws, 2), Access::dense("ct", 0, ts, 4)},
+                                             Access::dense("cy", 0, ys, 4), K));
+        l.tasks.push_back(vpu_test::dma(4, "DMA0", Access::dense("cy", 0, ys, 4), Access::dense("y", 0, ys, 4), {1}, {}, 0, "y"));
+        for (Task& t : l.tasks) {
+            const std::optional<std::int64_t> c = task_cycles(l, t, l.target);
+            REQUIRE(c);
+            t.cycles = *c;
+        }
+        auto x = nnef::tosa::ConstData::allocate({nnef::tosa::DType::fp32, {1, CI, H, W}});  // NCHW
+        for (std::int64_t c = 0; c < CI; ++c)
+            for (std::int64_t h = 0; h < H; ++h)
+                for (std::int64_t w = 0; w < W; ++w) x->mutable_items<float>()[(c * H + h) * W + w] = x_at(c, h, w);
+        Run r;
+        SimulateOptions o;
+        o.values = true;
+        o.inputs["x"] = x;
+        r.result = simulate(l, l.target, o, r.diags);
+        CAPTURE(r.messages());
+        REQUIRE(r.result.valid);
+        CHECK(r.diags.empty());
+        REQUIRE(r.result.outputs.count("y"));
+        const auto& y = *r.result.outputs.at("y");
+        REQUIRE(y.type.shape == nnef::Shape{1, C, H, W});
+        std::size_t sums_in_another_order_differ = 0;
+        for (std::int64_t oc = 0; oc < C; ++oc)
+            for (std::int64_t oy = 0; oy < H; ++oy)
+                for (std::int64_t ox = 0; ox < W; ++ox) {
+                    float sum = 0.0f, reversed = 0.0f;
+                    for (std::int64_t ky = 0; ky < K; ++ky)
+                        for (std::int64_t kx = 0; kx < K; ++kx) {
+                            const std::int64_t iy = oy + ky - 1, ix = ox + kx - 1;
+                            if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+                            for (std::int64_t i = 0; i < CI; ++i) sum += x_at(i, iy, ix) * w_at(oc, ky, kx, i);
+                        }
+                    for (std::int64_t ky = K; ky-- > 0;)
+                        for (std::int64_t kx = K; kx-- > 0;) {
+                            const std::int64_t iy = oy + ky - 1, ix = ox + kx - 1;
+                            if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+                            for (std::int64_t i = CI; i-- > 0;) reversed += x_at(i, iy, ix) * w_at(oc, ky, kx, i);
+                        }
+                    const float want = sum * scale + bias_of(oc);
+                    if (reversed * scale + bias_of(oc) != want) ++sums_in_another_order_differ;
+                    CAPTURE(oc);
+                    CAPTURE(oy);
+                    CAPTURE(ox);
+                    CHECK(y.items<float>()[std::size_t((oc * H + oy) * W + ox)] == want);
+                }
+        // the data tells the orders apart (else the check above would not see another order)
+        CHECK(sums_in_another_order_differ > 0);
+    }
+
     TEST_CASE("simulator: the lower bound weighs a DMA unrounded, so a run can meet it but never beat it") {
         // The conv list with w's DMA on DMA0 too: one DMA at a time, never sharing DDR, so the run
         // is exactly the chain x -> w -> t -> conv -> y = 602 + (600 + 72 / 32) + 601 + 336 + 602.

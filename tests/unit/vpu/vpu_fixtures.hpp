@@ -94,6 +94,25 @@ inline Task dma(std::int64_t id, std::string queue, Access from, Access to, std:
     return t;
 }
 
+// Task `id`: a conv on NCE0 (op "conv", source "conv") reading input, weights and table, kernel
+// k x k with padding (k - 1) / 2, waiting for barrier 0 and updating barrier 1 (cycles 0: to set).
+inline Task nce_conv(std::int64_t id, std::vector<Access> reads, Access write, std::int64_t k) {
+    Task t;
+    t.id = id;
+    t.queue = "NCE0";
+    t.kind = TaskKind::NCE;
+    t.op = "conv";
+    t.reads = std::move(reads);
+    t.writes = {std::move(write)};
+    t.wait = {0};
+    t.update = {1};
+    t.nce.kernel = {k, k};
+    const std::int64_t pad = (k - 1) / 2;
+    t.nce.pad = {pad, pad, pad, pad};
+    t.source = "conv";
+    return t;
+}
+
 // Buffers (DDR: x [0,64), w [64,136), table [192,224), y [256,320); CMX0: x 0, w 64, table 192,
 // y 256), tasks 0 DMA0 x in, 1 DMA1 w in, 2 DMA0 table in (all update barrier 0), 3 NCE0 conv
 // (waits 0, updates 1), 4 DMA0 y out (waits 1). Cycles are the cost model's (hand-computed in
@@ -127,20 +146,10 @@ inline TaskList conv_list() {
     l.tasks.push_back(dma(0, "DMA0", Access::dense("x", 0, act, 2), Access::dense("cx", 0, act, 2), {}, {0}, 602, "x"));
     l.tasks.push_back(dma(1, "DMA1", Access::dense("w", 0, wshape, 2), Access::dense("cw", 0, wshape, 2), {}, {0}, 603, "conv"));
     l.tasks.push_back(dma(2, "DMA0", Access::dense("t", 0, tshape, 4), Access::dense("ct", 0, tshape, 4), {}, {0}, 601, "conv"));
-    Task conv;
-    conv.id = 3;
-    conv.queue = "NCE0";
-    conv.kind = TaskKind::NCE;
-    conv.op = "conv";
-    conv.reads = {Access::dense("cx", 0, act, 2), Access::dense("cw", 0, wshape, 2), Access::dense("ct", 0, tshape, 4)};
-    conv.writes = {Access::dense("cy", 0, act, 2)};
-    conv.wait = {0};
-    conv.update = {1};
+    Task conv = nce_conv(3, {Access::dense("cx", 0, act, 2), Access::dense("cw", 0, wshape, 2), Access::dense("ct", 0, tshape, 4)},
+                         Access::dense("cy", 0, act, 2), 3);
     conv.cycles = 336;
-    conv.nce.kernel = {3, 3};
-    conv.nce.pad = {1, 1, 1, 1};
     conv.nce.post_op = PostOp::relu;
-    conv.source = "conv";
     l.tasks.push_back(conv);
     l.tasks.push_back(dma(4, "DMA0", Access::dense("cy", 0, act, 2), Access::dense("y", 0, act, 2), {1}, {}, 602, "y"));
     return l;
