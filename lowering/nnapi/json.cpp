@@ -301,10 +301,15 @@ nlohmann::json to_json(const Model& m, const std::string& pool_file) {
     return j;
 }
 
+void write_pool_file(const Model& m, std::ostream& out) {
+    for (const Memory& pool : m.pools) out.write(reinterpret_cast<const char*>(pool.data.data()), static_cast<std::streamsize>(pool.data.size()));
+}
+
 std::vector<std::uint8_t> pool_file_bytes(const Model& m) {
-    std::vector<std::uint8_t> out;
-    for (const Memory& pool : m.pools) out.insert(out.end(), pool.data.begin(), pool.data.end());
-    return out;
+    std::ostringstream s;
+    write_pool_file(m, s);
+    const std::string bytes = s.str();
+    return std::vector<std::uint8_t>(bytes.begin(), bytes.end());
 }
 
 bool write_model(const Model& m, const std::string& json_path, Diagnostics& diags) {
@@ -313,8 +318,7 @@ bool write_model(const Model& m, const std::string& json_path, Diagnostics& diag
     std::string pool_path = stem + ".bin";
     if (!m.pools.empty()) {
         std::ofstream bin(pool_path, std::ios::binary);
-        // (each pool as it is: the file is pool_file_bytes without its copy)
-        for (const Memory& pool : m.pools) bin.write(reinterpret_cast<const char*>(pool.data.data()), static_cast<std::streamsize>(pool.data.size()));
+        write_pool_file(m, bin);
         if (!bin) {
             diags.error(Stage::io, "cannot-write", "cannot write the pool file " + pool_path);
             return false;

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -235,7 +236,9 @@ std::optional<std::basic_string_view<std::uint8_t>> constant_bytes(const Model&,
 // are stored one after another in one binary file named `pool_file` (written by write_model), each
 // pool listed as {"file", "offset", "length"}.
 nlohmann::json to_json(const Model&, const std::string& pool_file);
-// The pools one after another, as to_json describes them.
+// The pools one after another, as to_json describes them: written to a stream (write_model's
+// pool file, each pool as it is, no copy), or as bytes.
+void write_pool_file(const Model&, std::ostream&);
 std::vector<std::uint8_t> pool_file_bytes(const Model&);
 
 // Reads a pool file named in the JSON ("file"); nothing if it cannot be read (then the reader
