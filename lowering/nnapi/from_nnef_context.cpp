@@ -191,7 +191,20 @@ std::optional<std::uint32_t> Context::materialize(const std::string& tensor, con
             return float_tensor(dims(k.shape), f);
         }
         if (!k.grid) {
-            refuse("constant '" + tensor + "' has no quantization (no graph.quant entry), and every tensor operand of a "
+            // One value in every item (a literal such as hard-swish's 3.0, a filled constant): on a
+            // grid of its own whose code 255 (0 for a negative value) is that value, to float's
+            // precision. Any other constant would be rounded to 256 levels: refused.
+            const bool uniform = !values.empty() && std::all_of(values.begin(), values.end(), [&](double v) { return v == values[0]; });
+            if (uniform && std::isfinite(values[0])) {
+                const double v = values[0];
+                Grid g;
+                g.scale = v == 0.0 ? 1.0f : static_cast<float>(std::fabs(v) / 255.0);
+                g.zero_point = v < 0.0 ? 255 : 0;
+                if (g.scale > 0.0f && std::isfinite(g.scale))
+                    return quant8_tensor(dims(k.shape), std::vector<std::uint8_t>(values.size(), v > 0.0 ? 255 : 0), g);
+            }
+            const std::string what = tensor.empty() ? std::string("a constant argument") : "constant '" + tensor + "'";
+            refuse(what + " has no quantization (no graph.quant entry) and more than one value, and every tensor operand of a "
                    "quantized NNAPI operation is TENSOR_QUANT8_ASYMM");
             return std::nullopt;
         }

@@ -258,6 +258,65 @@ TEST_CASE("export: a quantized graph becomes TENSOR_QUANT8_ASYMM with shifted co
     CHECK_MESSAGE(c.max_abs_within(0.025 * 1.0001), why << c.summary());
 }
 
+TEST_CASE("export: a quantized graph's literals (hard-swish's 3.0 and 1/6) are constants on grids of their own that hold them") {
+    const std::string graph = R"(version 1.0;
+graph G( x ) -> ( y )
+{
+    x = external<scalar>(shape = [1, 4, 6, 6]);
+    a = add(x, 3.0);
+    r = clamp(a, 0.0, 6.0);
+    s = mul(r, 0.1666666716337204);
+    h = mul(x, s);
+    y = add(h, -2.5);
+}
+)";
+    const std::string quant = R"(
+"x": zero_point_linear_quantize(zero_point = -6, scale = 0.0255, bits = 8, signed = true, symmetric = false);
+"a": zero_point_linear_quantize(zero_point = -123, scale = 0.0255, bits = 8, signed = true, symmetric = false);
+"r": zero_point_linear_quantize(zero_point = -128, scale = 0.0235294, bits = 8, signed = true, symmetric = false);
+"s": zero_point_linear_quantize(zero_point = -128, scale = 0.00392157, bits = 8, signed = true, symmetric = false);
+"h": zero_point_linear_quantize(zero_point = -103, scale = 0.0148, bits = 8, signed = true, symmetric = false);
+"y": zero_point_linear_quantize(zero_point = 40, scale = 0.0148, bits = 8, signed = true, symmetric = false);
+)";
+    auto l = export_text(graph, quant);
+    REQUIRE_MESSAGE(l->exported, l->messages);
+    const nnapi::Model& m = l->exported->model;
+    // each literal: one code, 255 for 3.0 and 1/6 (zero point 0), 0 for -2.5 (zero point 255), so
+    // that (code - zeroPoint) * scale is the literal
+    std::map<double, int> literals;
+    for (const nnapi::Operation& op : m.operations)
+        for (std::uint32_t i : op.inputs) {
+            if (op.type != nnapi::OperationType::ADD && op.type != nnapi::OperationType::MUL) continue;
+            const nnapi::Operand& o = m.operands.at(i);
+            if (o.type != nnapi::OperandType::TENSOR_QUANT8_ASYMM || o.lifetime != nnapi::OperandLifeTime::CONSTANT_COPY) continue;
+            auto bytes = nnapi::constant_bytes(m, o);
+            REQUIRE(bytes);
+            REQUIRE(bytes->size() == 1);
+            const double real = (double((*bytes)[0]) - o.zeroPoint) * o.scale;
+            ++literals[std::round(real * 1e6) / 1e6];
+            CHECK(real == doctest::Approx(real > 0 ? (real > 1 ? 3.0 : 1.0 / 6.0) : -2.5).epsilon(1e-7));
+        }
+    CHECK(literals == std::map<double, int>{{-2.5, 1}, {0.166667, 1}, {3.0, 1}});
+    std::string why;
+    const nnef_test::Comparison c = run_both(*l, why);
+    // the quantized steps round as nnef-run's simulated quantization does, within two of y's codes
+    CHECK_MESSAGE(c.max_abs_within(2 * 0.0148 * 1.0001), why << c.summary());
+
+    // a constant of several values without a graph.quant entry would be rounded to 256 levels: refused
+    auto k = export_text(R"(version 1.0;
+graph G( x ) -> ( y )
+{
+    x = external<scalar>(shape = [1, 4, 6, 6]);
+    k = constant<scalar>(shape = [1, 4, 1, 1], value = [1.0, 2.0, 3.0, 4.0]);
+    y = add(x, k);
+}
+)", "\"x\": zero_point_linear_quantize(zero_point = 0, scale = 0.05, bits = 8, signed = true, symmetric = false);\n"
+        "\"y\": zero_point_linear_quantize(zero_point = 0, scale = 0.05, bits = 8, signed = true, symmetric = false);\n");
+    CHECK_FALSE(k->exported);
+    CHECK_MESSAGE(k->messages.find("constant 'k' has no quantization (no graph.quant entry) and more than one value") != std::string::npos,
+                  k->messages);
+}
+
 TEST_CASE("export: what NNAPI 1.0 cannot express is refused with the operation, its line and why") {
     struct Case {
         const char* name;
