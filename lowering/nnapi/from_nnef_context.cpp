@@ -204,8 +204,8 @@ std::optional<std::uint32_t> Context::materialize(const std::string& tensor, con
                     return quant8_tensor(dims(k.shape), std::vector<std::uint8_t>(values.size(), v > 0.0 ? 255 : 0), g);
             }
             const std::string what = tensor.empty() ? std::string("a constant argument") : "constant '" + tensor + "'";
-            refuse(what + " has no quantization (no graph.quant entry) and more than one value, and every tensor operand of a "
-                   "quantized NNAPI operation is TENSOR_QUANT8_ASYMM");
+            refuse(what + " has no quantization (no graph.quant entry) and is not one finite value in every item, and every "
+                   "tensor operand of a quantized NNAPI operation is TENSOR_QUANT8_ASYMM");
             return std::nullopt;
         }
         std::vector<std::uint8_t> q(values.size());

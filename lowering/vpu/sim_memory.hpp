@@ -147,9 +147,6 @@ struct Dense {
     std::vector<std::int64_t> shape;
     std::vector<double> v;
     DataType dtype = DataType::fp16;
-    double at4(std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c) const {
-        return v[std::size_t(((n * shape[1] + h) * shape[2] + w) * shape[3] + c)];
-    }
 };
 
 inline Dense gather(Memories& mem, const Access& a) {
