@@ -387,13 +387,14 @@ void gather(const std::vector<std::uint32_t>& d, const std::vector<std::int64_t>
 }  // namespace nnapi_from_nnef_context_cpp
 using nnapi_from_nnef_context_cpp::gather;
 
-std::optional<std::pair<std::uint32_t, float>> Context::filter(const Constant& f, std::vector<std::uint32_t> d,
-                                                               const std::vector<std::int64_t>& from_strides, const Ints& last) {
+template <typename Each>
+std::optional<std::pair<std::uint32_t, float>> Context::filter_items(const Constant& f, const std::vector<std::uint32_t>& d, bool zeros, Each each) {
     std::size_t n = 1;
     for (std::uint32_t e : d) n *= e;
     if (!quantized_) {
         const std::uint32_t k = add_constant_filled(model_, OperandType::TENSOR_FLOAT32, d, n * sizeof(float), [&](std::uint8_t* to) {
-            gather(d, from_strides, last, [&](std::size_t i, std::size_t from) {
+            if (zeros) std::fill(to, to + n * sizeof(float), std::uint8_t(0));  // +0.0f
+            each([&](std::size_t i, std::size_t from) {
                 const float v = float(f.value(from));
                 std::memcpy(to + i * sizeof v, &v, sizeof v);
             });
@@ -407,9 +408,30 @@ std::optional<std::pair<std::uint32_t, float>> Context::filter(const Constant& f
     const Grid& g = *f.grid;
     const std::uint32_t k = add_constant_filled(
         model_, OperandType::TENSOR_QUANT8_ASYMM, d, n,
-        [&](std::uint8_t* to) { gather(d, from_strides, last, [&](std::size_t i, std::size_t from) { to[i] = std::uint8_t(f.codes[from] + g.offset); }); },
+        [&](std::uint8_t* to) {
+            if (zeros) std::fill(to, to + n, std::uint8_t(g.zero_point));
+            each([&](std::size_t i, std::size_t from) { to[i] = std::uint8_t(f.codes[from] + g.offset); });
+        },
         g.scale, g.zero_point);
     return std::make_pair(k, g.scale);
+}
+
+std::optional<std::pair<std::uint32_t, float>> Context::filter(const Constant& f, std::vector<std::uint32_t> d,
+                                                               const std::vector<std::int64_t>& from_strides, const Ints& last) {
+    return filter_items(f, d, false, [&](auto put) { gather(d, from_strides, last, put); });
+}
+
+std::optional<std::pair<std::uint32_t, float>> Context::grouped_filter(const Constant& f, std::int64_t groups) {
+    const std::int64_t O = f.shape[0], FI = f.shape[1], KH = f.shape[2], KW = f.shape[3], I = FI * groups, OG = O / groups;
+    const std::vector<std::uint32_t> d{std::uint32_t(O), std::uint32_t(KH), std::uint32_t(KW), std::uint32_t(I)};
+    return filter_items(f, d, true, [&](auto put) {
+        for (std::int64_t o = 0; o < O; ++o)
+            for (std::int64_t y = 0; y < KH; ++y)
+                for (std::int64_t x = 0; x < KW; ++x) {
+                    const std::int64_t row = ((o * KH + y) * KW + x) * I + o / OG * FI;  // its group's first input channel
+                    for (std::int64_t i = 0; i < FI; ++i) put(std::size_t(row + i), std::size_t(((o * FI + i) * KH + y) * KW + x));
+                }
+    });
 }
 
 std::optional<std::vector<double>> Context::bias_values(std::string_view name, std::int64_t n) {

@@ -157,6 +157,12 @@ public:
     // one); with its scale (0 for float). Nothing after a refusal. Written in place in the pool.
     std::optional<std::pair<std::uint32_t, float>> filter(const Constant& f, std::vector<std::uint32_t> d,
                                                           const std::vector<std::int64_t>& from_strides, const Ints& last = {});
+    // The filter [O, KH, KW, I] of a convolution with `groups` groups (f in NNEF's [O, I / groups,
+    // KH, KW]) as one dense CONV_2D filter, block-diagonal: output channel o reads the input
+    // channels of its group with f's weights and every other input channel with a weight of zero
+    // (quantized: the zero point's code), so the dense convolution adds exact zeros to each group's
+    // sums. As `filter` otherwise.
+    std::optional<std::pair<std::uint32_t, float>> grouped_filter(const Constant& f, std::int64_t groups);
     // The n bias values of constant argument `name` (one value broadcasts); nothing after a refusal.
     std::optional<std::vector<double>> bias_values(std::string_view name, std::int64_t n);
     // Bias operand for an operation reading `input` with filter scale `filter_scale` (quantized:
@@ -181,6 +187,12 @@ public:
     std::map<std::string, std::shared_ptr<const Constant>> weights_by_label;
 
 private:
+    // `filter` and `grouped_filter`: an NNAPI filter of dimensions `d` whose items are zero (the
+    // grid's zero point when quantized) but those that each(put) sets by put(i, from): item i is
+    // f's item `from`.
+    template <typename Each>
+    std::optional<std::pair<std::uint32_t, float>> filter_items(const Constant& f, const std::vector<std::uint32_t>& d, bool zeros, Each each);
+
     const nnef::Graph& graph_;
     const ExportOptions& options_;
     Diagnostics& diags_;

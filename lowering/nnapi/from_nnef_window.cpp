@@ -1,6 +1,6 @@
-// The export of the sliding-window operations: conv (CONV_2D, DEPTHWISE_CONV_2D), max_pool
-// (MAX_POOL_2D), avg_pool (AVERAGE_POOL_2D) and the spatial reductions mean_reduce and max_reduce
-// over axes [2, 3] (a pooling whose window is the whole image; quantized mean_reduce onto a grid
+// The export of the sliding-window operations: conv (CONV_2D, DEPTHWISE_CONV_2D; other groups as
+// a CONV_2D of a block-diagonal filter), max_pool (MAX_POOL_2D), avg_pool (AVERAGE_POOL_2D) and
+// the spatial reductions mean_reduce and max_reduce over axes [2, 3] (a pooling whose window is the whole image; quantized mean_reduce onto a grid
 // of its own: a DEPTHWISE_CONV_2D whose filter is 1 / (H * W), so it rounds once as NNEF does).
 #include <algorithm>
 #include <cmath>
@@ -79,8 +79,12 @@ bool conv(Context& c) {
     std::int64_t groups = c.int_attr("groups", 1);
     if (groups == 0) groups = I;
     const bool depthwise = groups != 1 && groups == I && fs[1] == 1 && O % I == 0;
-    if (groups != 1 && !depthwise)
-        return c.refuse("groups = " + std::to_string(groups) + ": NNAPI 1.0 convolves with groups 1 (CONV_2D) or one group per input channel (DEPTHWISE_CONV_2D)");
+    // other groups: one CONV_2D of a block-diagonal filter (NNAPI 1.0 has no grouped convolution
+    // and no slice to convolve each group apart): exact, at `groups` times the weights and MACs
+    const bool block_diagonal = groups != 1 && !depthwise;
+    if (block_diagonal && (groups < 0 || I % groups != 0 || O % groups != 0 || fs[1] * groups != I))
+        return c.refuse("groups = " + std::to_string(groups) + " does not divide its " + std::to_string(I) + " input and " + std::to_string(O) +
+                        " output channels into groups of its filter's " + std::to_string(fs[1]) + " input channels");
     Window w;
     w.kh = fs[2], w.kw = fs[3];
     if (!read_window(c, in, 0, w)) return false;
@@ -98,7 +102,7 @@ bool conv(Context& c) {
     // (NNEF's [O, FI, KH, KW]: the source strides of NNAPI's indices)
     const std::vector<std::int64_t> from = depthwise ? std::vector<std::int64_t>{0, KW, 1, FI * KH * KW}
                                                      : std::vector<std::int64_t>{FI * KH * KW, KW, 1, KH * KW};
-    const std::optional<std::pair<std::uint32_t, float>> filter = c.filter(*f, fd, from);
+    const std::optional<std::pair<std::uint32_t, float>> filter = block_diagonal ? c.grouped_filter(*f, groups) : c.filter(*f, fd, from);
     const std::optional<std::vector<double>> bias = filter ? c.bias_values("bias", O) : std::nullopt;
     if (!bias) return false;
     const float filter_scale = filter->second;

@@ -164,6 +164,53 @@ graph G( x ) -> ( y )
     CHECK_MESSAGE(cm.rel_l2_within(1e-6), why << cm.summary());
 }
 
+TEST_CASE("export: a grouped conv is one CONV_2D of a block-diagonal filter, float and quantized") {
+    const std::string graph = R"(version 1.0;
+graph G( x ) -> ( y )
+{
+    x = external<scalar>(shape = [1, 4, 7, 7]);
+    w = variable<scalar>(shape = [6, 2, 3, 3], label = 'w');
+    b = variable<scalar>(shape = [1, 6], label = 'b');
+    y = conv(x, w, b, padding = [(1, 1), (1, 1)], stride = [2, 2], groups = 2);
+}
+)";
+    const std::string quant = R"(
+"x": zero_point_linear_quantize(zero_point = -5, scale = 0.03, bits = 8, signed = true, symmetric = false);
+"w": zero_point_linear_quantize(zero_point = 0, scale = 0.01, bits = 8, signed = true, symmetric = true);
+"y": zero_point_linear_quantize(zero_point = 3, scale = 0.01, bits = 8, signed = true, symmetric = false);
+)";
+    for (bool quantized : {false, true}) {
+        CAPTURE(quantized);
+        auto l = export_text(graph, quantized ? quant : "");
+        REQUIRE_MESSAGE(l->exported, l->messages);
+        const nnapi::Model& m = l->exported->model;
+        REQUIRE(m.operations.size() == 1);
+        CHECK(m.operations[0].type == nnapi::OperationType::CONV_2D);
+        const nnapi::Operand& f = m.operands.at(m.operations[0].inputs[1]);
+        REQUIRE(f.dimensions == std::vector<std::uint32_t>{6, 3, 3, 4});
+        auto bytes = nnapi::constant_bytes(m, f);
+        REQUIRE(bytes);
+        // output channels 0-2 read input channels 0-1 only, 3-5 channels 2-3; the other weights are zero
+        std::size_t zeros = 0, others = 0;
+        for (std::size_t i = 0; i < 6 * 9; ++i)
+            for (std::size_t c = 0; c < 4; ++c) {
+                const bool inside = c / 2 == i / 9 / 3;
+                const std::size_t at = i * 4 + c;
+                const bool zero = quantized ? (*bytes)[at] == f.zeroPoint
+                                            : std::all_of(bytes->begin() + long(at * 4), bytes->begin() + long(at * 4 + 4), [](std::uint8_t b) { return b == 0; });
+                (inside ? others : zeros) += inside ? !zero : zero;
+            }
+        CHECK(zeros == 6 * 9 * 2);
+        CHECK(others >= 6 * 9 * 2 - 4);  // random weights: hardly any is zero (a code may be)
+        std::string why;
+        const nnef_test::Comparison c = run_both(*l, why);
+        if (quantized)
+            CHECK_MESSAGE(c.max_abs_within(0.01 * 1.0001), why << c.summary());  // within one code of y's grid
+        else
+            CHECK_MESSAGE(c.rel_l2_within(1e-6), why << c.summary());
+    }
+}
+
 TEST_CASE("export: avg_pool with border 'ignore' and padding is AVERAGE_POOL_2D with explicit padding") {
     auto l = export_text(R"(version 1.0;
 graph G( x ) -> ( y )
@@ -326,8 +373,6 @@ TEST_CASE("export: what NNAPI 1.0 cannot express is refused with the operation, 
     };
     const std::string head = "version 1.0;\ngraph G( x ) -> ( y )\n{\n    x = external<scalar>(shape = [1, 4, 6, 6]);\n";
     const std::vector<Case> cases = {
-        {"groups", head + "    w = variable<scalar>(shape = [4, 2, 3, 3], label = 'w');\n    y = conv(x, w, 0.0, groups = 2);\n}\n",
-         "test.nnef:6:9: error[nnapi]: operation 'conv' cannot be expressed in NNAPI 1.0: groups = 2"},
         {"dilation", head + "    w = variable<scalar>(shape = [4, 4, 3, 3], label = 'w');\n    y = conv(x, w, 0.0, dilation = [2, 2]);\n}\n",
          "test.nnef:6:9: error[nnapi]: operation 'conv' cannot be expressed in NNAPI 1.0: its dilation is 2, 2"},
         {"border", head + "    y = avg_pool(x, size = [1, 1, 3, 3], padding = [(0, 0), (0, 0), (1, 1), (1, 1)], border = 'constant');\n}\n",
