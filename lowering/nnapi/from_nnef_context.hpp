@@ -3,6 +3,7 @@
 // view of an activation, a flatten with permuted columns), the quantization grids, the emission of
 // operations with a fusable activation, and the requantization and channel-selection convolutions.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -185,6 +186,10 @@ public:
     // ---- results ----
     std::map<std::string, Ref> refs;  // by NNEF tensor
     std::map<std::string, std::shared_ptr<const Constant>> weights_by_label;
+    // Pads folded into their one reader (NNAPI 1.0 has no pad operation): per result of such a
+    // pad, bound to its unpadded input, the zero padding (top, bottom, left, right) that reader
+    // adds to its own (`pad_folds_into`).
+    std::map<std::string, std::array<std::int64_t, 4>> pending_padding;
 
 private:
     // `filter` and `grouped_filter`: an NNAPI filter of dimensions `d` whose items are zero (the
@@ -220,6 +225,10 @@ using Handler = std::function<bool(Context&)>;
 using Handlers = std::map<std::string, Handler>;
 void add_tensor_handlers(Handlers& h);       // external, variable, constant, copy, shape operations
 void add_window_handlers(Handlers& h);       // conv, pools, spatial reductions
+// Whether a zero pad of H and W whose result `tensor` only `reader` reads folds into it: a conv
+// reading it as input whose own padding, if any, is zeros too (border 'constant'), or an avg_pool
+// that counts padding (border 'constant', or no padding of its own), then a DEPTHWISE_CONV_2D.
+bool pad_folds_into(const nnef::Operation& reader, const std::string& tensor);
 void add_elementwise_handlers(Handlers& h);  // activations, add, mul, batch_normalization, linear
 
 // Helpers shared by the handlers.

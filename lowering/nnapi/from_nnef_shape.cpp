@@ -312,12 +312,36 @@ bool slice(Context& c) {
 
 bool copy(Context& c) { return alias(c, c.op().inputs.front().first); }
 
+// A pad: the identity when it pads nothing; a zero pad of H and W that only a conv or an average
+// pooling counting zeros reads folds into that operation's padding (`pad_folds_into`: Inception-v3's
+// pad before avg_pool(border = 'ignore')); any other is refused.
 bool pad(Context& c) {
-    for (const auto& [p, q] : c.pairs_attr("padding"))
-        if (p != 0 || q != 0)
-            return c.refuse("padding " + std::to_string(p) + ", " + std::to_string(q) +
-                            ": NNAPI 1.0 has no pad operation (only a convolution's or pooling's own zero padding)");
-    return alias(c, "input");
+    const Pairs padding = c.pairs_attr("padding");
+    const auto nonzero = std::find_if(padding.begin(), padding.end(), [](const auto& p) { return p.first != 0 || p.second != 0; });
+    if (nonzero == padding.end()) return alias(c, "input");
+    const nnef::Tensor& t = c.result();
+    const nnef::Operation* reader = c.sole_consumer(t.name);
+    const std::string border = c.string_attr("border");
+    const std::vector<double> value = lowering::scalars_attr(c.op(), "value");
+    const bool zeros = (border.empty() || border == "constant") && (value.empty() || (value.size() == 1 && value[0] == 0.0));
+    const bool spatial = padding.size() == 4 && padding[0] == std::make_pair<std::int64_t, std::int64_t>(0, 0) &&
+                         padding[1] == std::make_pair<std::int64_t, std::int64_t>(0, 0);
+    const bool constant = c.ref("input").kind == Ref::Kind::constant;
+    if (zeros && spatial && reader && !c.is_output(t.name) && !constant && pad_folds_into(*reader, t.name)) {
+        if (!alias(c, "input")) return false;
+        c.pending_padding[t.name] = {padding[2].first, padding[2].second, padding[3].first, padding[3].second};
+        return true;
+    }
+    return c.refuse("padding " + std::to_string(nonzero->first) + ", " + std::to_string(nonzero->second) +
+                    ": NNAPI 1.0 has no pad operation (a zero pad of H and W folds into the conv or average pooling counting zeros "
+                    "that alone reads it; this one " +
+                    (!zeros                ? "pads with other than zeros"
+                     : !spatial            ? "pads axes other than H and W"
+                     : constant            ? "pads a constant"
+                     : c.is_output(t.name) ? "is a graph output"
+                     : !reader             ? "has " + std::to_string(c.consumers(t.name)) + " readers"
+                                           : "is read by '" + reader->name + "'") +
+                    ")");
 }
 
 bool concat(Context& c) {

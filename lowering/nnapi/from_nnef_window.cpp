@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lowering/attributes.hpp"
 #include "lowering/nnapi/from_nnef_context.hpp"
 
 namespace nnef::nnapi::from_nnef {
@@ -59,6 +60,18 @@ std::vector<std::uint32_t> window_scalars(Context& c, const Window& w, bool with
 
 bool padded(const Window& w) { return w.top || w.bottom || w.left || w.right; }
 
+// The zero padding of a pad folded into this operation (its input `tensor`), added to its own.
+void add_folded_pad(Context& c, const std::string& tensor, Window& w) {
+    const auto p = c.pending_padding.find(tensor);
+    if (p == c.pending_padding.end()) return;
+    w.top += p->second[0], w.bottom += p->second[1], w.left += p->second[2], w.right += p->second[3];
+}
+
+// Whether padding attribute `padding` is given and all zeros.
+bool no_padding(const Pairs& padding) {
+    return !padding.empty() && std::all_of(padding.begin(), padding.end(), [](const auto& p) { return p.first == 0 && p.second == 0; });
+}
+
 // NNAPI's rule for quantized CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED.
 bool scale_rule(Context& c, std::uint32_t input, float filter_scale, std::uint32_t output) {
     const float product = c.operand_info(input).scale * filter_scale;
@@ -91,6 +104,7 @@ bool conv(Context& c) {
     const std::string border = c.string_attr("border");
     if (padded(w) && !border.empty() && border != "constant")
         return c.refuse("border '" + border + "' with padding: NNAPI 1.0 pads with zeros only");
+    add_folded_pad(c, x->name, w);
     std::optional<std::uint32_t> input = c.operand("input");
     if (!input) return false;
     const std::optional<std::uint32_t> out = c.new_operand(t);
@@ -111,6 +125,35 @@ bool conv(Context& c) {
     for (std::uint32_t s : window_scalars(c, w, false)) inputs.push_back(s);
     if (depthwise) inputs.push_back(c.int32(std::int32_t(O / I)));
     c.emit(depthwise ? OperationType::DEPTHWISE_CONV_2D : OperationType::CONV_2D, std::move(inputs), *out, true);
+    c.bind_operand(t.name, *out);
+    return true;
+}
+
+// The average over windows `w` of `input` counting the padding's zeros (avg_pool with border
+// 'constant' or a pad folded in; quantized, a mean onto another grid): a DEPTHWISE_CONV_2D by
+// 1 / (kh kw) onto result t (quantized: filter code 255 on the grid of scale 1 / (255 kh kw), so
+// the sum rounds once onto t's grid, as NNEF's average does; float: each item times the float
+// nearest 1 / (kh kw), within float's rounding of NNEF's sum / (kh kw)).
+bool uniform_average(Context& c, std::uint32_t input, const Window& w, const nnef::Tensor& t) {
+    const std::uint32_t C = c.operand_info(input).dimensions.at(3);
+    const std::uint32_t KH = std::uint32_t(w.kh), KW = std::uint32_t(w.kw);
+    const std::size_t n = std::size_t(KH) * KW * C;
+    const std::optional<std::uint32_t> out = c.new_operand(t);
+    if (!out) return false;
+    float filter_scale = 0.0f;
+    std::uint32_t filter = 0;
+    if (c.quantized()) {
+        const Grid fg{1.0f / (255.0f * float(KH * KW)), 0, 0};
+        filter = c.quant8_tensor({1, KH, KW, C}, std::vector<std::uint8_t>(n, 255), fg);
+        filter_scale = fg.scale;
+        if (!scale_rule(c, input, filter_scale, *out)) return false;
+    } else {
+        filter = c.float_tensor({1, KH, KW, C}, std::vector<float>(n, 1.0f / float(KH * KW)));
+    }
+    std::vector<std::uint32_t> inputs{input, filter, c.bias(std::vector<double>(C, 0.0), input, filter_scale)};
+    for (std::uint32_t s : window_scalars(c, w, false)) inputs.push_back(s);
+    inputs.push_back(c.int32(1));
+    c.emit(OperationType::DEPTHWISE_CONV_2D, std::move(inputs), *out, true);
     c.bind_operand(t.name, *out);
     return true;
 }
@@ -138,8 +181,16 @@ bool pool(Context& c, OperationType type) {
     w.kh = size[2], w.kw = size[3];
     if (!read_window(c, *x->shape, 2, w)) return false;
     const std::string border = c.string_attr("border");
+    const bool folded = c.pending_padding.count(x->name) != 0;
+    if (type == OperationType::AVERAGE_POOL_2D && ((padded(w) && border == "constant") || folded)) {
+        // the padding's zeros counted: a DEPTHWISE_CONV_2D by 1 / (kh kw)
+        add_folded_pad(c, x->name, w);
+        const std::optional<std::uint32_t> input = c.operand("input");
+        return input && uniform_average(c, *input, w, c.result());
+    }
     if (padded(w) && border != "ignore")
-        return c.refuse("border '" + border + "' with padding: NNAPI 1.0 pools leave the padding out, as border 'ignore' does");
+        return c.refuse("border '" + border + "' with padding: NNAPI 1.0 pools leave the padding out, as border 'ignore' does" +
+                        (type == OperationType::AVERAGE_POOL_2D ? " (an average counting zeros is a convolution)" : ""));
     if (w.kh == 1 && w.kw == 1 && w.sh == 1 && w.sw == 1 && !padded(w)) {  // the identity
         const Ref r = c.ref("input");
         const std::optional<std::uint32_t> in = c.materialize(x->name, r);
@@ -172,25 +223,24 @@ bool spatial_reduce(Context& c, OperationType type) {
     const std::optional<Grid> g = c.grid(t, failed);
     if (failed) return false;
     if (type == OperationType::MAX_POOL_2D || !g || g == c.operand_grid(*input)) return pool_to_result(c, type, *input, w);
-    // quantized mean onto another grid: a depthwise convolution by 1 / (H * W), one rounding
-    const std::uint32_t C = c.operand_info(*input).dimensions.at(3);
-    const std::uint32_t KH = std::uint32_t(w.kh), KW = std::uint32_t(w.kw);
-    const Grid fg{1.0f / (255.0f * float(KH * KW)), 0, 0};
-    const std::uint32_t out = c.new_operand(*t.shape, g);
-    const std::uint32_t filter = c.quant8_tensor({1, KH, KW, C}, std::vector<std::uint8_t>(std::size_t(KH) * KW * C, 255), fg);
-    if (!scale_rule(c, *input, fg.scale, out)) return false;
-    std::vector<std::uint32_t> inputs{*input, filter, c.bias(std::vector<double>(C, 0.0), *input, fg.scale)};
-    for (std::uint32_t s : window_scalars(c, w, false)) inputs.push_back(s);
-    inputs.push_back(c.int32(1));
-    c.emit(OperationType::DEPTHWISE_CONV_2D, std::move(inputs), out, true);
-    c.bind_operand(t.name, out);
-    return true;
+    return uniform_average(c, *input, w, t);  // quantized mean onto another grid: one rounding
 }
 
 bool mean_reduce(Context& c) { return spatial_reduce(c, OperationType::AVERAGE_POOL_2D); }
 bool max_reduce(Context& c) { return spatial_reduce(c, OperationType::MAX_POOL_2D); }
 
 }  // namespace nnapi_from_nnef_window_cpp
+
+bool pad_folds_into(const nnef::Operation& reader, const std::string& tensor) {
+    const nnef::Value* in = reader.input("input");
+    if (!in || !in->is_identifier() || in->as_identifier() != tensor) return false;
+    const std::string border = lowering::string_attr(reader, "border");
+    const bool zeros = border.empty() || border == "constant";
+    const bool own_none = nnapi_from_nnef_window_cpp::no_padding(lowering::pairs_attr(reader, "padding"));
+    if (reader.name == "conv") return zeros || own_none;
+    if (reader.name == "avg_pool") return zeros || own_none;
+    return false;
+}
 
 void add_window_handlers(Handlers& h) {
     using namespace nnapi_from_nnef_window_cpp;

@@ -10,6 +10,7 @@
 #include <nnef/nnef.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -89,6 +90,24 @@ nnef_test::Comparison run_both(Loaded& l, std::string& why) {
     const std::vector<double> got = nnapi::from_operand_value(l.exported->outputs[0], *t.shape, outs->at(0), p ? &*p : nullptr);
     c.add(got, (*ex.value)->tensor(t.name)->to_doubles());
     return c;
+}
+
+// Exports `graph` float and then quantized by `quant`: `check` looks at each model, and its values
+// are nnef-run's (float: relative L2 1e-6; quantized: within one step `step` of the output's grid).
+void float_and_quantized(const std::string& graph, const std::string& quant, double step,
+                         const std::function<void(const nnapi::Model&, bool quantized)>& check) {
+    for (bool quantized : {false, true}) {
+        CAPTURE(quantized);
+        auto l = export_text(graph, quantized ? quant : "");
+        REQUIRE_MESSAGE(l->exported, l->messages);
+        check(l->exported->model, quantized);
+        std::string why;
+        const nnef_test::Comparison c = run_both(*l, why);
+        if (quantized)
+            CHECK_MESSAGE(c.max_abs_within(step * 1.0001), why << c.summary());
+        else
+            CHECK_MESSAGE(c.rel_l2_within(1e-6), why << c.summary());
+    }
 }
 
 const std::string conv_relu = R"(version 1.0;
@@ -179,11 +198,7 @@ graph G( x ) -> ( y )
 "w": zero_point_linear_quantize(zero_point = 0, scale = 0.01, bits = 8, signed = true, symmetric = true);
 "y": zero_point_linear_quantize(zero_point = 3, scale = 0.01, bits = 8, signed = true, symmetric = false);
 )";
-    for (bool quantized : {false, true}) {
-        CAPTURE(quantized);
-        auto l = export_text(graph, quantized ? quant : "");
-        REQUIRE_MESSAGE(l->exported, l->messages);
-        const nnapi::Model& m = l->exported->model;
+    float_and_quantized(graph, quant, 0.01, [](const nnapi::Model& m, bool quantized) {
         REQUIRE(m.operations.size() == 1);
         CHECK(m.operations[0].type == nnapi::OperationType::CONV_2D);
         const nnapi::Operand& f = m.operands.at(m.operations[0].inputs[1]);
@@ -202,13 +217,7 @@ graph G( x ) -> ( y )
             }
         CHECK(zeros == 6 * 9 * 2);
         CHECK(others >= 6 * 9 * 2 - 4);  // random weights: hardly any is zero (a code may be)
-        std::string why;
-        const nnef_test::Comparison c = run_both(*l, why);
-        if (quantized)
-            CHECK_MESSAGE(c.max_abs_within(0.01 * 1.0001), why << c.summary());  // within one code of y's grid
-        else
-            CHECK_MESSAGE(c.rel_l2_within(1e-6), why << c.summary());
-    }
+    });
 }
 
 TEST_CASE("export: avg_pool with border 'ignore' and padding is AVERAGE_POOL_2D with explicit padding") {
@@ -226,6 +235,50 @@ graph G( x ) -> ( y )
     std::string why;
     const nnef_test::Comparison c = run_both(*l, why);
     CHECK_MESSAGE(c.rel_l2_within(1e-6), why << c.summary());
+}
+
+TEST_CASE("export: a zero pad folds into the conv or the average counting zeros that reads it (a DEPTHWISE_CONV_2D by 1/9)") {
+    // Inception-v3's pad before avg_pool(border = 'ignore'), an avg_pool counting its own padding,
+    // and a pad before a conv with padding of its own
+    const std::string graph = R"(version 1.0;
+graph G( x ) -> ( y )
+{
+    x = external<scalar>(shape = [1, 3, 6, 7]);
+    p = pad(x, padding = [(0, 0), (0, 0), (1, 1), (1, 1)], border = 'constant', value = 0.0);
+    a = avg_pool(p, size = [1, 1, 3, 3], stride = [1, 1, 1, 1], padding = [(0, 0), (0, 0), (0, 0), (0, 0)], border = 'ignore');
+    b = avg_pool(a, size = [1, 1, 3, 3], stride = [1, 1, 2, 2], padding = [(0, 0), (0, 0), (1, 0), (1, 1)], border = 'constant');
+    q = pad(b, padding = [(0, 0), (0, 0), (2, 0), (0, 1)]);
+    w = variable<scalar>(shape = [4, 3, 3, 3], label = 'w');
+    y = conv(q, w, 0.0, padding = [(1, 1), (0, 1)]);
+}
+)";
+    const std::string quant = R"(
+"x": zero_point_linear_quantize(zero_point = -20, scale = 0.03, bits = 8, signed = true, symmetric = false);
+"p": zero_point_linear_quantize(zero_point = -20, scale = 0.03, bits = 8, signed = true, symmetric = false);
+"a": zero_point_linear_quantize(zero_point = -10, scale = 0.011, bits = 8, signed = true, symmetric = false);
+"b": zero_point_linear_quantize(zero_point = 7, scale = 0.0053, bits = 8, signed = true, symmetric = false);
+"q": zero_point_linear_quantize(zero_point = 7, scale = 0.0053, bits = 8, signed = true, symmetric = false);
+"w": zero_point_linear_quantize(zero_point = 0, scale = 0.01, bits = 8, signed = true, symmetric = true);
+"y": zero_point_linear_quantize(zero_point = 0, scale = 0.0004, bits = 8, signed = true, symmetric = false);
+)";
+    float_and_quantized(graph, quant, 0.0004, [](const nnapi::Model& m, bool) {
+        CHECK(histogram(m) == std::map<std::string, int>{{"CONV_2D", 1}, {"DEPTHWISE_CONV_2D", 2}});
+        // explicit padding: left, right, top, bottom
+        auto scalars = [&](std::size_t i) {
+            std::vector<std::int32_t> v;
+            for (std::size_t k = 3; k < 7; ++k) {
+                auto bytes = nnapi::constant_bytes(m, m.operands.at(m.operations.at(i).inputs.at(k)));
+                REQUIRE(bytes);
+                std::int32_t x = 0;
+                std::copy(bytes->begin(), bytes->begin() + 4, reinterpret_cast<std::uint8_t*>(&x));
+                v.push_back(x);
+            }
+            return v;
+        };
+        CHECK(scalars(0) == std::vector<std::int32_t>{1, 1, 1, 1});  // the pad's
+        CHECK(scalars(1) == std::vector<std::int32_t>{1, 1, 1, 0});  // b's own
+        CHECK(scalars(2) == std::vector<std::int32_t>{0, 2, 3, 1});  // q's and the conv's
+    });
 }
 
 TEST_CASE("export: a channel shuffle and channel slices become 1x1 CONV_2D selections") {
@@ -375,8 +428,15 @@ TEST_CASE("export: what NNAPI 1.0 cannot express is refused with the operation, 
     const std::vector<Case> cases = {
         {"dilation", head + "    w = variable<scalar>(shape = [4, 4, 3, 3], label = 'w');\n    y = conv(x, w, 0.0, dilation = [2, 2]);\n}\n",
          "test.nnef:6:9: error[nnapi]: operation 'conv' cannot be expressed in NNAPI 1.0: its dilation is 2, 2"},
-        {"border", head + "    y = avg_pool(x, size = [1, 1, 3, 3], padding = [(0, 0), (0, 0), (1, 1), (1, 1)], border = 'constant');\n}\n",
-         "operation 'avg_pool' cannot be expressed in NNAPI 1.0: border 'constant' with padding"},
+        {"border", head + "    y = max_pool(x, size = [1, 1, 3, 3], padding = [(0, 0), (0, 0), (1, 1), (1, 1)], border = 'constant');\n}\n",
+         "operation 'max_pool' cannot be expressed in NNAPI 1.0: border 'constant' with padding"},
+        {"pad read twice", head + "    p = pad(x, padding = [(0, 0), (0, 0), (1, 1), (1, 1)]);\n    y = avg_pool(p, size = [1, 1, 3, 3]);\n    z = add(p, p);\n}\n",
+         "operation 'pad' cannot be expressed in NNAPI 1.0: padding 1, 1: NNAPI 1.0 has no pad operation (a zero pad of H and W folds into "
+         "the conv or average pooling counting zeros that alone reads it; this one has 3 readers)"},
+        {"pad before max_pool", head + "    p = pad(x, padding = [(0, 0), (0, 0), (1, 1), (1, 1)]);\n    y = max_pool(p, size = [1, 1, 3, 3]);\n}\n",
+         "this one is read by 'max_pool')"},
+        {"pad of channels", head + "    p = pad(x, padding = [(0, 0), (1, 0), (1, 1), (1, 1)]);\n    y = avg_pool(p, size = [1, 1, 3, 3]);\n}\n",
+         "this one pads axes other than H and W"},
         {"no operation", head + "    y = exp(x);\n}\n", "operation 'exp' cannot be expressed in NNAPI 1.0: NNAPI 1.0 has no operation that computes it"},
         {"transpose", head + "    y = transpose(x, axes = [0, 2, 3, 1]);\n}\n",
          "operation 'transpose' cannot be expressed in NNAPI 1.0: 'y' (made by 'transpose') rearranges an activation other than by picking channels"},
