@@ -162,6 +162,11 @@ std::optional<Exported> export_model(const nnef::Graph& graph, const ExportOptio
     }
     c.flush();
     if (diags.has_errors()) return std::nullopt;
+    if (!c.rounded_twice.empty())
+        diags.warning(Stage::nnapi, "rounded-twice",
+                      std::to_string(c.rounded_twice.size()) + " sigmoid or softmax result(s) ('" + c.rounded_twice.front() +
+                          "' first) round twice: onto the grid of scale 1/256 and zero point 0 that NNAPI 1.0's quantized LOGISTIC and "
+                          "SOFTMAX output on, then onto graph.quant's (within one code of NNEF's one rounding)");
     set_inputs_and_outputs(c.model(), ins, outs);
     // the tensors operands hold as they are: the last tensor bound to each operand
     std::map<std::uint32_t, std::string> holder;

@@ -190,6 +190,9 @@ public:
     // pad, bound to its unpadded input, the zero padding (top, bottom, left, right) that reader
     // adds to its own (`pad_folds_into`).
     std::map<std::string, std::array<std::int64_t, 4>> pending_padding;
+    // Results of quantized LOGISTIC and SOFTMAX requantized from NNAPI's fixed output grid onto
+    // graph.quant's (two roundings; export_model warns once).
+    std::vector<std::string> rounded_twice;
 
 private:
     // `filter` and `grouped_filter`: an NNAPI filter of dimensions `d` whose items are zero (the

@@ -63,21 +63,39 @@ bool activation(Context& c) {
     return true;
 }
 
-// A unary operation whose quantized form has a fixed output grid (LOGISTIC: scale 1/256, zero point 0).
-bool unary(Context& c, OperationType type, bool quantizable) {
+// Emits `type` (its inputs `inputs`) for result t on the fixed output grid of NNAPI 1.0's quantized
+// LOGISTIC and SOFTMAX (scale 1/256, zero point 0), then requantized onto t's grid `g` where that
+// differs: two roundings, within one code of NNEF's one where g's step is above 1/512 (the first
+// rounding's largest error, half of 1/256, is then less than one step of g; Context::rounded_twice;
+// a finer grid is refused). Float (no g): the operation alone.
+bool on_fixed_grid(Context& c, OperationType type, std::vector<std::uint32_t> inputs, const std::optional<Grid>& g) {
     const nnef::Tensor& t = c.result();
+    const Grid fixed{1.0f / 256.0f, 0, 0};
+    if (g && *g != fixed && !(g->scale > fixed.scale / 2.0f))
+        return c.refuse(std::string("NNAPI 1.0's quantized ") + to_string(type) + " outputs on the grid of scale 1/256 and zero point 0; graph.quant's for '" +
+                        t.name + "' has a step of 1/512 or less (scale " + std::to_string(g->scale) + "), where requantizing could be more than one code off");
+    const std::uint32_t out = c.new_operand(*t.shape, g ? std::optional<Grid>(fixed) : std::nullopt);
+    c.emit(type, std::move(inputs), out, false);
+    std::uint32_t res = out;
+    if (g && *g != fixed) {
+        const std::optional<std::uint32_t> r = c.requantize(out, *g, FusedActivationFunc::NONE);
+        if (!r) return false;
+        res = *r;
+        c.rounded_twice.push_back(t.name);
+    }
+    c.bind_operand(t.name, res);
+    return true;
+}
+
+// sigmoid (LOGISTIC; quantized: `on_fixed_grid`), tanh (TANH; float only: NNAPI 1.0 has no quantized TANH).
+bool unary(Context& c, OperationType type, bool quantizable) {
     const std::optional<std::uint32_t> in = c.operand("x");
     if (!in) return false;
     bool failed = false;
-    const std::optional<Grid> g = c.grid(t, failed);
+    const std::optional<Grid> g = c.grid(c.result(), failed);
     if (failed) return false;
-    if (g && (!quantizable || g->scale != 1.0f / 256.0f || g->zero_point != 0))
-        return c.refuse(std::string("NNAPI 1.0's quantized ") + to_string(type) +
-                        (quantizable ? " outputs on the grid of scale 1/256 and zero point 0, not on the one of graph.quant" : " does not exist"));
-    const std::uint32_t out = c.new_operand(*t.shape, g);
-    c.emit(type, {*in}, out, false);
-    c.bind_operand(t.name, out);
-    return true;
+    if (g && !quantizable) return c.refuse(std::string("NNAPI 1.0's quantized ") + to_string(type) + " does not exist");
+    return on_fixed_grid(c, type, {*in}, g);
 }
 
 bool sigmoid(Context& c) { return unary(c, OperationType::LOGISTIC, true); }
@@ -187,12 +205,7 @@ bool softmax(Context& c) {
     bool failed = false;
     const std::optional<Grid> g = c.grid(t, failed);
     if (failed) return false;
-    if (g && (g->scale != 1.0f / 256.0f || g->zero_point != 0))
-        return c.refuse("NNAPI 1.0's quantized SOFTMAX outputs on the grid of scale 1/256 and zero point 0, not on the one of graph.quant");
-    const std::uint32_t out = c.new_operand(*t.shape, g);
-    c.emit(OperationType::SOFTMAX, {*in, add_float32_scalar(c.model(), 1.0f)}, out, false);
-    c.bind_operand(t.name, out);
-    return true;
+    return on_fixed_grid(c, OperationType::SOFTMAX, {*in, add_float32_scalar(c.model(), 1.0f)}, g);
 }
 
 }  // namespace nnapi_from_nnef_elementwise_cpp

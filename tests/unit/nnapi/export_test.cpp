@@ -418,6 +418,41 @@ graph G( x ) -> ( y )
                   k->messages);
 }
 
+TEST_CASE("export: a quantized sigmoid on a grid of its own is LOGISTIC on 1/256, then requantized: within one code, with a warning") {
+    const std::string graph = R"(version 1.0;
+graph G( x ) -> ( y )
+{
+    x = external<scalar>(shape = [1, 4, 6, 6]);
+    s = sigmoid(x);
+    y = mul(x, s);
+}
+)";
+    const std::string quant = R"(
+"x": zero_point_linear_quantize(zero_point = 0, scale = 0.04, bits = 8, signed = true, symmetric = false);
+"s": zero_point_linear_quantize(zero_point = -128, scale = SCALE, bits = 8, signed = true, symmetric = false);
+"y": zero_point_linear_quantize(zero_point = -20, scale = 0.02, bits = 8, signed = true, symmetric = false);
+)";
+    auto with_scale = [&](const std::string& scale) { return quant.substr(0, quant.find("SCALE")) + scale + quant.substr(quant.find("SCALE") + 5); };
+    auto l = export_text(graph, with_scale("0.0025"));  // a step under 1/256, above 1/512
+    REQUIRE_MESSAGE(l->exported, l->messages);
+    const nnapi::Model& m = l->exported->model;
+    REQUIRE(m.operations.size() == 3);
+    CHECK(m.operations[0].type == nnapi::OperationType::LOGISTIC);
+    const nnapi::Operand& fixed = m.operands.at(m.operations[0].outputs[0]);
+    CHECK(fixed.scale == 1.0f / 256.0f);
+    CHECK(fixed.zeroPoint == 0);
+    CHECK(m.operations[1].type == nnapi::OperationType::DEPTHWISE_CONV_2D);  // onto s's grid
+    CHECK(m.operands.at(m.operations[1].outputs[0]).scale == 0.0025f);
+    CHECK_MESSAGE(l->messages.find("warning[nnapi]: 1 sigmoid or softmax result(s) ('s' first) round twice") != std::string::npos, l->messages);
+    std::string why;
+    const nnef_test::Comparison c = run_both(*l, why);
+    CHECK_MESSAGE(c.max_abs_within(0.02 * 1.0001), why << c.summary());  // within one code of y's grid
+
+    auto fine = export_text(graph, with_scale("0.0019"));  // 1/512 is 0.00195
+    CHECK_FALSE(fine->exported);
+    CHECK_MESSAGE(fine->messages.find("graph.quant's for 's' has a step of 1/512 or less (scale 0.001900)") != std::string::npos, fine->messages);
+}
+
 TEST_CASE("export: what NNAPI 1.0 cannot express is refused with the operation, its line and why") {
     struct Case {
         const char* name;
