@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 
 #include "lowering/attributes.hpp"
@@ -449,14 +450,22 @@ std::optional<std::vector<double>> Context::bias_values(std::string_view name, s
     return out;
 }
 
-std::uint32_t Context::bias(const std::vector<double>& values, std::uint32_t input, float filter_scale) {
+std::optional<std::uint32_t> Context::bias(const std::vector<double>& values, std::uint32_t input, float filter_scale) {
     const std::vector<std::uint32_t> d{static_cast<std::uint32_t>(values.size())};
     if (!quantized_) return float_tensor(d, std::vector<float>(values.begin(), values.end()));
-    const float scale = model_.operands.at(input).scale * filter_scale;
+    const float input_scale = model_.operands.at(input).scale;
+    const float scale = input_scale * filter_scale;
     std::vector<std::int32_t> q(values.size());
     for (std::size_t i = 0; i < q.size(); ++i) {
         const double v = std::round(values[i] / double(scale));
-        q[i] = static_cast<std::int32_t>(std::max(-2147483648.0, std::min(2147483647.0, v)));
+        if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
+            std::ostringstream why;
+            why << "its bias " << values[i] << " (item " << i << ") is " << v << " steps of input scale times filter scale (" << input_scale
+                << " x " << filter_scale << "), beyond the TENSOR_INT32 that NNAPI 1.0's bias rule puts it on (the input's grid is too fine for it)";
+            refuse(why.str());
+            return std::nullopt;
+        }
+        q[i] = static_cast<std::int32_t>(v);
     }
     return int32_tensor(d, q, scale);
 }
@@ -478,7 +487,7 @@ void Context::select_channels(std::uint32_t in, const Ints& pick, std::uint32_t 
         }
         filter = q ? quant8_tensor({K, 1, 1, C}, codes, one) : float_tensor({K, 1, 1, C}, f);
     }
-    const std::uint32_t b = bias(std::vector<double>(K, 0.0), in, q ? one.scale : 0.0f);
+    const std::uint32_t b = *bias(std::vector<double>(K, 0.0), in, q ? one.scale : 0.0f);  // (zeros: always held)
     std::vector<std::uint32_t> inputs{in, filter, b, int32(0), int32(0), int32(0), int32(0), int32(1), int32(1)};
     if (pick.empty()) inputs.push_back(int32(1));  // depth multiplier
     emit(pick.empty() ? OperationType::DEPTHWISE_CONV_2D : OperationType::CONV_2D, std::move(inputs), out, true);

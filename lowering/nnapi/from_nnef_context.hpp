@@ -167,8 +167,9 @@ public:
     // The n bias values of constant argument `name` (one value broadcasts); nothing after a refusal.
     std::optional<std::vector<double>> bias_values(std::string_view name, std::int64_t n);
     // Bias operand for an operation reading `input` with filter scale `filter_scale` (quantized:
-    // TENSOR_INT32 at input_scale * filter_scale, items rounded).
-    std::uint32_t bias(const std::vector<double>& values, std::uint32_t input, float filter_scale);
+    // TENSOR_INT32 at input_scale * filter_scale, items rounded; refused, nothing, where an item's
+    // code is beyond int32: a grid too fine for the bias, which NNAPI's bias rule cannot hold).
+    std::optional<std::uint32_t> bias(const std::vector<double>& values, std::uint32_t input, float filter_scale);
 
     // A 1x1 DEPTHWISE_CONV_2D or CONV_2D 1x1 with 0/1 filter: out channel k = in channel pick[k]
     // (pick empty: the identity, depthwise). `out` is an operand already made.

@@ -190,7 +190,9 @@ bool linear(Context& c) {
     if (!out) return false;
     if (c.quantized() && !(c.operand_info(*out).scale > c.operand_info(*in).scale * filter_scale))
         return c.refuse("its output scale is not above input scale times filter scale, as NNAPI 1.0 requires");
-    c.emit(OperationType::FULLY_CONNECTED, {*in, filter->first, c.bias(*bias, *in, filter_scale)}, *out, true);
+    const std::optional<std::uint32_t> b = c.bias(*bias, *in, filter_scale);
+    if (!b) return false;
+    c.emit(OperationType::FULLY_CONNECTED, {*in, filter->first, *b}, *out, true);
     c.bind_operand(t.name, *out);
     return true;
 }

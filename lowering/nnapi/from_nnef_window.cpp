@@ -1,7 +1,9 @@
 // The export of the sliding-window operations: conv (CONV_2D, DEPTHWISE_CONV_2D; other groups as
-// a CONV_2D of a block-diagonal filter), max_pool (MAX_POOL_2D), avg_pool (AVERAGE_POOL_2D) and
-// the spatial reductions mean_reduce and max_reduce over axes [2, 3] (a pooling whose window is the whole image; quantized mean_reduce onto a grid
-// of its own: a DEPTHWISE_CONV_2D whose filter is 1 / (H * W), so it rounds once as NNEF does).
+// a CONV_2D of a block-diagonal filter), max_pool (MAX_POOL_2D), avg_pool (AVERAGE_POOL_2D; one
+// counting zeros as a DEPTHWISE_CONV_2D) and the spatial reductions mean_reduce and max_reduce
+// over axes [2, 3] (a pooling whose window is the whole image; quantized mean_reduce onto a grid
+// of its own: a DEPTHWISE_CONV_2D whose filter is 1 / (H * W), so it rounds once as NNEF does);
+// and the zero pads that fold into a conv or such an average.
 #include <algorithm>
 #include <cmath>
 
@@ -121,7 +123,9 @@ bool conv(Context& c) {
     if (!bias) return false;
     const float filter_scale = filter->second;
     if (!scale_rule(c, *input, filter_scale, *out)) return false;
-    std::vector<std::uint32_t> inputs{*input, filter->first, c.bias(*bias, *input, filter_scale)};
+    const std::optional<std::uint32_t> b = c.bias(*bias, *input, filter_scale);
+    if (!b) return false;
+    std::vector<std::uint32_t> inputs{*input, filter->first, *b};
     for (std::uint32_t s : window_scalars(c, w, false)) inputs.push_back(s);
     if (depthwise) inputs.push_back(c.int32(std::int32_t(O / I)));
     c.emit(depthwise ? OperationType::DEPTHWISE_CONV_2D : OperationType::CONV_2D, std::move(inputs), *out, true);
@@ -150,7 +154,7 @@ bool uniform_average(Context& c, std::uint32_t input, const Window& w, const nne
     } else {
         filter = c.float_tensor({1, KH, KW, C}, std::vector<float>(n, 1.0f / float(KH * KW)));
     }
-    std::vector<std::uint32_t> inputs{input, filter, c.bias(std::vector<double>(C, 0.0), input, filter_scale)};
+    std::vector<std::uint32_t> inputs{input, filter, *c.bias(std::vector<double>(C, 0.0), input, filter_scale)};  // (zeros: always held)
     for (std::uint32_t s : window_scalars(c, w, false)) inputs.push_back(s);
     inputs.push_back(c.int32(1));
     c.emit(OperationType::DEPTHWISE_CONV_2D, std::move(inputs), *out, true);
@@ -237,9 +241,7 @@ bool pad_folds_into(const nnef::Operation& reader, const std::string& tensor) {
     const std::string border = lowering::string_attr(reader, "border");
     const bool zeros = border.empty() || border == "constant";
     const bool own_none = nnapi_from_nnef_window_cpp::no_padding(lowering::pairs_attr(reader, "padding"));
-    if (reader.name == "conv") return zeros || own_none;
-    if (reader.name == "avg_pool") return zeros || own_none;
-    return false;
+    return (reader.name == "conv" || reader.name == "avg_pool") && (zeros || own_none);
 }
 
 void add_window_handlers(Handlers& h) {

@@ -453,6 +453,36 @@ graph G( x ) -> ( y )
     CHECK_MESSAGE(fine->messages.find("graph.quant's for 's' has a step of 1/512 or less (scale 0.001900)") != std::string::npos, fine->messages);
 }
 
+TEST_CASE("export: a bias beyond int32 at input scale times filter scale is refused, not clamped") {
+    // a collapsed activation's grid (zoo GoogLeNet int8 with random weights: scale 3.9e-9 before
+    // its classifier): the bias rule puts 0.5 at 0.5 / (3.9e-9 * 0.004) steps, beyond int32
+    const std::string graph = R"(version 1.0;
+graph G( x ) -> ( y )
+{
+    x = external<scalar>(shape = [1, 8]);
+    w = variable<scalar>(shape = [4, 8], label = 'w');
+    b = constant<scalar>(shape = [1, 4], value = [0.5, -0.25, 0.125, 0.0]);
+    y = linear(x, w, b);
+}
+)";
+    const std::string quant = R"(
+"x": zero_point_linear_quantize(zero_point = -128, scale = SCALE, bits = 8, signed = true, symmetric = false);
+"w": zero_point_linear_quantize(zero_point = 0, scale = 0.004, bits = 8, signed = true, symmetric = true);
+"y": zero_point_linear_quantize(zero_point = 0, scale = 0.005, bits = 8, signed = true, symmetric = false);
+)";
+    auto with_scale = [&](const std::string& scale) { return quant.substr(0, quant.find("SCALE")) + scale + quant.substr(quant.find("SCALE") + 5); };
+    auto fine = export_text(graph, with_scale("3.9e-9"));
+    CHECK_FALSE(fine->exported);
+    CHECK_MESSAGE(fine->messages.find("operation 'linear' cannot be expressed in NNAPI 1.0: its bias 0.5 (item 0) is 3.20513e+10 steps of input scale "
+                                      "times filter scale (3.9e-09 x 0.004), beyond the TENSOR_INT32") != std::string::npos,
+                  fine->messages);
+    auto usual = export_text(graph, with_scale("0.01"));
+    REQUIRE_MESSAGE(usual->exported, usual->messages);
+    std::string why;
+    const nnef_test::Comparison c = run_both(*usual, why);
+    CHECK_MESSAGE(c.max_abs_within(0.005 * 1.0001), why << c.summary());
+}
+
 TEST_CASE("export: what NNAPI 1.0 cannot express is refused with the operation, its line and why") {
     struct Case {
         const char* name;
