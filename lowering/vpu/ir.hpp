@@ -226,6 +226,8 @@ inline std::int64_t tile_budget(const Target& t) { return t.cmx_bytes / 4; }
 std::vector<std::int64_t> dense_strides(const std::vector<std::int64_t>& shape, std::int64_t element_size);
 // fp16 bytes (little-endian) of the values, rounded to nearest even.
 std::vector<std::uint8_t> fp16_bytes(const std::vector<float>& v);
+// The same, written at `to` (2 * v.size() bytes).
+void write_fp16(const std::vector<float>& v, std::uint8_t* to);
 // The IR as text: lowering/vpu/ir_text.hpp (write_text, read_text).
 
 // The passes (lowering/vpu/passes/<pass>.cpp, in pipeline order); each returns false after

@@ -11,21 +11,22 @@ namespace assign_executors_impl {
 std::optional<FConst> to_const(const tosa::ConstData& c, float) {
     FConst f;
     f.shape = c.type.shape;
-    const std::int64_t n = c.type.volume();
-    f.items.resize(std::size_t(n));
-    for (std::int64_t i = 0; i < n; ++i) {
-        float v = 0;
-        switch (c.type.dtype) {
-            case tosa::DType::fp32: v = c.items<float>()[i]; break;
-            case tosa::DType::fp16: v = tosa::fp16_to_fp32(c.items<std::uint16_t>()[i]); break;
-            case tosa::DType::bf16: v = tosa::bf16_to_fp32(c.items<std::uint16_t>()[i]); break;
-            case tosa::DType::i8: v = float(c.items<std::int8_t>()[i]); break;
-            case tosa::DType::i16: v = float(c.items<std::int16_t>()[i]); break;
-            case tosa::DType::i32: v = float(c.items<std::int32_t>()[i]); break;
-            case tosa::DType::bool_: v = float(c.items<std::uint8_t>()[i]); break;
-            default: return std::nullopt;
-        }
-        f.items[std::size_t(i)] = v;
+    const std::size_t n = std::size_t(c.type.volume());
+    // (the type decided once: a large model's weights are converted item by item here)
+    auto convert = [&](const auto* from, auto to_float) {
+        f.items.reserve(n);
+        for (std::size_t i = 0; i < n; ++i) f.items.push_back(to_float(from[i]));
+    };
+    auto plain = [](auto x) { return float(x); };
+    switch (c.type.dtype) {
+        case tosa::DType::fp32: f.items.assign(c.items<float>(), c.items<float>() + n); break;
+        case tosa::DType::fp16: convert(c.items<std::uint16_t>(), tosa::fp16_to_fp32); break;
+        case tosa::DType::bf16: convert(c.items<std::uint16_t>(), tosa::bf16_to_fp32); break;
+        case tosa::DType::i8: convert(c.items<std::int8_t>(), plain); break;
+        case tosa::DType::i16: convert(c.items<std::int16_t>(), plain); break;
+        case tosa::DType::i32: convert(c.items<std::int32_t>(), plain); break;
+        case tosa::DType::bool_: convert(c.items<std::uint8_t>(), plain); break;
+        default: return std::nullopt;
     }
     return f;
 }

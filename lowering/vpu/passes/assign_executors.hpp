@@ -97,6 +97,19 @@ struct Builder {
 
     const tosa::Op* producer(ValueId v) const;
 
+    // Folded constant `c` of value `u`, for a derived constant or a layer's weights: moved out of
+    // the cache (its entry erased) where `u` has no other reader, else copied. A model's weights
+    // are read once, through a RESHAPE or TRANSPOSE: held once, not per step (VGG-11's classifier,
+    // 103 M weights). A value asked for again after that is folded again.
+    template <class T>
+    Const<T> take(ValueId u, const Const<T>& c, std::map<ValueId, Const<T>>& cache) {
+        const auto it = cache.find(u);
+        if (uses[u] != 1 || it == cache.end() || &it->second != &c) return c;
+        Const<T> out = std::move(it->second);
+        cache.erase(it);
+        return out;
+    }
+
     const FConst* fconst(ValueId v) { return folded(v, consts); }
     const IConst* iconst(ValueId v) { return folded(v, iconsts); }
 
@@ -112,11 +125,14 @@ struct Builder {
             if (a && std::holds_alternative<tosa::ConstPtr>(*a)) f = to_const(*std::get<tosa::ConstPtr>(*a), T{});
         } else if (op->kind == OpKind::RESHAPE || op->kind == OpKind::IDENTITY || op->kind == OpKind::CAST) {
             if (const Const<T>* x = folded(op->inputs[0], cache)) {
-                f = *x;
+                f = take(op->inputs[0], *x, cache);
                 f->shape = g.type(v).shape;
             }
         } else if (op->kind == OpKind::TRANSPOSE) {
-            if (const Const<T>* x = folded(op->inputs[0], cache)) f = transpose(*x, op->get<std::vector<std::int64_t>>(AttrName::perms));
+            if (const Const<T>* x = folded(op->inputs[0], cache)) {
+                f = transpose(*x, op->get<std::vector<std::int64_t>>(AttrName::perms));
+                take(op->inputs[0], *x, cache);  // (dropped where this is its one reader)
+            }
         } else if constexpr (std::is_same_v<T, float>) {
             if (!unfoldable.count(v)) f = evaluate(*op);
         }
@@ -180,6 +196,7 @@ struct Builder {
     // The NCE layer of a CONV2D (weights [O,KH,KW,I] as they are) or DEPTHWISE_CONV2D (TOSA
     // [KH,KW,C,M] -> [C,KH,KW,1]; only M = 1 runs as dwconv) reading `x`: weights, kernel, stride,
     // dilation, padding, within the NCE's kernel and stride.
+    // (`w` is the folded weights operand, op.inputs[1]: a dense conv's are taken, `take`)
     bool nce_conv(const tosa::Op& op, Layer& l, const FConst& w, const View& x, bool depthwise);
 
     // The NCE works on one image: a 1x1 stride-1 conv (NNEF linear on a batch) takes the batch as

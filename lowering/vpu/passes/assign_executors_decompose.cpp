@@ -24,9 +24,11 @@ void Builder::channel_chunks(Layer l, std::int64_t ki, std::vector<Layer>& parts
         part.inputs[0].offset += k0 * part.inputs[0].strides[3];
         part.inputs[0].shape[3] = kn;
         part.weights_shape = {O, KH, KW, kn};
-        part.weights_f32.assign(std::size_t(O * KH * KW * kn), 0.0f);
-        for (std::int64_t o = 0; o < O * KH * KW; ++o)
-            for (std::int64_t i = 0; i < kn; ++i) part.weights_f32[std::size_t(o * kn + i)] = all[std::size_t(o * I + k0 + i)];
+        part.weights_f32.reserve(std::size_t(O * KH * KW * kn));
+        for (std::int64_t o = 0; o < O * KH * KW; ++o) {
+            const float* row = all.data() + o * I + k0;
+            part.weights_f32.insert(part.weights_f32.end(), row, row + kn);
+        }
         parts.push_back(std::move(part));
     }
 }

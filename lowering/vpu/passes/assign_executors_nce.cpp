@@ -56,9 +56,9 @@ bool Builder::nce_conv(const tosa::Op& op, Layer& l, const FConst& w, const View
     } else {
         l.nce_op = NceOp::conv;
         l.weights_shape = w.shape;
-        l.weights_f32 = w.items;  // int8 codes are exact as floats
     }
     if (!nce_limits(op, l.weights_shape[1], l.weights_shape[2], stride[0], stride[1])) return false;
+    if (!depthwise) l.weights_f32 = take(op.inputs[1], w, consts).items;  // int8 codes are exact as floats
     l.nce.kernel = {l.weights_shape[1], l.weights_shape[2]};
     l.nce.stride = {stride[0], stride[1]};
     l.nce.dilation = {dil[0], dil[1]};

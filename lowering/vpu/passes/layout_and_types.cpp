@@ -33,6 +33,11 @@ bool layout_and_types(Module& m, Diagnostics&) {
         }
         return index;
     };
+    // (each packed tensor's bytes reserved ahead: VGG-11's 266 MB of fp16 weights are not moved as the
+    // tensor grows, and each layer's are written in place)
+    std::array<std::size_t, 2> total{0, 0};
+    for (const Layer& l : m.layers)
+        if (l.exec == Exec::nce) total[l.nce.quantized] += l.weights_f32.size() * (l.nce.quantized ? 1 : 2);
     for (Layer& l : m.layers) {
         if (l.exec != Exec::nce) continue;
         const bool q = l.nce.quantized;
@@ -40,11 +45,13 @@ bool layout_and_types(Module& m, Diagnostics&) {
             Tensor& w = m.tensors[std::size_t(pack(weights[q], q ? "weights.int8" : "weights", Role::weights, q ? DataType::int8 : DataType::fp16))];
             l.weights = weights[q];
             l.weights_offset = std::int64_t(w.data->size());
+            if (w.data->empty()) w.data->reserve(total[q]);
+            w.data->resize(w.data->size() + l.weights_f32.size() * (q ? 1 : 2));
+            std::uint8_t* to = w.data->data() + l.weights_offset;
             if (q) {
-                for (float f : l.weights_f32) w.data->push_back(std::uint8_t(std::int8_t(f)));
+                for (std::size_t i = 0; i < l.weights_f32.size(); ++i) to[i] = std::uint8_t(std::int8_t(l.weights_f32[i]));
             } else {
-                const std::vector<std::uint8_t> h = fp16_bytes(l.weights_f32);
-                w.data->insert(w.data->end(), h.begin(), h.end());
+                write_fp16(l.weights_f32, to);
             }
             w.bytes = std::int64_t(w.data->size());
             l.weights_f32.clear();
