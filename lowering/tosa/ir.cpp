@@ -524,6 +524,33 @@ std::uint16_t fp32_to_fp16(float f) {
     return tosa_ir_cpp::fp32_to_fp16_soft(f);
 }
 
+#ifdef NNEF_TOSA_F16C
+namespace tosa_ir_cpp {
+__attribute__((target("avx,f16c"))) void fp32_to_fp16_f16c_bulk(const float* from, std::size_t n, std::uint8_t* to) {
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(from + i), _MM_FROUND_TO_NEAREST_INT);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(to + 2 * i), h);
+    }
+    for (; i < n; ++i) {
+        const std::uint16_t h = fp32_to_fp16_f16c(from[i]);
+        std::memcpy(to + 2 * i, &h, 2);
+    }
+}
+}  // namespace tosa_ir_cpp
+#endif
+
+void fp32_to_fp16_bytes(const float* from, std::size_t n, std::uint8_t* to) {
+#ifdef NNEF_TOSA_F16C
+    static const bool f16c = tosa_ir_cpp::has_f16c();
+    if (f16c) return tosa_ir_cpp::fp32_to_fp16_f16c_bulk(from, n, to);
+#endif
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint16_t h = tosa_ir_cpp::fp32_to_fp16_soft(from[i]);
+        std::memcpy(to + 2 * i, &h, 2);
+    }
+}
+
 std::uint16_t tosa_ir_cpp::fp32_to_fp16_soft(float f) {
     using namespace tosa_ir_cpp;
     const std::uint32_t u = bits_of(f);

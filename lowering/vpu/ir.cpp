@@ -19,12 +19,7 @@ std::vector<std::int64_t> dense_strides(const std::vector<std::int64_t>& shape, 
     return s;
 }
 
-void write_fp16(const std::vector<float>& v, std::uint8_t* to) {
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        const std::uint16_t h = tosa::fp32_to_fp16(v[i]);
-        std::memcpy(to + 2 * i, &h, 2);
-    }
-}
+void write_fp16(const std::vector<float>& v, std::uint8_t* to) { tosa::fp32_to_fp16_bytes(v.data(), v.size(), to); }
 
 std::vector<std::uint8_t> fp16_bytes(const std::vector<float>& v) {
     std::vector<std::uint8_t> out(v.size() * 2);

@@ -231,6 +231,22 @@ TEST_SUITE("tosa") {
                 FAIL("fp32 to fp16 is not the nearest even");
             }
         }
+        // The bulk conversion gives fp32_to_fp16's bits for the same sample (eight at a time and the
+        // tail), wherever its destination starts.
+        {
+            std::vector<float> in;
+            for (std::uint64_t k = 0; k < (1ull << 32); k += 4093) in.push_back(from_bits(static_cast<std::uint32_t>(k)));
+            in.resize(in.size() - in.size() % 8 + 5);  // a tail of 5
+            std::vector<std::uint8_t> out(2 * in.size() + 1);
+            fp32_to_fp16_bytes(in.data(), in.size(), out.data() + 1);  // (an odd address)
+            std::size_t differ = 0;
+            for (std::size_t i = 0; i < in.size(); ++i) {
+                std::uint16_t h = 0;
+                std::memcpy(&h, out.data() + 1 + 2 * i, 2);
+                differ += h != fp32_to_fp16(in[i]);
+            }
+            CHECK(differ == 0);
+        }
         CHECK(fp32_to_bf16(1.0f) == 0x3f80);
         CHECK(fp32_to_bf16(from_bits(0x3f808000u)) == 0x3f80);  // tie, even stays
         CHECK(fp32_to_bf16(from_bits(0x3f818000u)) == 0x3f82);  // tie, odd rounds up
