@@ -110,6 +110,12 @@ void float_and_quantized(const std::string& graph, const std::string& quant, dou
     }
 }
 
+// graph.quant text `quant` with its placeholder SCALE replaced by `scale`.
+std::string with_scale(const std::string& quant, const std::string& scale) {
+    const std::size_t at = quant.find("SCALE");
+    return quant.substr(0, at) + scale + quant.substr(at + 5);
+}
+
 const std::string conv_relu = R"(version 1.0;
 graph G( x ) -> ( y )
 {
@@ -432,8 +438,7 @@ graph G( x ) -> ( y )
 "s": zero_point_linear_quantize(zero_point = -128, scale = SCALE, bits = 8, signed = true, symmetric = false);
 "y": zero_point_linear_quantize(zero_point = -20, scale = 0.02, bits = 8, signed = true, symmetric = false);
 )";
-    auto with_scale = [&](const std::string& scale) { return quant.substr(0, quant.find("SCALE")) + scale + quant.substr(quant.find("SCALE") + 5); };
-    auto l = export_text(graph, with_scale("0.0025"));  // a step under 1/256, above 1/512
+    auto l = export_text(graph, with_scale(quant, "0.0025"));  // a step under 1/256, above 1/512
     REQUIRE_MESSAGE(l->exported, l->messages);
     const nnapi::Model& m = l->exported->model;
     REQUIRE(m.operations.size() == 3);
@@ -448,7 +453,7 @@ graph G( x ) -> ( y )
     const nnef_test::Comparison c = run_both(*l, why);
     CHECK_MESSAGE(c.max_abs_within(0.02 * 1.0001), why << c.summary());  // within one code of y's grid
 
-    auto fine = export_text(graph, with_scale("0.0019"));  // 1/512 is 0.00195
+    auto fine = export_text(graph, with_scale(quant, "0.0019"));  // 1/512 is 0.00195
     CHECK_FALSE(fine->exported);
     CHECK_MESSAGE(fine->messages.find("graph.quant's for 's' has a step of 1/512 or less (scale 0.001900)") != std::string::npos, fine->messages);
 }
@@ -470,13 +475,12 @@ graph G( x ) -> ( y )
 "w": zero_point_linear_quantize(zero_point = 0, scale = 0.004, bits = 8, signed = true, symmetric = true);
 "y": zero_point_linear_quantize(zero_point = 0, scale = 0.005, bits = 8, signed = true, symmetric = false);
 )";
-    auto with_scale = [&](const std::string& scale) { return quant.substr(0, quant.find("SCALE")) + scale + quant.substr(quant.find("SCALE") + 5); };
-    auto fine = export_text(graph, with_scale("3.9e-9"));
+    auto fine = export_text(graph, with_scale(quant, "3.9e-9"));
     CHECK_FALSE(fine->exported);
     CHECK_MESSAGE(fine->messages.find("operation 'linear' cannot be expressed in NNAPI 1.0: its bias 0.5 (item 0) is 3.20513e+10 steps of input scale "
                                       "times filter scale (3.9e-09 x 0.004), beyond the TENSOR_INT32") != std::string::npos,
                   fine->messages);
-    auto usual = export_text(graph, with_scale("0.01"));
+    auto usual = export_text(graph, with_scale(quant, "0.01"));
     REQUIRE_MESSAGE(usual->exported, usual->messages);
     std::string why;
     const nnef_test::Comparison c = run_both(*usual, why);
