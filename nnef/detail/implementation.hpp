@@ -157,6 +157,7 @@
 #include "lowering/vpu/passes/schedule_stream.cpp"
 #include "lowering/vpu/passes/schedule_wave_order.cpp"
 #include "lowering/vpu/passes/schedule_stream_pipeline.cpp"
+#include "lowering/vpu/passes/schedule_wavefront.cpp"
 #include "lowering/vpu/passes/schedule_beside.cpp"
 #include "lowering/vpu/passes/schedule_prefetch.cpp"
 #include "lowering/vpu/passes/schedule_choose.cpp"

@@ -223,6 +223,9 @@ void Scheduler::load_one(const Tile& tl) {
         std::int64_t bytes = tl.chans * per;
         const std::vector<std::int64_t> group = load_group(li, tl.cluster, false, bytes);
         const int wb = cmx(tl.cluster, bytes, wt, Role::weights, name(group, ".weights"));
+        // (in a wavefront a layer's tiles spread over its region: its constants, long-lived, are
+        // placed with the held results, off the ring, which they would fragment)
+        m.cmx[std::size_t(wb)].held = wavefront && region_layer(li);
         Box from;
         from.ref = {false, l.weights};
         from.offset = l.weights_offset + tl.ch0 * per;
@@ -240,6 +243,7 @@ void Scheduler::load_one(const Tile& tl) {
         std::int64_t bytes = (tn + align - 1) / align * align * 16;
         const std::vector<std::int64_t> group = load_group(li, tl.cluster, true, bytes);
         const int tb = cmx(tl.cluster, bytes, DataType::int32, Role::table, name(group, ".table"));
+        m.cmx[std::size_t(tb)].held = wavefront && region_layer(li);
         // the rows the tasks read: the last layer's channels, not its padding
         const Layer& last = m.layers[std::size_t(group.back())];
         const std::int64_t rows = group.size() > 1 ? (last.table_offset - l.table_offset) / 16 + last.output.shape[3] : tn;
@@ -484,6 +488,7 @@ bool Scheduler::run() {
     plan_aliases();
     plan_direct();
     plan_concat_in_place(live);
+    plan_regions();  // schedule_wavefront.cpp
     std::vector<std::int64_t>& nce_layers = nce_order;
     for (std::size_t li = 0; li < m.layers.size(); ++li)
         if (m.layers[li].exec == Exec::nce) nce_layers.push_back(std::int64_t(li));
@@ -504,6 +509,13 @@ bool Scheduler::run() {
         const Layer& l = m.layers[li];
         bool first = true;
         emit_early(li);  // schedule_direct.cpp
+        if (wavefront && region_at[li] >= 0) {
+            const std::size_t id = std::size_t(region_at[li]);
+            if (!emit_region(id)) return false;
+            li = regions[id].second;
+            while (next_nce < nce_layers.size() && nce_layers[next_nce] <= std::int64_t(li)) ++next_nce;
+            continue;
+        }
         if (l.exec == Exec::nce) {
             while (next_nce < nce_layers.size() && nce_layers[next_nce] <= std::int64_t(li)) ++next_nce;
         }
@@ -565,6 +577,10 @@ struct Attempt {
     bool early = false;
     // its runs software-pipelined (schedule_stream_pipeline.cpp); whether a run has two stages
     bool pipeline = false, pipelines = false;
+    // its regions emitted as a wavefront (schedule_wavefront.cpp); the pipelined runs of its regions
+    // (first and last layers)
+    bool wavefront = false;
+    std::vector<std::pair<std::size_t, std::size_t>> region_runs;
 };
 
 // The schedule of attempt `a` (in `m`, allocated) made again with the weights of weights-bound
@@ -612,6 +628,7 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
         e.prefetch_per_cluster = spread;
         e.dma_ties_spread = spread;
         e.stream_pipeline = a.pipeline;
+        e.wavefront = a.wavefront;
         Diagnostics trial;
         if (!e.run() || !allocate_cmx(m, trial) || ddr_stores(m) > stores) return;
         const double makespan = schedule_impl::simulated_makespan(m);
@@ -635,7 +652,7 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
 // One schedule and allocation as `schedule` describes, with constants loaded in groups (`pack`) or
 // one layer's per transfer. True when the buffers have their offsets; `ok` then has the budgets
 // of the attempt that allocated (the last resort's: a hold budget of -1).
-bool schedule_once(Module& m, Diagnostics& diags, bool pack, bool pipeline, Attempt* ok) {
+bool schedule_once(Module& m, Diagnostics& diags, bool pack, bool pipeline, bool wavefront, Attempt* ok) {
     const std::int64_t stream_sixteenths[] = {12, 8, 4};
     std::size_t level = 0;
     std::set<int> banned;
@@ -653,16 +670,19 @@ bool schedule_once(Module& m, Diagnostics& diags, bool pack, bool pipeline, Atte
             if (!pack) s.pack_bytes = 0;
             s.banned = banned;
             s.stream_pipeline = pipeline;
+            s.wavefront = wavefront;
             if (!s.run()) return false;
             // the last resort reports the allocator's error; the others try again
             if (eighths < 0) {
                 ok->hold_budget = -1;
+                ok->pipelines = s.pipelines();
+                ok->region_runs = s.region_runs();
                 return allocate_cmx(m, diags);
             }
             Diagnostics trial;
             if (allocate_cmx(m, trial)) {
                 *ok = {s.hold_budget, s.stream_budget, s.pack_bytes, s.whole_tables, s.banned,
-                       s.early_share >= 0.05, pipeline, s.pipelines()};
+                       s.early_share >= 0.05, pipeline, s.pipelines(), wavefront, s.region_runs()};
                 return true;
             }
             if (eighths == 0) break;
@@ -704,12 +724,12 @@ bool schedule_once(Module& m, Diagnostics& diags, bool pack, bool pipeline, Atte
 // layers loaded early (schedule_prefetch.cpp), and that one is kept where `early_loads` finds it
 // better. All of it with the runs software-pipelined or not (`pipeline`); `pipelines`: a run
 // planned has two stages.
-bool schedule_with(Module& m, Diagnostics& diags, bool pipeline, bool& pipelines) {
+bool schedule_with(Module& m, Diagnostics& diags, bool pipeline, bool wavefront, Attempt& kept) {
     Diagnostics trial;
     Attempt a, b;
-    if (!schedule_once(m, trial, true, pipeline, &a)) {
-        if (!schedule_once(m, diags, false, pipeline, &b)) return false;
-        pipelines = b.pipelines;
+    if (!schedule_once(m, trial, true, pipeline, wavefront, &a)) {
+        if (!schedule_once(m, diags, false, pipeline, wavefront, &b)) return false;
+        kept = b;
         early_loads(m, diags, b);
         return true;
     }
@@ -717,18 +737,37 @@ bool schedule_with(Module& m, Diagnostics& diags, bool pipeline, bool& pipelines
     std::vector<Task> tasks = std::move(m.tasks);
     std::vector<CmxBuffer> cmx = std::move(m.cmx);
     Diagnostics trial2;
-    if (schedule_once(m, trial2, false, pipeline, &b) && ddr_stores(m) < grouped) {
+    if (schedule_once(m, trial2, false, pipeline, wavefront, &b) && ddr_stores(m) < grouped) {
         diags.append(trial2);
-        pipelines = b.pipelines;
+        kept = b;
         early_loads(m, diags, b);
         return true;
     }
     m.tasks = std::move(tasks);
     m.cmx = std::move(cmx);
     diags.append(trial);
-    pipelines = a.pipelines;
+    kept = a;
     early_loads(m, diags, a);
     return true;
+}
+
+// The schedule of `schedule_with` (pipeline, wavefront) replaces the one in `m` (with its notes
+// `diags`) where it simulates faster without errors.
+bool keep_faster(Module& m, Diagnostics& diags, bool pipeline, bool wavefront) {
+    const double best = schedule_impl::simulated_makespan(m);
+    std::vector<Task> tasks = std::move(m.tasks);
+    std::vector<CmxBuffer> cmx = std::move(m.cmx);
+    Diagnostics other;
+    Attempt again;
+    m.tasks.clear();
+    m.cmx.clear();
+    if (schedule_with(m, other, pipeline, wavefront, again) && !other.has_errors() && schedule_impl::simulated_makespan(m) < best) {
+        diags = std::move(other);
+        return true;
+    }
+    m.tasks = std::move(tasks);
+    m.cmx = std::move(cmx);
+    return false;
 }
 
 }  // namespace
@@ -736,28 +775,22 @@ bool schedule_with(Module& m, Diagnostics& diags, bool pipeline, bool& pipelines
 // The schedule of `schedule_with`, and where a run has two stages (schedule_stream_pipeline.cpp)
 // the same with the runs software-pipelined, kept where it simulates faster (docs/schedule.md step
 // 25: it may store more to DDR, two waves' parts taking CMX where one did; the simulation counts
-// that traffic).
+// that traffic). Where the first schedule has wavefront regions (schedule_wavefront.cpp), the
+// schedule is made once more with them emitted as a wavefront, their pipelined runs in parts of one
+// row, and kept where it simulates faster (docs/schedule.md step 35: with the runs' parts of two
+// rows, their CMX left the other layers' tiles no room at any budget with runs, in ConvNeXt).
 bool schedule(Module& m, Diagnostics& diags) {
     Diagnostics plain;
-    bool pipelines = false;
-    if (!schedule_with(m, plain, false, pipelines)) {
+    Attempt first;
+    if (!schedule_with(m, plain, false, false, first)) {
         diags.append(plain);
         return false;
     }
-    if (pipelines) {
-        const double best = schedule_impl::simulated_makespan(m);
-        std::vector<Task> tasks = std::move(m.tasks);
-        std::vector<CmxBuffer> cmx = std::move(m.cmx);
-        Diagnostics piped;
-        bool again = false;
-        m.tasks.clear();
-        m.cmx.clear();
-        if (schedule_with(m, piped, true, again) && !piped.has_errors() && schedule_impl::simulated_makespan(m) < best) {
-            diags.append(piped);
-            return true;
-        }
-        m.tasks = std::move(tasks);
-        m.cmx = std::move(cmx);
+    if (first.pipelines) keep_faster(m, plain, true, false);
+    if (!first.region_runs.empty()) {
+        std::vector<Tile> tiles = m.tiles;
+        schedule_impl::split_run_rows(m, first.region_runs);
+        if (!keep_faster(m, plain, true, true)) m.tiles = std::move(tiles);
     }
     diags.append(plain);
     return true;

@@ -406,6 +406,7 @@ std::int64_t Scheduler::part_read(const Tile& tl) const {
 
 bool Scheduler::stream_read(const View& v, Box& out) const {
     if (stream_part < 0) return false;
+    if (stream_run >= 0 && stream_of[std::size_t(std::max<std::int64_t>(0, writer[std::size_t(v.tensor)]))] != stream_run) return false;
     const auto it = streamed.find({v.tensor, stream_part});
     if (it == streamed.end()) return false;
     out = it->second;

@@ -49,13 +49,7 @@ bool Scheduler::pipelines() const {
     return false;
 }
 
-void Scheduler::emit_stream_pipelined(std::int64_t id, const std::vector<int>& stage,
-                                      const std::function<void(std::size_t, std::size_t)>& emit) {
-    const std::size_t a = streams[std::size_t(id)].first, b = streams[std::size_t(id)].second;
-    const std::size_t parts = tiles_of.at(std::int64_t(a)).size();
-    const std::size_t wave = std::size_t(t.clusters * t.shave_per_cluster);
-    const std::size_t waves = (parts + wave - 1) / wave;
-    const std::vector<std::size_t>& after = beside[std::size_t(id)];
+std::vector<std::size_t> Scheduler::pipelined_order(std::size_t a, std::size_t b, const std::vector<int>& stage) const {
     // In an iteration, in the order emit_stream gives a wave (no leading layers: stage 0 takes
     // their place): first the stage-1 SHAVE kernels that read no stage-1 result (of wave w - 1:
     // their inputs were made in the iteration before, so each engine starts at once, and their
@@ -76,6 +70,17 @@ void Scheduler::emit_stream_pipelined(std::int64_t id, const std::vector<int>& s
     for (int g : {0, 1, 2})
         for (std::size_t li : base)
             if (group[li - a] == g) order.push_back(li);
+    return order;
+}
+
+void Scheduler::emit_stream_pipelined(std::int64_t id, const std::vector<int>& stage,
+                                      const std::function<void(std::size_t, std::size_t)>& emit) {
+    const std::size_t a = streams[std::size_t(id)].first, b = streams[std::size_t(id)].second;
+    const std::size_t parts = tiles_of.at(std::int64_t(a)).size();
+    const std::size_t wave = std::size_t(t.clusters * t.shave_per_cluster);
+    const std::size_t waves = (parts + wave - 1) / wave;
+    const std::vector<std::size_t>& after = beside[std::size_t(id)];
+    const std::vector<std::size_t> order = pipelined_order(a, b, stage);
     for (std::size_t it = 0; it <= waves; ++it) {
         for (std::size_t li : order) {
             const std::size_t s = std::size_t(stage[li - a]);

@@ -317,6 +317,7 @@ struct Scheduler {
     std::set<int> stream_internal;             // results read only inside their run: never stored
     std::map<std::pair<int, std::int64_t>, Box> streamed;  // (tensor, part) -> the part's result in CMX (the run being emitted)
     std::int64_t stream_part = -1;             // the part of the tile being emitted in a run, or -1
+    std::int64_t stream_run = -1;              // (in a region) the run of that tile: `streamed` holds several runs' parts
     // The parts of SHAVE layer `li` split over rows (or channels) on every cluster ((1, cluster,
     // row0, rows), or (3, cluster, ch0, chans) per tile), or empty. With `stream_pipeline` also a
     // 1x1 conv's chunks of output channels: the first layer of a run in channel parts, its stage 0
@@ -354,6 +355,8 @@ struct Scheduler {
     bool pipelines() const;
     // Emits run `id` so (the `emit` of one layer's parts of one wave, as emit_stream's).
     void emit_stream_pipelined(std::int64_t id, const std::vector<int>& stage, const std::function<void(std::size_t, std::size_t)>& emit);
+    // The order of run [a, b]'s layers in an iteration of the pipelined emission (`stage`: stream_stages).
+    std::vector<std::size_t> pipelined_order(std::size_t a, std::size_t b, const std::vector<int>& stage) const;
     // The NCE layers after a run whose tiles go beside it: the next layers, each NCE, not in a run,
     // reading a result of the run or of such a layer (ConvNeXt's second MLP conv after the GELU,
     // the residual add after it), and per layer how many of its first tiles were emitted there.
@@ -425,6 +428,39 @@ struct Scheduler {
     std::vector<std::size_t> waiting;             // tiles due whose loads did not fit yet
     std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> early_bytes;  // (layer, cluster) -> bytes loaded early
     std::vector<std::vector<std::int64_t>> held_live;  // per layer and cluster: bytes of held results live
+    // schedule_wavefront.cpp (docs/schedule.md step 35): regions of layers emitted as a wavefront.
+    // A region is a maximal sequence of layers of one plane (H x W, one image), each split over rows
+    // only, with a pipelined run (`heavy_run`) and layers after it: ConvNeXt's stages 1-2, where in
+    // layer order the next block's 7x7 dwconv, layer norms and first MLP conv wait for the whole of
+    // the block before, the SHAVE engines idle meanwhile. In a region the list is made in sweeps
+    // over its layers, a tile going in when the rows it reads are written and (estimated) its engine
+    // is free; a pipelined run one iteration per sweep, around the other layers' tiles
+    // (`emit_region`). `wavefront` on: a schedule of its own, kept where it simulates faster
+    // (schedule.cpp `schedule`).
+    bool wavefront = false;
+    std::vector<std::pair<std::size_t, std::size_t>> regions;  // first and last layers (planned with `wavefront` off too)
+    std::vector<std::int64_t> region_at;                        // per layer: the region it starts, or -1
+    std::map<int, std::int64_t> region_rows;                    // per result in the region being emitted: rows [0, n) written
+    std::map<int, std::vector<double>> region_time;             // per such result: the estimated end of each row's task
+    void plan_regions();
+    // Whether layer `li`'s tiles are row tiles in row order, each of all channels, covering its rows.
+    bool row_tiles(std::size_t li) const;
+    // Whether run `id` is pipelined in a region: its parts' SHAVE kernels take at least ten times a
+    // task's fixed cost, it has more than a wave of parts and two stages.
+    bool heavy_run(std::int64_t id) const;
+    // The pipelined runs in regions: first and last layers.
+    std::vector<std::pair<std::size_t, std::size_t>> region_runs() const;
+    // Whether layer `li` lies in a region.
+    bool region_layer(std::int64_t li) const;
+    // Whether tile `tl` of a layer of the region from layer `a` reads only rows written (results
+    // of layers [skip0, skip1], its run's own read as its part, are not checked); `at` (if given)
+    // raised to the estimated end of the tasks that wrote those rows.
+    bool region_ready(const Tile& tl, std::size_t a, std::size_t skip0, std::size_t skip1, double* at = nullptr) const;
+    // When the engine that would run tile `tl` (part `part` of a run, or -1) is free, as estimated.
+    double queue_free(const Tile& tl, std::int64_t part);
+    // Emits region `id`; false if no tile is ever ready (not expected: the layers are in program order).
+    bool emit_region(std::size_t id);
+
     // Finds the weights-bound NCE layers (`weights_bound`) and the chunks of their weights to load
     // early, each assigned to the first tile of a layer (`early_tiles`; loaded only with an `early_budget`).
     void plan_prefetch();
@@ -433,6 +469,10 @@ struct Scheduler {
 
     bool run();
 };
+
+// schedule_wavefront.cpp: the tiles of the layers of `runs` (first and last layers: runs in row
+// parts) split into parts of one row each, dealt round the clusters.
+void split_run_rows(Module& m, const std::vector<std::pair<std::size_t, std::size_t>>& runs);
 
 // schedule_choose.cpp (docs/schedule.md step 15): the makespan the simulator gives a copy of the
 // scheduled and allocated module `m` once barriers and emission are done (infinity when a pass or

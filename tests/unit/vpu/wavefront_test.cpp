@@ -1,0 +1,158 @@
+// Issue 21 point 4 (docs/schedule.md step 35): regions emitted as a wavefront
+// (schedule_wavefront.cpp). Two ConvNeXt blocks in small: a 7x7 depthwise conv, a 1x1 conv to four
+// times the channels, the exporter's erf polynomial on it (`reciprocal` and `exp` on the SHAVE
+// engines: a pipelined run), a 1x1 conv back and the residual add. In layer order the second
+// block's depthwise conv waits for the whole of the first block, whose run then has the SHAVE
+// engines while the NCE waits for it; in a wavefront its rows start while the run's later waves
+// compute.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "lowering/vpu/passes/scheduler.hpp"
+#include "unit/vpu/compile_support.hpp"
+#include "unit/vpu/elementwise_ops.hpp"
+
+namespace wavefront_test {
+
+using namespace vpu_compile_support;
+using I = std::vector<std::int64_t>;
+
+// z = h * (1 + erf(h / sqrt 2)), erf by the exporter's polynomial (Abramowitz and Stegun 7.1.26)
+ValueId gelu(Graph& g, ValueId h, const I& s) {
+    const ValueId u = mul(g, h, fixed(g, 0.70710678f), s);
+    const ValueId t = unary(g, OpKind::RECIPROCAL, add(g, mul(g, unary(g, OpKind::ABS, u, s), fixed(g, 0.3275911f), s), fixed(g, 1.0f), s), s);
+    ValueId p = mul(g, t, fixed(g, 1.061405f), s);
+    for (float c : {-1.453152f, 1.421413f, -0.284496f, 0.254829592f}) p = mul(g, add(g, p, fixed(g, c), s), t, s);
+    const ValueId e = unary(g, OpKind::EXP, mul(g, mul(g, u, fixed(g, -1.0f), s), u, s), s);
+    return mul(g, add(g, mul(g, p, e, s), fixed(g, 1.0f), s), h, s);
+}
+
+ValueId block(Graph& g, ValueId x, std::int64_t H, std::int64_t C, unsigned seed) {
+    const I s{1, H, H, C}, wide{1, H, H, 4 * C};
+    const ValueId d = g.add_op(0, OpKind::DEPTHWISE_CONV2D, {x, constant(g, {7, 7, C, 1}, seed, 0.1f), constant(g, {C}, seed + 1, 0.1f), zero(g), zero(g)},
+                               {f32(s)}, conv_attrs({3, 3, 3, 3}))
+                          .outputs[0];
+    const ValueId h = g.add_op(0, OpKind::CONV2D, {d, constant(g, {4 * C, 1, 1, C}, seed + 2, 0.1f), constant(g, {4 * C}, seed + 3, 0.1f), zero(g), zero(g)},
+                               {f32(wide)}, conv_attrs({0, 0, 0, 0}))
+                          .outputs[0];
+    const ValueId y = g.add_op(0, OpKind::CONV2D, {gelu(g, h, wide), constant(g, {C, 1, 1, 4 * C}, seed + 4, 0.05f), constant(g, {C}, seed + 5, 0.1f), zero(g), zero(g)},
+                               {f32(s)}, conv_attrs({0, 0, 0, 0}))
+                          .outputs[0];
+    return add(g, y, x, s);
+}
+
+Graph two_blocks(std::int64_t H, std::int64_t C) {
+    Graph g;
+    g.name = "two_blocks";
+    const ValueId x = input_x(g, "two_blocks", {1, H, H, C});
+    output_z(g, block(g, block(g, x, H, C, 10), H, C, 20));
+    return g;
+}
+
+struct Scheduled {
+    vpu::ir::Module m;
+    std::vector<std::pair<std::size_t, std::size_t>> regions, runs;
+    double makespan = 0.0;
+};
+
+// The schedule pass's first attempt, runs pipelined, in layer order or (`wavefront`) as a wavefront
+// with the regions' pipelined runs in parts of one row, as `schedule` makes it.
+Scheduled attempt(const vpu::ir::Module& ready, bool wavefront) {
+    Scheduled r;
+    r.m = ready;
+    Diagnostics d{0};
+    if (wavefront) {
+        vpu::ir::Module probe = ready;
+        vpu::ir::schedule_impl::Scheduler s(probe, d);
+        first_attempt_budgets(s, probe.target);
+        s.stream_pipeline = true;
+        REQUIRE(s.run());
+        vpu::ir::schedule_impl::split_run_rows(r.m, s.region_runs());
+    }
+    vpu::ir::schedule_impl::Scheduler s(r.m, d);
+    first_attempt_budgets(s, r.m.target);
+    s.stream_pipeline = true;
+    s.wavefront = wavefront;
+    REQUIRE(s.run());
+    REQUIRE(vpu::ir::allocate_cmx(r.m, d));
+    r.regions = s.regions;
+    r.runs = s.region_runs();
+    r.makespan = vpu::ir::schedule_impl::simulated_makespan(r.m);
+    return r;
+}
+
+TEST_SUITE("vpu") {
+    TEST_CASE("a region emitted as a wavefront: the next block's rows go while the run's later waves compute, with the interpreter's values") {
+        const Graph g = two_blocks(56, 96);
+        vpu::ir::Module ready;
+        ready_to_schedule(ready, g);
+        const Scheduled plain = attempt(ready, false), wave = attempt(ready, true);
+
+        // one region from the first depthwise conv on, with both blocks' runs, pipelined
+        REQUIRE(plain.regions.size() == 1);
+        CHECK(plain.runs.size() == 2);
+        CHECK(wave.regions.size() == 1);
+        // in parts of one row in the wavefront (of more, as the tile pass makes them, in layer order)
+        std::int64_t widest = 0;
+        for (const vpu::ir::Tile& tl : plain.m.tiles)
+            if (std::size_t(tl.layer) >= plain.runs.front().first && std::size_t(tl.layer) <= plain.runs.front().second) widest = std::max(widest, tl.rows);
+        CHECK(widest > 1);
+        for (const auto& run : wave.runs) {
+            const std::size_t first = run.first, last = run.second;
+            CAPTURE(first);
+            for (const vpu::ir::Tile& tl : wave.m.tiles)
+                if (std::size_t(tl.layer) >= first && std::size_t(tl.layer) <= last) CHECK(tl.rows == 1);
+        }
+
+        // the second block's first 7x7 depthwise conv task and the first block's last `exp`: the
+        // first block's tasks of each come first in both orders (its depthwise conv reads the input
+        // alone, its run ends before the next run starts), so they are counted by its tiles
+        std::vector<std::size_t> dw, exp;
+        for (std::size_t li = 0; li < ready.layers.size(); ++li) {
+            const vpu::ir::Layer& l = ready.layers[li];
+            if (l.exec == vpu::ir::Exec::nce && l.nce_op == vpu::ir::NceOp::dwconv && l.nce.kernel[0] == 7) dw.push_back(li);
+            if (l.exec == vpu::ir::Exec::shave && l.shave.name == "exp") exp.push_back(li);
+        }
+        REQUIRE(dw.size() == 2);
+        REQUIRE(exp.size() == 2);
+        auto order = [&](const vpu::ir::Module& m) {
+            std::size_t dw1 = 0, dw2 = 0, exp1 = 0, exp2 = 0;
+            for (const vpu::ir::Tile& tl : m.tiles) {
+                dw1 += std::size_t(tl.layer) == dw[0];
+                dw2 += std::size_t(tl.layer) == dw[1];
+                exp1 += std::size_t(tl.layer) == exp[0];
+                exp2 += std::size_t(tl.layer) == exp[1];
+            }
+            std::vector<std::size_t> dws, exps;
+            for (std::size_t i = 0; i < m.tasks.size(); ++i) {
+                if (m.tasks[i].op == "dwconv" && m.tasks[i].nce.kernel[0] == 7) dws.push_back(i);
+                if (m.tasks[i].op == "exp") exps.push_back(i);
+            }
+            REQUIRE(dws.size() == dw1 + dw2);
+            REQUIRE(exps.size() == exp1 + exp2);
+            return std::make_pair(dws[dw1], exps[exp1 - 1]);
+        };
+        const auto [p_dw, p_exp] = order(plain.m);
+        const auto [w_dw, w_exp] = order(wave.m);
+        CHECK(p_dw > p_exp);  // layer order: after the whole of the first block
+        CHECK(w_dw < w_exp);  // wavefront: while the first block's run computes
+
+        // in time (measured: see the message)
+        MESSAGE("makespan in layer order " << plain.makespan << ", as a wavefront " << wave.makespan);
+        REQUIRE(plain.makespan < 1e300);
+        CHECK(wave.makespan < 0.95 * plain.makespan);
+
+        // and the whole compiler keeps it, with the interpreter's values
+        vpu::TaskList list;
+        compile_check_and_time(g, vpu::Target{}, list);
+        std::size_t tasks_with_one_row = 0;
+        for (const auto& task : list.tasks)
+            if (task.op == "exp" && task.writes.size() == 1 && task.writes[0].shape.size() == 4 && task.writes[0].shape[1] == 1) ++tasks_with_one_row;
+        CHECK(tasks_with_one_row > 0);
+    }
+}
+
+}  // namespace wavefront_test
