@@ -86,7 +86,7 @@ Scheduled attempt(const vpu::ir::Module& ready, bool wavefront) {
 
 TEST_SUITE("vpu") {
     TEST_CASE("a region emitted as a wavefront: the next block's rows go while the run's later waves compute, with the interpreter's values") {
-        const Graph g = two_blocks(56, 96);
+        const Graph g = two_blocks(56, 64);
         vpu::ir::Module ready;
         ready_to_schedule(ready, g);
         const Scheduled plain = attempt(ready, false), wave = attempt(ready, true);
