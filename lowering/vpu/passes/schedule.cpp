@@ -302,13 +302,16 @@ double Scheduler::nce_plane_cycles(const Tile& tl, const std::array<std::int64_t
     return double(nce_cycles(t, to_string(l.nce_op), dtype(l.inputs[0]) == DataType::int8, oshape, wshape, l.nce.kernel));
 }
 
+std::array<std::int64_t, 2> Scheduler::nce_input_rows(const Tile& tl) const {
+    const NceParams& n = m.layers[std::size_t(tl.layer)].nce;
+    return {tl.row0 * n.stride[0] - n.pad[0], (tl.row0 + tl.rows - 1) * n.stride[0] - n.pad[0] + (n.kernel[0] - 1) * n.dilation[0] + 1};
+}
+
 void Scheduler::nce_tile(const Tile& tl) {
     const Layer& l = m.layers[std::size_t(tl.layer)];
     const View& x = l.inputs[0];
     const std::int64_t H = x.shape[1];
-    const std::int64_t KH = l.nce.kernel[0], SH = l.nce.stride[0], DH = l.nce.dilation[0];
-    const std::int64_t lo = tl.row0 * SH - l.nce.pad[0];
-    const std::int64_t hi = (tl.row0 + tl.rows - 1) * SH - l.nce.pad[0] + (KH - 1) * DH + 1;
+    const auto [lo, hi] = nce_input_rows(tl);
     const std::int64_t iy0 = std::max<std::int64_t>(0, lo), iy1 = std::min(H, hi);
     const bool dense = l.nce_op == NceOp::conv;
     load_one(tl);  // its constants, unless loaded already
@@ -752,18 +755,22 @@ bool schedule_with(Module& m, Diagnostics& diags, bool pipeline, bool wavefront,
 }
 
 // The schedule of `schedule_with` (pipeline, wavefront) replaces the one in `m` (with its notes
-// `diags`) where it simulates faster without errors.
-bool keep_faster(Module& m, Diagnostics& diags, bool pipeline, bool wavefront) {
-    const double best = schedule_impl::simulated_makespan(m);
+// `diags`, simulated at `best` cycles) where it simulates faster without errors; `best` is then
+// its makespan.
+bool keep_faster(Module& m, Diagnostics& diags, double& best, bool pipeline, bool wavefront) {
     std::vector<Task> tasks = std::move(m.tasks);
     std::vector<CmxBuffer> cmx = std::move(m.cmx);
     Diagnostics other;
     Attempt again;
     m.tasks.clear();
     m.cmx.clear();
-    if (schedule_with(m, other, pipeline, wavefront, again) && !other.has_errors() && schedule_impl::simulated_makespan(m) < best) {
-        diags = std::move(other);
-        return true;
+    if (schedule_with(m, other, pipeline, wavefront, again) && !other.has_errors()) {
+        const double makespan = schedule_impl::simulated_makespan(m);
+        if (makespan < best) {
+            best = makespan;
+            diags = std::move(other);
+            return true;
+        }
     }
     m.tasks = std::move(tasks);
     m.cmx = std::move(cmx);
@@ -786,11 +793,16 @@ bool schedule(Module& m, Diagnostics& diags) {
         diags.append(plain);
         return false;
     }
-    if (first.pipelines) keep_faster(m, plain, true, false);
+    if (!first.pipelines && first.region_runs.empty()) {
+        diags.append(plain);
+        return true;
+    }
+    double best = schedule_impl::simulated_makespan(m);
+    if (first.pipelines) keep_faster(m, plain, best, true, false);
     if (!first.region_runs.empty()) {
         std::vector<Tile> tiles = m.tiles;
         schedule_impl::split_run_rows(m, first.region_runs);
-        if (!keep_faster(m, plain, true, true)) m.tiles = std::move(tiles);
+        if (!keep_faster(m, plain, best, true, true)) m.tiles = std::move(tiles);
     }
     diags.append(plain);
     return true;

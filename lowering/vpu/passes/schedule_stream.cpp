@@ -359,9 +359,7 @@ bool Scheduler::rows_ready(std::size_t a, const Tile& tl) const {
         // the whole result, read as an NCE tile reads its input rows
         const View& o = m.layers[std::size_t(writer[std::size_t(v.tensor)])].output;
         if (v.offset != o.offset || v.shape != o.shape || v.strides != o.strides || v.shape.size() != 4) return false;
-        const auto& n = l.nce;
-        const std::int64_t hi = (tl.row0 + tl.rows - 1) * n.stride[0] - n.pad[0] + (n.kernel[0] - 1) * n.dilation[0] + 1;
-        if (std::min(hi, v.shape[1]) > it->second) return false;
+        if (std::min(nce_input_rows(tl)[1], v.shape[1]) > it->second) return false;
     }
     return true;
 }
@@ -406,7 +404,10 @@ std::int64_t Scheduler::part_read(const Tile& tl) const {
 
 bool Scheduler::stream_read(const View& v, Box& out) const {
     if (stream_part < 0) return false;
-    if (stream_run >= 0 && stream_of[std::size_t(std::max<std::int64_t>(0, writer[std::size_t(v.tensor)]))] != stream_run) return false;
+    if (stream_run >= 0) {
+        const std::int64_t w = writer[std::size_t(v.tensor)];
+        if (w < 0 || stream_of[std::size_t(w)] != stream_run) return false;
+    }
     const auto it = streamed.find({v.tensor, stream_part});
     if (it == streamed.end()) return false;
     out = it->second;

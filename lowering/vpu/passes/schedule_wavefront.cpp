@@ -119,8 +119,7 @@ bool Scheduler::region_ready(const Tile& tl, std::size_t a, std::size_t skip0, s
     const Layer& l = m.layers[std::size_t(tl.layer)];
     std::vector<View> views;
     if (l.exec == Exec::nce) {
-        const std::int64_t lo = tl.row0 * l.nce.stride[0] - l.nce.pad[0];
-        const std::int64_t hi = (tl.row0 + tl.rows - 1) * l.nce.stride[0] - l.nce.pad[0] + (l.nce.kernel[0] - 1) * l.nce.dilation[0] + 1;
+        const auto [lo, hi] = nce_input_rows(tl);
         for (const View& in : l.inputs) {
             if (in.shape.size() != 4) return false;
             const std::int64_t y0 = std::max<std::int64_t>(0, lo), y1 = std::min(in.shape[1], hi);

@@ -178,6 +178,9 @@ struct Scheduler {
     void load_one(const Tile& tl);
 
     void nce_tile(const Tile& tl);
+    // The input rows [lo, hi) that NCE tile `tl`'s window reads, before clipping to the input
+    // (lo < 0 and hi past the last row where the padding is read).
+    std::array<std::int64_t, 2> nce_input_rows(const Tile& tl) const;
     // The cost model's cycles of NCE tile `tl` on its rows, and on output plane `plane` (rows,
     // columns). nce_tile emits a pixelwise tile on the plane of its pixels that pads least to the
     // DPU's cuboids (docs/schedule.md step 30); the estimates (the prefetch's plan, the waves'
