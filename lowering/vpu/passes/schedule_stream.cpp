@@ -38,7 +38,7 @@ std::vector<std::array<std::int64_t, 4>> Scheduler::stream_key(std::size_t li) c
     std::vector<std::array<std::int64_t, 4>> key;
     // (pipelined, also a 1x1 conv in channel chunks: the first layer of the run it feeds, its stage 0)
     const bool chunk_conv = stream_pipeline && l.exec == Exec::nce && l.nce_op == NceOp::conv && !l.nce.quantized && one_by_one(l.nce);
-    const bool nce = pointwise_nce(l) || chunk_conv;
+    const bool nce = pointwise_nce(m, l) || chunk_conv;
     if ((l.exec != Exec::shave && !nce) || l.output.shape.size() != 4 || l.output.shape[0] != 1) return {};
     // (an NCE layer whose result stays in CMX for the next one, or that reads such a result, keeps that path)
     if (nce && (resident[li] || (li > 0 && resident[li - 1]))) return {};

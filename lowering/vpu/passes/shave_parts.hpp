@@ -77,10 +77,11 @@ void stream_channel_parts(Module& m);
 std::int64_t stream_part_cost(std::int64_t parts, std::int64_t engines, double share, std::int64_t work, std::int64_t kernels,
                               std::int64_t overhead);
 
-// Whether NCE layer `l` joins such a chain: it computes each output row from the same input row
-// alone, channel by channel (rank 4, one image): an eltwise, or a dwconv or (not quantized) pool
-// with a 1x1 kernel, stride 1 and no padding (a per-channel scale and bias on the NCE).
-bool pointwise_nce(const Layer& l);
+// Whether NCE layer `l` (of `m`) joins such a chain: it computes each output row from the same
+// input row alone, channel by channel (rank 4, one image): an eltwise, a dwconv or (not quantized)
+// pool with a 1x1 kernel, stride 1 and no padding (a per-channel scale and bias on the NCE), or a
+// channel broadcast (a 1x1 conv of one input channel, float) whose result fits a tile.
+bool pointwise_nce(const Module& m, const Layer& l);
 // A 1x1 window of stride 1, dilation 1 and no padding.
 bool one_by_one(const NceParams& p);
 

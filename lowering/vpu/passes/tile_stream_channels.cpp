@@ -38,7 +38,7 @@ std::map<std::int64_t, std::int64_t> conv_chunks(const Module& m, const std::vec
 bool channel_local(const Module& m, const std::vector<std::size_t>& ts, std::size_t li, const std::vector<std::int64_t>& shape) {
     const Layer& l = m.layers[li];
     if (l.output.shape != shape || ts.empty()) return false;
-    if (l.exec == Exec::nce) return pointwise_nce(l);
+    if (l.exec == Exec::nce) return pointwise_nce(m, l);
     if (l.exec != Exec::shave) return false;
     for (std::size_t ti : ts)
         if (m.tiles[ti].split_dim != 1) return false;

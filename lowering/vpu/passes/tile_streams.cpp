@@ -22,7 +22,7 @@ std::int64_t row_parts(const Module& m, const std::vector<std::vector<std::size_
     const Layer& l = m.layers[li];
     if (l.output.shape.size() != 4 || l.output.shape[0] != 1) return 0;
     if (l.exec == Exec::nce) {
-        if (!pointwise_nce(l)) return 0;
+        if (!pointwise_nce(m, l)) return 0;
         // a tile: its input rows, its output rows of all channels, the weights and the table
         auto es = [&](int tensor) { return element_size(m.tensors[std::size_t(tensor)].dtype); };
         std::int64_t row = l.output.shape[2] * l.output.shape[3] * es(l.output.tensor);
@@ -62,11 +62,21 @@ bool has_rows(const Module& m, const std::vector<std::size_t>& ts, std::int64_t 
 
 }  // namespace tile_streams_impl
 
-bool pointwise_nce(const Layer& l) {
+bool pointwise_nce(const Module& m, const Layer& l) {
     if (l.exec != Exec::nce || l.output.shape.size() != 4 || l.output.shape[0] != 1) return false;
     for (const View& v : l.inputs)
         if (v.shape.size() != 4 || v.shape[1] != l.output.shape[1] || v.shape[2] != l.output.shape[2]) return false;
     if (l.nce_op == NceOp::eltwise) return true;
+    // a channel broadcast (assign-executors' `channel_broadcast`: a layer norm's mean or reciprocal
+    // standard deviation, one channel, copied to all by a 1x1 conv of weights 1) whose whole result
+    // fits a tile: in the layer norm's chain it takes the chain's row parts, where in tiles of its
+    // own (two halves of the rows, dealt as the chain's parts are not) every step between it and
+    // the chain copied rows between the clusters (docs/schedule.md step 36: ConvNeXt-tiny's stages
+    // 3-4, 10343118 -> 10187316 cycles). Not a larger one: ConvNeXt's stage 1 (602 KB) in the
+    // chain's parts of 14 rows left its wavefront regions no CMX placement (10644711).
+    if (l.nce_op == NceOp::conv && !l.nce.quantized && l.weights_shape.size() == 4 && l.weights_shape[3] == 1 && l.inputs.size() == 1 &&
+        l.inputs[0].shape[3] == 1 && one_by_one(l.nce))
+        return l.output.elements() * element_size(m.tensors[std::size_t(l.output.tensor)].dtype) <= tile_budget(m.target);
     // not a dense conv: ConvNeXt's MLP convs in the runs made no run cheaper (40.66 M -> 40.88 M
     // cycles at best), and their tiles of all output channels left the allocator no room at the
     // budgets that the SHAVE chains alone take; nor a quantized pool: the int8 path's 1x1 maxpool

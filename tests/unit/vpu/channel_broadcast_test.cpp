@@ -6,6 +6,7 @@
 // took 77.6 K cycles of each SHAVE engine apiece.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -84,6 +85,56 @@ TEST_SUITE("vpu") {
                     }
             }
         }
+    }
+
+    TEST_CASE("a layer norm's channel broadcasts take the row parts of its chain where their result fits a tile") {
+        // (docs/schedule.md step 36) ConvNeXt-tiny's stage 3 (14 x 14 x 384): the layer norm's
+        // reductions and eltwise layers run part by part in rows dealt round the clusters; the
+        // broadcasts must have the same rows on the same clusters, or every step between them
+        // copies rows from one cluster to the other
+        const Graph g = layer_norm({1, 14, 14, 384}, false);
+        ir::Module m;
+        graph_until(m, g, "tile");
+        std::vector<std::size_t> broadcasts;
+        for (std::size_t li = 0; li < m.layers.size(); ++li)
+            if (m.layers[li].exec == ir::Exec::nce && m.layers[li].nce_op == ir::NceOp::conv) broadcasts.push_back(li);
+        REQUIRE(broadcasts.size() == 2);
+        auto rows_of = [&](std::size_t li) {
+            std::vector<std::array<std::int64_t, 3>> out;  // (row0, rows, cluster) of each tile, all channels
+            for (const ir::Tile& tl : m.tiles)
+                if (std::size_t(tl.layer) == li) {
+                    if (m.layers[li].exec == ir::Exec::nce) CHECK(tl.chans == m.layers[li].output.shape[3]);
+                    out.push_back({tl.row0, tl.rows, tl.cluster});
+                }
+            return out;
+        };
+        for (std::size_t b : broadcasts) {
+            CAPTURE(b);
+            // its reader, the eltwise after it (x - mean; d * r), and the layer it reads (the mean's
+            // scale; the reciprocal square root) have its rows on its clusters
+            REQUIRE(b + 1 < m.layers.size());
+            CHECK(m.layers[b + 1].nce_op == ir::NceOp::eltwise);
+            const auto own = rows_of(b);
+            CHECK(own.size() >= 4);  // a part per SHAVE engine
+            CHECK(own == rows_of(b + 1));
+            CHECK(own == rows_of(b - 1));
+        }
+        // compiled and simulated: the interpreter's values
+        compile_and_check(g, vpu::Target{});
+
+        // a broadcast whose result does not fit a tile keeps row tiles of its own (ConvNeXt's stage
+        // 1, 56 x 56 x 96: in its chain's parts its wavefront regions found no CMX placement)
+        const Graph large = layer_norm({1, 56, 56, 96}, false);
+        ir::Module ml;
+        graph_until(ml, large, "tile");
+        std::size_t parts = 0, tiles = 0;
+        for (const ir::Tile& tl : ml.tiles) {
+            const ir::Layer& l = ml.layers[std::size_t(tl.layer)];
+            if (l.exec == ir::Exec::nce && l.nce_op == ir::NceOp::conv) ++tiles;
+            if (l.exec == ir::Exec::shave && l.shave.name == "reduce_sum") ++parts;
+        }
+        CHECK(tiles > 0);
+        CHECK(tiles < parts);
     }
 
     TEST_CASE("a product with a [1, H, W, 1] constant or of equal shapes is not broadcast") {
