@@ -74,8 +74,7 @@ bool pointwise_nce(const Module& m, const Layer& l) {
     // the chain copied rows between the clusters (docs/schedule.md step 36: ConvNeXt-tiny's stages
     // 3-4, 10343118 -> 10187316 cycles). Not a larger one: ConvNeXt's stage 1 (602 KB) in the
     // chain's parts of 14 rows left its wavefront regions no CMX placement (10644711).
-    if (l.nce_op == NceOp::conv && !l.nce.quantized && l.weights_shape.size() == 4 && l.weights_shape[3] == 1 && l.inputs.size() == 1 &&
-        l.inputs[0].shape[3] == 1 && one_by_one(l.nce))
+    if (l.nce_op == NceOp::conv && !l.nce.quantized && l.inputs.size() == 1 && l.inputs[0].shape[3] == 1 && one_by_one(l.nce))
         return l.output.elements() * element_size(m.tensors[std::size_t(l.output.tensor)].dtype) <= tile_budget(m.target);
     // not a dense conv: ConvNeXt's MLP convs in the runs made no run cheaper (40.66 M -> 40.88 M
     // cycles at best), and their tiles of all output channels left the allocator no room at the
