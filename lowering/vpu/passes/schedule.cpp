@@ -350,7 +350,18 @@ void Scheduler::nce_tile(const Tile& tl) {
     const bool internal = stream_part >= 0 && stream_internal.count(l.output.tensor);
     Box result;
     int ob = -1;
-    if (resident[std::size_t(tl.layer)]) {
+    if (part_span[1] > 0) {
+        // a chunk of a grouped conv's part (`conv_group`): at its channels in the part's buffer
+        const auto key = std::make_pair(tl.layer, stream_part);
+        auto it = part_buffer.find(key);
+        if (it == part_buffer.end())
+            it = part_buffer.emplace(key, cmx(tl.cluster, tl.rows * oshape[2] * part_span[1] * oes, dtype(l.output), Role::activation,
+                                              m.tensors[std::size_t(l.output.tensor)].name))
+                     .first;
+        result = dense_box(it->second, oshape, oes);
+        result.strides = dense_strides({1, tl.rows, oshape[2], part_span[1]}, oes);
+        result.offset = (tl.ch0 - part_span[0]) * oes;
+    } else if (resident[std::size_t(tl.layer)]) {
         // the rows' channel chunks share one buffer of all channels, each chunk at its offset
         const std::int64_t C = l.output.shape[3];
         const auto key = std::make_tuple(tl.layer, tl.cluster, tl.row0, tl.rows);
@@ -391,10 +402,23 @@ void Scheduler::nce_tile(const Tile& tl) {
     if (l.nce_op == NceOp::eltwise) task.nce.pad = {0, 0, 0, 0};
     task.source = l.source;
     add(std::move(task));
-    if (stream_part >= 0) streamed[{l.output.tensor, stream_part}] = result;
+    if (stream_part >= 0) {
+        Box part = result;
+        if (part_span[1] > 0) {  // (the whole part)
+            part.shape[3] = part_span[1];
+            part.offset -= (tl.ch0 - part_span[0]) * oes;
+        }
+        streamed[{l.output.tensor, stream_part}] = part;
+    }
     if (internal || resident[std::size_t(tl.layer)] || held[std::size_t(tl.layer)]) return;
     View out = slice(slice(l.output, 1, tl.row0, tl.rows), 3, tl.ch0, tl.chans);
-    pending.push_back({dense_box(ob, oshape, oes), ddr_box(out), l.source});
+    Box own = dense_box(ob, oshape, oes);
+    if (part_span[1] > 0) {
+        own = dense_box(part_buffer.at(std::make_pair(tl.layer, stream_part)), oshape, oes);
+        own.strides = dense_strides({1, tl.rows, oshape[2], part_span[1]}, oes);
+        own.offset = (tl.ch0 - part_span[0]) * oes;
+    }
+    pending.push_back({own, ddr_box(out), l.source});
 }
 
 void Scheduler::other_tile(const Tile& tl) {

@@ -48,6 +48,15 @@ std::vector<std::array<std::int64_t, 4>> Scheduler::stream_key(std::size_t li) c
     // (a part per SHAVE engine at least: fewer parts are kept by the held results as they are)
     if (it == tiles_of.end() || std::int64_t(it->second.size()) < t.clusters * t.shave_per_cluster) return {};
     // (the split dimension, the cluster, the part's rows, or its channels: tile_stream_channels.cpp)
+    if (const std::size_t g = chunk_conv ? conv_group(li) : 1; g > 1) {
+        for (std::size_t k = 0; k < it->second.size(); k += g) {
+            const Tile& tl = m.tiles[it->second[k]];
+            std::int64_t chans = 0;
+            for (std::size_t j = k; j < k + g; ++j) chans += m.tiles[it->second[j]].chans;
+            key.push_back({3, tl.cluster, tl.ch0, chans});
+        }
+        return key;
+    }
     for (std::size_t ti : it->second) {
         const Tile& tl = m.tiles[ti];
         if (!nce && tl.split_dim != 1 && tl.split_dim != 3) return {};
@@ -58,6 +67,37 @@ std::vector<std::array<std::int64_t, 4>> Scheduler::stream_key(std::size_t li) c
     }
     return key;
 }
+
+std::size_t Scheduler::conv_group(std::size_t li) const {
+    const Layer& l = m.layers[li];
+    if (!stream_pipeline || l.exec != Exec::nce || l.nce_op != NceOp::conv || l.nce.quantized || !one_by_one(l.nce) || li + 1 >= m.layers.size())
+        return 1;
+    const Layer& n = m.layers[li + 1];
+    const auto it = tiles_of.find(std::int64_t(li)), jt = tiles_of.find(std::int64_t(li + 1));
+    const bool nce = n.exec == Exec::nce && pointwise_nce(m, n);
+    if (it == tiles_of.end() || jt == tiles_of.end() || (n.exec != Exec::shave && !nce) || l.output.shape.size() != 4 ||
+        n.output.shape != l.output.shape)
+        return 1;
+    const std::size_t T = it->second.size(), P = jt->second.size();
+    if (P == 0 || T <= P || T % P != 0) return 1;
+    const std::size_t g = T / P;
+    for (std::size_t k = 0; k < P; ++k) {
+        const Tile& p = m.tiles[jt->second[k]];
+        // (a SHAVE part over channels has its range in row0, rows)
+        if (nce ? p.row0 != 0 || p.rows != n.output.shape[1] : p.split_dim != 3) return 1;
+        const std::int64_t c0 = nce ? p.ch0 : p.row0, cn = nce ? p.chans : p.rows;
+        std::int64_t c = c0;
+        for (std::size_t j = k * g; j < (k + 1) * g; ++j) {
+            const Tile& tl = m.tiles[it->second[j]];
+            if (tl.cluster != p.cluster || tl.row0 != 0 || tl.rows != l.output.shape[1] || tl.ch0 != c) return 1;
+            c += tl.chans;
+        }
+        if (c != c0 + cn) return 1;
+    }
+    return g;
+}
+
+std::size_t Scheduler::run_parts(std::size_t a) const { return tiles_of.at(std::int64_t(a)).size() / conv_group(a); }
 
 void Scheduler::plan_streams(std::vector<std::vector<std::int64_t>>& live) {
     const std::size_t L = m.layers.size();
@@ -75,7 +115,7 @@ void Scheduler::plan_streams(std::vector<std::vector<std::int64_t>>& live) {
     // result, the run's results until their last reader in the run (those read after it until
     // then too: their store waits in CMX)
     auto peak = [&](std::size_t a, std::size_t b) {
-        const std::int64_t parts = std::int64_t(tiles_of.at(std::int64_t(a)).size());
+        const std::int64_t parts = std::int64_t(run_parts(a));
         std::int64_t top = 0;
         for (std::size_t r = a; r <= b; ++r) {
             std::int64_t now = 0;
@@ -220,7 +260,7 @@ std::int64_t Scheduler::beside_bytes(std::size_t c) const {
 
 void Scheduler::emit_stream(std::int64_t id, bool& first, const std::function<void()>& prefetch) {
     const auto [a, b] = streams[std::size_t(id)];
-    const std::size_t parts = tiles_of.at(std::int64_t(a)).size();
+    const std::size_t parts = run_parts(a);
     const std::size_t wave = std::size_t(t.clusters * t.shave_per_cluster);
     const std::vector<std::size_t>& after = beside[std::size_t(id)];
     const std::size_t lead = stream_lead[std::size_t(id)];
@@ -233,11 +273,21 @@ void Scheduler::emit_stream(std::int64_t id, bool& first, const std::function<vo
     while (ahead_after <= b && m.layers[ahead_after].exec != Exec::nce) ++ahead_after;
     ahead_after = std::min(ahead_after, b);
     rows_written.clear();
+    const std::size_t g = conv_group(a), conv = a;  // (not a structured binding: the lambda captures it)
     auto emit = [&](std::size_t li, std::size_t k) {
         stream_part = std::int64_t(k);
-        const Tile& tl = m.tiles[tiles_of.at(std::int64_t(li))[k]];
-        if (m.layers[li].exec == Exec::nce) nce_tile(tl);
-        else other_tile(tl);
+        const std::size_t n = li == conv ? g : 1;  // (a grouped conv: the chunks of part k)
+        const auto& ts = tiles_of.at(std::int64_t(li));
+        if (n > 1) {
+            part_span = {m.tiles[ts[k * n]].ch0, 0};
+            for (std::size_t j = k * n; j < (k + 1) * n; ++j) part_span[1] += m.tiles[ts[j]].chans;
+        }
+        for (std::size_t j = k * n; j < (k + 1) * n; ++j) {
+            const Tile& tl = m.tiles[ts[j]];
+            if (m.layers[li].exec == Exec::nce) nce_tile(tl);
+            else other_tile(tl);
+        }
+        part_span = {0, 0};
         stream_part = -1;
         if (first) prefetch();
         first = false;
@@ -274,7 +324,8 @@ void Scheduler::mark_written(std::int64_t id, std::size_t li, std::size_t done) 
     const bool rows = stream_rows(id);
     std::int64_t n = 0;
     if (done > 0) {
-        const Tile& last = m.tiles[tiles_of.at(std::int64_t(li))[done - 1]];
+        const std::size_t g = li == streams[std::size_t(id)].first ? conv_group(li) : 1;
+        const Tile& last = m.tiles[tiles_of.at(std::int64_t(li))[done * g - 1]];
         // (a channel part: an NCE tile's channels, a SHAVE part's split range)
         n = !rows && m.layers[li].exec == Exec::nce ? last.ch0 + last.chans : last.row0 + last.rows;
     }
@@ -303,7 +354,7 @@ std::pair<std::size_t, std::int64_t> Scheduler::lead_layers(std::size_t a, std::
     std::set<int> results;
     std::size_t lead = a;
     std::int64_t bytes = 0;
-    const std::int64_t parts = std::int64_t(tiles_of.at(std::int64_t(a)).size());
+    const std::int64_t parts = std::int64_t(run_parts(a));
     for (; lead < b; ++lead) {
         const Layer& l = m.layers[lead];
         bool reads = false;
@@ -388,6 +439,7 @@ std::int64_t Scheduler::part_read(const Tile& tl) const {
     const View& v = l.inputs[0];
     if (!chans_written.count(v.tensor)) return -1;
     const std::size_t w = std::size_t(writer[std::size_t(v.tensor)]);
+    if (stream_of[w] >= 0 && streams[std::size_t(stream_of[w])].first == w && conv_group(w) > 1) return -1;  // (its tiles are not its parts)
     const std::optional<std::int64_t> slice = channel_slice(v, m.layers[w].output);
     if (!slice) return -1;
     const std::int64_t c0 = *slice;

@@ -76,7 +76,7 @@ std::vector<std::size_t> Scheduler::pipelined_order(std::size_t a, std::size_t b
 void Scheduler::emit_stream_pipelined(std::int64_t id, const std::vector<int>& stage,
                                       const std::function<void(std::size_t, std::size_t)>& emit) {
     const std::size_t a = streams[std::size_t(id)].first, b = streams[std::size_t(id)].second;
-    const std::size_t parts = tiles_of.at(std::int64_t(a)).size();
+    const std::size_t parts = run_parts(a);
     const std::size_t wave = std::size_t(t.clusters * t.shave_per_cluster);
     const std::size_t waves = (parts + wave - 1) / wave;
     const std::vector<std::size_t>& after = beside[std::size_t(id)];

@@ -93,7 +93,7 @@ void Scheduler::plan_regions() {
 
 bool Scheduler::heavy_run(std::int64_t id) const {
     const auto [ra, rb] = streams[std::size_t(id)];
-    const std::size_t parts = tiles_of.at(std::int64_t(ra)).size();
+    const std::size_t parts = run_parts(ra);
     double part_cycles = 0.0;
     for (std::size_t r = ra; r <= rb; ++r)
         if (m.layers[r].exec == Exec::shave)
@@ -228,7 +228,7 @@ bool Scheduler::emit_region(std::size_t id) {
         std::vector<std::pair<std::size_t, std::size_t>> items;
         const auto [ra, rb] = streams[std::size_t(run)];
         const std::vector<int>& stage = stages.at(run);
-        const std::size_t parts = tiles_of.at(std::int64_t(ra)).size(), waves = (parts + wave - 1) / wave;
+        const std::size_t parts = run_parts(ra), waves = (parts + wave - 1) / wave;
         const std::size_t it = done[ra - a];
         for (std::size_t q : orders.at(run)) {
             const std::size_t st = std::size_t(stage[q - ra]);
@@ -246,7 +246,7 @@ bool Scheduler::emit_region(std::size_t id) {
     auto iterated = [&](std::int64_t run) {
         const auto [ra, rb] = streams[std::size_t(run)];
         const std::vector<int>& stage = stages.at(run);
-        const std::size_t parts = tiles_of.at(std::int64_t(ra)).size(), waves = (parts + wave - 1) / wave;
+        const std::size_t parts = run_parts(ra), waves = (parts + wave - 1) / wave;
         const std::size_t it = ++done[ra - a];
         for (std::size_t q = ra; q <= rb; ++q) {
             const std::size_t st = std::size_t(stage[q - ra]);
@@ -305,7 +305,7 @@ bool Scheduler::emit_region(std::size_t id) {
             }
             const auto [ra, rb] = streams[std::size_t(run)];
             li = rb + 1;
-            const std::size_t parts = tiles_of.at(std::int64_t(ra)).size();
+            const std::size_t parts = run_parts(ra);
             if (!stages.at(run).empty()) {
                 const std::size_t waves = (parts + wave - 1) / wave;
                 left = left || done[ra - a] <= waves;

@@ -326,6 +326,18 @@ struct Scheduler {
     // 1x1 conv's chunks of output channels: the first layer of a run in channel parts, its stage 0
     // (docs/schedule.md step 29).
     std::vector<std::array<std::int64_t, 4>> stream_key(std::size_t li) const;
+    // The tiles per part of layer `li` as the first layer of a run in channel parts: g when it is
+    // a 1x1 conv (pipelined, `stream_key`) whose chunks of output channels outnumber the next
+    // layer's channel parts g to 1, each part g consecutive chunks on the part's cluster
+    // (ConvNeXt's stage 4: 32 chunks of 96 channels, each chunk's weights what a tile may load,
+    // and 8 parts of 384: tile_stream_channels.cpp; docs/schedule.md step 37), else 1.
+    std::size_t conv_group(std::size_t li) const;
+    // The parts of the run whose first layer is `a` (its tiles, or its chunks' groups).
+    std::size_t run_parts(std::size_t a) const;
+    // (the tile being emitted: the channels [c0, c0 + n) of the part it computes with the other
+    // chunks of its group, whose results share one buffer, or n = 0)
+    std::array<std::int64_t, 2> part_span{0, 0};
+    std::map<std::pair<std::int64_t, std::int64_t>, int> part_buffer;  // (layer, part) -> its buffer
     // Whether run `id` is in row parts (else channel parts: tile_stream_channels.cpp).
     bool stream_rows(std::int64_t id) const;
     // Whether layers [a, b] in channel parts are a chain as tile_stream_channels.cpp makes one: of

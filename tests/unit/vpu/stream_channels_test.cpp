@@ -101,6 +101,49 @@ TEST_SUITE("vpu") {
         CHECK(hi > 0.0);
         CHECK(hi <= 1.02 * lo);
     }
+
+    // docs/schedule.md step 37: a 1x1 conv whose chunks of output channels outnumber the chain's
+    // parts by a whole factor (ConvNeXt's stage 4: 32 chunks of 96 channels, each chunk's weights
+    // what a tile may load, against 8 parts of 384 for the SHAVE engines' two waves) joins the
+    // chain's streamed run with that many chunks per part (schedule_stream.cpp `conv_group`), as
+    // stage 3's conv (a chunk per part) does: part k's chain waits for its own chunks only. Before,
+    // the run began after the conv: its first part waited for the conv's last chunk, the SHAVE
+    // engines idle while the DMA queues loaded all its weights, the DMA queues idle during the run.
+    TEST_CASE("a conv in more chunks than the chain's parts runs in the chain's run, its chunks part by part") {
+        const vpu::Target t;
+        vpu::TaskList list;
+        // ConvNeXt's stage 4: 7 x 7 x 768 -> 3072 (4.7 MB of weights)
+        compile_check_and_time(conv_chain(7, 7, 768, 3072), t, list);  // values: the interpreter's
+        // the conv's tiles: chunks of output channels, more of them than the chain's parts
+        std::vector<std::size_t> conv, exp;  // task indices in list order
+        std::int64_t exp_channels = 0;
+        for (std::size_t i = 0; i < list.tasks.size(); ++i) {
+            const auto& task = list.tasks[i];
+            if (task.kind == vpu::TaskKind::NCE && task.op == "conv") conv.push_back(i);
+            if (task.op == "exp") {
+                exp.push_back(i);
+                REQUIRE(task.writes[0].shape.size() == 4);
+                exp_channels = std::max(exp_channels, task.writes[0].shape[3]);
+            }
+        }
+        REQUIRE(exp.size() >= 8);
+        REQUIRE(!conv.empty());
+        MESSAGE(conv.size() << " conv chunks, " << exp.size() << " exp parts of up to " << exp_channels << " channels");
+        CHECK(conv.size() > exp.size());
+        CHECK(conv.size() % exp.size() == 0);
+        // in the run: the first exp part is in the list before the conv's last chunk (the conv
+        // before the run: after all of them), and the chunks go part by part: before the k-th exp
+        // part in the list, at most the chunks of the parts up to the next wave's
+        CHECK(exp.front() < conv.back());
+        const std::size_t per_part = conv.size() / exp.size(), wave = std::size_t(t.clusters * t.shave_per_cluster);
+        for (std::size_t k = 0; k < exp.size(); ++k) {
+            std::size_t before = 0;
+            for (std::size_t c : conv) before += c < exp[k] ? 1 : 0;
+            CAPTURE(k);
+            CHECK(before >= (k + 1) * per_part);                 // its own chunks first
+            CHECK(before <= (k / wave + 2) * wave * per_part);  // not the whole conv
+        }
+    }
 }
 
 }  // namespace stream_channels_test
