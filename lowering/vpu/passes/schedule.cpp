@@ -349,7 +349,6 @@ void Scheduler::nce_tile(const Tile& tl) {
     const std::int64_t oes = es(l.output);
     const bool internal = stream_part >= 0 && stream_internal.count(l.output.tensor);
     Box result;
-    int ob = -1;
     if (part_span[1] > 0) {
         // a chunk of a grouped conv's part (`conv_group`): at its channels in the part's buffer
         const auto key = std::make_pair(tl.layer, stream_part);
@@ -381,10 +380,11 @@ void Scheduler::nce_tile(const Tile& tl) {
         result.strides = dense_strides({1, p.shape[1], p.shape[2], p.shape[3]}, oes);
         result.offset = (tl.row0 - p.origin[1]) * result.strides[1] + (tl.ch0 - p.origin[3]) * oes;
     } else {
-        ob = cmx(tl.cluster, tl.rows * oshape[2] * tl.chans * oes, dtype(l.output), Role::activation,
-                 m.tensors[std::size_t(l.output.tensor)].name);
+        const int ob = cmx(tl.cluster, tl.rows * oshape[2] * tl.chans * oes, dtype(l.output), Role::activation,
+                           m.tensors[std::size_t(l.output.tensor)].name);
         result = dense_box(ob, oshape, oes);
     }
+    const Box own = result;  // (its store's source, on the result's own plane)
     // (a pixelwise task on the plane of its pixels that pads least to the DPU's cuboids; its result
     // read in the run as its readers' plane: stream_read)
     const std::array<std::int64_t, 2> plane =
@@ -412,12 +412,6 @@ void Scheduler::nce_tile(const Tile& tl) {
     }
     if (internal || resident[std::size_t(tl.layer)] || held[std::size_t(tl.layer)]) return;
     View out = slice(slice(l.output, 1, tl.row0, tl.rows), 3, tl.ch0, tl.chans);
-    Box own = dense_box(ob, oshape, oes);
-    if (part_span[1] > 0) {
-        own = dense_box(part_buffer.at(std::make_pair(tl.layer, stream_part)), oshape, oes);
-        own.strides = dense_strides({1, tl.rows, oshape[2], part_span[1]}, oes);
-        own.offset = (tl.ch0 - part_span[0]) * oes;
-    }
     pending.push_back({own, ddr_box(out), l.source});
 }
 

@@ -48,7 +48,7 @@ std::vector<std::array<std::int64_t, 4>> Scheduler::stream_key(std::size_t li) c
     // (a part per SHAVE engine at least: fewer parts are kept by the held results as they are)
     if (it == tiles_of.end() || std::int64_t(it->second.size()) < t.clusters * t.shave_per_cluster) return {};
     // (the split dimension, the cluster, the part's rows, or its channels: tile_stream_channels.cpp)
-    if (const std::size_t g = chunk_conv ? conv_group(li) : 1; g > 1) {
+    if (const std::size_t g = chunk_conv ? part_group[li] : 1; g > 1) {
         for (std::size_t k = 0; k < it->second.size(); k += g) {
             const Tile& tl = m.tiles[it->second[k]];
             std::int64_t chans = 0;
@@ -97,10 +97,12 @@ std::size_t Scheduler::conv_group(std::size_t li) const {
     return g;
 }
 
-std::size_t Scheduler::run_parts(std::size_t a) const { return tiles_of.at(std::int64_t(a)).size() / conv_group(a); }
+std::size_t Scheduler::run_parts(std::size_t a) const { return tiles_of.at(std::int64_t(a)).size() / part_group[a]; }
 
 void Scheduler::plan_streams(std::vector<std::vector<std::int64_t>>& live) {
     const std::size_t L = m.layers.size();
+    part_group.assign(L, 1);
+    for (std::size_t li = 0; li < L; ++li) part_group[li] = conv_group(li);
     stream_of.assign(L, -1);
     beside.clear();
     stream_lead.clear();
@@ -273,10 +275,9 @@ void Scheduler::emit_stream(std::int64_t id, bool& first, const std::function<vo
     while (ahead_after <= b && m.layers[ahead_after].exec != Exec::nce) ++ahead_after;
     ahead_after = std::min(ahead_after, b);
     rows_written.clear();
-    const std::size_t g = conv_group(a), conv = a;  // (not a structured binding: the lambda captures it)
     auto emit = [&](std::size_t li, std::size_t k) {
         stream_part = std::int64_t(k);
-        const std::size_t n = li == conv ? g : 1;  // (a grouped conv: the chunks of part k)
+        const std::size_t n = part_group[li];  // (a grouped conv: the chunks of part k)
         const auto& ts = tiles_of.at(std::int64_t(li));
         if (n > 1) {
             part_span = {m.tiles[ts[k * n]].ch0, 0};
@@ -324,8 +325,7 @@ void Scheduler::mark_written(std::int64_t id, std::size_t li, std::size_t done) 
     const bool rows = stream_rows(id);
     std::int64_t n = 0;
     if (done > 0) {
-        const std::size_t g = li == streams[std::size_t(id)].first ? conv_group(li) : 1;
-        const Tile& last = m.tiles[tiles_of.at(std::int64_t(li))[done * g - 1]];
+        const Tile& last = m.tiles[tiles_of.at(std::int64_t(li))[done * part_group[li] - 1]];
         // (a channel part: an NCE tile's channels, a SHAVE part's split range)
         n = !rows && m.layers[li].exec == Exec::nce ? last.ch0 + last.chans : last.row0 + last.rows;
     }
@@ -439,7 +439,7 @@ std::int64_t Scheduler::part_read(const Tile& tl) const {
     const View& v = l.inputs[0];
     if (!chans_written.count(v.tensor)) return -1;
     const std::size_t w = std::size_t(writer[std::size_t(v.tensor)]);
-    if (stream_of[w] >= 0 && streams[std::size_t(stream_of[w])].first == w && conv_group(w) > 1) return -1;  // (its tiles are not its parts)
+    if (part_group[w] > 1) return -1;  // (its tiles are not its parts)
     const std::optional<std::int64_t> slice = channel_slice(v, m.layers[w].output);
     if (!slice) return -1;
     const std::int64_t c0 = *slice;

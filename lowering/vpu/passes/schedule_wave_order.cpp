@@ -46,7 +46,7 @@ std::vector<std::size_t> Scheduler::wave_order(std::size_t a, std::size_t b, std
     // cluster's parts (one per SHAVE engine of the cluster).
     auto wave_cycles = [&](std::size_t q) {
         const Tile& tl = m.tiles[tiles_of.at(std::int64_t(q))[0]];
-        if (m.layers[q].exec == Exec::nce) return nce_tile_cycles(tl) * double(t.shave_per_cluster) * double(q == a ? conv_group(a) : 1);
+        if (m.layers[q].exec == Exec::nce) return nce_tile_cycles(tl) * double(t.shave_per_cluster) * double(part_group[q]);
         return double(shave_cycles(t, m.layers[q].shave.name, m.layers[q].output.elements() / std::int64_t(parts)));
     };
     // each NCE layer that reads a SHAVE kernel's result earlier among the NCE layers after that

@@ -332,6 +332,7 @@ struct Scheduler {
     // (ConvNeXt's stage 4: 32 chunks of 96 channels, each chunk's weights what a tile may load,
     // and 8 parts of 384: tile_stream_channels.cpp; docs/schedule.md step 37), else 1.
     std::size_t conv_group(std::size_t li) const;
+    std::vector<std::size_t> part_group;  // per layer: its `conv_group`, computed once (plan_streams)
     // The parts of the run whose first layer is `a` (its tiles, or its chunks' groups).
     std::size_t run_parts(std::size_t a) const;
     // (the tile being emitted: the channels [c0, c0 + n) of the part it computes with the other
