@@ -147,6 +147,9 @@ struct CmxBuffer {
     Role role = Role::activation;
     std::string tensor;
     std::int64_t first = -1, last = -1;  // program indices of the first and last task touching it
+    // the scheduler's estimates (each task at its cost): the start of its first task, the latest end
+    // of its tasks (allocate_cmx's `timed` placement)
+    double start_est = 0.0, end_est = 0.0;
     bool held = false;                   // a result held for later layers (placed from the top of CMX)
 };
 
@@ -242,8 +245,10 @@ bool assign_barriers(Module& m, Diagnostics& diags);
 bool emit(Module& m, Diagnostics& diags);
 // Static CMX offsets for the schedule's buffers (passes/allocate_cmx.cpp; schedule calls it, and
 // schedules again with fewer held results when it finds no room); false after reporting
-// `cmx-exhausted` into `diags`.
-bool allocate_cmx(Module& m, Diagnostics& diags);
+// `cmx-exhausted` into `diags`. `timed`: freed bytes judged by the buffers' estimated times
+// (`start_est`, `end_est`) instead of a count of tasks; false, with no report, where that rule
+// finds no room.
+bool allocate_cmx(Module& m, Diagnostics& diags, bool timed = false);
 // Who reads and writes each DDR tensor (layers' inputs and outputs; graph outputs count as readers).
 struct TensorUses {
     std::vector<int> readers, writers;

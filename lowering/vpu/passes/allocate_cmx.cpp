@@ -11,7 +11,19 @@
 // more, and at last everywhere, so the soft rule never costs a spill. Not a pass of its own: the
 // schedule pass calls it after each attempt and schedules again with fewer held results when it
 // finds no room.
+//
+// `timed` (docs/schedule.md step 38): the schedule kept is placed once more with the scheduler's
+// estimated times (each task at its cost, in queue order, after the tasks whose buffers it reads:
+// `CmxBuffer::start_est`, `end_est`) deciding which freed bytes a new buffer would wait for,
+// instead of a count of tasks: a freed buffer counts while its estimated last end is later than
+// the new buffer's estimated first start, held results too keep off such bytes where they can, and
+// where every place takes some, the place whose buffers end earliest by estimate is taken. Counted
+// in tasks, a SHAVE kernel of 76 K cycles (ConvNeXt's `exp` over a channel part) is freed as soon
+// as the 32 tasks after it are issued, and the next wave's first NCE layer written over its input
+// waited for it to end. The timed placement may find no room where the first one did (it is then
+// not used): the schedule's feasibility stays that of the placement by tasks.
 #include <algorithm>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -26,27 +38,40 @@ using Zones = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
 // One placement of every buffer; `recent_tasks` > 0 keeps new ring buffers off the bytes of
 // buffers that died within that many tasks where it can, else on those that died earliest (see
-// allocate_cmx), but for buffers whose first task lies in one of `plain`. On failure
-// `failed_first` is the first task of the buffer that found no room.
-bool place_all(Module& m, std::int64_t recent_tasks, const Zones& plain, Diagnostics& diags, std::int64_t& failed_first) {
+// allocate_cmx), but for buffers whose first task lies in one of `plain`; `timed` (with
+// `recent_tasks` > 0): off the bytes of freed buffers whose estimated end is later than the new
+// buffer's estimated start, held results too. On failure `failed_first` is the first task of the
+// buffer that found no room.
+bool place_all(Module& m, std::int64_t recent_tasks, const Zones& plain, Diagnostics& diags, std::int64_t& failed_first,
+               bool timed = false) {
     const Target& t = m.target;
     const std::int64_t a = t.cmx_alignment;
     std::vector<std::size_t> order(m.cmx.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return m.cmx[x].first < m.cmx[y].first; });
+    // timed: horizon[k], the earliest estimated start of the buffers from order[k] on; a freed
+    // buffer whose estimated end is no later can make none of them wait
+    std::vector<double> horizon(order.size() + 1, std::numeric_limits<double>::infinity());
+    for (std::size_t k = order.size(); k-- > 0;) horizon[k] = std::min(horizon[k + 1], m.cmx[order[k]].start_est);
     struct Live {
         std::int64_t offset, end, last;
+        double end_est;
     };
     std::vector<std::vector<Live>> live(std::size_t(t.clusters)), recent(std::size_t(t.clusters));
     std::vector<std::int64_t> ring(std::size_t(t.clusters), 0);
-    for (std::size_t i : order) {
-        CmxBuffer& b = m.cmx[i];
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        CmxBuffer& b = m.cmx[order[k]];
         auto& L = live[std::size_t(b.cluster)];
         auto& R = recent[std::size_t(b.cluster)];
         for (const Live& x : L)
             if (x.last < b.first) R.push_back(x);
         L.erase(std::remove_if(L.begin(), L.end(), [&](const Live& x) { return x.last < b.first; }), L.end());
-        R.erase(std::remove_if(R.begin(), R.end(), [&](const Live& x) { return x.last < b.first - recent_tasks; }), R.end());
+        const bool by_time = timed && recent_tasks > 0;
+        R.erase(std::remove_if(R.begin(), R.end(),
+                               [&](const Live& x) { return by_time ? x.end_est <= horizon[k] : x.last < b.first - recent_tasks; }),
+                R.end());
+        // whether writing over freed buffer x would wait for its last readers
+        auto waits = [&](const Live& x) { return !by_time || x.end_est > b.start_est; };
         std::sort(L.begin(), L.end(), [](const Live& x, const Live& y) { return x.offset < y.offset; });
         const std::int64_t size = (b.size + a - 1) / a * a;
         // a ring buffer first without the bytes of buffers that died within the last `recent_tasks`
@@ -59,7 +84,7 @@ bool place_all(Module& m, std::int64_t recent_tasks, const Zones& plain, Diagnos
                     if (x.offset < at + size && at < x.end) return false;
                 if (soft)
                     for (const Live& x : R)
-                        if (x.offset < at + size && at < x.end) return false;
+                        if (waits(x) && x.offset < at + size && at < x.end) return false;
                 return true;
             };
             std::int64_t at = -1;
@@ -86,11 +111,12 @@ bool place_all(Module& m, std::int64_t recent_tasks, const Zones& plain, Diagnos
             }
             // soft: the first candidate off every recently freed byte; where none is, the one whose
             // overlapped recent buffers died earliest (the latest last task among them the
-            // smallest), so the writer waits for the readers most likely done, not for the last
-            // ones (ConvNeXt's erf polynomial: `neg` on the bytes of `t`, which the Horner chain's
-            // last NCE product reads: docs/schedule.md step 18)
+            // smallest; timed: the latest estimated end), so the writer waits for the readers most
+            // likely done, not for the last ones (ConvNeXt's erf polynomial: `neg` on the bytes of
+            // `t`, which the Horner chain's last NCE product reads: docs/schedule.md step 18)
             for (const Live& x : R) cands.push_back(x.offset);
             std::int64_t best = -1;
+            double best_end = 0.0;
             for (std::int64_t c : cands) {
                 if (c + size > t.cmx_bytes) continue;
                 bool free = true;
@@ -98,14 +124,18 @@ bool place_all(Module& m, std::int64_t recent_tasks, const Zones& plain, Diagnos
                     if (x.offset < c + size && c < x.end) free = false;
                 if (!free) continue;
                 std::int64_t latest = -1;
+                double latest_end = 0.0;
                 for (const Live& x : R)
-                    if (x.offset < c + size && c < x.end) latest = std::max(latest, x.last);
+                    if (waits(x) && x.offset < c + size && c < x.end) {
+                        latest = std::max(latest, x.last);
+                        latest_end = std::max(latest_end, x.end_est);
+                    }
                 if (latest < 0) return c;
-                if (at < 0 || latest < best) at = c, best = latest;
+                if (by_time ? at < 0 || latest_end < best_end : at < 0 || latest < best) at = c, best = latest, best_end = latest_end;
             }
             return at;
         };
-        bool soft = recent_tasks > 0 && !b.held;
+        bool soft = recent_tasks > 0 && (!b.held || timed);
         for (const auto& z : plain)
             if (z.first <= b.first && b.first <= z.second) soft = false;
         std::int64_t at = soft ? place(true) : -1;
@@ -122,18 +152,30 @@ bool place_all(Module& m, std::int64_t recent_tasks, const Zones& plain, Diagnos
         }
         b.offset = at;
         if (!b.held) ring[std::size_t(b.cluster)] = at + size;
-        L.push_back({at, at + size, b.last});
+        L.push_back({at, at + size, b.last, b.end_est});
     }
     return true;
 }
 
 }  // namespace
 
-bool allocate_cmx(Module& m, Diagnostics& diags) {
+bool allocate_cmx(Module& m, Diagnostics& diags, bool timed) {
     constexpr std::int64_t recent_tasks = 32;  // ResNet-50 1.214x max(engine, DDR) without the rule, 1.192 with
     Diagnostics trial;
     std::int64_t failed = -1;
-    if (place_all(m, recent_tasks, {}, trial, failed)) return true;
+    if (place_all(m, recent_tasks, {}, trial, failed, timed)) return true;
+    if (timed) {
+        // where the timed rule leaves no room for a later buffer, it is dropped there as below;
+        // no placement without the rule (the caller keeps the one it has)
+        Zones zones;
+        for (int round = 0; round < 6; ++round) {
+            zones.push_back({failed - (std::int64_t(64) << round), failed});
+            for (CmxBuffer& b : m.cmx) b.offset = -1;
+            Diagnostics again;
+            if (place_all(m, recent_tasks, zones, again, failed, true)) return true;
+        }
+        return false;
+    }
     auto reset = [&] {
         for (CmxBuffer& b : m.cmx) b.offset = -1;
     };

@@ -82,7 +82,8 @@ double Scheduler::ready(const Task& task) const {
 
 std::int64_t Scheduler::add(Task task) {
     const std::int64_t idx = std::int64_t(m.tasks.size());
-    const double end = std::max(free_at[task.queue], ready(task)) + cost;
+    const double start = std::max(free_at[task.queue], ready(task));
+    const double end = start + cost;
     free_at[task.queue] = end;
     auto slot = [](std::vector<double>& times, int k) -> double& {
         if (times.size() <= std::size_t(k)) times.resize(std::size_t(k) + 1, 0.0);
@@ -95,8 +96,9 @@ std::int64_t Scheduler::add(Task task) {
         for (const Box& b : *list)
             if (b.ref.cmx) {
                 CmxBuffer& c = m.cmx[std::size_t(b.ref.index)];
-                if (c.first < 0) c.first = idx;
+                if (c.first < 0) c.first = idx, c.start_est = start;
                 c.last = std::max(c.last, idx);
+                c.end_est = std::max(c.end_est, end);
             }
     m.tasks.push_back(std::move(task));
     return idx;
@@ -772,6 +774,23 @@ bool schedule_with(Module& m, Diagnostics& diags, bool pipeline, bool wavefront,
     return true;
 }
 
+// The buffers of the scheduled module `m` (allocated, simulated at `current` cycles) placed again
+// with the scheduler's estimated times (allocate_cmx's `timed`), kept where the list simulates
+// faster; returns the makespan of the placement kept. The placement that decided the schedule
+// (budgets, held results, spills) stays the feasible one; this only moves buffers where they make
+// fewer writers wait (docs/schedule.md step 38).
+double place_timed(Module& m, double current) {
+    std::vector<std::int64_t> offsets;
+    for (const CmxBuffer& b : m.cmx) offsets.push_back(b.offset);
+    Diagnostics trial;
+    if (allocate_cmx(m, trial, true)) {
+        const double makespan = schedule_impl::simulated_makespan(m);
+        if (makespan < current) return makespan;
+    }
+    for (std::size_t i = 0; i < m.cmx.size(); ++i) m.cmx[i].offset = offsets[i];
+    return current;
+}
+
 // The schedule of `schedule_with` (pipeline, wavefront) replaces the one in `m` (with its notes
 // `diags`, simulated at `best` cycles) where it simulates faster without errors; `best` is then
 // its makespan.
@@ -783,7 +802,7 @@ bool keep_faster(Module& m, Diagnostics& diags, double& best, bool pipeline, boo
     m.tasks.clear();
     m.cmx.clear();
     if (schedule_with(m, other, pipeline, wavefront, again) && !other.has_errors()) {
-        const double makespan = schedule_impl::simulated_makespan(m);
+        const double makespan = place_timed(m, schedule_impl::simulated_makespan(m));
         if (makespan < best) {
             best = makespan;
             diags = std::move(other);
@@ -812,10 +831,11 @@ bool schedule(Module& m, Diagnostics& diags) {
         return false;
     }
     if (!first.pipelines && first.region_runs.empty()) {
+        place_timed(m, schedule_impl::simulated_makespan(m));
         diags.append(plain);
         return true;
     }
-    double best = schedule_impl::simulated_makespan(m);
+    double best = place_timed(m, schedule_impl::simulated_makespan(m));
     if (first.pipelines) keep_faster(m, plain, best, true, false);
     if (!first.region_runs.empty()) {
         std::vector<Tile> tiles = m.tiles;

@@ -4,6 +4,12 @@
 // fit: its writer then waits (a write-after-read barrier) for readers most likely done. ConvNeXt's
 // erf polynomial: `neg` took the bytes of `t`, read until the Horner chain's last NCE product, and
 // its SHAVE engine waited for the whole chain.
+//
+// Step 38: the `timed` placement judges freed bytes by the scheduler's estimated times
+// (`CmxBuffer::start_est`, `end_est`) instead of a count of tasks. Counted in tasks, a long SHAVE
+// kernel (ConvNeXt's `exp` over a channel part, 76 K cycles) is "long done" once 32 tasks follow it
+// in the list, and the next wave's first NCE layer, placed on its input's bytes, waited for it to
+// end (a write-after-read barrier).
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -37,12 +43,25 @@ Module module_of(std::int64_t cmx_units) {
     return m;
 }
 
-// The offsets (in KB) allocate_cmx gives `buffers` in a CMX of `cmx_units` KB; empty when it fails.
-std::vector<std::int64_t> placed(std::int64_t cmx_units, std::vector<CmxBuffer> buffers) {
+// ring() estimated to be first written at cycle `start` and last touched until `end`, held or not.
+CmxBuffer timed(const std::string& tensor, std::int64_t first, std::int64_t last, double start, double end, std::int64_t units = 1,
+                bool held = false) {
+    CmxBuffer b = ring(tensor, first, last, units);
+    b.start_est = start;
+    b.end_est = end;
+    b.held = held;
+    return b;
+}
+
+// The offsets (in KB) allocate_cmx gives `buffers` in a CMX of `cmx_units` KB (`by_time`: its
+// timed placement); empty when it fails (and then, timed, it reports nothing).
+std::vector<std::int64_t> placed(std::int64_t cmx_units, std::vector<CmxBuffer> buffers, bool by_time = false) {
     Module m = module_of(cmx_units);
     m.cmx = std::move(buffers);
     nnef::Diagnostics d{0};
-    if (!nnef::vpu::ir::allocate_cmx(m, d)) return {};
+    const bool ok = nnef::vpu::ir::allocate_cmx(m, d, by_time);
+    if (by_time) CHECK(d.empty());
+    if (!ok) return {};
     CHECK(d.empty());
     std::vector<std::int64_t> kb;
     for (const CmxBuffer& b : m.cmx) kb.push_back(b.offset / 1024);
@@ -91,6 +110,56 @@ TEST_SUITE("vpu") {
         CHECK_FALSE(nnef::vpu::ir::allocate_cmx(m, d));
         REQUIRE(d.has_errors());
         CHECK(d.list().front().code == "cmx-exhausted");
+    }
+
+    TEST_CASE("allocate_cmx timed: a buffer keeps off the bytes of a long kernel's input while the kernel runs") {
+        // CMX of 3 KB: `exp_in` at 0 read by a kernel that ends at cycle 100000, `chain` at 1 KB
+        // read until cycle 1000, `long` at 2 KB live throughout. `next` (task 50, written from cycle
+        // 2000) must take freed bytes. Both freed buffers died more than 32 tasks before it, so by
+        // tasks both are done and it takes the first fitting place, exp_in's (its writer would
+        // wait 98000 cycles); timed, it takes chain's.
+        const std::vector<CmxBuffer> bs = {timed("exp_in", 0, 5, 0, 100000), timed("chain", 0, 8, 0, 1000),
+                                           timed("long", 0, 90, 0, 200000), timed("next", 50, 52, 2000, 3000)};
+        CHECK(placed(3, bs, false) == KB{0, 1, 2, 0});
+        CHECK(placed(3, bs, true) == KB{0, 1, 2, 1});
+    }
+
+    TEST_CASE("allocate_cmx timed: bytes freed one task ago are free when their readers end before the writer starts") {
+        // CMX of 3 KB: `a` at 0 (last task 9, estimated done at cycle 500), `b` at 1 KB (last task
+        // 8, a kernel until cycle 50000), `long` at 2 KB. By tasks both died within 32 tasks of
+        // `next` (task 10): no place is off both, and it takes b's bytes, freed a task earlier.
+        // Timed, a's readers are done before next's writer starts (cycle 600): a's bytes are free.
+        const std::vector<CmxBuffer> bs = {timed("a", 0, 9, 0, 500), timed("b", 0, 8, 0, 50000), timed("long", 0, 30, 0, 90000),
+                                           timed("next", 10, 20, 600, 900)};
+        CHECK(placed(3, bs, false) == KB{0, 1, 2, 1});
+        CHECK(placed(3, bs, true) == KB{0, 1, 2, 0});
+    }
+
+    TEST_CASE("allocate_cmx timed: with no place off busy bytes, those whose readers end first by estimate") {
+        // CMX of 3 KB: `slow` at 0 (a SHAVE kernel until cycle 90000, its last task 40) and `fast`
+        // at 1 KB (NCE tasks until cycle 5000, its last task 45) both still running when `next`
+        // starts (cycle 4000, task 50). By tasks, slow died earlier (task 40 < 45): next takes its
+        // bytes; timed, fast's readers end first: next takes those.
+        const std::vector<CmxBuffer> bs = {timed("slow", 0, 40, 0, 90000), timed("fast", 0, 45, 0, 5000),
+                                           timed("long", 0, 90, 0, 200000), timed("next", 50, 52, 4000, 6000)};
+        CHECK(placed(3, bs, false) == KB{0, 1, 2, 0});
+        CHECK(placed(3, bs, true) == KB{0, 1, 2, 1});
+    }
+
+    TEST_CASE("allocate_cmx timed: a held result keeps off busy bytes too, at the highest place that does") {
+        // CMX of 4 KB: `top` at 3 KB (held, read until cycle 80000), `ring` at 0; after both die,
+        // the held `h` (from cycle 1000) goes to the top by the rule by tasks (top's bytes: its
+        // writer waits for top's readers), timed to the highest place off them, 2 KB.
+        const std::vector<CmxBuffer> bs = {timed("top", 0, 5, 0, 80000, 1, true), timed("ring", 0, 6, 0, 500),
+                                           timed("h", 10, 60, 1000, 9000, 1, true)};
+        CHECK(placed(4, bs, false) == KB{3, 0, 3});
+        CHECK(placed(4, bs, true) == KB{3, 0, 2});
+    }
+
+    TEST_CASE("allocate_cmx timed: no placement is no report (the caller keeps the one it has)") {
+        const std::vector<CmxBuffer> bs = {timed("a", 0, 10, 0, 10), timed("b", 0, 10, 0, 10), timed("c", 5, 12, 5, 12)};
+        CHECK(placed(2, bs, true).empty());
+        CHECK(placed(2, bs, false).empty());
     }
 }
 
