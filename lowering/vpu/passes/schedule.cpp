@@ -85,6 +85,7 @@ std::int64_t Scheduler::add(Task task) {
     const double start = std::max(free_at[task.queue], ready(task));
     const double end = start + cost;
     free_at[task.queue] = end;
+    estimated.push_back({start, end});
     auto slot = [](std::vector<double>& times, int k) -> double& {
         if (times.size() <= std::size_t(k)) times.resize(std::size_t(k) + 1, 0.0);
         return times[std::size_t(k)];
@@ -102,6 +103,37 @@ std::int64_t Scheduler::add(Task task) {
             }
     m.tasks.push_back(std::move(task));
     return idx;
+}
+
+void Scheduler::drop_dead_stores() {
+    std::vector<bool> read(m.tensors.size(), false);
+    for (int o : m.output_tensors) read[std::size_t(o)] = true;
+    for (const Task& task : m.tasks)
+        for (const Box& b : task.reads)
+            if (!b.ref.cmx) read[std::size_t(b.ref.index)] = true;
+    auto dead = [&](const Task& task) {
+        return task.kind == TaskKind::DMA && task.writes.size() == 1 && !task.writes[0].ref.cmx && !read[std::size_t(task.writes[0].ref.index)];
+    };
+    if (std::none_of(m.tasks.begin(), m.tasks.end(), dead)) return;
+    std::vector<Task> tasks;
+    std::vector<std::array<double, 2>> times;
+    for (std::size_t i = 0; i < m.tasks.size(); ++i)
+        if (!dead(m.tasks[i])) {
+            tasks.push_back(std::move(m.tasks[i]));
+            times.push_back(estimated[i]);
+        }
+    m.tasks = std::move(tasks);
+    estimated = std::move(times);
+    for (CmxBuffer& c : m.cmx) c.first = c.last = -1, c.start_est = c.end_est = 0.0;
+    for (std::size_t i = 0; i < m.tasks.size(); ++i)
+        for (const auto* list : {&m.tasks[i].reads, &m.tasks[i].writes})
+            for (const Box& b : *list)
+                if (b.ref.cmx) {
+                    CmxBuffer& c = m.cmx[std::size_t(b.ref.index)];
+                    if (c.first < 0) c.first = std::int64_t(i), c.start_est = estimated[i][0];
+                    c.last = std::int64_t(i);
+                    c.end_est = std::max(c.end_est, estimated[i][1]);
+                }
 }
 
 void Scheduler::flush(std::size_t keep) {
@@ -570,6 +602,7 @@ bool Scheduler::run() {
         }
     }
     flush();
+    drop_dead_stores();
     return true;
 }
 

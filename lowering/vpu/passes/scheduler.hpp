@@ -142,6 +142,11 @@ struct Scheduler {
 
     // Adds `task` taking `cost` cycles (estimated) to the program.
     std::int64_t add(Task task);
+    std::vector<std::array<double, 2>> estimated;  // per task: its estimated start and end (`add`)
+    // Drops the stores to DDR tensors that no task reads and the graph does not output (results
+    // that every reader took from CMX: docs/schedule.md step 39), then sets each CMX buffer's first
+    // and last tasks and estimated times again.
+    void drop_dead_stores();
 
     // The element type and size of a view's DDR tensor.
     DataType dtype(const View& v) const { return m.tensors[std::size_t(v.tensor)].dtype; }

@@ -113,15 +113,16 @@ TEST_CASE("nnef-to-vpu schedule: the corpus models beyond 1.20x of the lower bou
     CHECK(s.ratio >= 1.0);
     CHECK_MESSAGE(s.ratio > 1.20, dir << " is within 1.20x now: move it to the models that reach it");
     CHECK(chain > 1.20 * s.bound);
-    // and within today's makespan plus 1% (9637390 cycles since docs/schedule.md step 38, the
-    // buffers placed again by estimated times; 10085478 after step 37, stage
+    // and within today's makespan plus 1% (9454646 cycles since docs/schedule.md step 39, no
+    // stores of results every reader takes from CMX; 9637390 after step 38, the buffers placed
+    // again by estimated times; 10085478 after step 37, stage
     // 4's first MLP convs in their GELU runs; 10187316 after step 36, the layer norms' broadcasts
     // in their chains' parts; 10343118 after step 35, the wavefront;
     // 10927276 after step 34; 11434033 after steps 30-33; 13430628 after steps 24-29,
     // which moved most of its SHAVE work to the NCE and halved its bound; 21284649 before): a
     // makespan, not a ratio, since its bound falls with every kernel the NCE takes and every padded
     // cuboid it no longer computes
-    CHECK(s.makespan <= 9733800.0);
+    CHECK(s.makespan <= 9549200.0);
 }
 
 TEST_CASE("nnef-to-vpu schedule: the bound is the same for the same tasks under other barriers, the makespan is not") {
