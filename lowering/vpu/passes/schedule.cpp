@@ -136,6 +136,34 @@ void Scheduler::drop_dead_stores() {
                 }
 }
 
+void Scheduler::prefetch_after_next(std::size_t next) {
+    // a load's rate: a DMA queue's, at its share of DDR (as plan_prefetch)
+    const double rate = std::min(double(t.dma_bytes_per_cycle), double(t.ddr_bytes_per_cycle) / double(std::max<std::int64_t>(1, t.dma_engines)));
+    auto work = [&](std::int64_t li) {  // the NCE work of layer li's busiest cluster
+        std::vector<double> w(std::size_t(t.clusters), 0.0);
+        for (std::size_t ti : tiles_of[li]) w[std::size_t(m.tiles[ti].cluster)] += nce_tile_cycles(m.tiles[ti]);
+        return *std::max_element(w.begin(), w.end());
+    };
+    // (a chunk of at most 1/8 of CMX: no later one takes longer than `longest` to load)
+    const double longest = double(t.dma_latency_cycles) + double(t.cmx_bytes / 8) / rate;
+    double between = work(nce_order[next]);
+    for (std::size_t d = next + 1; d < nce_order.size() && between < longest; ++d) {
+        const std::int64_t li = nce_order[d];
+        const auto& ts = tiles_of[li];
+        if (stream_of[std::size_t(li)] >= 0 || (wavefront && region_layer(li)) || ts.empty()) break;
+        const Layer& l = m.layers[std::size_t(li)];
+        if (l.weights >= 0) {
+            const Tile& tl = m.tiles[ts.front()];
+            const std::int64_t bytes =
+                tl.chans * element_size(m.tensors[std::size_t(l.weights)].dtype) * l.weights_shape[1] * l.weights_shape[2] * l.weights_shape[3];
+            if (bytes > t.cmx_bytes / 8) break;
+            // (a chunk the work before it hides is left to the one-ahead prefetch)
+            if (double(t.dma_latency_cycles) + double(bytes) / rate > between) load_weights(li, std::size_t(t.clusters));
+        }
+        between += work(li);
+    }
+}
+
 void Scheduler::flush(std::size_t keep) {
     std::size_t n = pending.size() > keep ? pending.size() - keep : 0;
     std::int64_t bytes = 0;
@@ -596,6 +624,7 @@ bool Scheduler::run() {
             else other_tile(m.tiles[lt[k]]);
             if (first && k >= prefetch_after && next_nce < nce_layers.size()) {
                 load_weights(nce_layers[next_nce], std::size_t(t.clusters));  // prefetch
+                if (prefetch_beyond) prefetch_after_next(next_nce);
                 first = false;
             }
             if (k == 0) load_early(li);  // (weights of weights-bound layers loaded early, after the prefetch: schedule_prefetch.cpp)
@@ -639,6 +668,23 @@ struct Attempt {
     std::vector<std::pair<std::size_t, std::size_t>> region_runs;
 };
 
+// The buffers of the scheduled module `m` (allocated, simulated at `current` cycles) placed again
+// with the scheduler's estimated times (allocate_cmx's `timed`), kept where the list simulates
+// faster; returns the makespan of the placement kept. The placement that decided the schedule
+// (budgets, held results, spills) stays the feasible one; this only moves buffers where they make
+// fewer writers wait (docs/schedule.md step 38).
+double place_timed(Module& m, double current) {
+    std::vector<std::int64_t> offsets;
+    for (const CmxBuffer& b : m.cmx) offsets.push_back(b.offset);
+    Diagnostics trial;
+    if (allocate_cmx(m, trial, true)) {
+        const double makespan = schedule_impl::simulated_makespan(m);
+        if (makespan < current) return makespan;
+    }
+    for (std::size_t i = 0; i < m.cmx.size(); ++i) m.cmx[i].offset = offsets[i];
+    return current;
+}
+
 // The schedule of attempt `a` (in `m`, allocated) made again with the weights of weights-bound
 // layers loaded early (schedule_prefetch.cpp), five times: the other layers' loads timed at DDR's
 // rate and at one DMA queue's (`early_serial`), at one queue's with the layers whose loads the
@@ -659,15 +705,19 @@ struct Attempt {
 // default: on every model, DMA ties spread cost up to 18% (lstm_small; GoogLeNet 8.3%), the
 // prefetch per cluster up to 0.8% (ShuffleNet v2 fp16), while DenseNet-121 gained 1.2% by the latter.
 void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
-    if (!a.early || a.hold_budget < 0) return;
-    const std::int64_t stores = ddr_stores(m);
     double best = schedule_impl::simulated_makespan(m);
+    if (a.hold_budget < 0) {
+        place_timed(m, best);
+        return;
+    }
+    const std::int64_t stores = ddr_stores(m);
     std::vector<Task> tasks = std::move(m.tasks);
     std::vector<CmxBuffer> cmx = std::move(m.cmx);
     Diagnostics kept;  // the notes of the schedule kept
     int kept_variant = -1;
     // variant -1: attempt a's plan (no early loads); `spread`: prefetch_per_cluster and dma_ties_spread
-    auto attempt = [&](int variant, bool spread) {
+    bool kept_spread = false;
+    auto attempt = [&](int variant, bool spread, bool beyond) {
         m.tasks.clear();
         m.cmx.clear();
         Diagnostics notes;
@@ -683,23 +733,36 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
         e.early_spread = variant == 3 ? 2.0 : variant == 4 ? 1.0 : 0.0;
         e.prefetch_per_cluster = spread;
         e.dma_ties_spread = spread;
+        e.prefetch_beyond = beyond;
         e.stream_pipeline = a.pipeline;
         e.wavefront = a.wavefront;
         Diagnostics trial;
         if (!e.run() || !allocate_cmx(m, trial) || ddr_stores(m) > stores) return;
-        const double makespan = schedule_impl::simulated_makespan(m);
+        double makespan = schedule_impl::simulated_makespan(m);
+        if (beyond) makespan = place_timed(m, makespan);
         if (makespan < best) {
             best = makespan;
             tasks = std::move(m.tasks);
             cmx = std::move(m.cmx);
             kept = std::move(notes);
             kept_variant = variant;
+            kept_spread = spread;
         }
     };
-    for (int variant : {0, 1, 2, 3, 4}) attempt(variant, false);
-    // the plan kept, once more with each cluster's gathered input ahead of the next layer's
-    // prefetch and DMA ties spread over the queues (docs/schedule.md step 22)
-    attempt(kept_variant, true);
+    if (a.early) {
+        for (int variant : {0, 1, 2, 3, 4}) attempt(variant, false, false);
+        // the plan kept, once more with each cluster's gathered input ahead of the next layer's
+        // prefetch and DMA ties spread over the queues (docs/schedule.md step 22)
+        attempt(kept_variant, true, false);
+    }
+    // the plan kept placed by time where that runs faster (`place_timed`), then once more with the
+    // prefetch beyond the next NCE layer, placed so too (docs/schedule.md step 40)
+    m.tasks = std::move(tasks);
+    m.cmx = std::move(cmx);
+    best = place_timed(m, best);
+    tasks = std::move(m.tasks);
+    cmx = std::move(m.cmx);
+    attempt(kept_variant, kept_spread, true);
     m.tasks = std::move(tasks);
     m.cmx = std::move(cmx);
     diags.append(kept);
@@ -807,23 +870,6 @@ bool schedule_with(Module& m, Diagnostics& diags, bool pipeline, bool wavefront,
     return true;
 }
 
-// The buffers of the scheduled module `m` (allocated, simulated at `current` cycles) placed again
-// with the scheduler's estimated times (allocate_cmx's `timed`), kept where the list simulates
-// faster; returns the makespan of the placement kept. The placement that decided the schedule
-// (budgets, held results, spills) stays the feasible one; this only moves buffers where they make
-// fewer writers wait (docs/schedule.md step 38).
-double place_timed(Module& m, double current) {
-    std::vector<std::int64_t> offsets;
-    for (const CmxBuffer& b : m.cmx) offsets.push_back(b.offset);
-    Diagnostics trial;
-    if (allocate_cmx(m, trial, true)) {
-        const double makespan = schedule_impl::simulated_makespan(m);
-        if (makespan < current) return makespan;
-    }
-    for (std::size_t i = 0; i < m.cmx.size(); ++i) m.cmx[i].offset = offsets[i];
-    return current;
-}
-
 // The schedule of `schedule_with` (pipeline, wavefront) replaces the one in `m` (with its notes
 // `diags`, simulated at `best` cycles) where it simulates faster without errors; `best` is then
 // its makespan.
@@ -835,7 +881,7 @@ bool keep_faster(Module& m, Diagnostics& diags, double& best, bool pipeline, boo
     m.tasks.clear();
     m.cmx.clear();
     if (schedule_with(m, other, pipeline, wavefront, again) && !other.has_errors()) {
-        const double makespan = place_timed(m, schedule_impl::simulated_makespan(m));
+        const double makespan = schedule_impl::simulated_makespan(m);
         if (makespan < best) {
             best = makespan;
             diags = std::move(other);
@@ -864,11 +910,10 @@ bool schedule(Module& m, Diagnostics& diags) {
         return false;
     }
     if (!first.pipelines && first.region_runs.empty()) {
-        place_timed(m, schedule_impl::simulated_makespan(m));
         diags.append(plain);
         return true;
     }
-    double best = place_timed(m, schedule_impl::simulated_makespan(m));
+    double best = schedule_impl::simulated_makespan(m);
     if (first.pipelines) keep_faster(m, plain, best, true, false);
     if (!first.region_runs.empty()) {
         std::vector<Tile> tiles = m.tiles;

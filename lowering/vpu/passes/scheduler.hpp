@@ -147,6 +147,13 @@ struct Scheduler {
     // that every reader took from CMX: docs/schedule.md step 39), then sets each CMX buffer's first
     // and last tasks and estimated times again.
     void drop_dead_stores();
+    // With `prefetch_beyond`, the prefetch after a layer's first tile also loads the first chunks
+    // (one per cluster) of the NCE layers after the next one whose load takes longer than the NCE
+    // work of the layers from the next one up to them, which the one-ahead prefetch would leave
+    // exposed (DenseNet-121's 1x1 convs after its short batch norms and pools), up to a run, a
+    // region or a chunk of more than 1/8 of CMX (docs/schedule.md step 40).
+    bool prefetch_beyond = false;
+    void prefetch_after_next(std::size_t next);
 
     // The element type and size of a view's DDR tensor.
     DataType dtype(const View& v) const { return m.tensors[std::size_t(v.tensor)].dtype; }
