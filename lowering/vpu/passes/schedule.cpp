@@ -114,7 +114,9 @@ void Scheduler::drop_dead_stores() {
     auto dead = [&](const Task& task) {
         return task.kind == TaskKind::DMA && task.writes.size() == 1 && !task.writes[0].ref.cmx && !read[std::size_t(task.writes[0].ref.index)];
     };
-    if (std::none_of(m.tasks.begin(), m.tasks.end(), dead)) return;
+    // (every task came through `add`, so `estimated` follows m.tasks; a module scheduled on top of
+    // tasks made otherwise keeps its stores)
+    if (estimated.size() != m.tasks.size() || std::none_of(m.tasks.begin(), m.tasks.end(), dead)) return;
     std::vector<Task> tasks;
     std::vector<std::array<double, 2>> times;
     for (std::size_t i = 0; i < m.tasks.size(); ++i)
