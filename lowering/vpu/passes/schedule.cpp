@@ -93,6 +93,12 @@ std::int64_t Scheduler::add(Task task) {
     for (const Box& b : task.reads)
         if (b.ref.cmx) slot(cmx_read, b.ref.index) = std::max(slot(cmx_read, b.ref.index), end);
     for (const Box& b : task.writes) slot(b.ref.cmx ? cmx_written : ddr_written, b.ref.index) = end;
+    note_use(task, idx, start, end);
+    m.tasks.push_back(std::move(task));
+    return idx;
+}
+
+void Scheduler::note_use(const Task& task, std::int64_t idx, double start, double end) {
     for (const auto* list : {&task.reads, &task.writes})
         for (const Box& b : *list)
             if (b.ref.cmx) {
@@ -101,8 +107,10 @@ std::int64_t Scheduler::add(Task task) {
                 c.last = std::max(c.last, idx);
                 c.end_est = std::max(c.end_est, end);
             }
-    m.tasks.push_back(std::move(task));
-    return idx;
+}
+
+double Scheduler::load_rate() const {
+    return std::min(double(t.dma_bytes_per_cycle), double(t.ddr_bytes_per_cycle) / double(std::max<std::int64_t>(1, t.dma_engines)));
 }
 
 void Scheduler::drop_dead_stores() {
@@ -127,20 +135,11 @@ void Scheduler::drop_dead_stores() {
     m.tasks = std::move(tasks);
     estimated = std::move(times);
     for (CmxBuffer& c : m.cmx) c.first = c.last = -1, c.start_est = c.end_est = 0.0;
-    for (std::size_t i = 0; i < m.tasks.size(); ++i)
-        for (const auto* list : {&m.tasks[i].reads, &m.tasks[i].writes})
-            for (const Box& b : *list)
-                if (b.ref.cmx) {
-                    CmxBuffer& c = m.cmx[std::size_t(b.ref.index)];
-                    if (c.first < 0) c.first = std::int64_t(i), c.start_est = estimated[i][0];
-                    c.last = std::int64_t(i);
-                    c.end_est = std::max(c.end_est, estimated[i][1]);
-                }
+    for (std::size_t i = 0; i < m.tasks.size(); ++i) note_use(m.tasks[i], std::int64_t(i), estimated[i][0], estimated[i][1]);
 }
 
 void Scheduler::prefetch_after_next(std::size_t next) {
-    // a load's rate: a DMA queue's, at its share of DDR (as plan_prefetch)
-    const double rate = std::min(double(t.dma_bytes_per_cycle), double(t.ddr_bytes_per_cycle) / double(std::max<std::int64_t>(1, t.dma_engines)));
+    const double rate = load_rate();
     auto work = [&](std::int64_t li) {  // the NCE work of layer li's busiest cluster
         std::vector<double> w(std::size_t(t.clusters), 0.0);
         for (std::size_t ti : tiles_of[li]) w[std::size_t(m.tiles[ti].cluster)] += nce_tile_cycles(m.tiles[ti]);

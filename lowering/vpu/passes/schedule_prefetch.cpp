@@ -65,8 +65,7 @@ void Scheduler::plan_prefetch() {
     early_share = 0.0;
     early_tiles.assign(m.layers.size(), {});
     weights_bound.assign(m.layers.size(), false);
-    // a load's rate: a DMA queue's, at its share of DDR
-    const double rate = std::min(double(t.dma_bytes_per_cycle), double(t.ddr_bytes_per_cycle) / double(std::max<std::int64_t>(1, t.dma_engines)));
+    const double rate = load_rate();
     struct Chunk {
         std::int64_t layer = 0;
         double before = 0.0;      // the work of its cluster's tiles of the layer before its first tile

@@ -142,6 +142,11 @@ struct Scheduler {
 
     // Adds `task` taking `cost` cycles (estimated) to the program.
     std::int64_t add(Task task);
+    // Task `idx` (estimated from `start` to `end`) touches its CMX buffers: their first and last
+    // tasks and estimated times (`add`, `drop_dead_stores`).
+    void note_use(const Task& task, std::int64_t idx, double start, double end);
+    // A load's rate in bytes per cycle: a DMA queue's, at its share of DDR.
+    double load_rate() const;
     std::vector<std::array<double, 2>> estimated;  // per task: its estimated start and end (`add`)
     // Drops the stores to DDR tensors that no task reads and the graph does not output (results
     // that every reader took from CMX: docs/schedule.md step 39), then sets each CMX buffer's first

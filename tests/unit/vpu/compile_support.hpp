@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -145,6 +146,19 @@ inline void ready_to_schedule(vpu::ir::Module& m, const Graph& g) {
     m.graph = &g;
     m.target = vpu::Target{};
     run_passes_until(m, "build-tables");
+}
+
+// The Scheduler alone on graph `g` at the first attempt's budgets (the prefetch tests): `set` gives
+// its flags before it runs, `m` then holds its tasks, and `inspect` reads the Scheduler after it.
+inline void first_attempt(vpu::ir::Module& m, const Graph& g, const std::function<void(vpu::ir::schedule_impl::Scheduler&)>& set,
+                          const std::function<void(const vpu::ir::schedule_impl::Scheduler&)>& inspect = {}) {
+    ready_to_schedule(m, g);
+    Diagnostics d{0};
+    vpu::ir::schedule_impl::Scheduler s(m, d);
+    first_attempt_budgets(s, m.target);
+    set(s);
+    REQUIRE(s.run());
+    if (inspect) inspect(s);
 }
 
 }  // namespace vpu_compile_support

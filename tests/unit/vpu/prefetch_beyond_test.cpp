@@ -80,12 +80,7 @@ Order order_in(const vpu::ir::Module& m) {
 // `prefetch_beyond` on or off.
 Order order(const Graph& g, bool beyond) {
     vpu::ir::Module m;
-    ready_to_schedule(m, g);
-    Diagnostics d{0};
-    vpu::ir::schedule_impl::Scheduler s(m, d);
-    first_attempt_budgets(s, m.target);
-    s.prefetch_beyond = beyond;
-    REQUIRE(s.run());
+    first_attempt(m, g, [&](vpu::ir::schedule_impl::Scheduler& s) { s.prefetch_beyond = beyond; });
     return order_in(m);
 }
 

@@ -47,26 +47,31 @@ struct Plan {
 // layers' loads timed at one DMA queue's rate, the exposed rule on or off.
 Plan plan(const Graph& g, bool exposed) {
     vpu::ir::Module m;
-    ready_to_schedule(m, g);
-    Diagnostics d{0};
-    vpu::ir::schedule_impl::Scheduler s(m, d);
-    first_attempt_budgets(s, m.target);
-    s.early_budget = m.target.cmx_bytes;
-    s.early_serial = true;
-    s.early_exposed = exposed;
-    REQUIRE(s.run());
+    std::vector<bool> bound;
+    std::vector<std::vector<std::size_t>> early;
+    first_attempt(
+        m, g,
+        [&](vpu::ir::schedule_impl::Scheduler& s) {
+            s.early_budget = m.target.cmx_bytes;
+            s.early_serial = true;
+            s.early_exposed = exposed;
+        },
+        [&](const vpu::ir::schedule_impl::Scheduler& s) {
+            bound = s.weights_bound;
+            early = s.early_tiles;
+        });
     Plan p;
     std::int64_t layer = -1;
     for (std::size_t li = 0; li < m.layers.size(); ++li)
         if (m.layers[li].exec == vpu::ir::Exec::nce && m.layers[li].weights >= 0 && m.layers[li].weights_shape[0] == 1024) layer = std::int64_t(li);
     REQUIRE(layer >= 0);
-    p.bound = s.weights_bound[std::size_t(layer)];
+    p.bound = bound[std::size_t(layer)];
     std::vector<std::size_t> first(std::size_t(m.target.clusters), m.tiles.size());  // each cluster's first tile of the layer
     for (std::size_t ti = 0; ti < m.tiles.size(); ++ti) {
         const std::size_t c = std::size_t(m.tiles[ti].cluster);
         if (m.tiles[ti].layer == layer && first[c] == m.tiles.size()) first[c] = ti;
     }
-    for (const auto& tiles : s.early_tiles)
+    for (const auto& tiles : early)
         for (std::size_t ti : tiles)
             if (m.tiles[ti].layer == layer) {
                 ++p.early;

@@ -57,14 +57,11 @@ struct Order {
 // The schedule pass's first attempt (7/8 of CMX for held results) with the flags on or off.
 Order order(const Graph& g, bool per_cluster, bool ties) {
     vpu::ir::Module m;
-    ready_to_schedule(m, g);
-    Diagnostics d{0};
-    vpu::ir::schedule_impl::Scheduler s(m, d);
-    first_attempt_budgets(s, m.target);
-    s.prefetch_per_cluster = per_cluster;
-    s.dma_ties_spread = ties;
-    s.pack_bytes = 0;  // each layer's constants in their own transfers
-    REQUIRE(s.run());
+    first_attempt(m, g, [&](vpu::ir::schedule_impl::Scheduler& s) {
+        s.prefetch_per_cluster = per_cluster;
+        s.dma_ties_spread = ties;
+        s.pack_bytes = 0;  // each layer's constants in their own transfers
+    });
     std::int64_t layer = -1, next = -1;
     for (std::size_t li = 0; li < m.layers.size(); ++li) {
         const vpu::ir::Layer& l = m.layers[li];
