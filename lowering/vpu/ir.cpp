@@ -56,7 +56,10 @@ std::int64_t Layer::weights_bytes() const {
     return (nce.quantized ? 1 : 2) * weights_shape[0] * weights_shape[1] * weights_shape[2] * weights_shape[3];
 }
 
-std::int64_t Layer::table_bytes(std::int64_t align) const { return (output.shape[3] + align - 1) / align * align * 16; }
+std::int64_t Layer::table_bytes(std::int64_t align) const {
+    const std::int64_t rows = table_rows > 0 ? table_rows : output.shape[3];
+    return (rows + align - 1) / align * align * 16;
+}
 
 const char* to_string(NceOp o) {
     switch (o) {

@@ -119,6 +119,11 @@ struct Layer {
     // tensor, all weights of a data type in one), so that one DMA can load those of consecutive
     // layers (docs/vpu-compiler.md, "Constants packed in DDR").
     std::int64_t weights_offset = 0, table_offset = 0;
+    // The rows of the layer's table in its tensor: 0, one per output channel; else that many rows,
+    // all alike, which every task reads from the first row (build-tables makes such a table where
+    // every channel's row is the same: a pool or eltwise whose scale and bias are one value; the
+    // widest tile's channels are then all it needs)
+    std::int64_t table_rows = 0;
     std::vector<float> weights_f32;  // conv: [O,KH,KW,I]; dwconv: [C,KH,KW,1] (until layout-and-types)
     std::vector<std::int64_t> weights_shape;
     std::vector<float> bias;        // per output channel (empty: zero)
@@ -133,7 +138,8 @@ struct Layer {
     // The task list's op: the NCE operation, the SHAVE kernel, or "copy".
     std::string op_name() const;
     // An NCE layer's weights (OHWI in its data type; 0 without weights) and table bytes ([align(C), 4]
-    // 32-bit words for channel alignment `align`).
+    // 32-bit words for channel alignment `align`, C its table's rows: `table_rows`, or its output
+    // channels).
     std::int64_t weights_bytes() const;
     std::int64_t table_bytes(std::int64_t align) const;
 };

@@ -277,7 +277,7 @@ ShaveKernel shave(const Node& n) {
 
 Layer layer(const Node& n, std::size_t i, std::size_t tensors) {
     n.expect_object({"layer", "exec", "nce_op", "source", "origin", "inputs", "output", "weights", "table", "weights_offset", "table_offset",
-                     "nce", "shave", "weights_shape",
+                     "table_rows", "nce", "shave", "weights_shape",
                      "weights_f32", "bias", "scale", "q_bias", "q_mult", "q_shift"});
     if (integer(n.field("layer")) != std::int64_t(i)) n.field("layer").fail("the layer's index " + std::to_string(i));
     Layer l;
@@ -295,6 +295,7 @@ Layer layer(const Node& n, std::size_t i, std::size_t tensors) {
     // byte offsets into the packed constants (absent in modules written before they were packed: 0)
     if (n.has("weights_offset")) l.weights_offset = n.field("weights_offset").integer(0, std::numeric_limits<std::int64_t>::max());
     if (n.has("table_offset")) l.table_offset = n.field("table_offset").integer(0, std::numeric_limits<std::int64_t>::max());
+    if (n.has("table_rows")) l.table_rows = n.field("table_rows").integer(1, std::numeric_limits<std::int64_t>::max());
     l.nce = nce(n.field("nce"));
     l.shave = shave(n.field("shave"));
     l.weights_shape = integers(n.field("weights_shape"));

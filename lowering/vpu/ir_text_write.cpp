@@ -113,6 +113,7 @@ J layer(const Layer& l) {
     j["q_shift"] = l.q_shift;
     j["weights_offset"] = l.weights_offset;
     j["table_offset"] = l.table_offset;
+    if (l.table_rows > 0) j["table_rows"] = l.table_rows;
     return j;
 }
 

@@ -268,6 +268,10 @@ std::vector<std::int64_t> Scheduler::load_group(std::int64_t li, std::int64_t cl
     return group;
 }
 
+std::int64_t Scheduler::table_row0(const Tile& tl) const {
+    return whole_tables || m.layers[std::size_t(tl.layer)].table_rows > 0 ? 0 : tl.ch0;
+}
+
 void Scheduler::load_one(const Tile& tl) {
     const std::int64_t li = tl.layer;
     const Layer& l = m.layers[std::size_t(li)];
@@ -300,8 +304,9 @@ void Scheduler::load_one(const Tile& tl) {
             weights[std::make_tuple(lj, tl.cluster, lj == li ? tl.channel_tile : 0)] = {wb, m.layers[std::size_t(lj)].weights_offset - l.weights_offset};
     }
     // the layer's whole table, once per cluster (one DMA rather than one per chunk; with the
-    // tables of a group), or (`whole_tables` off) the chunk's rows
-    const std::int64_t t0 = whole_tables ? 0 : tl.ch0, tn = whole_tables ? l.output.shape[3] : tl.chans;
+    // tables of a group), or (`whole_tables` off) the chunk's rows; a table of alike rows
+    // (build_tables.cpp) whole, every task reading from its first row
+    const std::int64_t t0 = table_row0(tl), tn = l.table_rows > 0 ? l.table_rows : whole_tables ? l.output.shape[3] : tl.chans;
     if (!tables.count(std::make_tuple(li, tl.cluster, t0))) {
         std::int64_t bytes = (tn + align - 1) / align * align * 16;
         const std::vector<std::int64_t> group = load_group(li, tl.cluster, true, bytes);
@@ -309,7 +314,8 @@ void Scheduler::load_one(const Tile& tl) {
         m.cmx[std::size_t(tb)].held = wavefront && region_layer(li);
         // the rows the tasks read: the last layer's channels, not its padding
         const Layer& last = m.layers[std::size_t(group.back())];
-        const std::int64_t rows = group.size() > 1 ? (last.table_offset - l.table_offset) / 16 + last.output.shape[3] : tn;
+        const std::int64_t rows =
+            group.size() > 1 ? (last.table_offset - l.table_offset) / 16 + (last.table_rows > 0 ? last.table_rows : last.output.shape[3]) : tn;
         Box from;
         from.ref = {false, l.table};
         from.offset = l.table_offset + t0 * 16;
@@ -400,11 +406,11 @@ void Scheduler::nce_tile(const Tile& tl) {
                                   element_size(m.tensors[std::size_t(l.weights)].dtype)));
         reads.back().offset = w.offset;
     }
-    const std::int64_t t0 = whole_tables ? 0 : tl.ch0;
+    const std::int64_t t0 = table_row0(tl);
     const Placed& tp = tables.at(std::make_tuple(tl.layer, tl.cluster, t0));
     Box table;
     table.ref = {true, tp.buffer};
-    table.offset = tp.offset + (tl.ch0 - t0) * 16;
+    table.offset = tp.offset + (m.layers[std::size_t(tl.layer)].table_rows > 0 ? 0 : tl.ch0 - t0) * 16;
     table.shape = {tl.chans, 4};
     table.strides = {16, 4};
     reads.push_back(table);

@@ -236,8 +236,7 @@ std::int64_t Scheduler::constant_bytes(std::size_t c) const {
         for (std::int64_t d : l.weights_shape) w *= d;
         bytes += w;
     }
-    const std::int64_t align = t.nce_channel_alignment;
-    return bytes + (l.output.shape[3] + align - 1) / align * align * 16;
+    return bytes + l.table_bytes(t.nce_channel_alignment);
 }
 
 std::int64_t Scheduler::beside_bytes(std::size_t c) const {

@@ -193,6 +193,9 @@ struct Scheduler {
     std::vector<std::int64_t> load_group(std::int64_t li, std::int64_t cluster, bool table, std::int64_t& bytes) const;
 
     void load_one(const Tile& tl);
+    // The first table row that tile `tl`'s table load starts at: 0 for a whole table or a table of
+    // alike rows (Layer::table_rows), else the tile's first channel.
+    std::int64_t table_row0(const Tile& tl) const;
 
     void nce_tile(const Tile& tl);
     // The input rows [lo, hi) that NCE tile `tl`'s window reads, before clipping to the input

@@ -1,6 +1,7 @@
 // Element-wise TOSA operators on hand-built graphs, for the VPU compiler's unit tests of SHAVE
-// chains (shave_stream_test.cpp, stream_lead_test.cpp): MUL (shift 0), ADD, unary operators, and a
-// constant scalar broadcast over NHWC.
+// chains (shave_stream_test.cpp, stream_lead_test.cpp): MUL (shift 0), ADD, unary operators, a
+// constant scalar broadcast over NHWC, and a 1x1 conv followed by the exporter's erf shape
+// (stream_channels_test.cpp, table_rows_test.cpp).
 #pragma once
 #include <string>
 #include <vector>
@@ -42,6 +43,26 @@ inline ValueId scaled_input(Graph& g, const std::string& name, const std::vector
 inline void output_z(Graph& g, ValueId z) {
     g.values[z].name = "z";
     g.main().outputs = {z};
+}
+
+// x [1,H,W,IC] -> 1x1 conv (C outputs) = y, then the exporter's erf shape on y: u = y / sqrt 2 (an
+// NCE scale), t = 1 / (1 + |u|), e = exp(-u u), z = (t e + u) y.
+inline Graph conv_erf_chain(std::int64_t H, std::int64_t W, std::int64_t IC, std::int64_t C) {
+    Graph g;
+    g.name = "conv_chain";
+    const ValueId x = g.add_value(f32({1, H, W, IC}), "x");
+    g.main().inputs = {x};
+    const std::vector<std::int64_t> s{1, H, W, C};
+    const ValueId y =
+        g.add_op(0, OpKind::CONV2D, {x, constant(g, {C, 1, 1, IC}, 20, 0.05f), constant(g, {C}, 21, 0.1f), zero(g), zero(g)}, {f32(s)}, conv_attrs({0, 0, 0, 0}))
+            .outputs[0];
+    const ValueId u = mul(g, y, fixed(g, 0.70710678f), s);
+    const ValueId t = unary(g, OpKind::RECIPROCAL, add(g, unary(g, OpKind::ABS, u, s), fixed(g, 1.0f), s), s);
+    const ValueId e = unary(g, OpKind::EXP, mul(g, mul(g, u, fixed(g, -1.0f), s), u, s), s);
+    const ValueId z = mul(g, add(g, mul(g, t, e, s), u, s), y, s);
+    g.values[z].name = "z";
+    g.main().outputs = {z};
+    return g;
 }
 
 }  // namespace vpu_compile_support

@@ -19,27 +19,6 @@ namespace stream_channels_test {
 using namespace vpu_compile_support;
 using I = std::vector<std::int64_t>;
 
-// x [1,H,W,IC] -> 1x1 conv (C outputs) = y, then the exporter's erf shape on y: u = y / sqrt 2 (an
-// NCE scale), t = 1 / (1 + |u|), e = exp(-u u), z = (t e + u) y.
-Graph conv_chain(std::int64_t H, std::int64_t W, std::int64_t IC, std::int64_t C) {
-    Graph g;
-    g.name = "conv_chain";
-    const ValueId x = g.add_value(f32({1, H, W, IC}), "x");
-    g.main().inputs = {x};
-    const I s{1, H, W, C};
-    const ValueId y =
-        g.add_op(0, OpKind::CONV2D, {x, constant(g, {C, 1, 1, IC}, 20, 0.05f), constant(g, {C}, 21, 0.1f), zero(g), zero(g)}, {f32(s)}, conv_attrs({0, 0, 0, 0}))
-            .outputs[0];
-    const ValueId u = mul(g, y, fixed(g, 0.70710678f), s);
-    const ValueId t = unary(g, OpKind::RECIPROCAL, add(g, unary(g, OpKind::ABS, u, s), fixed(g, 1.0f), s), s);
-    const ValueId e = unary(g, OpKind::EXP, mul(g, mul(g, u, fixed(g, -1.0f), s), u, s), s);
-    const ValueId z = mul(g, add(g, mul(g, t, e, s), u, s), y, s);
-    g.values[z].name = "z";
-    g.main().outputs = {z};
-    return g;
-}
-
-
 TEST_SUITE("vpu") {
     TEST_CASE("the busiest SHAVE engine's cost of a chain's parts") {
         // 7 parts of 2 of 14 rows on 4 engines: two waves of 2/14 of the work each
@@ -53,7 +32,7 @@ TEST_SUITE("vpu") {
         const vpu::Target t;
         vpu::TaskList list;
         // ConvNeXt's stage 3: 14 x 14 x 384 -> 1536 (1.2 MB of weights: split over output channels)
-        const auto r = compile_check_and_time(conv_chain(14, 14, 384, 1536), t, list);  // values: the interpreter's
+        const auto r = compile_check_and_time(conv_erf_chain(14, 14, 384, 1536), t, list);  // values: the interpreter's
         // the conv's tiles: all rows, chunks of output channels
         std::map<std::string, std::int64_t> conv_chans;  // queue -> channels
         std::int64_t conv_tiles = 0;
@@ -113,7 +92,7 @@ TEST_SUITE("vpu") {
         const vpu::Target t;
         vpu::TaskList list;
         // ConvNeXt's stage 4: 7 x 7 x 768 -> 3072 (4.7 MB of weights)
-        compile_check_and_time(conv_chain(7, 7, 768, 3072), t, list);  // values: the interpreter's
+        compile_check_and_time(conv_erf_chain(7, 7, 768, 3072), t, list);  // values: the interpreter's
         // the conv's tiles: chunks of output channels, more of them than the chain's parts
         std::vector<std::size_t> conv, exp;  // task indices in list order
         std::int64_t exp_channels = 0;
