@@ -669,9 +669,9 @@ struct Attempt {
     bool early = false;
     // its runs software-pipelined (schedule_stream_pipeline.cpp); whether a run has two stages
     bool pipeline = false, pipelines = false;
-    // its regions emitted as a wavefront (schedule_wavefront.cpp); the pipelined runs of its regions
-    // (first and last layers)
-    bool wavefront = false;
+    // its regions emitted as a wavefront (schedule_wavefront.cpp): 0 no, 1 yes, 2 yes with runs led by
+    // their 1x1 convs (Scheduler::lead_convs); the pipelined runs of its regions (first and last layers)
+    int wavefront = 0;
     std::vector<std::pair<std::size_t, std::size_t>> region_runs;
 };
 
@@ -742,7 +742,8 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
         e.dma_ties_spread = spread;
         e.prefetch_beyond = beyond;
         e.stream_pipeline = a.pipeline;
-        e.wavefront = a.wavefront;
+        e.wavefront = a.wavefront > 0;
+        e.lead_convs = a.wavefront > 1;
         Diagnostics trial;
         if (!e.run() || !allocate_cmx(m, trial) || ddr_stores(m) > stores) return;
         double makespan = schedule_impl::simulated_makespan(m);
@@ -778,7 +779,7 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
 // One schedule and allocation as `schedule` describes, with constants loaded in groups (`pack`) or
 // one layer's per transfer. True when the buffers have their offsets; `ok` then has the budgets
 // of the attempt that allocated (the last resort's: a hold budget of -1).
-bool schedule_once(Module& m, Diagnostics& diags, bool pack, bool pipeline, bool wavefront, Attempt* ok) {
+bool schedule_once(Module& m, Diagnostics& diags, bool pack, bool pipeline, int wavefront, Attempt* ok) {
     const std::int64_t stream_sixteenths[] = {12, 8, 4};
     std::size_t level = 0;
     std::set<int> banned;
@@ -796,7 +797,8 @@ bool schedule_once(Module& m, Diagnostics& diags, bool pack, bool pipeline, bool
             if (!pack) s.pack_bytes = 0;
             s.banned = banned;
             s.stream_pipeline = pipeline;
-            s.wavefront = wavefront;
+            s.wavefront = wavefront > 0;
+            s.lead_convs = wavefront > 1;
             if (!s.run()) return false;
             // the last resort reports the allocator's error; the others try again
             if (eighths < 0) {
@@ -850,7 +852,7 @@ bool schedule_once(Module& m, Diagnostics& diags, bool pack, bool pipeline, bool
 // layers loaded early (schedule_prefetch.cpp), and that one is kept where `early_loads` finds it
 // better. All of it with the runs software-pipelined or not (`pipeline`); `pipelines`: a run
 // planned has two stages.
-bool schedule_with(Module& m, Diagnostics& diags, bool pipeline, bool wavefront, Attempt& kept) {
+bool schedule_with(Module& m, Diagnostics& diags, bool pipeline, int wavefront, Attempt& kept) {
     Diagnostics trial;
     Attempt a, b;
     if (!schedule_once(m, trial, true, pipeline, wavefront, &a)) {
@@ -880,7 +882,7 @@ bool schedule_with(Module& m, Diagnostics& diags, bool pipeline, bool wavefront,
 // The schedule of `schedule_with` (pipeline, wavefront) replaces the one in `m` (with its notes
 // `diags`, simulated at `best` cycles) where it simulates faster without errors; `best` is then
 // its makespan.
-bool keep_faster(Module& m, Diagnostics& diags, double& best, bool pipeline, bool wavefront) {
+bool keep_faster(Module& m, Diagnostics& diags, double& best, bool pipeline, int wavefront) {
     std::vector<Task> tasks = std::move(m.tasks);
     std::vector<CmxBuffer> cmx = std::move(m.cmx);
     Diagnostics other;
@@ -923,9 +925,13 @@ bool schedule(Module& m, Diagnostics& diags) {
     double best = schedule_impl::simulated_makespan(m);
     if (first.pipelines) keep_faster(m, plain, best, true, false);
     if (!first.region_runs.empty()) {
-        std::vector<Tile> tiles = m.tiles;
+        const std::vector<Tile> tiles = m.tiles;
         schedule_impl::split_run_rows(m, first.region_runs);
-        if (!keep_faster(m, plain, best, true, true)) m.tiles = std::move(tiles);
+        std::vector<Tile> kept = keep_faster(m, plain, best, true, 1) ? m.tiles : tiles;
+        // once more with each run's 1x1 conv before it in its rows, leading it (step 42)
+        m.tiles = tiles;
+        if (schedule_impl::split_run_rows(m, first.region_runs, true) > 0 && keep_faster(m, plain, best, true, 2)) kept = m.tiles;
+        m.tiles = std::move(kept);
     }
     diags.append(plain);
     return true;

@@ -164,9 +164,11 @@ void Scheduler::plan_streams(std::vector<std::vector<std::int64_t>>& live) {
         std::size_t b = a;
         while (b + 1 < L && stream_key(b + 1) == key && reads_rows(a, b + 1, int(key.front()[0])) && peak(a, b + 1).first * per_cluster <= stream_budget) ++b;
         const std::int64_t part_bytes = peak(a, b).first;
-        // (a run from a 1x1 conv in channel chunks only as such a run: its parts are the conv's chunks)
+        // (a run from a 1x1 conv in channel chunks only as such a run: its parts are the conv's
+        // chunks; in row parts, with `lead_convs`: split_run_rows gave it the run's rows)
         const bool conv_first = m.layers[a].nce_op == NceOp::conv && m.layers[a].exec == Exec::nce;
-        if (conv_first && (key.front()[0] != 3 || !conv_chunks_chain(a + 1, b))) {
+        const bool by_rows = lead_convs && key.front()[0] == 1 && b > a;
+        if (conv_first && (key.front()[0] != 3 || !conv_chunks_chain(a + 1, b)) && !by_rows) {
             ++a;
             continue;
         }

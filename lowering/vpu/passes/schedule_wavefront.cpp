@@ -12,10 +12,16 @@
 
 namespace nnef::vpu::ir::schedule_impl {
 
-void split_run_rows(Module& m, const std::vector<std::pair<std::size_t, std::size_t>>& runs) {
+std::size_t split_run_rows(Module& m, const std::vector<std::pair<std::size_t, std::size_t>>& runs, bool lead_convs) {
     std::vector<bool> split(m.layers.size(), false);
-    for (const auto& [a, b] : runs)
+    std::size_t convs = 0;
+    for (const auto& [a, b] : runs) {
         for (std::size_t li = a; li <= b; ++li) split[li] = true;
+        if (lead_convs && lead_conv_rows(m, a, b, 1)) {
+            split[a - 1] = true;
+            ++convs;
+        }
+    }
     std::vector<std::int64_t> count(m.layers.size(), 0);  // the layer's parts so far (the cluster of the next)
     std::vector<Tile> tiles;
     for (const Tile& tl : m.tiles) {
@@ -33,6 +39,7 @@ void split_run_rows(Module& m, const std::vector<std::pair<std::size_t, std::siz
         }
     }
     m.tiles = std::move(tiles);
+    return convs;
 }
 
 bool Scheduler::row_tiles(std::size_t li) const {

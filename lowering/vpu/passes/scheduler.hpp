@@ -474,6 +474,10 @@ struct Scheduler {
     // (`emit_region`). `wavefront` on: a schedule of its own, kept where it simulates faster
     // (schedule.cpp `schedule`).
     bool wavefront = false;
+    // a pipelined run in row parts may start with the dense 1x1 conv before it whose tiles are its
+    // parts (`split_run_rows` with lead convs; docs/schedule.md step 42): the conv's rows are made in
+    // stage 0 of the wave that reads them and stay in CMX, never stored
+    bool lead_convs = false;
     std::vector<std::pair<std::size_t, std::size_t>> regions;  // first and last layers (planned with `wavefront` off too)
     std::vector<std::int64_t> region_at;                        // per layer: the region it starts, or -1
     std::map<int, std::int64_t> region_rows;                    // per result in the region being emitted: rows [0, n) written
@@ -507,8 +511,10 @@ struct Scheduler {
 };
 
 // schedule_wavefront.cpp: the tiles of the layers of `runs` (first and last layers: runs in row
-// parts) split into parts of one row each, dealt round the clusters.
-void split_run_rows(Module& m, const std::vector<std::pair<std::size_t, std::size_t>>& runs);
+// parts) split into parts of one row each, dealt round the clusters; with `lead_convs`, also those
+// of the dense 1x1 conv before a run that can lead it (shave_parts.hpp `lead_conv_rows`: then
+// schedule with Scheduler::lead_convs). Returns the number of such convs.
+std::size_t split_run_rows(Module& m, const std::vector<std::pair<std::size_t, std::size_t>>& runs, bool lead_convs = false);
 
 // schedule_choose.cpp (docs/schedule.md step 15): the makespan the simulator gives a copy of the
 // scheduled and allocated module `m` once barriers and emission are done (infinity when a pass or

@@ -77,6 +77,12 @@ void stream_channel_parts(Module& m);
 std::int64_t stream_part_cost(std::int64_t parts, std::int64_t engines, double share, std::int64_t work, std::int64_t kernels,
                               std::int64_t overhead);
 
+// Whether the layer before the chain of layers [a, b] (in row parts) can take the chain's parts of
+// `rows` rows and lead its streamed run (docs/schedule.md step 42): a dense 1x1 conv (float, stride
+// 1, one image, the chain's plane) whose tiles are all of its output channels, whose result only
+// the chain reads, and whose tile of `rows` rows with its whole weights and table fits a tile.
+bool lead_conv_rows(const Module& m, std::size_t a, std::size_t b, std::int64_t rows);
+
 // Whether NCE layer `l` (of `m`) joins such a chain: it computes each output row from the same
 // input row alone, channel by channel (rank 4, one image): an eltwise, a dwconv or (not quantized)
 // pool with a 1x1 kernel, stride 1 and no padding (a per-channel scale and bias on the NCE), or a

@@ -62,6 +62,28 @@ bool has_rows(const Module& m, const std::vector<std::size_t>& ts, std::int64_t 
 
 }  // namespace tile_streams_impl
 
+bool lead_conv_rows(const Module& m, std::size_t a, std::size_t b, std::int64_t rows) {
+    if (a == 0) return false;
+    const Layer& c = m.layers[a - 1];
+    if (c.exec != Exec::nce || c.nce_op != NceOp::conv || c.nce.quantized || !one_by_one(c.nce) || c.inputs.size() != 1 ||
+        c.output.shape.size() != 4 || c.output.shape[0] != 1 || c.output.shape[1] != m.layers[a].output.shape[1] ||
+        c.output.shape[2] != m.layers[a].output.shape[2])
+        return false;
+    const int x = c.output.tensor;
+    if (std::find(m.output_tensors.begin(), m.output_tensors.end(), x) != m.output_tensors.end()) return false;
+    for (std::size_t r = 0; r < m.layers.size(); ++r)
+        if (r < a || r > b)
+            for (const View& v : m.layers[r].inputs)
+                if (v.tensor == x) return false;
+    for (const Tile& tl : m.tiles)
+        if (std::size_t(tl.layer) == a - 1 && (tl.ch0 != 0 || tl.chans != c.output.shape[3])) return false;
+    auto es = [&](int tensor) { return element_size(m.tensors[std::size_t(tensor)].dtype); };
+    std::int64_t bytes = c.table_bytes(m.target.nce_channel_alignment);
+    if (c.weights >= 0) bytes += c.weights_bytes();
+    bytes += rows * c.output.shape[2] * (c.output.shape[3] * es(x) + c.inputs[0].shape[3] * es(c.inputs[0].tensor));
+    return bytes <= tile_budget(m.target);
+}
+
 bool pointwise_nce(const Module& m, const Layer& l) {
     if (l.exec != Exec::nce || l.output.shape.size() != 4 || l.output.shape[0] != 1) return false;
     for (const View& v : l.inputs)
@@ -145,6 +167,15 @@ void unify_stream_rows(Module& m) {
         const std::int64_t parts = (H + best - 1) / best;
         if (b > a && differ && shave && parts >= engines)
             for (std::size_t q = a; q <= b; ++q) rows[q] = best;
+        // a layer norm's channel broadcast before the chain (one input channel: its mean or
+        // reciprocal standard deviation copied to every channel) takes the chain's rows where a
+        // tile of them fits, as one whose whole result fits a tile joins the chain (pointwise_nce).
+        // ConvNeXt's stage 1 (602 KB, in two tiles of its own before): with its wavefront 9386247
+        // -> 9139952 cycles, and the runs led by their convs (step 42) find a CMX placement; before
+        // step 41 cut the tables of alike rows, its wavefront regions found none (step 36)
+        if (b > a && shave && parts >= engines && lead_conv_rows(m, a, b, best) && m.layers[a - 1].inputs[0].shape[3] == 1 &&
+            !has_rows(m, tiles_of[a - 1], best))
+            rows[a - 1] = best;
         a = b + 1;
     }
     std::vector<Tile> tiles;

@@ -59,8 +59,9 @@ struct Scheduled {
 };
 
 // The schedule pass's first attempt, runs pipelined, in layer order or (`wavefront`) as a wavefront
-// with the regions' pipelined runs in parts of one row, as `schedule` makes it.
-Scheduled attempt(const vpu::ir::Module& ready, bool wavefront) {
+// with the regions' pipelined runs in parts of one row, as `schedule` makes it; with `lead`, each
+// run's 1x1 conv before it in its rows too, leading it (docs/schedule.md step 42).
+Scheduled attempt(const vpu::ir::Module& ready, bool wavefront, bool lead = false) {
     Scheduled r;
     r.m = ready;
     Diagnostics d{0};
@@ -70,12 +71,14 @@ Scheduled attempt(const vpu::ir::Module& ready, bool wavefront) {
         first_attempt_budgets(s, probe.target);
         s.stream_pipeline = true;
         REQUIRE(s.run());
-        vpu::ir::schedule_impl::split_run_rows(r.m, s.region_runs());
+        const std::size_t convs = vpu::ir::schedule_impl::split_run_rows(r.m, s.region_runs(), lead);
+        CHECK((convs > 0) == lead);
     }
     vpu::ir::schedule_impl::Scheduler s(r.m, d);
     first_attempt_budgets(s, r.m.target);
     s.stream_pipeline = true;
     s.wavefront = wavefront;
+    s.lead_convs = lead;
     REQUIRE(s.run());
     REQUIRE(vpu::ir::allocate_cmx(r.m, d));
     r.regions = s.regions;
@@ -152,6 +155,48 @@ TEST_SUITE("vpu") {
         for (const auto& task : list.tasks)
             if (task.op == "exp" && task.writes.size() == 1 && task.writes[0].shape.size() == 4 && task.writes[0].shape[1] == 1) ++tasks_with_one_row;
         CHECK(tasks_with_one_row > 0);
+    }
+
+    // docs/schedule.md step 42: the 1x1 conv before each block's run (4 x the channels) in the
+    // run's rows leads it, its rows made in the stage 0 of the wave that reads them and kept in
+    // CMX; without it the conv ran ahead of the run, all of its rows stored to DDR and loaded again
+    // part by part, and the next block's run waited for the whole conv.
+    TEST_CASE("a wavefront's runs led by their 1x1 convs: the convs' results never leave CMX") {
+        const Graph g = two_blocks(56, 64);
+        vpu::ir::Module ready;
+        ready_to_schedule(ready, g);
+        const Scheduled wave = attempt(ready, true), led = attempt(ready, true, true);
+        REQUIRE(wave.runs.size() == 2);
+        REQUIRE(led.runs.size() == 2);
+        std::int64_t stored_wave = 0, stored_led = 0;
+        for (std::size_t k = 0; k < 2; ++k) {
+            // the run starts one layer earlier, at the conv, whose tiles are the run's one-row parts
+            CHECK(led.runs[k].first + 1 == wave.runs[k].first);
+            CHECK(led.runs[k].second == wave.runs[k].second);
+            const std::size_t conv = led.runs[k].first;
+            CHECK(ready.layers[conv].nce_op == vpu::ir::NceOp::conv);
+            for (const vpu::ir::Tile& tl : led.m.tiles)
+                if (std::size_t(tl.layer) == conv) CHECK(tl.rows == 1);
+            // its result stored to DDR in the wavefront, never when it leads the run
+            const int x = ready.layers[conv].output.tensor;
+            auto stored = [&](const vpu::ir::Module& m) {
+                std::int64_t bytes = 0;
+                for (const vpu::ir::Task& t : m.tasks)
+                    if (t.kind == vpu::TaskKind::DMA && !t.writes[0].ref.cmx && t.writes[0].ref.index == x) {
+                        std::int64_t n = 2;  // fp16
+                        for (std::int64_t d : t.writes[0].shape) n *= d;
+                        bytes += n;
+                    }
+                return bytes;
+            };
+            stored_wave += stored(wave.m);
+            stored_led += stored(led.m);
+        }
+        CHECK(stored_wave > 0);
+        CHECK(stored_led == 0);
+        MESSAGE("makespan as a wavefront " << wave.makespan << ", its runs led by their convs " << led.makespan);
+        REQUIRE(wave.makespan < 1e300);
+        CHECK(led.makespan < wave.makespan);
     }
 }
 
