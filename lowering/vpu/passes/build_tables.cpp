@@ -14,8 +14,8 @@
 // is laid out again (layout-and-types' order, each layer's rows after the previous layer's).
 #include <algorithm>
 #include <cstdint>
-#include <map>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -55,7 +55,7 @@ bool build_tables(Module& m, Diagnostics&) {
     for (std::size_t li = 0; li < m.layers.size(); ++li) {
         Layer& l = m.layers[li];
         if (l.exec != Exec::nce || l.table < 0) continue;
-        if (uniform_rows(l) && widest[li] > 0 && widest[li] < l.output.shape[3]) l.table_rows = widest[li];
+        l.table_rows = uniform_rows(l) && widest[li] > 0 && widest[li] < l.output.shape[3] ? widest[li] : 0;
         std::int64_t& at = end[l.table];
         l.table_offset = at;
         at += l.table_bytes(align);

@@ -17,7 +17,6 @@
 namespace stream_channels_test {
 
 using namespace vpu_compile_support;
-using I = std::vector<std::int64_t>;
 
 TEST_SUITE("vpu") {
     TEST_CASE("the busiest SHAVE engine's cost of a chain's parts") {
