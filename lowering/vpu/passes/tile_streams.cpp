@@ -14,6 +14,17 @@ namespace nnef::vpu::ir {
 
 namespace tile_streams_impl {
 
+// The most output rows of NCE layer `l` (pointwise, rank 4) whose tile of all output channels fits a
+// tile's budget: its input rows, its output rows, the weights and the table.
+std::int64_t rows_that_fit(const Module& m, const Layer& l) {
+    auto es = [&](int tensor) { return element_size(m.tensors[std::size_t(tensor)].dtype); };
+    std::int64_t row = l.output.shape[2] * l.output.shape[3] * es(l.output.tensor);
+    for (const View& v : l.inputs) row += v.shape[2] * v.shape[3] * es(v.tensor);
+    std::int64_t fixed = l.table_bytes(m.target.nce_channel_alignment);
+    if (l.weights >= 0) fixed += l.weights_bytes();
+    return std::max<std::int64_t>(0, (tile_budget(m.target) - fixed) / row);
+}
+
 // The rows per part of layer `li` in a chain: a SHAVE kernel's when its tiles split only rows
 // (rank 4, one image), with no window, in at least one part per cluster; for a pointwise NCE
 // layer, the most rows whose operands and result of all channels (and the weights and table)
@@ -23,18 +34,7 @@ std::int64_t row_parts(const Module& m, const std::vector<std::vector<std::size_
     if (l.output.shape.size() != 4 || l.output.shape[0] != 1) return 0;
     if (l.exec == Exec::nce) {
         if (!pointwise_nce(m, l)) return 0;
-        // a tile: its input rows, its output rows of all channels, the weights and the table
-        auto es = [&](int tensor) { return element_size(m.tensors[std::size_t(tensor)].dtype); };
-        std::int64_t row = l.output.shape[2] * l.output.shape[3] * es(l.output.tensor);
-        for (const View& v : l.inputs) row += v.shape[2] * v.shape[3] * es(v.tensor);
-        const std::int64_t align = m.target.nce_channel_alignment;
-        std::int64_t fixed = (l.output.shape[3] + align - 1) / align * align * 16;
-        if (l.weights >= 0) {
-            std::int64_t w = es(l.weights);
-            for (std::int64_t d : l.weights_shape) w *= d;
-            fixed += w;
-        }
-        return std::max<std::int64_t>(0, (tile_budget(m.target) - fixed) / row);
+        return rows_that_fit(m, l);
     }
     if (l.exec != Exec::shave) return 0;
     const auto& ts = tiles_of[li];
@@ -77,11 +77,7 @@ bool lead_conv_rows(const Module& m, std::size_t a, std::size_t b, std::int64_t 
                 if (v.tensor == x) return false;
     for (const Tile& tl : m.tiles)
         if (std::size_t(tl.layer) == a - 1 && (tl.ch0 != 0 || tl.chans != c.output.shape[3])) return false;
-    auto es = [&](int tensor) { return element_size(m.tensors[std::size_t(tensor)].dtype); };
-    std::int64_t bytes = c.table_bytes(m.target.nce_channel_alignment);
-    if (c.weights >= 0) bytes += c.weights_bytes();
-    bytes += rows * c.output.shape[2] * (c.output.shape[3] * es(x) + c.inputs[0].shape[3] * es(c.inputs[0].tensor));
-    return bytes <= tile_budget(m.target);
+    return rows <= tile_streams_impl::rows_that_fit(m, c);
 }
 
 bool pointwise_nce(const Module& m, const Layer& l) {
