@@ -132,10 +132,11 @@ bool loads_into_cmx(const Model& m, std::size_t t) {
 //     G(p_{i+1}), tail of p_i's other dependents, each queue's work of D(p_i) (its descendants,
 //     all started after its end) and (their DDR bytes + the bytes of loads into CMX that they read
 //     and CMX cannot hold at p_i's end) / bandwidth;
-// and the cut is the largest F(p_i) + G(p_i). Along a chain the ancestors grow and the descendants
+// and the cut is the largest B(p_i) + G(p_i), B(p_i) >= F(p_i) a bound on p_i's end made of
+// segments between tasks of the chain (below). Along a chain the ancestors grow and the descendants
 // shrink, so each of the two sweeps visits every task once.
 void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std::vector<double>& head, const std::vector<double>& tail,
-               const std::vector<std::size_t>& path, LowerBound& lb) {
+               const std::vector<std::size_t>& path, const std::vector<std::size_t>& order, std::size_t most, LowerBound& lb) {
     const std::size_t n = m.list.tasks.size(), queues = m.queues.size(), len = path.size();
     const double ddr_rate = m.target.ddr_bytes_per_cycle;
     struct Part {
@@ -151,16 +152,21 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
         if (double(ddr_bytes + excess) / ddr_rate > p.cycles) p = {double(ddr_bytes + excess) / ddr_rate, "DDR", i, excess};
         return p;
     };
-    // F: up to each p_i's end.
+    // F: up to each p_i's end. Per queue, also the work of p_i with its ancestors (busy_a) and
+    // the least time before one of them can start (first_a: head - d).
     std::vector<Part> before(len);
+    const double none = std::numeric_limits<double>::infinity();
+    std::vector<double> busy_a(len * queues, 0.0), first_a(len * queues, none);
     {
         std::vector<bool> in(n, false);
-        std::vector<double> busy(queues, 0.0);
+        std::vector<double> busy(queues, 0.0), first(queues, none);
         std::int64_t bytes = 0;
         std::vector<std::size_t> stack;
         auto add = [&](std::size_t t) {
             in[t] = true;
-            busy[std::size_t(m.queue_of[t])] += c.shortest[t];
+            const std::size_t q = std::size_t(m.queue_of[t]);
+            busy[q] += c.shortest[t];
+            first[q] = std::min(first[q], head[t] - c.shortest[t]);
             bytes += c.ddr_bytes[t];
         };
         for (std::size_t i = 0; i < len; ++i) {
@@ -181,6 +187,8 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
             before[i] = largest(p, busy, bytes, 0, i);
             before[i].cycles += c.shortest[x];
             add(x);
+            std::copy(busy.begin(), busy.end(), busy_a.begin() + std::ptrdiff_t(i * queues));
+            std::copy(first.begin(), first.end(), first_a.begin() + std::ptrdiff_t(i * queues));
         }
     }
     // G: from each p_i's end.
@@ -194,6 +202,8 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
     std::vector<std::int64_t> held(std::size_t(m.target.clusters), 0);  // per cluster: needed bytes of loads not descendants
     auto cluster = [&](std::size_t load) { return std::size_t(m.buf(m.write_buffer[load][0])->cluster); };
     std::vector<std::size_t> stack;
+    std::vector<Part> after(len);
+    std::vector<double> busy_d(len * queues, 0.0);  // per queue, the work of p_i's descendants
     Part next;  // G(p_{i+1})
     for (std::size_t i = len; i-- > 0;) {
         const std::size_t x = path[i];
@@ -222,19 +232,166 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
         std::int64_t excess = 0;
         for (std::int64_t h : held) excess += std::max<std::int64_t>(0, h - m.target.cmx_bytes);
         next = largest(p, busy, bytes, excess, i);
-        if (before[i].cycles + next.cycles > lb.cut) {
-            auto term = [&](const Part& part, const char* side) {
-                return part.at == i || part.term == "chain" ? part.term : part.term + " " + side + " task " + std::to_string(m.list.tasks[path[part.at]].id);
-            };
-            lb.cut = before[i].cycles + next.cycles;
-            lb.cut_task = long(x);
-            lb.cut_task_name = m.task_name(x);
-            lb.cut_before = before[i].cycles;
-            lb.cut_before_term = term(before[i], "before");
-            lb.cut_after = next.cycles;
-            lb.cut_after_term = term(next, "after");
-            lb.cut_cmx_excess = next.excess;
+        after[i] = next;
+        std::copy(busy.begin(), busy.end(), busy_d.begin() + std::ptrdiff_t(i * queues));
+    }
+    // Segments: for chain tasks X_a before X_b, the tasks that are descendants of X_a and ancestors
+    // of X_b (or X_b) all run between e(X_a) and e(X_b), so e(X_b) - e(X_a) is at least each
+    // queue's work among them, their DDR bytes / bandwidth and the chain's tasks after X_a up to
+    // X_b. best[b] = the largest of F(X_b) and best[a] + seg(a, b) over a < b bounds e(X_b).
+    // A task is a descendant of X_i for every i up to lo (descendants shrink along the chain) and
+    // an ancestor of X_j for every j from hi (ancestors grow).
+    std::vector<long> pos(n, -1), lo(n, -1), hi(n, long(len));
+    for (std::size_t i = 0; i < len; ++i) pos[path[i]] = long(i);
+    for (std::size_t t : order)
+        for (std::size_t d : df.preds[t]) lo[t] = std::max(lo[t], std::max(lo[d], pos[d]));
+    for (std::size_t k = order.size(); k-- > 0;) {
+        const std::size_t t = order[k];
+        if (pos[t] >= 0) hi[t] = pos[t];
+        for (std::size_t s : df.succs[t]) hi[t] = std::min(hi[t], hi[s]);
+    }
+    // The chain tasks tried as X_a and X_b: all of them, or as many spread along the chain (any
+    // of them gives a bound; the pairs' work is quadratic in their number).
+    std::vector<std::size_t> cand;
+    if (len <= most) {
+        for (std::size_t i = 0; i < len; ++i) cand.push_back(i);
+    } else {
+        for (std::size_t k = 0; k < most; ++k) cand.push_back(k * (len - 1) / (most - 1));
+    }
+    const std::size_t K = cand.size();
+    // per task: the last candidate it descends from and the first it is an ancestor of (or is)
+    std::vector<std::vector<std::size_t>> by_hi(K);
+    std::vector<long> lo_c(n, -1);
+    for (std::size_t t = 0; t < n; ++t) {
+        if (lo[t] < 0 || hi[t] >= long(len)) continue;
+        const auto l = std::upper_bound(cand.begin(), cand.end(), std::size_t(lo[t]));
+        const auto h = std::lower_bound(cand.begin(), cand.end(), std::size_t(hi[t]));
+        if (l == cand.begin() || h == cand.end()) continue;
+        lo_c[t] = long(l - cand.begin()) - 1;
+        by_hi[std::size_t(h - cand.begin())].push_back(t);
+    }
+    // A queue's tasks of a segment all start after the first of them can, and end before the last
+    // must: e(X_b) - e(X_a) is at least (the least time from e(X_a) to the start of one of them) +
+    // their work + (the least time from the end of one of them to e(X_b)). The first is at least
+    // `lead`, the least over the queue's descendants of X_a of their longest dependency path from
+    // e(X_a); the last `trail`, the least over the queue's ancestors of X_b and X_b itself of their
+    // longest path to e(X_b) (0 for X_b): a least over more tasks than the segment's. So with F
+    // (first_a, the queue's work up to X's end, trail) and G (lead, the work of X's descendants,
+    // `last`: the least tail - d over them, each a path from a task's end to the makespan's).
+    std::vector<double> lead(K * queues, none), trail(K * queues, none), last(K * queues, none);
+    {
+        std::vector<std::size_t> at(n);
+        for (std::size_t k = 0; k < order.size(); ++k) at[order[k]] = k;
+        std::vector<double> dist(n, 0.0);
+        for (std::size_t b = 0; b < K; ++b) {
+            const long i = long(cand[b]);
+            const std::size_t x = path[cand[b]];
+            for (std::size_t k = at[x] + 1; k < order.size(); ++k) {
+                const std::size_t t = order[k];
+                if (lo[t] < i) continue;
+                double d = 0.0;
+                for (std::size_t p : df.preds[t])
+                    if (p != x && lo[p] >= i) d = std::max(d, dist[p] + c.shortest[p]);
+                dist[t] = d;
+                const std::size_t q = b * queues + std::size_t(m.queue_of[t]);
+                lead[q] = std::min(lead[q], d);
+                last[q] = std::min(last[q], tail[t] - c.shortest[t]);
+            }
+            dist[x] = 0.0;
+            trail[b * queues + std::size_t(m.queue_of[x])] = 0.0;
+            for (std::size_t k = at[x]; k-- > 0;) {
+                const std::size_t t = order[k];
+                if (hi[t] > i) continue;
+                double d = 0.0;
+                for (std::size_t s : df.succs[t])
+                    if (s == x) d = std::max(d, c.shortest[x]);
+                    else if (hi[s] <= i) d = std::max(d, dist[s] + c.shortest[s]);
+                dist[t] = d;
+                double& l = trail[b * queues + std::size_t(m.queue_of[t])];
+                l = std::min(l, d);
+            }
         }
+    }
+    const std::size_t Q = queues + 1;  // the queues and DDR
+    std::vector<double> acc(K * Q, 0.0), sum(Q, 0.0);
+    std::vector<double> best(K, 0.0);
+    std::vector<long> from(K, -1);
+    std::vector<double> init(K, 0.0);  // best[b] as one segment
+    std::vector<std::string> seg_term(K), first_term(K);
+    for (std::size_t b = 0; b < K; ++b) {
+        for (std::size_t t : by_hi[b]) {
+            acc[std::size_t(lo_c[t]) * Q + std::size_t(m.queue_of[t])] += c.shortest[t];
+            acc[std::size_t(lo_c[t]) * Q + queues] += double(c.ddr_bytes[t]) / ddr_rate;
+        }
+        best[b] = before[cand[b]].cycles;
+        for (std::size_t q = 0; q < queues; ++q) {
+            const double w = busy_a[cand[b] * queues + q];
+            if (w > 0 && first_a[cand[b] * queues + q] + w + trail[b * queues + q] > best[b]) {
+                best[b] = first_a[cand[b] * queues + q] + w + trail[b * queues + q];
+                first_term[b] = m.queues[q];
+            }
+        }
+        init[b] = best[b];
+        std::fill(sum.begin(), sum.end(), 0.0);
+        for (std::size_t a = b; a-- > 0;) {
+            double seg = head[path[cand[b]]] - head[path[cand[a]]];
+            std::size_t at = Q;  // the chain
+            for (std::size_t q = 0; q < Q; ++q) {
+                sum[q] += acc[a * Q + q];
+                const double v = q < queues && sum[q] > 0 ? lead[a * queues + q] + sum[q] + trail[b * queues + q] : sum[q];
+                if (v > seg) {
+                    seg = v;
+                    at = q;
+                }
+            }
+            if (best[a] + seg > best[b]) {
+                best[b] = best[a] + seg;
+                from[b] = long(a);
+                seg_term[b] = at == Q ? "chain" : at == queues ? "DDR" : m.queues[at];
+            }
+        }
+    }
+    auto term = [&](const Part& part, std::size_t i, const char* side) {
+        return part.at == i || part.term == "chain" ? part.term : part.term + " " + side + " task " + std::to_string(m.list.tasks[path[part.at]].id);
+    };
+    // the largest B(p_i) + G(p_i), the last along the chain on a tie (B = F and G as they are off
+    // the candidates)
+    std::vector<long> cand_of(len, -1);
+    for (std::size_t b = 0; b < K; ++b) cand_of[cand[b]] = long(b);
+    for (std::size_t i = len; i-- > 0;) {
+        const long b = cand_of[i];
+        const double up_to = b >= 0 ? best[std::size_t(b)] : before[i].cycles;
+        double then = after[i].cycles;
+        std::string then_term = term(after[i], i, "after");
+        if (b >= 0)
+            for (std::size_t q = 0; q < queues; ++q) {
+                const double w = busy_d[i * queues + q], v = lead[std::size_t(b) * queues + q] + w + last[std::size_t(b) * queues + q];
+                if (w > 0 && v > then) {
+                    then = v;
+                    then_term = m.queues[q];
+                }
+            }
+        if (up_to + then <= lb.cut) continue;
+        const std::size_t x = path[i];
+        lb.cut = up_to + then;
+        lb.cut_task = long(x);
+        lb.cut_task_name = m.task_name(x);
+        lb.cut_before = up_to;
+        lb.cut_after = then;
+        lb.cut_after_term = then_term;
+        lb.cut_cmx_excess = then_term == "DDR" ? after[i].excess : 0;
+        lb.cut_segments.clear();
+        if (b < 0) {
+            lb.cut_segments.push_back({long(x), before[i].cycles, term(before[i], i, "before")});
+        } else {
+            std::size_t k = std::size_t(b);
+            for (; from[k] >= 0; k = std::size_t(from[k]))
+                lb.cut_segments.push_back({long(path[cand[k]]), best[k] - best[std::size_t(from[k])], seg_term[k]});
+            const std::size_t f = cand[k];
+            lb.cut_segments.push_back({long(path[f]), init[k], first_term[k].empty() ? term(before[f], f, "before") : first_term[k]});
+            std::reverse(lb.cut_segments.begin(), lb.cut_segments.end());
+        }
+        lb.cut_before_term = lb.cut_segments.size() == 1 ? lb.cut_segments[0].term : std::to_string(lb.cut_segments.size()) + " segments";
     }
 }
 
@@ -318,7 +475,7 @@ DataFlow data_flow(const Model& m, const std::vector<std::size_t>& order) {
     return df;
 }
 
-LowerBound lower_bound(const Model& m, const TaskCosts& c, const std::vector<std::size_t>& order) {
+LowerBound lower_bound(const Model& m, const TaskCosts& c, const std::vector<std::size_t>& order, std::size_t pair_tasks) {
     const TaskList& list = m.list;
     const Target& target = m.target;
     const std::size_t n = list.tasks.size();
@@ -379,7 +536,7 @@ LowerBound lower_bound(const Model& m, const TaskCosts& c, const std::vector<std
         path.push_back(best);
     }
     std::reverse(path.begin(), path.end());
-    cut_along(m, c, df, head, tail, path, lb);
+    cut_along(m, c, df, head, tail, path, order, pair_tasks, lb);
     return lb;
 }
 

@@ -444,7 +444,7 @@ SimulationResult simulate(const TaskList& list, const Target& target, const Simu
 
     // The lower bound (sim_bound.cpp) and the DDR traffic by role, from the static figures.
     const TaskCosts costs = task_costs(m, r.cycles);
-    if (!options.makespan_only) r.bound = lower_bound(m, costs, *order);
+    if (!options.makespan_only) r.bound = lower_bound(m, costs, *order, std::max<std::size_t>(2, options.cut_pair_tasks));
     r.queues.resize(m.queues.size());
     for (std::size_t q = 0; q < m.queues.size(); ++q) {
         r.queues[q].name = m.queues[q];
@@ -514,8 +514,25 @@ std::string report_text(const TaskList& list, const Target& target, const Simula
     os << buf;
     if (r.bound.cut_task >= 0) {
         os << "  cut at " << r.bound.cut_task_name << ": ";
+        std::string before = r.bound.cut_before_term;
+        if (r.bound.cut_segments.size() > 1) {
+            // the segments' cycles by term, the largest first
+            std::vector<std::pair<std::string, std::pair<double, int>>> by;
+            for (const LowerBound::Segment& g : r.bound.cut_segments) {
+                auto it = std::find_if(by.begin(), by.end(), [&](const auto& e) { return e.first == g.term; });
+                if (it == by.end()) it = by.insert(by.end(), {g.term, {0.0, 0}});
+                it->second.first += g.cycles;
+                ++it->second.second;
+            }
+            std::stable_sort(by.begin(), by.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+            before += ":";
+            for (std::size_t k = 0; k < by.size(); ++k) {
+                std::snprintf(buf, sizeof buf, "%s %s %.0f (%d)", k ? "," : "", by[k].first.c_str(), std::ceil(by[k].second.first), by[k].second.second);
+                before += buf;
+            }
+        }
         std::snprintf(buf, sizeof buf, "%.0f cycles up to its end (%s) + %.0f after (%s", std::ceil(r.bound.cut_before),
-                      r.bound.cut_before_term.c_str(), std::ceil(r.bound.cut_after), r.bound.cut_after_term.c_str());
+                      before.c_str(), std::ceil(r.bound.cut_after), r.bound.cut_after_term.c_str());
         os << buf;
         if (r.bound.cut_after_term == "DDR" && r.bound.cut_cmx_excess > 0)
             os << ", with " << r.bound.cut_cmx_excess << " bytes of loads into CMX that cannot wait in CMX";

@@ -64,6 +64,9 @@ struct SimulateOptions {
     bool makespan_only = false;
     // Diagnostics stop after this many violations of one kind (0: no limit).
     std::size_t max_per_kind = 10;
+    // The lower bound's cut tries segments between pairs of at most this many tasks of its chain,
+    // spread along it (all of them on a shorter chain; at least 2).
+    std::size_t cut_pair_tasks = 2048;
 };
 
 struct TaskTime {
@@ -105,6 +108,15 @@ struct LowerBound {
     double cut_before = 0.0, cut_after = 0.0;  // the two parts
     std::string cut_before_term, cut_after_term;  // "chain", "DDR" or a queue name
     std::int64_t cut_cmx_excess = 0;  // bytes of DDR loads read after X that CMX cannot hold at X's end
+    // The part up to X's end as segments between tasks X_1 .. X_k = X of the chain tried: the first
+    // up to X_1's end, each next from X_{i-1}'s end to X_i's; cycles and term ("chain", "DDR", a
+    // queue, or the first's as cut_before_term) of each; their cycles add up to cut_before.
+    struct Segment {
+        long task = -1;  // X_i (an index into the list's tasks)
+        double cycles = 0.0;
+        std::string term;
+    };
+    std::vector<Segment> cut_segments;
     // Information only, not part of the bound: the longest chain of this list's queue order and
     // barrier waits (a schedule with other orderings may be shorter).
     double list_chain = 0.0;

@@ -421,11 +421,15 @@ cli::Json report_json(const vpu::TaskList& list, const vpu::Target& target, cons
         cmx.push_back({{"cluster", k}, {"peak_bytes", r.cmx[k].peak}, {"capacity_bytes", target.cmx_bytes},
                        {"high_water_bytes", r.cmx[k].high_water}});
     cli::Json cut = nullptr;
+    cli::Json segments = cli::Json::array();
+    for (const vpu::LowerBound::Segment& g : r.bound.cut_segments)
+        segments.push_back({{"task", list.tasks[std::size_t(g.task)].id}, {"cycles", g.cycles}, {"term", g.term}});
     if (r.bound.cut_task >= 0)
         cut = {{"task", list.tasks[std::size_t(r.bound.cut_task)].id},
                {"name", r.bound.cut_task_name},
                {"before_cycles", r.bound.cut_before},
                {"before_term", r.bound.cut_before_term},
+               {"before_segments", segments},
                {"after_cycles", r.bound.cut_after},
                {"after_term", r.bound.cut_after_term},
                {"cmx_excess_bytes", r.bound.cut_cmx_excess}};

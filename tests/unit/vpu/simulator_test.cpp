@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
+#include <limits>
+#include <random>
 #include <string>
 
 #include "common/compare.hpp"
@@ -414,6 +417,212 @@ TEST_SUITE("vpu") {
         r = simulate_list(l);
         check_bound(r, 1376, 640, 1632, 1632, "dataflow");
         CHECK(r.result.bound.cut_cmx_excess == 0);
+    }
+
+    TEST_CASE("simulator: the cut's segments add the busiest queue of each phase between tasks of its chain") {
+        using namespace bound_lists;
+        // T0 (DMA0) loads x into CMX; three phases, each two `exp` kernels (64 x 20 = 1280 cycles)
+        // on one SHAVE queue reading the last result, then an `add` (64 x 0.5 = 32) of the two on
+        // the other queue: S1, S2 on SHAVE0.0 -> J1 on SHAVE0.1 -> S3, S4 on SHAVE0.1 -> J2 on
+        // SHAVE0.0 -> S5, S6 on SHAVE0.0 -> J3 on SHAVE0.1; T1 (DMA0) stores J3's result. DDR at 64
+        // bytes a cycle: a DMA of 128 bytes takes 4.
+        //   engine: SHAVE0.0 = 4 x 1280 + 32 = 5152; DDR 256 / 64 = 4; dataflow T0 S J S J S J T1 =
+        //   3 x (1280 + 32) + 8 = 3944.
+        //   One cut, at J1: F(J1) = 32 + S1 + S2 = 2592 with G(J1) = S3 + G(S3) = 1280 + J2 + S5 + S6
+        //   = 3872: 6464 (at J2 as much: F(J2) = 32 + S3 + F(J1) = 3904, G(J2) = S5 + S6).
+        //   Segments: J1 ends at least at 4 (T0, before any SHAVE task can start) + S1 + S2 (on
+        //   SHAVE0.0) + 32 (J1, after both) = 2596; S3, S4 and J2 descend from J1 and lead to J2:
+        //   SHAVE0.1's 2560 and J2 after them, 2592 more; S5, S6 and J3 between J2 and J3, 2592;
+        //   then T1 (4): 7784, the run's makespan (4 + 3 x (2560 + 32) + 4): no order does better.
+        //   (Without a queue's least lead and trail, the segments gave 2592 + 2560 + 2560 + 4.)
+        TaskList l;
+        l.target = small_target();
+        l.target.cmx_bytes = 4096;
+        l.target.ddr_bytes_per_cycle = 64;
+        l.buffers = {buf("x", Memory::DDR, 0, Role::input), buf("y", Memory::DDR, 128, Role::output)};
+        const char* cmx[] = {"a", "b1", "b2", "c", "d1", "d2", "e", "f1", "f2", "g"};
+        for (std::int64_t k = 0; k < 10; ++k) l.buffers.push_back(buf(cmx[k], Memory::CMX, 128 * k, Role::activation));
+        l.inputs = {{"x", "x", {64}, "C", DataType::fp16}};
+        l.outputs = {{"y", "y", {64}, "C", DataType::fp16}};
+        for (std::int64_t b = 0; b < 7; ++b) l.barriers.push_back({b, b});
+        auto on = [](Task t, const char* queue) {
+            t.queue = queue;
+            return t;
+        };
+        l.tasks = {vpu_test::dma(0, "DMA0", all("x"), all("a"), {}, {0}, 0, "x"),
+                   shave(1, "exp", {all("a")}, all("b1"), {0}, {1}),
+                   shave(2, "exp", {all("a")}, all("b2"), {0}, {1}),
+                   on(shave(3, "add", {all("b1"), all("b2")}, all("c"), {1}, {2}), "SHAVE0.1"),
+                   on(shave(4, "exp", {all("c")}, all("d1"), {2}, {3}), "SHAVE0.1"),
+                   on(shave(5, "exp", {all("c")}, all("d2"), {2}, {3}), "SHAVE0.1"),
+                   shave(6, "add", {all("d1"), all("d2")}, all("e"), {3}, {4}),
+                   shave(7, "exp", {all("e")}, all("f1"), {4}, {5}),
+                   shave(8, "exp", {all("e")}, all("f2"), {4}, {5}),
+                   on(shave(9, "add", {all("f1"), all("f2")}, all("g"), {5}, {6}), "SHAVE0.1"),
+                   vpu_test::dma(10, "DMA0", all("g"), all("y"), {6}, {}, 0, "y")};
+        set_cycles(l);
+        Run r = simulate_list(l);
+        check_bound(r, 5152, 4, 3944, 7784, "cut");
+        CHECK(r.result.makespan == doctest::Approx(7784));
+        const LowerBound& b = r.result.bound;
+        CHECK(b.cut_task == 10);
+        CHECK(b.cut_before == doctest::Approx(7784));
+        CHECK(b.cut_after == doctest::Approx(0));
+        CHECK(b.cut_before_term == "4 segments");
+        REQUIRE(b.cut_segments.size() == 4);
+        CHECK(b.cut_segments[0].task == 3);
+        CHECK(b.cut_segments[0].cycles == doctest::Approx(2596));
+        CHECK(b.cut_segments[0].term == "SHAVE0.0");
+        CHECK(b.cut_segments[1].task == 6);
+        CHECK(b.cut_segments[1].cycles == doctest::Approx(2592));
+        CHECK(b.cut_segments[1].term == "SHAVE0.1");
+        CHECK(b.cut_segments[2].task == 9);
+        CHECK(b.cut_segments[2].cycles == doctest::Approx(2592));
+        CHECK(b.cut_segments[2].term == "SHAVE0.0");
+        CHECK(b.cut_segments[3].task == 10);
+        CHECK(b.cut_segments[3].cycles == doctest::Approx(4));
+        CHECK(b.cut_segments[3].term == "chain");
+        // Pairs among two tasks of the chain alone (its first and last, T0 and T1): no segment
+        // between them beats the cuts at single tasks, F(J2) + G(J2) = 6464.
+        SimulateOptions o;
+        o.cut_pair_tasks = 2;
+        Run few;
+        few.result = simulate(l, l.target, o, few.diags);
+        check_bound(few, 5152, 4, 3944, 6464, "cut");
+        CHECK(few.result.bound.cut_task == 6);
+        CHECK(few.result.bound.cut_segments.size() == 1);
+        // Seven of its eight tasks (T0 S1 J1 S3 J2 S5 J3 T1), spread along it: all but J3. J2 ends
+        // at least at 2596 + 2592, and S5, S6, J3 and T1 lie between it and T1: SHAVE0.0's 2560,
+        // then J3 and T1 after S6 (36): 7784 again.
+        o.cut_pair_tasks = 7;
+        few.result = simulate(l, l.target, o, few.diags);
+        check_bound(few, 5152, 4, 3944, 7784, "cut");
+        CHECK(few.result.bound.cut_task == 10);
+        REQUIRE(few.result.bound.cut_segments.size() == 3);
+        CHECK(few.result.bound.cut_segments[1].task == 6);
+        CHECK(few.result.bound.cut_segments[2].task == 10);
+        CHECK(few.result.bound.cut_segments[2].cycles == doctest::Approx(2596));
+    }
+
+    TEST_CASE("simulator: the lower bound is at most the makespan of every queue order of small random lists") {
+        using namespace bound_lists;
+        // Random DAGs of SHAVE kernels on two queues, each reading one or two earlier results (or
+        // the input, loaded by DMA0) and writing its own buffer; the last joins the sinks and DMA1
+        // stores it. Every schedule of these tasks runs them in some topological order per queue,
+        // each as soon as its queue and its inputs let it: the least makespan over all topological
+        // orders is the best any schedule does. The bound (the same for every order) must not
+        // exceed it; the cut's segments must raise it above the cuts at single tasks somewhere.
+        std::mt19937 rng(7);
+        const char* kernels[] = {"exp", "tanh", "sigmoid", "add"};
+        int raised = 0, tight = 0, lists = 0;
+        for (int dag = 0; dag < 400; ++dag) {
+            CAPTURE(dag);
+            const int N = 8;  // SHAVE tasks, the last one the join
+            std::vector<std::vector<int>> reads(N);  // buffers: 0 the input in CMX, k + 1 task k's result
+            std::vector<std::string> kernel(N), queue(N);
+            std::vector<bool> read(N + 1, false);
+            for (int k = 0; k + 1 < N; ++k) {
+                kernel[k] = kernels[rng() % 4];
+                const int ins = kernel[k] == "add" ? 2 : 1;
+                for (int j = 0; j < ins; ++j) {
+                    // mostly a result nothing reads yet (few sinks), else any
+                    std::vector<int> open;
+                    for (int b = 1; b <= k; ++b)
+                        if (!read[std::size_t(b)]) open.push_back(b);
+                    const int r = !open.empty() && rng() % 4 != 0 ? open[rng() % open.size()] : int(rng() % unsigned(k + 1));
+                    reads[k].push_back(r);
+                    read[std::size_t(r)] = true;
+                }
+                queue[k] = rng() % 2 ? "SHAVE0.1" : "SHAVE0.0";
+            }
+            std::vector<int> sinks;
+            for (int k = 0; k + 1 < N; ++k)
+                if (!read[std::size_t(k + 1)]) sinks.push_back(k + 1);
+            if (sinks.size() > 2) continue;
+            reads[N - 1] = sinks;
+            kernel[N - 1] = sinks.size() == 2 ? "add" : "exp";
+            queue[N - 1] = rng() % 2 ? "SHAVE0.1" : "SHAVE0.0";
+            TaskList l;
+            l.target = small_target();
+            l.target.cmx_bytes = 1 << 16;
+            l.target.ddr_bytes_per_cycle = 64;
+            l.target.shave_cycles_per_element["tanh"] = 7;
+            l.target.shave_cycles_per_element["sigmoid"] = 3;
+            l.buffers = {buf("x", Memory::DDR, 0, Role::input), buf("y", Memory::DDR, 128, Role::output)};
+            for (int b = 0; b <= N; ++b) l.buffers.push_back(buf("c" + std::to_string(b), Memory::CMX, 128 * b, Role::activation));
+            l.inputs = {{"x", "x", {64}, "C", DataType::fp16}};
+            l.outputs = {{"y", "y", {64}, "C", DataType::fp16}};
+            // barrier b: the writer of buffer b, waited on by its readers
+            for (int b = 0; b <= N; ++b) l.barriers.push_back({b, b});
+            auto shave_task = [&](int k) {
+                std::vector<Access> in;
+                std::vector<std::int64_t> wait;
+                for (int r : reads[std::size_t(k)]) {
+                    in.push_back(all("c" + std::to_string(r)));
+                    if (std::find(wait.begin(), wait.end(), r) == wait.end()) wait.push_back(r);
+                }
+                Task t = shave(k + 1, kernel[std::size_t(k)], in, all("c" + std::to_string(k + 1)), wait, {k + 1});
+                t.queue = queue[std::size_t(k)];
+                return t;
+            };
+            // (a barrier nobody waits on is not allowed: drop the writer's update then)
+            std::vector<bool> waited(N + 1, false);
+            for (int k = 0; k < N; ++k)
+                for (int r : reads[std::size_t(k)]) waited[std::size_t(r)] = true;
+            waited[std::size_t(N)] = true;  // the store
+            std::vector<Barrier> used;
+            for (int b = 0; b <= N; ++b)
+                if (waited[std::size_t(b)]) used.push_back({b, b});
+            l.barriers = used;
+            double best = std::numeric_limits<double>::infinity();
+            double bound = -1.0, two = -1.0;
+            std::vector<int> order;
+            std::vector<bool> placed(N, false);
+            std::function<void()> each = [&]() {
+                if (int(order.size()) == N) {
+                    TaskList o = l;
+                    o.tasks = {vpu_test::dma(0, "DMA0", all("x"), all("c0"), {}, {0}, 0, "x")};
+                    for (int k : order) {
+                        o.tasks.push_back(shave_task(k));
+                        if (!waited[std::size_t(k + 1)]) o.tasks.back().update.clear();
+                    }
+                    o.tasks.push_back(vpu_test::dma(N + 1, "DMA1", all("c" + std::to_string(N)), all("y"), {N}, {}, 0, "y"));
+                    set_cycles(o);
+                    Run r = simulate_list(o);
+                    CAPTURE(r.messages());
+                    REQUIRE(r.result.valid);
+                    best = std::min(best, r.result.makespan);
+                    if (bound < 0) {
+                        bound = r.result.bound.value();
+                        SimulateOptions few;
+                        few.cut_pair_tasks = 2;
+                        nnef::Diagnostics d(0);
+                        two = simulate(o, o.target, few, d).bound.value();
+                    }
+                    CHECK(r.result.bound.value() == doctest::Approx(bound));
+                    return;
+                }
+                for (int k = 0; k < N; ++k) {
+                    if (placed[std::size_t(k)]) continue;
+                    bool ready = true;
+                    for (int r : reads[std::size_t(k)]) ready = ready && (r == 0 || placed[std::size_t(r - 1)]);
+                    if (!ready) continue;
+                    placed[std::size_t(k)] = true;
+                    order.push_back(k);
+                    each();
+                    order.pop_back();
+                    placed[std::size_t(k)] = false;
+                }
+            };
+            each();
+            CHECK(bound <= best * (1 + 1e-12));
+            CHECK(two <= bound);
+            ++lists;
+            if (bound > two) ++raised;
+            if (bound >= best * (1 - 1e-12)) ++tight;
+        }
+        MESSAGE(lists << " lists: segments raised the bound on " << raised << ", the bound met the best makespan on " << tight);
+        CHECK(raised > 0);
     }
 
     TEST_CASE("simulator: values of pooling, eltwise and SHAVE kernels") {
