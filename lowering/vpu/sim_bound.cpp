@@ -363,12 +363,14 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
         const double up_to = b >= 0 ? best[std::size_t(b)] : before[i].cycles;
         double then = after[i].cycles;
         std::string then_term = term(after[i], i, "after");
+        std::int64_t excess = after[i].excess;
         if (b >= 0)
             for (std::size_t q = 0; q < queues; ++q) {
                 const double w = busy_d[i * queues + q], v = lead[std::size_t(b) * queues + q] + w + last[std::size_t(b) * queues + q];
                 if (w > 0 && v > then) {
                     then = v;
                     then_term = m.queues[q];
+                    excess = 0;
                 }
             }
         if (up_to + then <= lb.cut) continue;
@@ -379,7 +381,7 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
         lb.cut_before = up_to;
         lb.cut_after = then;
         lb.cut_after_term = then_term;
-        lb.cut_cmx_excess = then_term == "DDR" ? after[i].excess : 0;
+        lb.cut_cmx_excess = excess;
         lb.cut_segments.clear();
         if (b < 0) {
             lb.cut_segments.push_back({long(x), before[i].cycles, term(before[i], i, "before")});
