@@ -312,6 +312,14 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
             }
         }
     }
+    // The largest over the queues with work of lead + work + trail (rows of `queues` figures), and
+    // that queue (-1: none above `floor`).
+    auto queue_span = [&](const double* before_first, const double* work, const double* after_last, double floor) {
+        std::pair<double, long> top{floor, -1};
+        for (std::size_t q = 0; q < queues; ++q)
+            if (work[q] > 0 && before_first[q] + work[q] + after_last[q] > top.first) top = {before_first[q] + work[q] + after_last[q], long(q)};
+        return top;
+    };
     const std::size_t Q = queues + 1;  // the queues and DDR
     std::vector<double> acc(K * Q, 0.0), sum(Q, 0.0);
     std::vector<double> best(K, 0.0);
@@ -323,14 +331,9 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
             acc[std::size_t(lo_c[t]) * Q + std::size_t(m.queue_of[t])] += c.shortest[t];
             acc[std::size_t(lo_c[t]) * Q + queues] += double(c.ddr_bytes[t]) / ddr_rate;
         }
-        best[b] = before[cand[b]].cycles;
-        for (std::size_t q = 0; q < queues; ++q) {
-            const double w = busy_a[cand[b] * queues + q];
-            if (w > 0 && first_a[cand[b] * queues + q] + w + trail[b * queues + q] > best[b]) {
-                best[b] = first_a[cand[b] * queues + q] + w + trail[b * queues + q];
-                first_term[b] = m.queues[q];
-            }
-        }
+        const auto from_start = queue_span(&first_a[cand[b] * queues], &busy_a[cand[b] * queues], &trail[b * queues], before[cand[b]].cycles);
+        best[b] = from_start.first;
+        if (from_start.second >= 0) first_term[b] = m.queues[std::size_t(from_start.second)];
         init[b] = best[b];
         std::fill(sum.begin(), sum.end(), 0.0);
         for (std::size_t a = b; a-- > 0;) {
@@ -364,15 +367,14 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
         double then = after[i].cycles;
         std::string then_term = term(after[i], i, "after");
         std::int64_t excess = after[i].excess;
-        if (b >= 0)
-            for (std::size_t q = 0; q < queues; ++q) {
-                const double w = busy_d[i * queues + q], v = lead[std::size_t(b) * queues + q] + w + last[std::size_t(b) * queues + q];
-                if (w > 0 && v > then) {
-                    then = v;
-                    then_term = m.queues[q];
-                    excess = 0;
-                }
+        if (b >= 0) {
+            const auto to_end = queue_span(&lead[std::size_t(b) * queues], &busy_d[i * queues], &last[std::size_t(b) * queues], then);
+            if (to_end.second >= 0) {
+                then = to_end.first;
+                then_term = m.queues[std::size_t(to_end.second)];
+                excess = 0;
             }
+        }
         if (up_to + then <= lb.cut) continue;
         const std::size_t x = path[i];
         lb.cut = up_to + then;
