@@ -136,7 +136,7 @@ bool loads_into_cmx(const Model& m, std::size_t t) {
 // segments between tasks of the chain (below). Along a chain the ancestors grow and the descendants
 // shrink, so each of the two sweeps visits every task once.
 void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std::vector<double>& head, const std::vector<double>& tail,
-               const std::vector<std::size_t>& path, const std::vector<std::size_t>& order, std::size_t most, LowerBound& lb) {
+               const std::vector<std::size_t>& path, const std::vector<std::size_t>& order, std::size_t most, std::size_t early, LowerBound& lb) {
     const std::size_t n = m.list.tasks.size(), queues = m.queues.size(), len = path.size();
     const double ddr_rate = m.target.ddr_bytes_per_cycle;
     struct Part {
@@ -152,6 +152,27 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
         if (double(ddr_bytes + excess) / ddr_rate > p.cycles) p = {double(ddr_bytes + excess) / ddr_rate, "DDR", i, excess};
         return p;
     };
+    // The chain tasks tried as X_a and X_b: all of them, or as many spread along the chain (any
+    // of them gives a bound; the pairs' work is quadratic in their number).
+    std::vector<std::size_t> cand;
+    if (len <= most) {
+        for (std::size_t i = 0; i < len; ++i) cand.push_back(i);
+    } else {
+        for (std::size_t k = 0; k < most; ++k) cand.push_back(k * (len - 1) / (most - 1));
+    }
+    const std::size_t K = cand.size();
+    std::vector<long> cand_of(len, -1);
+    for (std::size_t b = 0; b < K; ++b) cand_of[cand[b]] = long(b);
+    // Per candidate and queue, the `early` tasks of the least figures among a set of them (below),
+    // in ascending order: each is kept with (figure, task).
+    using Least = std::vector<std::pair<double, std::size_t>>;
+    auto see = [early](Least& v, double f, std::size_t t) {
+        if (early == 0 || (v.size() == early && !(f < v.back().first))) return;
+        v.insert(std::upper_bound(v.begin(), v.end(), f, [](double x, const std::pair<double, std::size_t>& p) { return x < p.first; }), {f, t});
+        if (v.size() > early) v.pop_back();
+    };
+    // start_least: the ancestors of X (and X) by their least start (head - d), for F.
+    std::vector<Least> start_least(K * queues);
     // F: up to each p_i's end. Per queue, also the work of p_i with its ancestors (busy_a) and
     // the least time before one of them can start (first_a: head - d).
     std::vector<Part> before(len);
@@ -160,6 +181,7 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
     {
         std::vector<bool> in(n, false);
         std::vector<double> busy(queues, 0.0), first(queues, none);
+        std::vector<Least> starts(queues);
         std::int64_t bytes = 0;
         std::vector<std::size_t> stack;
         auto add = [&](std::size_t t) {
@@ -167,6 +189,7 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
             const std::size_t q = std::size_t(m.queue_of[t]);
             busy[q] += c.shortest[t];
             first[q] = std::min(first[q], head[t] - c.shortest[t]);
+            see(starts[q], head[t] - c.shortest[t], t);
             bytes += c.ddr_bytes[t];
         };
         for (std::size_t i = 0; i < len; ++i) {
@@ -189,6 +212,7 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
             add(x);
             std::copy(busy.begin(), busy.end(), busy_a.begin() + std::ptrdiff_t(i * queues));
             std::copy(first.begin(), first.end(), first_a.begin() + std::ptrdiff_t(i * queues));
+            if (cand_of[i] >= 0) std::copy(starts.begin(), starts.end(), start_least.begin() + std::ptrdiff_t(std::size_t(cand_of[i]) * queues));
         }
     }
     // G: from each p_i's end.
@@ -250,26 +274,20 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
         if (pos[t] >= 0) hi[t] = pos[t];
         for (std::size_t s : df.succs[t]) hi[t] = std::min(hi[t], hi[s]);
     }
-    // The chain tasks tried as X_a and X_b: all of them, or as many spread along the chain (any
-    // of them gives a bound; the pairs' work is quadratic in their number).
-    std::vector<std::size_t> cand;
-    if (len <= most) {
-        for (std::size_t i = 0; i < len; ++i) cand.push_back(i);
-    } else {
-        for (std::size_t k = 0; k < most; ++k) cand.push_back(k * (len - 1) / (most - 1));
-    }
-    const std::size_t K = cand.size();
     // per task: the last candidate it descends from and the first it is an ancestor of (or is)
     std::vector<std::vector<std::size_t>> by_hi(K);
-    std::vector<long> lo_c(n, -1);
+    std::vector<long> lo_c(n, -1), hi_c(n, long(K));
     for (std::size_t t = 0; t < n; ++t) {
         if (lo[t] < 0 || hi[t] >= long(len)) continue;
         const auto l = std::upper_bound(cand.begin(), cand.end(), std::size_t(lo[t]));
         const auto h = std::lower_bound(cand.begin(), cand.end(), std::size_t(hi[t]));
         if (l == cand.begin() || h == cand.end()) continue;
         lo_c[t] = long(l - cand.begin()) - 1;
-        by_hi[std::size_t(h - cand.begin())].push_back(t);
+        hi_c[t] = long(h - cand.begin());
+        by_hi[std::size_t(hi_c[t])].push_back(t);
     }
+    // whether task t is among those of the segment from candidate a to b
+    auto in_segment = [&](std::size_t t, std::size_t a, std::size_t b) { return lo_c[t] >= long(a) && lo_c[t] < long(b) && hi_c[t] <= long(b); };
     // A queue's tasks of a segment all start after the first of them can, and end before the last
     // must: e(X_b) - e(X_a) is at least (the least time from e(X_a) to the start of one of them) +
     // their work + (the least time from the end of one of them to e(X_b)). The first is at least
@@ -279,6 +297,9 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
     // (first_a, the queue's work up to X's end, trail) and G (lead, the work of X's descendants,
     // `last`: the least tail - d over them, each a path from a task's end to the makespan's).
     std::vector<double> lead(K * queues, none), trail(K * queues, none), last(K * queues, none);
+    // The same per task, the `early` least of each: head_least (lead) and last_least (last) among
+    // the descendants of X, trail_least among its ancestors and X.
+    std::vector<Least> head_least(K * queues), last_least(K * queues), trail_least(K * queues);
     {
         std::vector<std::size_t> at(n);
         for (std::size_t k = 0; k < order.size(); ++k) at[order[k]] = k;
@@ -296,9 +317,12 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
                 const std::size_t q = b * queues + std::size_t(m.queue_of[t]);
                 lead[q] = std::min(lead[q], d);
                 last[q] = std::min(last[q], tail[t] - c.shortest[t]);
+                see(head_least[q], d, t);
+                see(last_least[q], tail[t] - c.shortest[t], t);
             }
             dist[x] = 0.0;
             trail[b * queues + std::size_t(m.queue_of[x])] = 0.0;
+            see(trail_least[b * queues + std::size_t(m.queue_of[x])], 0.0, x);
             for (std::size_t k = at[x]; k-- > 0;) {
                 const std::size_t t = order[k];
                 if (hi[t] > i) continue;
@@ -309,15 +333,40 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
                 dist[t] = d;
                 double& l = trail[b * queues + std::size_t(m.queue_of[t])];
                 l = std::min(l, d);
+                see(trail_least[b * queues + std::size_t(m.queue_of[t])], d, t);
             }
         }
     }
-    // The largest over the queues with work of lead + work + trail (rows of `queues` figures), and
-    // that queue (-1: none above `floor`).
-    auto queue_span = [&](const double* before_first, const double* work, const double* after_last, double floor) {
+    // One queue's figure for a set of its tasks (work > 0): lead + work + trail. It holds for every
+    // subset as well: the set less some tasks of least lead ends no earlier than the least lead
+    // among the rest + their work + trail (and alike at the other side). `firsts` (`lasts`) are the
+    // tasks of least lead (trail) of a superset, ascending; each of them in the set (`in_set`)
+    // gives its figure + the set's work less that of the ones before it in the set + the other
+    // side's least figure (a one-machine bound by heads and tails).
+    auto span_of = [&](double before_first, double work, double after_last, const Least& firsts, const Least& lasts, double floor, auto&& in_set) {
+        double v = before_first + work + after_last;
+        auto refine = [&](const Least& least, double other) {
+            if (least.empty() || least.back().first + work + other <= std::max(v, floor)) return;
+            double gone = 0.0;
+            for (const auto& [f, t] : least) {
+                if (!in_set(t)) continue;
+                v = std::max(v, f + (work - gone) + other);
+                gone += c.shortest[t];
+            }
+        };
+        refine(firsts, after_last);
+        refine(lasts, before_first);
+        return v;
+    };
+    // The largest over the queues with work of their figures (rows of `queues` each) for a set
+    // that holds every task `firsts` and `lasts` list, and that queue (-1: none above `floor`).
+    auto queue_span = [&](const double* before_first, const double* work, const double* after_last, const Least* firsts, const Least* lasts, double floor) {
         std::pair<double, long> top{floor, -1};
-        for (std::size_t q = 0; q < queues; ++q)
-            if (work[q] > 0 && before_first[q] + work[q] + after_last[q] > top.first) top = {before_first[q] + work[q] + after_last[q], long(q)};
+        for (std::size_t q = 0; q < queues; ++q) {
+            if (work[q] <= 0) continue;
+            const double v = span_of(before_first[q], work[q], after_last[q], firsts[q], lasts[q], top.first, [](std::size_t) { return true; });
+            if (v > top.first) top = {v, long(q)};
+        }
         return top;
     };
     const std::size_t Q = queues + 1;  // the queues and DDR
@@ -331,7 +380,8 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
             acc[std::size_t(lo_c[t]) * Q + std::size_t(m.queue_of[t])] += c.shortest[t];
             acc[std::size_t(lo_c[t]) * Q + queues] += double(c.ddr_bytes[t]) / ddr_rate;
         }
-        const auto from_start = queue_span(&first_a[cand[b] * queues], &busy_a[cand[b] * queues], &trail[b * queues], before[cand[b]].cycles);
+        const auto from_start = queue_span(&first_a[cand[b] * queues], &busy_a[cand[b] * queues], &trail[b * queues], &start_least[b * queues],
+                                           &trail_least[b * queues], before[cand[b]].cycles);
         best[b] = from_start.first;
         if (from_start.second >= 0) first_term[b] = m.queues[std::size_t(from_start.second)];
         init[b] = best[b];
@@ -341,7 +391,9 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
             std::size_t at = Q;  // the chain
             for (std::size_t q = 0; q < Q; ++q) {
                 sum[q] += acc[a * Q + q];
-                const double v = q < queues && sum[q] > 0 ? lead[a * queues + q] + sum[q] + trail[b * queues + q] : sum[q];
+                const double v = q < queues && sum[q] > 0 ? span_of(lead[a * queues + q], sum[q], trail[b * queues + q], head_least[a * queues + q],
+                                                                    trail_least[b * queues + q], seg, [&](std::size_t t) { return in_segment(t, a, b); })
+                                                            : sum[q];
                 if (v > seg) {
                     seg = v;
                     at = q;
@@ -359,8 +411,6 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
     };
     // the largest B(p_i) + G(p_i), the last along the chain on a tie (B = F and G as they are off
     // the candidates)
-    std::vector<long> cand_of(len, -1);
-    for (std::size_t b = 0; b < K; ++b) cand_of[cand[b]] = long(b);
     for (std::size_t i = len; i-- > 0;) {
         const long b = cand_of[i];
         const double up_to = b >= 0 ? best[std::size_t(b)] : before[i].cycles;
@@ -368,7 +418,8 @@ void cut_along(const Model& m, const TaskCosts& c, const DataFlow& df, const std
         std::string then_term = term(after[i], i, "after");
         std::int64_t excess = after[i].excess;
         if (b >= 0) {
-            const auto to_end = queue_span(&lead[std::size_t(b) * queues], &busy_d[i * queues], &last[std::size_t(b) * queues], then);
+            const auto to_end = queue_span(&lead[std::size_t(b) * queues], &busy_d[i * queues], &last[std::size_t(b) * queues],
+                                           &head_least[std::size_t(b) * queues], &last_least[std::size_t(b) * queues], then);
             if (to_end.second >= 0) {
                 then = to_end.first;
                 then_term = m.queues[std::size_t(to_end.second)];
@@ -479,7 +530,7 @@ DataFlow data_flow(const Model& m, const std::vector<std::size_t>& order) {
     return df;
 }
 
-LowerBound lower_bound(const Model& m, const TaskCosts& c, const std::vector<std::size_t>& order, std::size_t pair_tasks) {
+LowerBound lower_bound(const Model& m, const TaskCosts& c, const std::vector<std::size_t>& order, std::size_t pair_tasks, std::size_t early_tasks) {
     const TaskList& list = m.list;
     const Target& target = m.target;
     const std::size_t n = list.tasks.size();
@@ -540,7 +591,7 @@ LowerBound lower_bound(const Model& m, const TaskCosts& c, const std::vector<std
         path.push_back(best);
     }
     std::reverse(path.begin(), path.end());
-    cut_along(m, c, df, head, tail, path, order, pair_tasks, lb);
+    cut_along(m, c, df, head, tail, path, order, pair_tasks, early_tasks, lb);
     return lb;
 }
 

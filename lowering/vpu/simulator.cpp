@@ -444,7 +444,7 @@ SimulationResult simulate(const TaskList& list, const Target& target, const Simu
 
     // The lower bound (sim_bound.cpp) and the DDR traffic by role, from the static figures.
     const TaskCosts costs = task_costs(m, r.cycles);
-    if (!options.makespan_only) r.bound = lower_bound(m, costs, *order, std::max<std::size_t>(2, options.cut_pair_tasks));
+    if (!options.makespan_only) r.bound = lower_bound(m, costs, *order, std::max<std::size_t>(2, options.cut_pair_tasks), options.cut_early_tasks);
     r.queues.resize(m.queues.size());
     for (std::size_t q = 0; q < m.queues.size(); ++q) {
         r.queues[q].name = m.queues[q];

@@ -67,6 +67,9 @@ struct SimulateOptions {
     // The lower bound's cut tries segments between pairs of at most this many tasks of its chain,
     // spread along it (all of them on a shorter chain; at least 2).
     std::size_t cut_pair_tasks = 2048;
+    // A queue's figure in the cut also leaves out up to this many of its tasks of least lead or
+    // trail (those that can start first or must end last), one at a time (0: none).
+    std::size_t cut_early_tasks = 16;
 };
 
 struct TaskTime {

@@ -106,7 +106,8 @@ struct DataFlow {
 DataFlow data_flow(const Model& m, const std::vector<std::size_t>& order);
 
 // The four terms and the list's chain (LowerBound) of a valid list; `order` is topological; the
-// cut's segments join pairs of at most `pair_tasks` (>= 2) tasks of its chain.
-LowerBound lower_bound(const Model& m, const TaskCosts& c, const std::vector<std::size_t>& order, std::size_t pair_tasks);
+// cut's segments join pairs of at most `pair_tasks` (>= 2) tasks of its chain; a queue's figure
+// leaves out up to `early_tasks` of its tasks of least lead or trail (0: none).
+LowerBound lower_bound(const Model& m, const TaskCosts& c, const std::vector<std::size_t>& order, std::size_t pair_tasks, std::size_t early_tasks);
 
 }  // namespace nnef::vpu::simulator_cpp
