@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
 
 #include "common/compare.hpp"
 #include "lowering/vpu/simulator.hpp"
@@ -469,19 +470,15 @@ TEST_SUITE("vpu") {
         CHECK(b.cut_before == doctest::Approx(7784));
         CHECK(b.cut_after == doctest::Approx(0));
         CHECK(b.cut_before_term == "4 segments");
+        // (task, cycles, term) of each segment, in order along the chain
+        const std::tuple<long, double, const char*> segments[] = {{3, 2596, "SHAVE0.0"}, {6, 2592, "SHAVE0.1"}, {9, 2592, "SHAVE0.0"}, {10, 4, "chain"}};
         REQUIRE(b.cut_segments.size() == 4);
-        CHECK(b.cut_segments[0].task == 3);
-        CHECK(b.cut_segments[0].cycles == doctest::Approx(2596));
-        CHECK(b.cut_segments[0].term == "SHAVE0.0");
-        CHECK(b.cut_segments[1].task == 6);
-        CHECK(b.cut_segments[1].cycles == doctest::Approx(2592));
-        CHECK(b.cut_segments[1].term == "SHAVE0.1");
-        CHECK(b.cut_segments[2].task == 9);
-        CHECK(b.cut_segments[2].cycles == doctest::Approx(2592));
-        CHECK(b.cut_segments[2].term == "SHAVE0.0");
-        CHECK(b.cut_segments[3].task == 10);
-        CHECK(b.cut_segments[3].cycles == doctest::Approx(4));
-        CHECK(b.cut_segments[3].term == "chain");
+        for (std::size_t k = 0; k < 4; ++k) {
+            CAPTURE(k);
+            CHECK(b.cut_segments[k].task == std::get<0>(segments[k]));
+            CHECK(b.cut_segments[k].cycles == doctest::Approx(std::get<1>(segments[k])));
+            CHECK(b.cut_segments[k].term == std::get<2>(segments[k]));
+        }
         // Pairs among two tasks of the chain alone (its first and last, T0 and T1): no segment
         // between them beats the cuts at single tasks, F(J2) + G(J2) = 6464.
         SimulateOptions o;
