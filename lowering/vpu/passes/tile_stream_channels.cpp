@@ -48,7 +48,7 @@ bool channel_local(const Module& m, const std::vector<std::size_t>& ts, std::siz
 
 // The channel chunk of NCE layer `l` computed whole on one cluster (all rows, chunks of `align`
 // output channels' multiples) whose tile fits `budget`: its inputs, a chunk's weights and table
-// and its result; 0 when none fits.
+// and its result, in the fewest such chunks, of equal size; 0 when none fits.
 std::int64_t whole_chunk(const Module& m, const Layer& l, std::int64_t budget) {
     const std::int64_t align = m.target.nce_channel_alignment;
     const std::int64_t C = l.output.shape[3], oes = element_size(m.tensors[std::size_t(l.output.tensor)].dtype);
@@ -62,7 +62,13 @@ std::int64_t whole_chunk(const Module& m, const Layer& l, std::int64_t budget) {
     }
     if (in + align * per_channel > budget) return 0;
     const std::int64_t cc = std::min(C, (budget - in) / per_channel / align * align);
-    return cc >= C ? C : cc;
+    if (cc >= C) return C;
+    // the fewest chunks that fit, made equal (multiples of `align`): ConvNeXt-tiny's stage-4 partial
+    // sums (768 output channels) in 384 + 384 rather than 512 + 256, 8984421 -> 8923346 cycles
+    // (docs/schedule.md step 45): one size of weights buffer (295 KB) for every chunk, which the
+    // allocator places where the larger one (393 KB) found no freed bytes its load need not wait for
+    const std::int64_t n = (C + cc - 1) / cc;
+    return ((C + n - 1) / n + align - 1) / align * align;
 }
 
 // The layers after a chain streamed in channel parts (its last result `x`, part k of `parts` on

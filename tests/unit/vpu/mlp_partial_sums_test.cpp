@@ -27,21 +27,24 @@ using I = std::vector<std::int64_t>;
 // -> MATMUL (384 outputs). With `exp` false the chain has no EXP (a plain product), with `tokens`
 // the MLP's rows (196 in stage 3; 3136 in stage 1, where the first conv's weights do not outweigh
 // its input).
-Graph mlp(bool exp, std::int64_t tokens = 196) {
-    const std::int64_t side = tokens == 196 ? 14 : 56;
-    const I s{1, side, side, 1536};
+// With `channels` the MLP's width (its hidden layer four times as wide: 768 in stage 4, 7 x 7).
+Graph mlp(bool exp, std::int64_t tokens = 196, std::int64_t channels = 384) {
+    const std::int64_t side = tokens == 196 ? 14 : tokens == 49 ? 7 : 56, hidden = 4 * channels;
+    const I s{1, side, side, hidden};
     Graph g;
     g.name = "mlp";
-    const ValueId x = g.add_value(f32({1, tokens, 384}), "x");
+    const ValueId x = g.add_value(f32({1, tokens, channels}), "x");
     g.main().inputs = {x};
-    const ValueId y = g.add_op(0, OpKind::MATMUL, {x, constant(g, {1, 384, 1536}, 31, 0.05f), zero(g), zero(g)}, {f32({1, tokens, 1536})}).outputs[0];
+    const ValueId y =
+        g.add_op(0, OpKind::MATMUL, {x, constant(g, {1, channels, hidden}, 31, 0.05f), zero(g), zero(g)}, {f32({1, tokens, hidden})}).outputs[0];
     const ValueId r = g.add_op(0, OpKind::RESHAPE, {y, g.add_const_shape(0, s)}, {f32(s)}).outputs[0];
     const ValueId u = mul(g, r, fixed(g, 0.70710678f), s);
     const ValueId t = unary(g, OpKind::RECIPROCAL, add(g, mul(g, unary(g, OpKind::ABS, u, s), fixed(g, 0.3275911f), s), fixed(g, 1.0f), s), s);
     const ValueId e = exp ? unary(g, OpKind::EXP, mul(g, mul(g, u, fixed(g, -1.0f), s), u, s), s) : mul(g, u, u, s);
     const ValueId gelu = mul(g, add(g, mul(g, t, e, s), u, s), r, s);
-    const ValueId h = g.add_op(0, OpKind::RESHAPE, {gelu, g.add_const_shape(0, {1, tokens, 1536})}, {f32({1, tokens, 1536})}).outputs[0];
-    const ValueId z = g.add_op(0, OpKind::MATMUL, {h, constant(g, {1, 1536, 384}, 32, 0.02f), zero(g), zero(g)}, {f32({1, tokens, 384})}).outputs[0];
+    const ValueId h = g.add_op(0, OpKind::RESHAPE, {gelu, g.add_const_shape(0, {1, tokens, hidden})}, {f32({1, tokens, hidden})}).outputs[0];
+    const ValueId z =
+        g.add_op(0, OpKind::MATMUL, {h, constant(g, {1, hidden, channels}, 32, 0.02f), zero(g), zero(g)}, {f32({1, tokens, channels})}).outputs[0];
     output_z(g, z);
     return g;
 }
@@ -107,6 +110,32 @@ TEST_SUITE("vpu") {
         }
         CHECK(adds == 7);
         CHECK(across == 1);
+    }
+
+    TEST_CASE("a partial sum too wide for one tile runs in the fewest chunks of its output channels that fit, of equal size") {
+        // ConvNeXt's stage 4 (7 x 7 x 768, hidden 3072): a partial sum reads 7 x 7 x 384 (37632
+        // bytes) and takes 882 bytes per output channel (its weights' 384 inputs, 49 results, a
+        // table row), so at most 512 of its 768 channels fit a tile's 495616 bytes: two chunks,
+        // 384 each (docs/schedule.md step 45; before, 512 and 256)
+        const Graph g = mlp(true, 49, 768);
+        vpu::ir::Module m;
+        graph_until(m, g, "tile");
+        const std::map<int, std::size_t> parts = partial_layers(m);
+        REQUIRE(parts.size() == 8);
+        for (const auto& [j, li] : parts) {
+            const int part = j;  // (a structured binding cannot be captured before C++20)
+            CAPTURE(part);
+            std::vector<std::int64_t> chans;
+            std::int64_t next = 0;
+            for (const auto& tl : m.tiles)
+                if (tl.layer == std::int64_t(li)) {
+                    CHECK(tl.ch0 == next);
+                    next += tl.chans;
+                    chans.push_back(tl.chans);
+                }
+            CHECK(next == 768);
+            CHECK(chans == std::vector<std::int64_t>{384, 384});
+        }
     }
 
     TEST_CASE("the first wave's partial sums run beside the second wave's SHAVE kernels, reading the parts in CMX") {
