@@ -113,7 +113,8 @@ TEST_CASE("nnef-to-vpu schedule: the corpus models beyond 1.20x of the lower bou
     CHECK(s.ratio >= 1.0);
     CHECK_MESSAGE(s.ratio > 1.20, dir << " is within 1.20x now: move it to the models that reach it");
     CHECK(chain > 1.20 * s.bound);
-    // and within today's makespan plus 1% (8984421 cycles since docs/schedule.md step 42, stage 1's
+    // and within today's makespan plus 1% (8923346 cycles since docs/schedule.md step 45, stage 4's
+    // partial sums in equal chunks; 8984421 after step 42, stage 1's
     // runs led by their MLP convs in the wavefront; 9386247 after step 41, the tables of alike rows
     // cut; 9383740 after step 40, the
     // prefetch beyond the next NCE layer; 9454646 after step 39, no
@@ -125,7 +126,7 @@ TEST_CASE("nnef-to-vpu schedule: the corpus models beyond 1.20x of the lower bou
     // which moved most of its SHAVE work to the NCE and halved its bound; 21284649 before): a
     // makespan, not a ratio, since its bound falls with every kernel the NCE takes and every padded
     // cuboid it no longer computes
-    CHECK(s.makespan <= 9074300.0);
+    CHECK(s.makespan <= 9012580.0);
 }
 
 TEST_CASE("nnef-to-vpu schedule: ShuffleNet v2's channel split and shuffle stay in CMX (no spills), fp16 and int8") {
