@@ -6,26 +6,68 @@
 // a region a tile goes into the list as soon as the rows it reads are written (and, estimated, when
 // its engine would be free), so the head's rows are computed while the run's later waves are, on
 // the NCE while it would wait for `exp`, and the next run finds its first waves' inputs ready.
+// A run's 1x1 conv too wide to lead it (stage 2's, 295 KB of weights in two chunks of output
+// channels) takes its bands of rows one after the other, chunk c on cluster c, and so joins the
+// region: its bands go while the run before computes (docs/schedule.md step 46).
+#include <algorithm>
+#include <map>
+#include <set>
+
 #include "lowering/vpu/passes/scheduler.hpp"
 #include "lowering/vpu/passes/shave_parts.hpp"
 #include "lowering/vpu/simulator.hpp"
 
 namespace nnef::vpu::ir::schedule_impl {
 
-std::size_t split_run_rows(Module& m, const std::vector<std::pair<std::size_t, std::size_t>>& runs, bool lead_convs) {
-    std::vector<bool> split(m.layers.size(), false);
+bool conv_bands(const Module& m, std::size_t li) {
+    const Layer& c = m.layers[li];
+    if (c.exec != Exec::nce || c.nce_op != NceOp::conv || c.output.shape.size() != 4) return false;
+    std::map<std::int64_t, std::set<std::pair<std::int64_t, std::int64_t>>> bands;  // chunk -> its (row0, rows)
+    std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> chans;           // chunk -> (ch0, chans)
+    for (const Tile& tl : m.tiles) {
+        if (std::size_t(tl.layer) != li) continue;
+        bands[tl.channel_tile].insert({tl.row0, tl.rows});
+        const auto it = chans.emplace(tl.channel_tile, std::make_pair(tl.ch0, tl.chans)).first;
+        if (it->second != std::make_pair(tl.ch0, tl.chans)) return false;
+    }
+    if (bands.size() != std::size_t(m.target.clusters) || bands.begin()->second.size() < 2) return false;
+    std::int64_t next = 0, k = 0;
+    for (const auto& [chunk, rows] : bands) {
+        if (chunk != k++ || rows != bands.begin()->second || chans.at(chunk).first != next) return false;
+        next += chans.at(chunk).second;
+    }
+    return next == c.output.shape[3];
+}
+
+std::size_t split_run_rows(Module& m, const std::vector<std::pair<std::size_t, std::size_t>>& runs, bool lead_convs, bool bands) {
+    std::vector<bool> split(m.layers.size(), false), banded(m.layers.size(), false);
     std::size_t convs = 0;
     for (const auto& [a, b] : runs) {
         for (std::size_t li = a; li <= b; ++li) split[li] = true;
         if (lead_convs && lead_conv_rows(m, a, b, 1)) {
             split[a - 1] = true;
             ++convs;
+        } else if (bands && a > 0 && conv_bands(m, a - 1)) {
+            banded[a - 1] = true;
         }
     }
     std::vector<std::int64_t> count(m.layers.size(), 0);  // the layer's parts so far (the cluster of the next)
     std::vector<Tile> tiles;
     for (const Tile& tl : m.tiles) {
         const std::size_t li = std::size_t(tl.layer);
+        if (banded[li]) {
+            // all the layer's tiles where its first was, band by band, each chunk on its cluster
+            if (count[li]++ > 0) continue;
+            std::vector<Tile> own;
+            for (const Tile& x : m.tiles)
+                if (std::size_t(x.layer) == li) own.push_back(x);
+            std::stable_sort(own.begin(), own.end(), [](const Tile& p, const Tile& q) { return p.row0 != q.row0 ? p.row0 < q.row0 : p.ch0 < q.ch0; });
+            for (Tile& x : own) {
+                x.cluster = x.channel_tile % m.target.clusters;
+                tiles.push_back(x);
+            }
+            continue;
+        }
         if (!split[li]) {
             tiles.push_back(tl);
             continue;
@@ -50,11 +92,24 @@ bool Scheduler::row_tiles(std::size_t li) const {
     const auto it = tiles_of.find(std::int64_t(li));
     if (it == tiles_of.end()) return false;
     std::int64_t next = 0;
-    for (std::size_t ti : it->second) {
-        const Tile& tl = m.tiles[ti];
-        const bool all = l.exec == Exec::nce ? tl.ch0 == 0 && tl.chans == l.output.shape[3] : tl.split_dim == 1;
-        if (!all || tl.row0 != next || tl.rows <= 0) return false;
-        next += tl.rows;
+    const std::vector<std::size_t>& ts = it->second;
+    for (std::size_t k = 0; k < ts.size();) {
+        const Tile& band = m.tiles[ts[k]];
+        if (band.row0 != next || band.rows <= 0) return false;
+        if (l.exec == Exec::shave) {
+            if (band.split_dim != 1) return false;
+            ++k;
+        } else {
+            // the band's tiles: consecutive chunks of all its channels
+            std::int64_t ch = 0;
+            for (; k < ts.size() && m.tiles[ts[k]].row0 == band.row0; ++k) {
+                const Tile& tl = m.tiles[ts[k]];
+                if (tl.rows != band.rows || tl.ch0 != ch) return false;
+                ch += tl.chans;
+            }
+            if (ch != l.output.shape[3]) return false;
+        }
+        next += band.rows;
     }
     return next == l.output.shape[1];
 }
@@ -182,14 +237,15 @@ bool Scheduler::emit_region(std::size_t id) {
         if (next != nce_order.end()) load_weights(*next, std::size_t(t.clusters));
         load_early(li);
     };
-    // the estimated end of the task computing a tile's rows (the one just added), per row
+    // the estimated end of the tasks computing a tile's rows (the one just added), per row (a band
+    // of channel chunks: the last of them)
     auto record = [&](const Tile& tl) {
         const Layer& l = m.layers[std::size_t(tl.layer)];
         if (m.tasks.empty() || m.tasks.back().kind == TaskKind::DMA) return;
         std::vector<double>& times = region_time[l.output.tensor];
         times.resize(std::size_t(l.output.shape[1]), 0.0);
         const double end = free_at[m.tasks.back().queue];
-        for (std::int64_t r = tl.row0; r < tl.row0 + tl.rows && r < l.output.shape[1]; ++r) times[std::size_t(r)] = end;
+        for (std::int64_t r = tl.row0; r < tl.row0 + tl.rows && r < l.output.shape[1]; ++r) times[std::size_t(r)] = std::max(times[std::size_t(r)], end);
     };
     auto mark = [&](std::size_t li, std::size_t n) {
         const auto& ts = tiles_of.at(std::int64_t(li));
@@ -299,9 +355,14 @@ bool Scheduler::emit_region(std::size_t id) {
             if (run < 0) {
                 const auto& ts = tiles_of.at(std::int64_t(li));
                 std::size_t& k = done[li - a];
+                std::vector<int> emitted(std::size_t(t.clusters), 0);  // an NCE layer's tiles this sweep, per cluster
                 for (; k < ts.size(); ++k) {
+                    const Tile& tl = m.tiles[ts[k]];
+                    const bool nce = m.layers[li].exec == Exec::nce;
+                    if (nce && !force && region_tiles_per_sweep > 0 && emitted[std::size_t(tl.cluster)] >= region_tiles_per_sweep) break;
                     double at = 0.0;
-                    if (!region_ready(m.tiles[ts[k]], a, li, li, &at) || (!force && at > queue_free(m.tiles[ts[k]], -1))) break;
+                    if (!region_ready(tl, a, li, li, &at) || (!force && at > queue_free(tl, -1))) break;
+                    if (nce) ++emitted[std::size_t(tl.cluster)];
                     emit(-1, li, k);
                     progress = true;
                 }

@@ -466,7 +466,8 @@ struct Scheduler {
     std::vector<std::vector<std::int64_t>> held_live;  // per layer and cluster: bytes of held results live
     // schedule_wavefront.cpp (docs/schedule.md step 35): regions of layers emitted as a wavefront.
     // A region is a maximal sequence of layers of one plane (H x W, one image), each split over rows
-    // only, with a pipelined run (`heavy_run`) and layers after it: ConvNeXt's stages 1-2, where in
+    // only (an NCE layer's bands of rows may each be in chunks of channels: `row_tiles`), with a
+    // pipelined run (`heavy_run`) and layers after it: ConvNeXt's stages 1-2, where in
     // layer order the next block's 7x7 dwconv, layer norms and first MLP conv wait for the whole of
     // the block before, the SHAVE engines idle meanwhile. In a region the list is made in sweeps
     // over its layers, a tile going in when the rows it reads are written and (estimated) its engine
@@ -478,12 +479,17 @@ struct Scheduler {
     // parts (`split_run_rows` with lead convs; docs/schedule.md step 42): the conv's rows are made in
     // stage 0 of the wave that reads them and stay in CMX, never stored
     bool lead_convs = false;
+    // the most tiles a layer outside the runs puts into one cluster's NCE queue in a sweep (0: all
+    // whose rows are written), so that a pipelined run's next iteration goes between them
+    // (docs/schedule.md step 46)
+    int region_tiles_per_sweep = 3;
     std::vector<std::pair<std::size_t, std::size_t>> regions;  // first and last layers (planned with `wavefront` off too)
     std::vector<std::int64_t> region_at;                        // per layer: the region it starts, or -1
     std::map<int, std::int64_t> region_rows;                    // per result in the region being emitted: rows [0, n) written
     std::map<int, std::vector<double>> region_time;             // per such result: the estimated end of each row's task
     void plan_regions();
-    // Whether layer `li`'s tiles are row tiles in row order, each of all channels, covering its rows.
+    // Whether layer `li`'s tiles are row tiles in row order covering its rows, each of all channels
+    // or (an NCE layer) bands of rows whose tiles are consecutive chunks of all channels.
     bool row_tiles(std::size_t li) const;
     // Whether run `id` is pipelined in a region: its parts' SHAVE kernels take at least ten times a
     // task's fixed cost, it has more than a wave of parts and two stages.
@@ -513,8 +519,15 @@ struct Scheduler {
 // schedule_wavefront.cpp: the tiles of the layers of `runs` (first and last layers: runs in row
 // parts) split into parts of one row each, dealt round the clusters; with `lead_convs`, also those
 // of the dense 1x1 conv before a run that can lead it (shave_parts.hpp `lead_conv_rows`: then
-// schedule with Scheduler::lead_convs). Returns the number of such convs.
-std::size_t split_run_rows(Module& m, const std::vector<std::pair<std::size_t, std::size_t>>& runs, bool lead_convs = false);
+// schedule with Scheduler::lead_convs). With `bands`, a dense conv before a run that does not lead
+// it, in as many chunks of output channels as there are clusters over bands of rows, has its tiles
+// band by band, chunk c on cluster c (`conv_bands`, docs/schedule.md step 46). Returns the number
+// of leading convs.
+std::size_t split_run_rows(Module& m, const std::vector<std::pair<std::size_t, std::size_t>>& runs, bool lead_convs = false,
+                           bool bands = true);
+// Whether layer `li` is a dense conv in as many chunks of output channels as there are clusters
+// (equal, in channel order), each over the same bands of rows, more bands than clusters.
+bool conv_bands(const Module& m, std::size_t li);
 
 // schedule_choose.cpp (docs/schedule.md step 15): the makespan the simulator gives a copy of the
 // scheduled and allocated module `m` once barriers and emission are done (infinity when a pass or

@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,7 +62,9 @@ struct Scheduled {
 // The schedule pass's first attempt, runs pipelined, in layer order or (`wavefront`) as a wavefront
 // with the regions' pipelined runs in parts of one row, as `schedule` makes it; with `lead`, each
 // run's 1x1 conv before it in its rows too, leading it (docs/schedule.md step 42).
-Scheduled attempt(const vpu::ir::Module& ready, bool wavefront, bool lead = false) {
+// With `bands` off, a run's conv in channel chunks keeps the tile pass's order (docs/schedule.md
+// step 46); `per_sweep`: Scheduler::region_tiles_per_sweep.
+Scheduled attempt(const vpu::ir::Module& ready, bool wavefront, bool lead = false, bool bands = true, int per_sweep = 3) {
     Scheduled r;
     r.m = ready;
     Diagnostics d{0};
@@ -71,18 +74,46 @@ Scheduled attempt(const vpu::ir::Module& ready, bool wavefront, bool lead = fals
         first_attempt_budgets(s, probe.target);
         s.stream_pipeline = true;
         REQUIRE(s.run());
-        const std::size_t convs = vpu::ir::schedule_impl::split_run_rows(r.m, s.region_runs(), lead);
+        const std::size_t convs = vpu::ir::schedule_impl::split_run_rows(r.m, s.region_runs(), lead, bands);
         CHECK((convs > 0) == lead);
     }
-    vpu::ir::schedule_impl::Scheduler s(r.m, d);
-    first_attempt_budgets(s, r.m.target);
-    s.stream_pipeline = true;
-    s.wavefront = wavefront;
-    s.lead_convs = lead;
-    REQUIRE(s.run());
-    REQUIRE(vpu::ir::allocate_cmx(r.m, d));
-    r.regions = s.regions;
-    r.runs = s.region_runs();
+    // at the first attempt's budgets, or as the schedule pass retries where the allocator finds no
+    // room: the largest held result live at the first buffer without a place not held (five times),
+    // then a smaller stream budget
+    for (const std::int64_t sixteenths : {12, 8, 4}) {
+        std::set<int> banned;
+        for (int bans = 0; bans <= 5 && r.runs.empty(); ++bans) {
+            r.m.tasks.clear();
+            r.m.cmx.clear();
+            vpu::ir::schedule_impl::Scheduler s(r.m, d);
+            first_attempt_budgets(s, r.m.target);
+            s.stream_budget = r.m.target.cmx_bytes / 16 * sixteenths;
+            s.banned = banned;
+            s.stream_pipeline = true;
+            s.wavefront = wavefront;
+            s.lead_convs = lead;
+            s.region_tiles_per_sweep = per_sweep;
+            REQUIRE(s.run());
+            Diagnostics trial{0};
+            if (vpu::ir::allocate_cmx(r.m, trial)) {
+                r.regions = s.regions;
+                r.runs = s.region_runs();
+                break;
+            }
+            std::int64_t at = -1;
+            for (const vpu::ir::CmxBuffer& b : r.m.cmx)
+                if (b.offset < 0 && (at < 0 || b.first < at)) at = b.first;
+            int big = -1;
+            for (const auto& [i, tensor] : s.held_tensor) {
+                const vpu::ir::CmxBuffer& b = r.m.cmx[std::size_t(i)];
+                if (b.first <= at && at <= b.last && !banned.count(tensor) && (big < 0 || b.size > r.m.cmx[std::size_t(big)].size)) big = i;
+            }
+            if (big < 0) break;
+            banned.insert(s.held_tensor.at(big));
+        }
+        if (!r.runs.empty()) break;
+    }
+    REQUIRE(!r.runs.empty());
     r.makespan = vpu::ir::schedule_impl::simulated_makespan(r.m);
     return r;
 }
@@ -197,6 +228,76 @@ TEST_SUITE("vpu") {
         MESSAGE("makespan as a wavefront " << wave.makespan << ", its runs led by their convs " << led.makespan);
         REQUIRE(wave.makespan < 1e300);
         CHECK(led.makespan < wave.makespan);
+    }
+
+    // docs/schedule.md step 46: ConvNeXt's stage 2 in small. The 1x1 conv before each run (192 ->
+    // 768 channels, 295 KB of weights) takes two chunks of output channels over bands of rows: it
+    // cannot lead its run (a part would need all 768 channels), and in the tile pass's order (every
+    // band of the first chunk, then of the second, the bands dealt round the clusters) no band is
+    // whole before the last chunk's tiles, so the conv was no region layer and the next run waited
+    // for all of it. Band by band, chunk c on cluster c, the conv joins the region: its bands go
+    // between the run before's iterations, and each cluster loads one chunk's weights.
+    TEST_CASE("a run's conv in channel chunks joins its wavefront region band by band, each chunk on its cluster") {
+        const Graph g = two_blocks(28, 192);
+        vpu::ir::Module ready;
+        ready_to_schedule(ready, g);
+        const Scheduled plain = attempt(ready, true, false, false), banded = attempt(ready, true);
+        REQUIRE(banded.runs.size() == 2);
+        const std::size_t conv = banded.runs[1].first - 1;  // the second block's 1x1 conv before its run
+        REQUIRE(ready.layers[conv].nce_op == vpu::ir::NceOp::conv);
+        CHECK(vpu::ir::schedule_impl::conv_bands(ready, conv));
+        // in the tile pass's order: chunk by chunk, bands dealt round the clusters
+        std::vector<vpu::ir::Tile> before, after;
+        for (const vpu::ir::Tile& tl : ready.tiles)
+            if (std::size_t(tl.layer) == conv) before.push_back(tl);
+        for (const vpu::ir::Tile& tl : banded.m.tiles)
+            if (std::size_t(tl.layer) == conv) after.push_back(tl);
+        REQUIRE(before.size() >= 4);
+        REQUIRE(after.size() == before.size());
+        CHECK(before[0].channel_tile == before[1].channel_tile);
+        for (std::size_t i = 0; i < after.size(); ++i) {
+            CAPTURE(i);
+            CHECK(after[i].row0 == after[i - i % 2].row0);  // two chunks a band
+            CHECK(after[i].channel_tile == std::int64_t(i % 2));
+            CHECK(after[i].cluster == std::int64_t(i % 2));
+        }
+        // one region over both blocks with it; without, it ends before that conv
+        CHECK(banded.regions.size() == 1);
+        for (const auto& [a, b] : plain.regions) CHECK((conv < a || conv > b));
+        // its first band's tasks go before the first block's last `exp` (the first block's conv and
+        // run come first in the list: counted by their tiles)
+        const std::size_t conv1 = banded.runs[0].first - 1;
+        std::size_t exp1 = 0, conv1_tiles = 0;
+        for (const vpu::ir::Tile& tl : banded.m.tiles) {
+            conv1_tiles += std::size_t(tl.layer) == conv1;
+            exp1 += ready.layers[std::size_t(tl.layer)].exec == vpu::ir::Exec::shave && ready.layers[std::size_t(tl.layer)].shave.name == "exp" &&
+                    std::size_t(tl.layer) < banded.runs[1].first;
+        }
+        std::vector<std::size_t> convs, exps;  // the 1x1 convs' tasks of 384 output channels (the chunks), `exp`
+        for (std::size_t i = 0; i < banded.m.tasks.size(); ++i) {
+            const vpu::ir::Task& t = banded.m.tasks[i];
+            if (t.op == "exp") exps.push_back(i);
+            if (t.kind == vpu::TaskKind::NCE && t.op == "conv" && t.writes[0].shape.size() == 4 && t.writes[0].shape[3] == 384) convs.push_back(i);
+        }
+        REQUIRE(convs.size() == conv1_tiles + after.size());
+        REQUIRE(exps.size() > exp1);
+        CHECK(convs[conv1_tiles] < exps[exp1 - 1]);
+        // each cluster loads the weights of its chunk only (one DMA each), where the bands dealt
+        // round the clusters had both chunks on each
+        const vpu::ir::Layer& c = ready.layers[conv];
+        auto weights_loads = [&](const vpu::ir::Module& m) {
+            std::size_t n = 0;
+            for (const vpu::ir::Task& t : m.tasks)
+                if (t.kind == vpu::TaskKind::DMA && !t.reads[0].ref.cmx && t.reads[0].ref.index == c.weights && t.reads[0].offset >= c.weights_offset &&
+                    t.reads[0].offset < c.weights_offset + c.weights_bytes())
+                    ++n;
+            return n;
+        };
+        CHECK(weights_loads(banded.m) == 2);
+        CHECK(weights_loads(plain.m) == 4);
+        MESSAGE("makespan as a wavefront " << plain.makespan << ", the conv band by band " << banded.makespan);
+        REQUIRE(plain.makespan < 1e300);
+        CHECK(banded.makespan < plain.makespan);
     }
 }
 
