@@ -55,8 +55,9 @@ std::size_t split_run_rows(Module& m, const std::vector<std::pair<std::size_t, s
     std::vector<Tile> tiles;
     for (const Tile& tl : m.tiles) {
         const std::size_t li = std::size_t(tl.layer);
-        if (banded[li]) {
+        if (banded[li] && !split[li]) {
             // all the layer's tiles where its first was, band by band, each chunk on its cluster
+            // (not a layer of a run in row parts too: those are split below)
             if (count[li]++ > 0) continue;
             std::vector<Tile> own;
             for (const Tile& x : m.tiles)
