@@ -252,9 +252,10 @@ bool emit(Module& m, Diagnostics& diags);
 // Static CMX offsets for the schedule's buffers (passes/allocate_cmx.cpp; schedule calls it, and
 // schedules again with fewer held results when it finds no room); false after reporting
 // `cmx-exhausted` into `diags`. `timed`: freed bytes judged by the buffers' estimated times
-// (`start_est`, `end_est`) instead of a count of tasks; false, with no report, where that rule
+// (`start_est`, `end_est`) instead of a count of tasks, a buffer whose last reader is a transfer
+// counted `transfer_margin` cycles later than estimated; false, with no report, where that rule
 // finds no room.
-bool allocate_cmx(Module& m, Diagnostics& diags, bool timed = false);
+bool allocate_cmx(Module& m, Diagnostics& diags, bool timed = false, double transfer_margin = 0.0);
 // Who reads and writes each DDR tensor (layers' inputs and outputs; graph outputs count as readers).
 struct TensorUses {
     std::vector<int> readers, writers;

@@ -21,7 +21,11 @@
 // in tasks, a SHAVE kernel of 76 K cycles (ConvNeXt's `exp` over a channel part) is freed as soon
 // as the 32 tasks after it are issued, and the next wave's first NCE layer written over its input
 // waited for it to end. The timed placement may find no room where the first one did (it is then
-// not used): the schedule's feasibility stays that of the placement by tasks.
+// not used): the schedule's feasibility stays that of the placement by tasks. A buffer whose last
+// reader is a transfer may count as freed `transfer_margin` cycles later than estimated: the
+// estimate takes a transfer at its cost, but it shares DDR and waits in an in-order queue behind
+// weights loads (ConvNeXt's stage-1 runs, whose first `reciprocal` on a cluster waited 40-53 K
+// cycles for the store of the layer-norm part its result was placed over: docs/schedule.md step 47).
 #include <algorithm>
 #include <limits>
 #include <utility>
@@ -43,7 +47,7 @@ using Zones = std::vector<std::pair<std::int64_t, std::int64_t>>;
 // buffer's estimated start, held results too. On failure `failed_first` is the first task of the
 // buffer that found no room.
 bool place_all(Module& m, std::int64_t recent_tasks, const Zones& plain, Diagnostics& diags, std::int64_t& failed_first,
-               bool timed = false) {
+               bool timed = false, double transfer_margin = 0.0) {
     const Target& t = m.target;
     const std::int64_t a = t.cmx_alignment;
     std::vector<std::size_t> order(m.cmx.size());
@@ -152,18 +156,20 @@ bool place_all(Module& m, std::int64_t recent_tasks, const Zones& plain, Diagnos
         }
         b.offset = at;
         if (!b.held) ring[std::size_t(b.cluster)] = at + size;
-        L.push_back({at, at + size, b.last, b.end_est});
+        // (timed: a transfer's estimated end misses the DDR it shares and the queue it waits in)
+        const bool transfer = b.last >= 0 && std::size_t(b.last) < m.tasks.size() && m.tasks[std::size_t(b.last)].kind == TaskKind::DMA;
+        L.push_back({at, at + size, b.last, b.end_est + (transfer ? transfer_margin : 0.0)});
     }
     return true;
 }
 
 }  // namespace
 
-bool allocate_cmx(Module& m, Diagnostics& diags, bool timed) {
+bool allocate_cmx(Module& m, Diagnostics& diags, bool timed, double transfer_margin) {
     constexpr std::int64_t recent_tasks = 32;  // ResNet-50 1.214x max(engine, DDR) without the rule, 1.192 with
     Diagnostics trial;
     std::int64_t failed = -1;
-    if (place_all(m, recent_tasks, {}, trial, failed, timed)) return true;
+    if (place_all(m, recent_tasks, {}, trial, failed, timed, transfer_margin)) return true;
     if (timed) {
         // where the timed rule leaves no room for a later buffer, it is dropped there as below;
         // no placement without the rule (the caller keeps the one it has)
@@ -172,7 +178,7 @@ bool allocate_cmx(Module& m, Diagnostics& diags, bool timed) {
             zones.push_back({failed - (std::int64_t(64) << round), failed});
             for (CmxBuffer& b : m.cmx) b.offset = -1;
             Diagnostics again;
-            if (place_all(m, recent_tasks, zones, again, failed, true)) return true;
+            if (place_all(m, recent_tasks, zones, again, failed, true, transfer_margin)) return true;
         }
         return false;
     }

@@ -14,6 +14,8 @@
 // tiles on the same clusters, keeps its results in CMX for it (see `resident`); other results
 // read as boxes by later layers stay in CMX until their last reader, exchanged between clusters
 // by CMX-to-CMX DMA (see `held`).
+#include <algorithm>
+
 #include "lowering/vpu/passes/scheduler.hpp"
 #include "lowering/vpu/passes/shave_parts.hpp"
 #include "lowering/vpu/passes/tile_cuboid_rows.hpp"
@@ -670,7 +672,8 @@ struct Attempt {
     // its runs software-pipelined (schedule_stream_pipeline.cpp); whether a run has two stages
     bool pipeline = false, pipelines = false;
     // its regions emitted as a wavefront (schedule_wavefront.cpp): 0 no, 1 yes, 2 yes with runs led by
-    // their 1x1 convs (Scheduler::lead_convs); the pipelined runs of its regions (first and last layers)
+    // their 1x1 convs (Scheduler::lead_convs), 3 so and a band's chunks emitted together
+    // (Scheduler::band_chunks_together); the pipelined runs of its regions (first and last layers)
     int wavefront = 0;
     std::vector<std::pair<std::size_t, std::size_t>> region_runs;
 };
@@ -679,16 +682,25 @@ struct Attempt {
 // with the scheduler's estimated times (allocate_cmx's `timed`), kept where the list simulates
 // faster; returns the makespan of the placement kept. The placement that decided the schedule
 // (budgets, held results, spills) stays the feasible one; this only moves buffers where they make
-// fewer writers wait (docs/schedule.md step 38).
+// fewer writers wait (docs/schedule.md step 38). Placed four times, with buffers last read by a
+// transfer counted freed 0, 10, 20 and 30 K cycles later than estimated (`transfer_margin`: the
+// estimates miss DDR shared by the DMA queues and the waits in them, by how much the list decides;
+// docs/schedule.md step 47), the fastest of them kept.
 double place_timed(Module& m, double current) {
-    std::vector<std::int64_t> offsets;
+    std::vector<std::int64_t> offsets, best;
     for (const CmxBuffer& b : m.cmx) offsets.push_back(b.offset);
-    Diagnostics trial;
-    if (allocate_cmx(m, trial, true)) {
+    for (const double margin : {0.0, 10000.0, 20000.0, 30000.0}) {
+        Diagnostics trial;
+        if (!allocate_cmx(m, trial, true, margin)) continue;
         const double makespan = schedule_impl::simulated_makespan(m);
-        if (makespan < current) return makespan;
+        if (makespan < current) {
+            current = makespan;
+            best.clear();
+            for (const CmxBuffer& b : m.cmx) best.push_back(b.offset);
+        }
     }
-    for (std::size_t i = 0; i < m.cmx.size(); ++i) m.cmx[i].offset = offsets[i];
+    const std::vector<std::int64_t>& kept = best.empty() ? offsets : best;
+    for (std::size_t i = 0; i < m.cmx.size(); ++i) m.cmx[i].offset = kept[i];
     return current;
 }
 
@@ -744,6 +756,7 @@ void early_loads(Module& m, Diagnostics& diags, const Attempt& a) {
         e.stream_pipeline = a.pipeline;
         e.wavefront = a.wavefront > 0;
         e.lead_convs = a.wavefront > 1;
+        e.band_chunks_together = a.wavefront > 2;
         Diagnostics trial;
         if (!e.run() || !allocate_cmx(m, trial) || ddr_stores(m) > stores) return;
         double makespan = schedule_impl::simulated_makespan(m);
@@ -799,6 +812,7 @@ bool schedule_once(Module& m, Diagnostics& diags, bool pack, bool pipeline, int 
             s.stream_pipeline = pipeline;
             s.wavefront = wavefront > 0;
             s.lead_convs = wavefront > 1;
+            s.band_chunks_together = wavefront > 2;
             if (!s.run()) return false;
             // the last resort reports the allocator's error; the others try again
             if (eighths < 0) {
@@ -928,9 +942,18 @@ bool schedule(Module& m, Diagnostics& diags) {
         const std::vector<Tile> tiles = m.tiles;
         schedule_impl::split_run_rows(m, first.region_runs);
         std::vector<Tile> kept = keep_faster(m, plain, best, true, 1) ? m.tiles : tiles;
-        // once more with each run's 1x1 conv before it in its rows, leading it (step 42)
+        // once more with each run's 1x1 conv before it in its rows, leading it (step 42), and where
+        // a run's conv goes band by band in chunks of channels (step 46), once more with a band's
+        // chunks emitted together (step 47)
         m.tiles = tiles;
-        if (schedule_impl::split_run_rows(m, first.region_runs, true) > 0 && keep_faster(m, plain, best, true, 2)) kept = m.tiles;
+        const bool bands = std::any_of(first.region_runs.begin(), first.region_runs.end(),
+                                       [&](const auto& run) { return run.first > 0 && schedule_impl::conv_bands(m, run.first - 1); });
+        if (schedule_impl::split_run_rows(m, first.region_runs, true) > 0) {
+            const std::vector<Tile> led = m.tiles;
+            if (keep_faster(m, plain, best, true, 2)) kept = m.tiles;
+            m.tiles = led;
+            if (bands && keep_faster(m, plain, best, true, 3)) kept = m.tiles;
+        }
         m.tiles = std::move(kept);
     }
     diags.append(plain);

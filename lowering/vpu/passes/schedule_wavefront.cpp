@@ -361,8 +361,10 @@ bool Scheduler::emit_region(std::size_t id) {
                     const Tile& tl = m.tiles[ts[k]];
                     const bool nce = m.layers[li].exec == Exec::nce;
                     if (nce && !force && region_tiles_per_sweep > 0 && emitted[std::size_t(tl.cluster)] >= region_tiles_per_sweep) break;
+                    // (`band_chunks_together`: a band's later chunks go with its first)
+                    const bool band = band_chunks_together && nce && k > 0 && tl.row0 == m.tiles[ts[k - 1]].row0 && tl.ch0 > 0;
                     double at = 0.0;
-                    if (!region_ready(tl, a, li, li, &at) || (!force && at > queue_free(tl, -1))) break;
+                    if (!region_ready(tl, a, li, li, &at) || (!force && !band && at > queue_free(tl, -1))) break;
                     if (nce) ++emitted[std::size_t(tl.cluster)];
                     emit(-1, li, k);
                     progress = true;

@@ -483,6 +483,10 @@ struct Scheduler {
     // whose rows are written), so that a pipelined run's next iteration goes between them
     // (docs/schedule.md step 46)
     int region_tiles_per_sweep = 3;
+    // a band's later chunks (`conv_bands`) emitted with its first, not held back for their engines'
+    // estimated free time: the band's rows are written only with its last chunk (docs/schedule.md
+    // step 47; a schedule of its own, kept where it simulates faster)
+    bool band_chunks_together = false;
     std::vector<std::pair<std::size_t, std::size_t>> regions;  // first and last layers (planned with `wavefront` off too)
     std::vector<std::int64_t> region_at;                        // per layer: the region it starts, or -1
     std::map<int, std::int64_t> region_rows;                    // per result in the region being emitted: rows [0, n) written

@@ -53,7 +53,7 @@ std::string args_for(const fs::path& m, const std::string& profile) {
 TEST_CASE("nnef-to-vpu schedule: within 1.20x of the lower bound on the corpus models that reach it") {
     NNEF_REQUIRE_CORPUS();
     NNEF_RELEASE_PASS_ONLY("the schedule is the same in both builds; nnef-to-vpu on every real model compiles and simulates these models under the sanitizers (the five largest in the Release pass only)");
-    // docs/schedule.md has every model (the others, with the reason, in the next test case)
+    // docs/schedule.md has every model (ConvNeXt-tiny, the last to come within, in the next test case)
     struct Model {
         const char* dir;
         const char* profile;
@@ -96,28 +96,29 @@ TEST_CASE("nnef-to-vpu schedule: every sample within 1.20x of the lower bound") 
     }
 }
 
-TEST_CASE("nnef-to-vpu schedule: the corpus models beyond 1.20x of the lower bound, and why") {
+TEST_CASE("nnef-to-vpu schedule: ConvNeXt-tiny within 1.20x of the lower bound, its list chain within it, no slower than today plus 1%") {
     NNEF_REQUIRE_CORPUS();
     NNEF_RELEASE_PASS_ONLY("the schedule is the same in both builds; nnef-to-vpu on every real model compiles and simulates these models under the sanitizers (the five largest in the Release pass only)");
-    // Each is still a valid run (ratio >= 1); when one comes within 1.20x, it moves to the list
-    // above. The reason is checked too: for ConvNeXt-tiny the list's own chain (its queue order and
-    // barriers, each task at its cost) was beyond 1.20x the bound until step 46; now it is within
-    // (8638528 cycles against 8773526), and the simulated run is longer than that chain by the time
-    // its transfers take beyond their costs, DDR being shared by the DMA queues (stage 4 streams
-    // 9.4 MB of weights a block). docs/schedule.md has the analysis. (DenseNet-121, MobileNet-v2,
-    // VGG-11 and ShuffleNet v2 fp16 and int8 were here, the last two with their chains within 1.20x
-    // and their runs losing more to DDR shared by the DMA queues: see the list above.)
+    // The last corpus model to come within 1.20x (docs/schedule.md step 47: 1.195x, 8738630 cycles
+    // against 7309760; 1.203x after step 46, 1.220x after step 45). It was in a test case of its
+    // own, "the corpus models beyond 1.20x of the lower bound, and why", which checked its reason:
+    // until step 46 its list's own chain (its queue order and barriers, each task at its cost) was
+    // beyond 1.20x the bound; since then the chain is within, and the simulated run is longer than
+    // that chain by the time its transfers take beyond their costs, DDR being shared by the DMA
+    // queues (stage 4 streams 9.4 MB of weights a block). (DenseNet-121, MobileNet-v2, VGG-11 and
+    // ShuffleNet v2 fp16 and int8 were there before it: see the list above.)
     const std::string dir = "real/convnext_tiny";
     CAPTURE(dir);
     const fs::path m = nnef_test::corpus_dir() / dir;
     const Schedule s = simulate(m, args_for(m, ""));
     const double chain = s.sim.at("lower_bound").at("list_chain_cycles").get<double>();
     CHECK(s.ratio >= 1.0);
-    CHECK_MESSAGE(s.ratio > 1.20, dir << " is within 1.20x now: move it to the models that reach it");
+    CHECK(s.ratio <= 1.20);
     CHECK(chain <= 1.20 * s.bound);
-    CHECK(s.makespan > chain);
-    // and within today's makespan plus 1% (8796412 cycles since docs/schedule.md step 46, stage 2's
-    // first MLP convs band by band in their wavefront regions; 8923346 after step 45, stage 4's
+    CHECK(s.makespan >= chain);
+    // and within today's makespan plus 1% (8738630 cycles since docs/schedule.md step 47, a band's
+    // chunks emitted together and the timed placement's margins for transfers; 8796412 after step
+    // 46, stage 2's first MLP convs band by band in their wavefront regions; 8923346 after step 45, stage 4's
     // partial sums in equal chunks; 8984421 after step 42, stage 1's
     // runs led by their MLP convs in the wavefront; 9386247 after step 41, the tables of alike rows
     // cut; 9383740 after step 40, the
@@ -130,7 +131,7 @@ TEST_CASE("nnef-to-vpu schedule: the corpus models beyond 1.20x of the lower bou
     // which moved most of its SHAVE work to the NCE and halved its bound; 21284649 before): a
     // makespan, not a ratio, since its bound falls with every kernel the NCE takes and every padded
     // cuboid it no longer computes
-    CHECK(s.makespan <= 8884376.0);
+    CHECK(s.makespan <= 8826016.0);
 }
 
 TEST_CASE("nnef-to-vpu schedule: ShuffleNet v2's channel split and shuffle stay in CMX (no spills), fp16 and int8") {

@@ -54,12 +54,18 @@ CmxBuffer timed(const std::string& tensor, std::int64_t first, std::int64_t last
 }
 
 // The offsets (in KB) allocate_cmx gives `buffers` in a CMX of `cmx_units` KB (`by_time`: its
-// timed placement); empty when it fails (and then, timed, it reports nothing).
-std::vector<std::int64_t> placed(std::int64_t cmx_units, std::vector<CmxBuffer> buffers, bool by_time = false) {
+// timed placement, buffers last read by a transfer counted `margin` cycles later); empty when it
+// fails (and then, timed, it reports nothing). `transfers`: the tasks that are DMA transfers (the
+// list's others, up to task 99, NCE tasks).
+std::vector<std::int64_t> placed(std::int64_t cmx_units, std::vector<CmxBuffer> buffers, bool by_time = false, double margin = 0.0,
+                                 const std::vector<std::size_t>& transfers = {}) {
     Module m = module_of(cmx_units);
     m.cmx = std::move(buffers);
+    m.tasks.resize(100);
+    for (nnef::vpu::ir::Task& t : m.tasks) t.kind = nnef::vpu::TaskKind::NCE;
+    for (std::size_t i : transfers) m.tasks[i].kind = nnef::vpu::TaskKind::DMA;
     nnef::Diagnostics d{0};
-    const bool ok = nnef::vpu::ir::allocate_cmx(m, d, by_time);
+    const bool ok = nnef::vpu::ir::allocate_cmx(m, d, by_time, margin);
     if (by_time) CHECK(d.empty());
     if (!ok) return {};
     CHECK(d.empty());
@@ -154,6 +160,25 @@ TEST_SUITE("vpu") {
                                            timed("h", 10, 60, 1000, 9000, 1, true)};
         CHECK(placed(4, bs, false) == KB{3, 0, 3});
         CHECK(placed(4, bs, true) == KB{3, 0, 2});
+    }
+
+    // Step 47: a transfer's estimated end misses the DDR it shares and the in-order queue it waits
+    // in (ConvNeXt's stage-1 runs: the first `reciprocal` on a cluster waited 40-53 K cycles for the
+    // store of a layer-norm part whose bytes it took); with a margin, the bytes a store reads last
+    // count as busy that much longer.
+    TEST_CASE("allocate_cmx timed: bytes last read by a transfer count as busy `transfer_margin` cycles longer") {
+        // CMX of 3 KB: `stored` at 0, its last reader task 9 a store estimated to end at cycle 500;
+        // `read` at 1 KB, its last reader task 8 an NCE task until cycle 700; `long` at 2 KB. `next`
+        // (task 10, written from cycle 1000): both freed buffers are done by estimate, and it takes
+        // the first place, stored's bytes; with a margin of 1000 cycles the store counts until 1500,
+        // and next keeps off its bytes.
+        const std::vector<CmxBuffer> bs = {timed("stored", 0, 9, 0, 500), timed("read", 0, 8, 0, 700), timed("long", 0, 30, 0, 90000),
+                                           timed("next", 10, 20, 1000, 1500)};
+        CHECK(placed(3, bs, true, 0.0, {9}) == KB{0, 1, 2, 0});
+        CHECK(placed(3, bs, true, 1000.0, {9}) == KB{0, 1, 2, 1});
+        // an NCE reader's bytes get no margin; the placement by tasks takes none
+        CHECK(placed(3, bs, true, 1000.0, {}) == KB{0, 1, 2, 0});
+        CHECK(placed(3, bs, false, 1000.0, {9}) == placed(3, bs, false));
     }
 
     TEST_CASE("allocate_cmx timed: no placement is no report (the caller keeps the one it has)") {

@@ -63,8 +63,9 @@ struct Scheduled {
 // with the regions' pipelined runs in parts of one row, as `schedule` makes it; with `lead`, each
 // run's 1x1 conv before it in its rows too, leading it (docs/schedule.md step 42).
 // With `bands` off, a run's conv in channel chunks keeps the tile pass's order (docs/schedule.md
-// step 46); `per_sweep`: Scheduler::region_tiles_per_sweep.
-Scheduled attempt(const vpu::ir::Module& ready, bool wavefront, bool lead = false, bool bands = true, int per_sweep = 3) {
+// step 46); `per_sweep`: Scheduler::region_tiles_per_sweep; `together`: its band_chunks_together.
+Scheduled attempt(const vpu::ir::Module& ready, bool wavefront, bool lead = false, bool bands = true, int per_sweep = 3,
+                  bool together = false) {
     Scheduled r;
     r.m = ready;
     Diagnostics d{0};
@@ -93,6 +94,7 @@ Scheduled attempt(const vpu::ir::Module& ready, bool wavefront, bool lead = fals
             s.wavefront = wavefront;
             s.lead_convs = lead;
             s.region_tiles_per_sweep = per_sweep;
+            s.band_chunks_together = together;
             REQUIRE(s.run());
             Diagnostics trial{0};
             if (vpu::ir::allocate_cmx(r.m, trial)) {
@@ -299,6 +301,29 @@ TEST_SUITE("vpu") {
         MESSAGE("makespan as a wavefront " << plain.makespan << ", the conv band by band " << banded.makespan);
         REQUIRE(plain.makespan < 1e300);
         CHECK(banded.makespan < plain.makespan);
+
+        // step 47: with a band's chunks emitted together, no task of another layer goes into the
+        // list between a band's two chunks (only the conv's own transfers); without, a band's
+        // second chunk waits for its engine's estimated free time, and others go first
+        const Scheduled together = attempt(ready, true, false, true, 3, true);
+        auto interleaved = [&](const vpu::ir::Module& m) {
+            std::size_t n = 0, chunk = 0;
+            bool open = false;
+            for (std::size_t i = 0; i < m.tasks.size(); ++i) {
+                const vpu::ir::Task& t = m.tasks[i];
+                const bool ours = t.kind == vpu::TaskKind::NCE && t.op == "conv" && t.writes[0].shape.size() == 4 && t.writes[0].shape[3] == 384;
+                if (ours) {
+                    if (chunk++ < conv1_tiles) continue;  // the first block's conv
+                    open = !open;                         // a band's first chunk opens it, its second closes it
+                } else if (open && t.kind != vpu::TaskKind::DMA) {
+                    ++n;
+                }
+            }
+            return n;
+        };
+        CHECK(interleaved(together.m) == 0);
+        CHECK(interleaved(banded.m) > 0);
+        MESSAGE("with a band's chunks together " << together.makespan);
     }
 }
 
