@@ -646,6 +646,18 @@ bool Scheduler::run() {
 
 }  // namespace schedule_impl
 
+int schedule_impl::Scheduler::spill_choice() const {
+    std::int64_t at = -1;  // the first task of the first buffer without a place
+    for (const CmxBuffer& b : m.cmx)
+        if (b.offset < 0 && (at < 0 || b.first < at)) at = b.first;
+    int big = -1;
+    for (const auto& [i, tensor] : held_tensor) {
+        const CmxBuffer& b = m.cmx[std::size_t(i)];
+        if (b.first <= at && at <= b.last && !banned.count(tensor) && (big < 0 || b.size > m.cmx[std::size_t(big)].size)) big = i;
+    }
+    return big < 0 ? -1 : held_tensor.at(big);
+}
+
 namespace {
 
 // The bytes the tasks store to DDR (results that did not stay in CMX, and the graph's outputs).
@@ -828,18 +840,10 @@ bool schedule_once(Module& m, Diagnostics& diags, bool pack, bool pipeline, int 
                 return true;
             }
             if (eighths == 0) break;
-            // the first buffer without a place, and the largest held result live then
-            std::int64_t at = -1;
-            for (const CmxBuffer& b : m.cmx)
-                if (b.offset < 0 && (at < 0 || b.first < at)) at = b.first;
-            int big = -1;
-            for (const auto& [i, tensor] : s.held_tensor) {
-                const CmxBuffer& b = m.cmx[std::size_t(i)];
-                if (b.first <= at && at <= b.last && !banned.count(tensor) && (big < 0 || b.size > m.cmx[std::size_t(big)].size)) big = i;
-            }
-            if (big >= 0 && bans > 0 && eighths == 7) {
+            const int spill = s.spill_choice();
+            if (spill >= 0 && bans > 0 && eighths == 7) {
                 --bans;
-                banned.insert(s.held_tensor.at(big));
+                banned.insert(spill);
                 continue;
             }
             if (eighths == 7 && !s.streams.empty() && level + 1 < std::size(stream_sixteenths)) {

@@ -118,6 +118,10 @@ struct Scheduler {
     std::int64_t hold_budget = 0;
     std::set<int> banned;          // tensors not to hold (the allocator found no room beside them)
     std::map<int, int> held_tensor;  // held CMX buffer -> its tensor
+    // After an allocation of this schedule found no room: the tensor of the largest held result
+    // live at the first buffer without a place, not banned yet (the one to spill and schedule
+    // again without), or -1.
+    int spill_choice() const;
 
     void hold(int buffer, int tensor);
 

@@ -102,16 +102,9 @@ Scheduled attempt(const vpu::ir::Module& ready, bool wavefront, bool lead = fals
                 r.runs = s.region_runs();
                 break;
             }
-            std::int64_t at = -1;
-            for (const vpu::ir::CmxBuffer& b : r.m.cmx)
-                if (b.offset < 0 && (at < 0 || b.first < at)) at = b.first;
-            int big = -1;
-            for (const auto& [i, tensor] : s.held_tensor) {
-                const vpu::ir::CmxBuffer& b = r.m.cmx[std::size_t(i)];
-                if (b.first <= at && at <= b.last && !banned.count(tensor) && (big < 0 || b.size > r.m.cmx[std::size_t(big)].size)) big = i;
-            }
-            if (big < 0) break;
-            banned.insert(s.held_tensor.at(big));
+            const int spill = s.spill_choice();
+            if (spill < 0) break;
+            banned.insert(spill);
         }
         if (!r.runs.empty()) break;
     }
